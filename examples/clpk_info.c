@@ -1,0 +1,87 @@
+/* clpk-info: lists OpenCL platforms and devices, the facts clpk uses, and which tuning profile each would use. */
+#include "clpk_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(void) {
+    printf("usage: clpk-info [--device SEL] [--bandwidth]\n"
+           "  Lists every OpenCL device with the facts clpk uses and the profile it would use.\n"
+           "  --device SEL   also open SEL (index, P:D, or name substring; default $CLPK_DEVICE, else first GPU,\n"
+           "                 else first CPU) and report the chosen device, cache and profile\n"
+           "  --bandwidth    measure the chosen device's copy bandwidth\n");
+}
+
+static void print_device(size_t index, const clpk_device_info *d) {
+    char path[1024];
+    clpk_profile_level level = clpk_profile_for_device(d, path, sizeof path);
+    printf("[%zu] %s / %s\n", index, d->platform_name, d->name);
+    printf("    vendor %s, driver %s, %s, type %s\n", d->vendor, d->driver_version, d->device_version,
+           clpk_device_kind_string(d->kind));
+    printf("    %u compute units @ %u MHz, max work-group %zu, local mem %llu KiB, global mem %.1f GiB, "
+           "max alloc %.1f GiB\n",
+           d->compute_units, d->max_clock_mhz, d->max_work_group_size, (unsigned long long)(d->local_mem_bytes / 1024),
+           (double)d->global_mem_bytes / (1 << 30), (double)d->max_alloc_bytes / (1 << 30));
+    printf("    %s; fp64 %s, int32 atomics %s, int64 atomics %s, sub-groups %s, sub-group shuffle %s, SIMD width %u\n",
+           d->opencl_c_version, d->has_fp64 ? "yes" : "no", d->has_int32_global_atomics ? "yes" : "no",
+           d->has_int64_atomics ? "yes" : "no", d->has_subgroups ? "yes" : "no",
+           d->has_subgroup_shuffle ? "yes" : "no", d->simd_width_hint);
+    printf("    profile: %s%s%s\n", clpk_profile_level_string(level), path[0] ? " " : "", path);
+}
+
+int main(int argc, char **argv) {
+    const char *selector = NULL;
+    int bandwidth = 0, open_device = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            selector = argv[++i];
+            open_device = 1;
+        } else if (!strcmp(argv[i], "--bandwidth")) {
+            bandwidth = open_device = 1;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage();
+            return 0;
+        } else {
+            fprintf(stderr, "clpk-info: unknown argument '%s'\n", argv[i]);
+            usage();
+            return 2;
+        }
+    }
+    clpk_device_info infos[64];
+    size_t n = 0;
+    clpk_error err = {0};
+    if (clpk_list_devices(infos, 64, &n, &err) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-info: %s\n", err.message);
+        return 1;
+    }
+    printf("%zu OpenCL device%s:\n", n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n && i < 64; ++i) print_device(i, &infos[i]);
+    if (!open_device) return 0;
+
+    clpk_context *ctx = NULL;
+    clpk_status st = clpk_context_create(&ctx, selector);
+    if (st != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-info: cannot open device '%s': %s\n", selector ? selector : "(default)",
+                clpk_status_string(st));
+        return 1;
+    }
+    const clpk_device_info *d = clpk_context_device_info(ctx);
+    const char *profile_path;
+    clpk_profile_level level = clpk_context_profile(ctx, &profile_path);
+    printf("\nchosen device: %s / %s\n", d->platform_name, d->name);
+    printf("program cache: %s\n", clpk_context_cache_dir(ctx)[0] ? clpk_context_cache_dir(ctx) : "(disk cache off)");
+    printf("profile: %s %s\n", clpk_profile_level_string(level), profile_path);
+    if (bandwidth) {
+        clpk_bench_stats s;
+        size_t bytes = d->kind == CLPK_DEVICE_GPU ? (size_t)1 << 30 : (size_t)1 << 27;
+        st = clpk_bench_copy_bandwidth(ctx, bytes, &s);
+        if (st != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-info: bandwidth probe failed: %s\n", clpk_last_error(ctx));
+        } else {
+            printf("copy bandwidth: %.1f GB/s (median of %d, %.3f ms for %.0f MB read+write)\n", s.gbps, s.runs,
+                   s.median_ms, s.bytes / 1e6);
+        }
+    }
+    clpk_context_destroy(ctx);
+    return st == CLPK_SUCCESS ? 0 : 1;
+}

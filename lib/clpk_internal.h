@@ -1,0 +1,125 @@
+/* Shared runtime used by every kernel family: errors, embedded kernel sources, the program cache, parameter lists
+ * and profile lookup. Not installed; families include it from lib/. */
+#ifndef CLPK_INTERNAL_H
+#define CLPK_INTERNAL_H
+
+#include "clpk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- Errors ------------------------------------------------------------------------------------------------- */
+
+/* Formats a message into `err` (may be NULL) and returns `status`. */
+clpk_status clpk_error_set(clpk_error *err, clpk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a failure on the context and returns `status`. */
+clpk_status clpk_fail(clpk_context *ctx, clpk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a failed OpenCL call (`what` names it) as CLPK_ERROR_OPENCL, or CLPK_ERROR_OUT_OF_MEMORY for the
+ * out-of-resources codes, and returns that status. */
+clpk_status clpk_fail_cl(clpk_context *ctx, cl_int code, const char *what);
+/* Copies a context-free error into the context's last error and returns its status. */
+clpk_status clpk_fail_from(clpk_context *ctx, const clpk_error *err);
+const char *clpk_cl_error_name(cl_int code);
+
+#define CLPK_TRY(expr)                                                                                                 \
+    do {                                                                                                               \
+        clpk_status clpk_try_status_ = (expr);                                                                         \
+        if (clpk_try_status_ != CLPK_SUCCESS) return clpk_try_status_;                                                \
+    } while (0)
+
+#define CLPK_CL_TRY(ctx, call)                                                                                         \
+    do {                                                                                                               \
+        cl_int clpk_cl_code_ = (call);                                                                                 \
+        if (clpk_cl_code_ != CL_SUCCESS) return clpk_fail_cl((ctx), clpk_cl_code_, #call);                            \
+    } while (0)
+
+/* ---- Logging (CLPK_LOG=quiet|warn|info|debug, default warn; to stderr) --------------------------------------- */
+
+typedef enum clpk_log_level { CLPK_LOG_QUIET = 0, CLPK_LOG_WARN, CLPK_LOG_INFO, CLPK_LOG_DEBUG } clpk_log_level;
+void clpk_log(const clpk_context *ctx, clpk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- Embedded kernel sources (cl/<name>.cl, compiled into the library) -------------------------------------- */
+
+/* The text of cl/<name>.cl, or NULL if there is no such file. */
+const char *clpk_cl_source(const char *name);
+
+/* ---- Program cache ----------------------------------------------------------------------------------------- */
+
+/* Builds (or fetches from the memory or disk cache) a program from embedded sources concatenated in order, with
+ * build options. The context owns the program: do not release it. A failed build returns CLPK_ERROR_BUILD with the
+ * compiler's log in the message. */
+clpk_status clpk_program_get(clpk_context *ctx, const char *const *source_names, int source_count,
+                             const char *options, cl_program *program);
+/* The same for generated source text (e.g. kernels unrolled per problem shape). */
+clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const char *options, cl_program *program);
+/* Creates a kernel the caller owns (clReleaseKernel). */
+clpk_status clpk_kernel_create(clpk_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
+
+/* ---- Parameter lists: tuning parameters, problem features, "k=v,k=v" from the command line ------------------ */
+
+#define CLPK_PARAMS_MAX 48
+typedef struct clpk_param {
+    char key[32];
+    char value[64];
+} clpk_param;
+typedef struct clpk_params {
+    int count;
+    clpk_param items[CLPK_PARAMS_MAX];
+} clpk_params;
+
+void clpk_params_clear(clpk_params *p);
+clpk_status clpk_params_set(clpk_params *p, const char *key, const char *value);
+clpk_status clpk_params_set_int(clpk_params *p, const char *key, long long value);
+clpk_status clpk_params_set_num(clpk_params *p, const char *key, double value);
+const char *clpk_params_get(const clpk_params *p, const char *key); /* NULL if absent */
+long long clpk_params_get_int(const clpk_params *p, const char *key, long long fallback);
+double clpk_params_get_num(const clpk_params *p, const char *key, double fallback);
+/* Parses "k=v,k=v" (spaces allowed around items) into `p`, overriding keys already there. */
+clpk_status clpk_params_parse(clpk_params *p, const char *text, clpk_error *err);
+/* Overrides keys of `dst` with those of `src`. */
+clpk_status clpk_params_merge(clpk_params *dst, const clpk_params *src);
+/* Formats as "k=v,k=v" into buf (truncated to size). */
+void clpk_params_format(const clpk_params *p, char *buf, size_t size);
+/* Fails with CLPK_ERROR_INVALID_ARGUMENT naming the first key of `p` not in the NULL-terminated `allowed` list. */
+clpk_status clpk_params_check_keys(const clpk_params *p, const char *const *allowed, clpk_error *err);
+
+/* ---- Profiles ---------------------------------------------------------------------------------------------- */
+
+typedef struct clpk_profile_choice {
+    int found;                /* 1 if a profile entry was used, 0 if built-in defaults apply */
+    clpk_profile_level level; /* how the profile file matched the device */
+    char path[512];           /* the profile file ("" for defaults) */
+    double distance;          /* distance of the chosen class from the features (0 = exact) */
+    clpk_params klass;        /* the class of the chosen entry */
+} clpk_profile_choice;
+
+/* Picks the entry of `family` in the context's profile whose class is nearest to `features` and merges its
+ * parameters into `params` (so set the defaults first). Classes match string values exactly and numeric values by
+ * log-scale distance. With no profile or no entry, `params` is left as it is and choice->found is 0. */
+clpk_status clpk_profile_choose(clpk_context *ctx, const char *family, const clpk_params *features, clpk_params *params,
+                                clpk_profile_choice *choice);
+
+/* Distance between a stored class and features: +inf when a string value differs; used by the tuner too. */
+double clpk_class_distance(const clpk_params *klass, const clpk_params *features);
+
+/* Profile loading internals, exposed for clpk-tune and the tests. `json` is a cJSON* (opaque here). */
+clpk_profile_level clpk_profile_match_level(const clpk_device_info *dev, const char *name, const char *vendor,
+                                            const char *driver, const char *type);
+/* Which profile a device would use and where ("" for defaults), without creating a context (clpk-info). */
+clpk_profile_level clpk_profile_for_device(const clpk_device_info *dev, char *path, size_t path_size);
+/* The search directories in order ($CLPK_PROFILE_DIR, the installed profiles, the source tree's profiles/).
+ * Returns how many were written to dirs (at most capacity). */
+int clpk_profile_search_dirs(const char **dirs, int capacity);
+
+/* ---- Small host helpers ------------------------------------------------------------------------------------ */
+
+uint64_t clpk_hash64(const void *data, size_t size, uint64_t seed);
+/* Reads a whole file into a NUL-terminated malloc'ed buffer. */
+clpk_status clpk_read_file(const char *path, char **data, size_t *size, clpk_error *err);
+double clpk_wall_seconds(void);
+/* Type of a device as a profile string: "GPU", "CPU", "OTHER". */
+const char *clpk_device_kind_string(clpk_device_kind kind);
+
+#endif

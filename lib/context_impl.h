@@ -1,0 +1,40 @@
+/* The context's fields: shared by the runtime files (runtime.c, program_cache.c, profile.c, errors.c) only.
+ * Families use the accessors in clpk.h and clpk_internal.h instead. */
+#ifndef CLPK_CONTEXT_IMPL_H
+#define CLPK_CONTEXT_IMPL_H
+
+#include "clpk_internal.h"
+
+typedef struct clpk_cached_program {
+    uint64_t key_hash;
+    char *key; /* full key text: device, driver, source hash, options */
+    cl_program program;
+    struct clpk_cached_program *next;
+} clpk_cached_program;
+
+struct clpk_context {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context cl_ctx;
+    cl_command_queue queue;
+    clpk_device_info info;
+    clpk_log_level log_level;
+    char last_error[4096];
+
+    /* program cache */
+    clpk_cached_program *programs;
+    char cache_dir[1024]; /* "" when the disk cache is off */
+    clpk_cache_stats cache_stats;
+
+    /* profile: the parsed JSON document (cJSON*) of the best-matching file, or NULL */
+    void *profile_json;
+    clpk_profile_level profile_level;
+    char profile_path[512];
+};
+
+clpk_status clpk_profile_load_for_context(clpk_context *ctx);
+void clpk_profile_release_json(void *json); /* accepts NULL */
+void clpk_program_cache_release(clpk_context *ctx);
+clpk_status clpk_program_cache_init(clpk_context *ctx);
+
+#endif

@@ -1,0 +1,145 @@
+/* clpk: portable OpenCL kernels with an offline autotuner.
+ *
+ * Conventions of the whole API:
+ *  - every function that can fail returns a clpk_status; CLPK_SUCCESS is 0;
+ *  - functions acting on a context record a message for the last failure, read with clpk_last_error(ctx);
+ *    context-free helpers (file readers) fill an optional clpk_error the caller passes (may be NULL);
+ *  - objects are opaque, created and destroyed in pairs (x_create / x_destroy); destroy accepts NULL;
+ *  - indices are 0-based everywhere except inside Matrix Market files.
+ */
+#ifndef CLPK_H
+#define CLPK_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLPK_VERSION_MAJOR 0
+#define CLPK_VERSION_MINOR 1
+#define CLPK_VERSION_STRING "0.1"
+
+typedef enum clpk_status {
+    CLPK_SUCCESS = 0,
+    CLPK_ERROR_INVALID_ARGUMENT, /* a NULL pointer, a size out of range, an unknown option */
+    CLPK_ERROR_OUT_OF_MEMORY,    /* host allocation failed */
+    CLPK_ERROR_DEVICE_NOT_FOUND, /* no OpenCL device, or none matches the selector */
+    CLPK_ERROR_OPENCL,           /* an OpenCL call failed; the message names the call and the CL error */
+    CLPK_ERROR_BUILD,            /* a kernel failed to compile; the message carries the build log */
+    CLPK_ERROR_UNSUPPORTED,      /* the device lacks something the request needs (fp64, local memory...) */
+    CLPK_ERROR_IO,               /* a file could not be opened, read or written */
+    CLPK_ERROR_PARSE,            /* a file is malformed; the message names the file and line */
+    CLPK_ERROR_INVALID_DATA,     /* input values are invalid: NaN, index out of range, mismatched lengths */
+    CLPK_ERROR_PROFILE,          /* a tuning profile is malformed */
+    CLPK_ERROR_TIMEOUT,          /* a kernel or a search ran past its time limit */
+    CLPK_ERROR_WRONG_RESULT,     /* a self-check against the reference failed */
+    CLPK_ERROR_INTERNAL          /* a bug in clpk: please report it */
+} clpk_status;
+
+/* Text of a status code, e.g. "invalid argument". Never NULL. */
+const char *clpk_status_string(clpk_status status);
+
+/* Where context-free helpers report failures. */
+typedef struct clpk_error {
+    clpk_status status;
+    char message[1024];
+} clpk_error;
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Context: one device, its queue, program cache and tuning profile.                                              */
+
+typedef struct clpk_context clpk_context;
+
+typedef enum clpk_device_kind { CLPK_DEVICE_CPU = 1, CLPK_DEVICE_GPU = 2, CLPK_DEVICE_OTHER = 3 } clpk_device_kind;
+
+/* Facts about a device, collected once when the context is created. */
+typedef struct clpk_device_info {
+    char platform_name[128];
+    char name[128];
+    char vendor[128];
+    char driver_version[128];
+    char device_version[128];
+    char opencl_c_version[128];
+    clpk_device_kind kind;
+    unsigned compute_units;
+    unsigned max_clock_mhz;
+    size_t max_work_group_size;
+    uint64_t local_mem_bytes;
+    uint64_t global_mem_bytes;
+    uint64_t max_alloc_bytes;
+    uint64_t max_constant_bytes;
+    int has_fp64;
+    int has_int32_global_atomics;
+    int has_int32_local_atomics;
+    int has_int64_atomics;
+    int has_subgroups;         /* cl_khr_subgroups or cl_intel_subgroups */
+    int has_subgroup_shuffle;  /* cl_khr_subgroup_shuffle or cl_intel_subgroups */
+    unsigned simd_width_hint;  /* warp/wavefront width if known (32 NVIDIA, 64 AMD GCN), else 1 */
+    int is_pocl;
+} clpk_device_info;
+
+/* Creates a context on the device chosen by `selector`: NULL or "" uses $CLPK_DEVICE, and if that is unset the first
+ * GPU, else the first CPU. A selector is either "P:D" / "D" (platform and device index as listed by clpk-info) or a
+ * case-insensitive substring of "platform name / device name". */
+clpk_status clpk_context_create(clpk_context **ctx, const char *selector);
+
+/* Adopts a user's queue (and so its context and device); clpk retains them and never releases the caller's
+ * references. Profiling must be enabled on the queue for the timing helpers. */
+clpk_status clpk_context_create_from_queue(clpk_context **ctx, cl_command_queue queue);
+
+void clpk_context_destroy(clpk_context *ctx);
+
+const clpk_device_info *clpk_context_device_info(const clpk_context *ctx);
+cl_context clpk_context_cl_context(const clpk_context *ctx);
+cl_command_queue clpk_context_queue(const clpk_context *ctx);
+cl_device_id clpk_context_device(const clpk_context *ctx);
+
+/* Message of the last failure on this context ("" if none). Valid until the next call on the context. */
+const char *clpk_last_error(const clpk_context *ctx);
+
+/* Enumerates all devices of all platforms (for clpk-info). `count` receives the number found. */
+clpk_status clpk_list_devices(clpk_device_info *infos, size_t capacity, size_t *count, clpk_error *err);
+
+/* Where the on-disk program cache lives for this context ("" when disabled with CLPK_CACHE_DIR=off). */
+const char *clpk_context_cache_dir(const clpk_context *ctx);
+
+/* Program-cache statistics, for tests and clpk-info. */
+typedef struct clpk_cache_stats {
+    unsigned memory_hits;
+    unsigned disk_hits;
+    unsigned builds;
+    unsigned disk_rejected; /* corrupt or stale entries that were rebuilt */
+} clpk_cache_stats;
+void clpk_context_cache_stats(const clpk_context *ctx, clpk_cache_stats *stats);
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Tuning profiles.                                                                                               */
+
+typedef enum clpk_profile_level {
+    CLPK_PROFILE_EXACT = 1,       /* same device name and driver version */
+    CLPK_PROFILE_SAME_DEVICE = 2, /* same device name, other driver */
+    CLPK_PROFILE_SAME_VENDOR = 3, /* same vendor and device type */
+    CLPK_PROFILE_DEFAULTS = 4     /* no profile: built-in defaults */
+} clpk_profile_level;
+
+const char *clpk_profile_level_string(clpk_profile_level level);
+
+/* Which profile file the context uses, and at which level it matched ("" and CLPK_PROFILE_DEFAULTS if none). */
+clpk_profile_level clpk_context_profile(const clpk_context *ctx, const char **path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "clpk_io.h"
+#include "clpk_bench.h"
+#include "clpk_spmv.h"
+#include "clpk_life.h"
+#include "clpk_sshopm.h"
+#include "clpk_xcorr.h"
+
+#endif

@@ -1,0 +1,43 @@
+/* Benchmark helper shared by the family benchmarks and the tuner: OpenCL profiling events, warm-up, median and
+ * spread of N runs, bytes and flops turned into GB/s and GFLOP/s, JSON output. Speed lives in benchmarks, never in
+ * timed tests. */
+#ifndef CLPK_BENCH_H
+#define CLPK_BENCH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One timed launch: enqueue the work on the context's queue and return, in *first and *last, the events of its first
+ * and last command (the same event twice for one kernel; the callee keeps ownership: clpk_bench releases them). */
+typedef clpk_status (*clpk_bench_launch)(void *user, cl_event *first, cl_event *last);
+
+typedef struct clpk_bench_stats {
+    int runs;
+    double median_ms, min_ms, max_ms, mean_ms, p10_ms, p90_ms;
+    double bytes, flops;     /* per launch, as counted by the caller */
+    double gbps, gflops;     /* at the median */
+} clpk_bench_stats;
+
+/* Runs `warmup` untimed and `repeats` timed launches; time is from the start of `first` to the end of `last`. */
+clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
+                           double bytes, double flops, clpk_bench_stats *stats);
+
+/* Statistics of an array of times (sorted in place). */
+void clpk_bench_summarise(double *times_ms, int n, double bytes, double flops, clpk_bench_stats *stats);
+
+/* Elapsed milliseconds between the start of `first` and the end of `last` (profiling must be on). */
+clpk_status clpk_event_span_ms(cl_event first, cl_event last, double *ms);
+
+/* Device copy bandwidth in GB/s (read + write) measured with a float4 copy kernel over `bytes` bytes. */
+clpk_status clpk_bench_copy_bandwidth(clpk_context *ctx, size_t bytes, clpk_bench_stats *stats);
+
+/* Appends one benchmark record {"name":..., "median_ms":..., ...} to a JSON array file-less string builder: the
+ * returned string is malloc'ed and owned by the caller. `extra_json` may be NULL or a JSON object text merged in. */
+char *clpk_bench_stats_json(const char *name, const clpk_bench_stats *stats, const char *extra_json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,68 @@
+/* Small host helpers shared by the runtime files. */
+#include "clpk_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* FNV-1a, 64 bit: good enough to spread cache keys; the full key is stored beside the hash and compared. */
+uint64_t clpk_hash64(const void *data, size_t size, uint64_t seed) {
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ull ^ seed;
+    for (size_t i = 0; i < size; ++i) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+clpk_status clpk_read_file(const char *path, char **data, size_t *size, clpk_error *err) {
+    *data = NULL;
+    if (size) *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return clpk_error_set(err, CLPK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    for (;;) {
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap) break;
+        char *bigger = realloc(buf, cap * 2 + 1);
+        if (!bigger) {
+            free(buf);
+            fclose(f);
+            return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return clpk_error_set(err, CLPK_ERROR_IO, "%s: read error", path);
+    }
+    buf[len] = '\0';
+    *data = buf;
+    if (size) *size = len;
+    return CLPK_SUCCESS;
+}
+
+double clpk_wall_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *clpk_device_kind_string(clpk_device_kind kind) {
+    switch (kind) {
+    case CLPK_DEVICE_CPU: return "CPU";
+    case CLPK_DEVICE_GPU: return "GPU";
+    default: return "OTHER";
+    }
+}

@@ -1,0 +1,72 @@
+/* The tuner's contract with the kernel families. Each family declares its search space next to its code in
+ * tuner/tune_<family>.c, defining `const clpk_tune_family clpk_tune_family_<family>`; the build collects them
+ * (cmake/tune_registry.cmake), so adding a family edits nothing here.
+ *
+ * The tuner measures exactly what users run: `evaluate` must go through the family's public plan-creation path with
+ * explicit parameters (never a separate benchmark-only kernel launch). */
+#ifndef CLPK_TUNE_H
+#define CLPK_TUNE_H
+
+#include "clpk_internal.h"
+
+#define CLPK_TUNE_MAX_VALUES 24
+#define CLPK_TUNE_MAX_PARAMS 16
+
+/* One tunable parameter and its candidate values, as the strings a -D option or plan parameter takes. */
+typedef struct clpk_tune_param {
+    char name[32];
+    int count;
+    char values[CLPK_TUNE_MAX_VALUES][24];
+} clpk_tune_param;
+
+/* The space of one problem: the product of the parameters' values, filtered by the family's `valid`. */
+typedef struct clpk_tune_space {
+    int count;
+    clpk_tune_param params[CLPK_TUNE_MAX_PARAMS];
+} clpk_tune_space;
+
+/* Adds a parameter with its values (NULL-terminated list); returns CLPK_ERROR_INVALID_ARGUMENT if full. */
+clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const char *const *values);
+
+/* Options every family sees. */
+typedef struct clpk_tune_options {
+    const char *precision; /* "f32", "f64" or NULL for both */
+    int quick;             /* small problems and a reduced set (CI, tests) */
+    unsigned long long seed;
+    const char *data_dir;  /* ../shared/data or NULL */
+} clpk_tune_options;
+
+/* A problem instance of a class: its class features (stored in the profile and matched at run time), a label for
+ * the progress display, and the family's own state (inputs on the device, the reference result...). */
+typedef struct clpk_tune_problem {
+    char label[96];
+    clpk_params klass;
+    void *state;
+} clpk_tune_problem;
+
+typedef struct clpk_tune_family {
+    const char *name; /* profile key: "spmv", "life", "sshopm", "xcorr" */
+    /* Number of training problems for these options. */
+    int (*problem_count)(const clpk_tune_options *opts);
+    /* Creates problem `index`: inputs drawn fresh from opts->seed, the double-precision reference, the class. */
+    clpk_status (*problem_create)(clpk_context *ctx, const clpk_tune_options *opts, int index,
+                                  clpk_tune_problem *problem);
+    void (*problem_destroy)(clpk_tune_problem *problem);
+    /* The parameters and candidate values for this problem on this device. */
+    clpk_status (*space)(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space);
+    /* Constraints and cheap pruning (local memory, work-group limits, divisibility, footprint): 1 keeps. */
+    int (*valid)(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *candidate);
+    /* Builds the plan with `candidate`, runs it on poisoned outputs, checks against the reference (returning
+     * CLPK_ERROR_WRONG_RESULT with a message when off), and times `repeats` runs after warm-up with profiling events,
+     * returning the median in *median_ms. Build failures return CLPK_ERROR_BUILD; out-of-resources
+     * CLPK_ERROR_OUT_OF_MEMORY or CLPK_ERROR_UNSUPPORTED; the tuner records and skips them. */
+    clpk_status (*evaluate)(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate, int repeats,
+                            double *median_ms);
+    /* The built-in defaults the library uses without a profile (to report tuned vs default speed-up). */
+    void (*defaults)(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out);
+} clpk_tune_family;
+
+/* NULL-terminated list of all families built in (generated). */
+extern const clpk_tune_family *const clpk_tune_families[];
+
+#endif
