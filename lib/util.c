@@ -66,3 +66,19 @@ const char *clpk_device_kind_string(clpk_device_kind kind) {
     default: return "OTHER";
     }
 }
+
+clpk_status clpk_precision_parse(const char *text, clpk_precision *out) {
+    if (!text || !out) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!strcmp(text, "f32") || !strcmp(text, "float") || !strcmp(text, "single") || !strcmp(text, "fp32")) {
+        *out = CLPK_PRECISION_F32;
+        return CLPK_SUCCESS;
+    }
+    if (!strcmp(text, "f64") || !strcmp(text, "double") || !strcmp(text, "fp64")) {
+        *out = CLPK_PRECISION_F64;
+        return CLPK_SUCCESS;
+    }
+    return CLPK_ERROR_INVALID_ARGUMENT;
+}
+
+const char *clpk_precision_name(clpk_precision p) { return p == CLPK_PRECISION_F64 ? "f64" : "f32"; }
+size_t clpk_precision_size(clpk_precision p) { return p == CLPK_PRECISION_F64 ? 8 : 4; }

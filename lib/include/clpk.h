@@ -43,6 +43,14 @@ typedef enum clpk_status {
 /* Text of a status code, e.g. "invalid argument". Never NULL. */
 const char *clpk_status_string(clpk_status status);
 
+/* Floating-point precision of a plan's values. */
+typedef enum clpk_precision { CLPK_PRECISION_F32 = 1, CLPK_PRECISION_F64 = 2 } clpk_precision;
+
+/* "f32"/"float"/"single" or "f64"/"double"; returns CLPK_ERROR_INVALID_ARGUMENT for anything else. */
+clpk_status clpk_precision_parse(const char *text, clpk_precision *out);
+const char *clpk_precision_name(clpk_precision p); /* "f32" or "f64" */
+size_t clpk_precision_size(clpk_precision p);      /* 4 or 8 */
+
 /* Where context-free helpers report failures. */
 typedef struct clpk_error {
     clpk_status status;

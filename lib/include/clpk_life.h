@@ -1,10 +1,106 @@
-/* clpk life family: public API (filled in by the family's issue). */
+/* clpk LiFE family: the sparse-Tucker-decomposition products of the Linear Fascicle Evaluation model and the
+ * SBB-NNLS fit they live in.
+ *   DSC:  y[v,:] = sum_{k: v_k = v} phi_k * w[f_k] * D[a_k,:]          (y = M w)
+ *   WC:   w[f]   = sum_{k: f_k = f} phi_k * <D[a_k,:], y[v_k,:]>         (w = M^T y)
+ * A dataset on disk is a directory of .npy files (see README): phi_atoms, phi_voxels, phi_fibers (int32/int64, Nc),
+ * phi_values (float, Nc), dictionary (Na x Ntheta), signal (Nv x Ntheta), optional meta.json {"n_fibers": N}. */
 #ifndef CLPK_LIFE_H
 #define CLPK_LIFE_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A dataset in host memory, 0-based indices, values in double. Owned by the caller: clpk_life_dataset_free. */
+typedef struct clpk_life_dataset {
+    int64_t n_coeffs;
+    int32_t n_atoms, n_voxels, n_fibers, n_theta;
+    int32_t *atoms, *voxels, *fibers; /* n_coeffs each */
+    double *phi;                      /* n_coeffs */
+    double *dictionary;               /* n_atoms x n_theta, row a = atom a's signal over the directions */
+    double *signal;                   /* n_voxels x n_theta (demeaned diffusion signal to fit); may be NULL */
+} clpk_life_dataset;
+
+/* Loads and validates a dataset directory; bad files (length mismatch, index out of range, NaN, wrong dtype or shape)
+ * are refused with a message naming the file. */
+clpk_status clpk_life_dataset_load(const char *dir, clpk_life_dataset *out, clpk_error *err);
+/* Writes the dataset as .npy files (int32 indices, float64 values) plus meta.json; creates the directory. */
+clpk_status clpk_life_dataset_save(const char *dir, const clpk_life_dataset *data, clpk_error *err);
+clpk_status clpk_life_dataset_validate(const clpk_life_dataset *data, clpk_error *err);
+void clpk_life_dataset_free(clpk_life_dataset *data);
+
+/* ENCODE-style synthetic data: smooth streamline bundles (crossing, kissing, fanning) through a voxel grid, an
+ * orientation dictionary of n_atoms unit vectors, stick responses exp(-b (g.u)^2) with the mean removed for n_theta
+ * gradient directions, phi from node counts per (voxel, fibre, atom), signal = M w_true + noise. */
+typedef struct clpk_life_synth_options {
+    int grid[3];          /* voxels per axis */
+    int n_fibers;
+    int nodes_per_fiber;
+    int n_theta;          /* gradient directions (ignored when bvec_path is given) */
+    int n_atoms;          /* dictionary orientations */
+    double b_value;       /* s/mm^2 scaled as in ENCODE (b * 1e-3) */
+    double snr;           /* 0: no noise */
+    double zero_weight_fraction; /* fraction of w_true set to 0 (for NNLS realism) */
+    uint64_t seed;
+    const char *bvec_path, *bval_path; /* optional: directions from FSL-style files */
+} clpk_life_synth_options;
+
+/* Fills defaults for a size class: "tiny" (tests), "small", "medium", "ds1" (seed's DS1 scale). */
+clpk_status clpk_life_synth_defaults(const char *size_class, clpk_life_synth_options *opts);
+/* Generates a dataset; *w_true (may be NULL) receives the n_fibers true weights (caller frees). */
+clpk_status clpk_life_synth(const clpk_life_synth_options *opts, clpk_life_dataset *out, double **w_true,
+                            clpk_error *err);
+
+/* Encodes real inputs to a dataset: a NIfTI diffusion volume, FSL bval/bvec files and a TrackVis .trk tractogram.
+ * The options may be NULL for defaults. *b0_mean (may be NULL) receives per-voxel S0 (n_voxels, caller frees). */
+typedef struct clpk_life_encode_options {
+    int n_atoms;        /* dictionary orientations (default 360, as ENCODE) */
+    double b0_threshold; /* volumes with b <= this are b0 (default 50) */
+    int use_mask;        /* 1: only voxels crossed by a streamline (default 1) */
+} clpk_life_encode_options;
+clpk_status clpk_life_encode(const char *nifti_path, const char *bval_path, const char *bvec_path,
+                             const char *trk_path, const clpk_life_encode_options *opts, clpk_life_dataset *out,
+                             clpk_error *err);
+
+/* ---- Device plans ----------------------------------------------------------------------------------------- */
+
+typedef struct clpk_life_plan clpk_life_plan;
+
+/* Uploads the dataset, builds the restructured copies (voxel- and atom-sorted runs) and kernels. `strategy`: NULL or
+ * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted"; `params`: NULL or "k=v,..." overrides. */
+clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
+                                  const char *strategy, const char *params, clpk_life_plan **plan);
+void clpk_life_plan_destroy(clpk_life_plan *plan);
+void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size);
+
+/* y (n_voxels x n_theta) = M w (n_fibers); device buffers of the plan's precision. */
+clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                          cl_event *done);
+/* w (n_fibers) = M^T y (n_voxels x n_theta). */
+clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                         cl_event *done);
+/* Host-array conveniences (double in and out, converted to the plan's precision). */
+clpk_status clpk_life_dsc_host(clpk_life_plan *plan, const double *w, double *y);
+clpk_status clpk_life_wc_host(clpk_life_plan *plan, const double *y, double *w);
+
+typedef struct clpk_life_fit_options {
+    int max_iterations;   /* default 500 */
+    double tolerance;     /* relative objective change / projected-gradient tolerance; default 1e-6 */
+    int objective_every;  /* evaluate 0.5||Mw - y||^2 every k iterations (default 10) */
+    const double *w_start; /* warm start (n_fibers) or NULL for zeros... see README */
+    int progress;         /* 1: progress bar on stderr when it is a terminal */
+} clpk_life_fit_options;
+
+typedef struct clpk_life_fit_result {
+    int iterations;
+    double objective;     /* 0.5 ||M w - y||^2 at the end */
+    double seconds;
+    int converged;
+} clpk_life_fit_result;
+
+/* SBB-NNLS (projected Barzilai-Borwein) fully on the device; w (n_fibers, host) receives the weights. */
+clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opts, double *w,
+                          clpk_life_fit_result *result);
 
 #ifdef __cplusplus
 }
