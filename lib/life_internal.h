@@ -35,6 +35,8 @@ clpk_status life_check_dataset(const clpk_life_dataset *data, clpk_error *err);
 
 void life_ref_dsc(const clpk_life_dataset *data, const double *w, double *y);
 void life_ref_wc(const clpk_life_dataset *data, const double *y, double *w);
+/* `iterations` SBB-NNLS steps from w (in/out) exactly as clpk_life_fit takes them; *objective = 0.5||Mw - y||^2. */
+void life_ref_fit(const clpk_life_dataset *data, int iterations, double *w, double *objective);
 
 /* Random streamline-like datasets for tests and the tuner (no files): fibres visit runs of voxels of mean length
  * mean_run, empty_fraction of the fibres have no coefficient, signal = M w_true + uniform noise of amplitude noise,

@@ -152,3 +152,48 @@ clpk_status life_random_dataset(const life_random_options *o, uint64_t seed, clp
         free(wt);
     return CLPK_SUCCESS;
 }
+
+/* The same SBB-NNLS iterations as clpk_life_fit (see lib/life_fit.c) in double precision on the host, for a fixed
+ * number of iterations: the solver test compares iterates. w holds the start on entry (projected) and the result. */
+void life_ref_fit(const clpk_life_dataset *data, int iterations, double *w, double *objective) {
+    const size_t nw = (size_t)data->n_fibers, ny = (size_t)data->n_voxels * data->n_theta;
+    double *g = malloc(nw * sizeof *g), *gt = malloc(nw * sizeof *gt), *atag = malloc(nw * sizeof *atag);
+    double *r = malloc(ny * sizeof *r), *ag = malloc(ny * sizeof *ag);
+    if (!g || !gt || !atag || !r || !ag) {
+        *objective = NAN;
+        goto done;
+    }
+    for (size_t i = 0; i < nw; ++i) w[i] = w[i] > 0 ? w[i] : 0;
+    for (int iter = 0; iter <= iterations; ++iter) {
+        if (iter > 0) {
+            for (size_t i = 0; i < nw; ++i) gt[i] = (w[i] == 0 && g[i] > 0) ? 0 : g[i];
+            life_ref_dsc(data, gt, ag);
+            double num = 0, den = 0;
+            if (iter % 2 == 0) {
+                for (size_t i = 0; i < nw; ++i) num += gt[i] * gt[i];
+                for (size_t i = 0; i < ny; ++i) den += ag[i] * ag[i];
+            } else {
+                for (size_t i = 0; i < ny; ++i) num += ag[i] * ag[i];
+                life_ref_wc(data, ag, atag);
+                for (size_t i = 0; i < nw; ++i) {
+                    double v = (w[i] == 0 && g[i] > 0) ? 0 : atag[i];
+                    den += v * v;
+                }
+            }
+            double step = den > 0 ? num / den : 0;
+            if (!isfinite(step)) step = 0;
+            for (size_t i = 0; i < nw; ++i) {
+                double v = w[i] - step * g[i];
+                w[i] = v > 0 ? v : 0;
+            }
+        }
+        life_ref_dsc(data, w, r);
+        for (size_t i = 0; i < ny; ++i) r[i] -= data->signal[i];
+        life_ref_wc(data, r, g);
+    }
+    double s = 0;
+    for (size_t i = 0; i < ny; ++i) s += r[i] * r[i];
+    *objective = 0.5 * s;
+done:
+    free(g), free(gt), free(atag), free(r), free(ag);
+}
