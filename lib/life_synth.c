@@ -32,8 +32,8 @@ clpk_status clpk_life_synth_defaults(const char *size_class, clpk_life_synth_opt
         o->n_fibers = 50000, o->nodes_per_fiber = 80, o->n_theta = 96, o->n_atoms = 360;
     } else if (strcasecmp(c, "ds1") == 0) {
         /* the seed's DS1: 96 directions, ~1.9e5 voxels, 5e5 fibres, ~6e7 coefficients, a fine dictionary */
-        o->grid[0] = 64, o->grid[1] = 64, o->grid[2] = 52;
-        o->n_fibers = 500000, o->nodes_per_fiber = 120, o->n_theta = 96, o->n_atoms = 129241;
+        o->grid[0] = 64, o->grid[1] = 64, o->grid[2] = 48;
+        o->n_fibers = 500000, o->nodes_per_fiber = 165, o->n_theta = 96, o->n_atoms = 129241;
     } else {
         return CLPK_ERROR_INVALID_ARGUMENT;
     }
@@ -284,8 +284,8 @@ static clpk_status check_options(const clpk_life_synth_options *o, clpk_error *e
 
 /* Walks every fibre and writes its coefficients (voxels as linear grid indices for now). */
 static clpk_status generate_phi(const clpk_life_synth_options *o, const life_orientations *orient,
-                                const bundle *bundles, int n_bundles, clpk_life_dataset *d, double *w, uint64_t *rng,
-                                clpk_error *err) {
+                                const bundle *bundles, int n_bundles, const double *s0, clpk_life_dataset *d, double *w,
+                                uint64_t *rng, clpk_error *err) {
     const int n_nodes = o->nodes_per_fiber;
     size_t cap = (size_t)o->n_fibers * (size_t)n_nodes; /* one coefficient per node at most */
     d->atoms = malloc(cap * sizeof *d->atoms);
@@ -338,7 +338,7 @@ static clpk_status generate_phi(const clpk_life_synth_options *o, const life_ori
             d->voxels[nc] = (int32_t)fc.pair_vox[p];
             d->atoms[nc] = fc.pair_atom[p];
             d->fibers[nc] = f;
-            d->phi[nc] = (double)fc.pair_count[p] / fc.vox_count[fc.pair_vox_entry[p]] * s0_at(g, fc.pair_vox[p]);
+            d->phi[nc] = (double)fc.pair_count[p] / fc.vox_count[fc.pair_vox_entry[p]] * s0[fc.pair_vox[p]];
             nc++;
         }
     }
@@ -383,11 +383,13 @@ clpk_status clpk_life_synth(const clpk_life_synth_options *o, clpk_life_dataset 
     double *w = malloc((size_t)o->n_fibers * sizeof *w);
     int64_t cells = (int64_t)o->grid[0] * o->grid[1] * o->grid[2];
     int32_t *voxel_id = malloc((size_t)cells * sizeof *voxel_id);
-    if (st == CLPK_SUCCESS && (!bundles || !w || !voxel_id))
+    double *s0 = malloc((size_t)cells * sizeof *s0);
+    if (st == CLPK_SUCCESS && (!bundles || !w || !voxel_id || !s0))
         st = clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "synth: out of memory");
     if (st == CLPK_SUCCESS) {
         make_bundles(o->grid, bundles, n_bundles, &rng);
-        st = generate_phi(o, &orient, bundles, n_bundles, d, w, &rng, err);
+        for (int64_t k = 0; k < cells; k++) s0[k] = s0_at(o->grid, k);
+        st = generate_phi(o, &orient, bundles, n_bundles, s0, d, w, &rng, err);
     }
     if (st == CLPK_SUCCESS) { /* keep only the voxels some fibre touches, numbered in grid order */
         for (int64_t k = 0; k < cells; k++) voxel_id[k] = -1;
@@ -420,6 +422,7 @@ clpk_status clpk_life_synth(const clpk_life_synth_options *o, clpk_life_dataset 
     }
     free(bundles);
     free(voxel_id);
+    free(s0);
     life_orientations_free(&orient);
     life_gradients_free(&grad);
     if (st != CLPK_SUCCESS) {
