@@ -2,7 +2,7 @@
  *   DSC  y[v,:] = sum_{k: v_k = v} phi_k w[f_k] D[a_k,:]
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
- * TEAM / UNROLL (DSC voxel teams), WC_TEAM (WC teams, a power of two). Offsets arrive premultiplied:
+ * TEAM / UNROLL (DSC voxel teams), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4). Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
 #ifdef VALUE_IS_DOUBLE
@@ -13,6 +13,9 @@
 #endif
 
 typedef VALUE_T real;
+#define LIFE_PASTE(a, b) a##b
+#define LIFE_XPASTE(a, b) LIFE_PASTE(a, b)
+typedef LIFE_XPASTE(VALUE_T, 4) real4;
 
 #define DSC_NPL ((NTHETA + TEAM - 1) / TEAM)
 #define WC_NPL ((NTHETA + WC_TEAM - 1) / WC_TEAM)
@@ -100,6 +103,30 @@ __kernel void life_wc_atom(long n_coeffs, __global const int *restrict atom_off,
         }
         if (lane == 0 && k < n_coeffs) life_atomic_add(&w[fiber[k]], phi[k] * part[lid]);
         barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+/* WC on voxel-sorted coefficients (the DSC copy): a work-group per voxel stages the voxel's y row in local memory
+ * once (so y is read from DRAM once instead of once per coefficient), then each work-item takes one coefficient of
+ * the run and forms its dot product with 4-wide loads (D rows are zero-padded to LDD, the local row to a multiple
+ * of 4), one atomic add per coefficient; w zeroed before. The voxel loop bound depends on the group only, so every
+ * work-item reaches both barriers. */
+#define NT4 ((NTHETA + 3) / 4)
+__kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
+                            __global const int *restrict fiber, __global const real *restrict phi,
+                            __global const real *restrict dict, __global const real *restrict y, __global real *w) {
+    __local real yrow[NT4 * 4];
+    const int lid = get_local_id(0), size = get_local_size(0);
+    for (long v = get_group_id(0); v < n_voxels; v += get_num_groups(0)) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int t = lid; t < NT4 * 4; t += size) yrow[t] = t < NTHETA ? y[v * NTHETA + t] : (real)0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const long end = run_ptr[v + 1];
+        for (long j = run_ptr[v] + lid; j < end; j += size) {
+            __global const real *d = dict + atom_off[j];
+            real4 s4 = (real4)(0);
+            for (int i = 0; i < NT4; ++i) s4 += vload4(i, d) * vload4(i, yrow);
+            life_atomic_add(&w[fiber[j]], phi[j] * (s4.x + s4.y + s4.z + s4.w));
+        }
     }
 }
 #endif

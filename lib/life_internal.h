@@ -51,7 +51,7 @@ clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, 
 /* ---- Plan ------------------------------------------------------------------------------------------------- */
 
 typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL } life_dsc_kind;
-typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER } life_wc_kind;
+typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LIFE_WC_VOXEL } life_wc_kind;
 
 /* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device. */
 extern const char *const life_param_keys[];
@@ -73,7 +73,7 @@ struct clpk_life_plan {
     cl_mem dict, signal;
     /* coefficient copies used by the chosen kernels (unused ones are NULL) */
     cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
-    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted */
+    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;

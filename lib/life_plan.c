@@ -9,7 +9,7 @@
 const char *const life_param_keys[] = {"dsc", "wc", "team", "runs", "unroll", "wc_team", "wc_runs", "wg", NULL};
 
 static const char *const dsc_names[] = {"atomics", "voxel"};
-static const char *const wc_names[] = {"atomics", "atom", "fiber"};
+static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
 
 const char *life_dsc_name(life_dsc_kind k) { return dsc_names[k]; }
 const char *life_wc_name(life_wc_kind k) { return wc_names[k]; }
@@ -42,9 +42,9 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     clpk_error err;
     if (clpk_params_check_keys(&plan->params, life_param_keys, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
     int d = name_index(clpk_params_get(&plan->params, "dsc"), dsc_names, 2);
-    int w = name_index(clpk_params_get(&plan->params, "wc"), wc_names, 3);
+    int w = name_index(clpk_params_get(&plan->params, "wc"), wc_names, 4);
     if (d < 0 || w < 0)
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown dsc=%s (atomics|voxel) or wc=%s (atomics|atom|fiber)",
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown dsc=%s (atomics|voxel) or wc=%s (atomics|atom|fiber|voxel)",
                          clpk_params_get(&plan->params, "dsc"), clpk_params_get(&plan->params, "wc"));
     plan->dsc_kind = (life_dsc_kind)d;
     plan->wc_kind = (life_wc_kind)w;
@@ -73,6 +73,8 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     if ((plan->n_theta + plan->dsc_team - 1) / plan->dsc_team > 64)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d / team %d needs over 64 registers per lane",
                          plan->n_theta, plan->dsc_team);
+    if ((uint64_t)plan->ld_dict * plan->value_size > dev->local_mem_bytes / 2)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d too large for local memory", plan->n_theta);
     const int needs_atomics = plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind != LIFE_WC_FIBER;
     if (needs_atomics && plan->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
@@ -143,14 +145,14 @@ static clpk_status life_build_kernels(clpk_life_plan *plan) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     char options[512];
-    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d",
+    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d",
              f64 ? "double" : "float", f64 ? " -DVALUE_IS_DOUBLE" : "",
-             f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta, plan->dsc_team, plan->dsc_unroll,
-             plan->wc_team);
+             f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta, plan->ld_dict, plan->dsc_team,
+             plan->dsc_unroll, plan->wc_team);
     const char *sources[] = {"life_spmv"};
     CLPK_TRY(clpk_program_get(plan->ctx, sources, 1, options, &plan->program));
     static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel"};
-    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber"};
+    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber", "life_wc_voxel"};
     CLPK_TRY(clpk_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
     CLPK_TRY(clpk_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
     return CLPK_SUCCESS;
@@ -206,7 +208,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         CLPK_TRY(life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal));
 
     if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS) CLPK_TRY(life_upload_original(plan, data));
-    if (plan->dsc_kind == LIFE_DSC_VOXEL)
+    if (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL)
         CLPK_TRY(life_upload_sorted(plan, data, LIFE_ORDER_VOXEL, &plan->dsc_ptr, &plan->dsc_atom_off, NULL,
                                     &plan->dsc_fiber, &plan->dsc_phi));
     if (plan->wc_kind == LIFE_WC_ATOM)
@@ -381,6 +383,21 @@ clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wai
     }
     cl_event zeroed = NULL;
     CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
+    if (plan->wc_kind == LIFE_WC_VOXEL) {
+        cl_int nv = plan->n_voxels;
+        ARG(k, 0, nv);
+        ARG(k, 1, plan->dsc_ptr);
+        ARG(k, 2, plan->dsc_atom_off);
+        ARG(k, 3, plan->dsc_fiber);
+        ARG(k, 4, plan->dsc_phi);
+        ARG(k, 5, plan->dict);
+        ARG(k, 6, y);
+        ARG(k, 7, w);
+        size_t local = (size_t)plan->atomics_wg;
+        clpk_status st = life_launch(plan, k, life_grid((size_t)nv * local, local), local, 1, &zeroed, done);
+        clReleaseEvent(zeroed);
+        return st;
+    }
     const int atom = plan->wc_kind == LIFE_WC_ATOM;
     cl_mem ao = atom ? plan->wc_atom_off : plan->c_atom_off, vo = atom ? plan->wc_voxel_off : plan->c_voxel_off;
     cl_mem fb = atom ? plan->wc_fiber : plan->c_fiber, ph = atom ? plan->wc_phi : plan->c_phi;

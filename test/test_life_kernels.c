@@ -96,7 +96,7 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
     clpk_life_plan_destroy(plan);
 }
 
-/* Every value of every tuning parameter at least once, and every (dsc, wc) pair: the -D parameters (team, unroll,
+/* Every value of every tuning parameter at least once, and every (dsc, wc) pair (2 x 4): the -D parameters (team, unroll,
  * wc_team) advance together so only a few programs are built; runtime parameters rotate independently. */
 static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
     clpk_tune_space space;
@@ -117,13 +117,11 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
         char base[256];
         clpk_params_format(&cand, base, sizeof base);
         for (int d = 0; d < 2; ++d)
-            for (int w = 0; w < 3; ++w) {
+            for (int w = 0; w < 4; ++w) {
                 char params[320];
                 snprintf(params, sizeof params, "%s,dsc=%s,wc=%s", base, life_dsc_name((life_dsc_kind)d),
                          life_wc_name((life_wc_kind)w));
-                clpk_life_plan *plan = NULL;
                 check_plan(ctx, p, prec, "auto", params, d == LIFE_DSC_VOXEL && w == LIFE_WC_FIBER);
-                (void)plan;
             }
     }
 }

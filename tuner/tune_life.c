@@ -12,7 +12,7 @@
 
 void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
     static const char *const dsc[] = {"voxel", "atomics", NULL};
-    static const char *const wc[] = {"fiber", "atom", "atomics", NULL};
+    static const char *const wc[] = {"fiber", "voxel", "atom", "atomics", NULL};
     static const char *const teams[] = {"8", "16", "32", "64", NULL};
     static const char *const runs[] = {"1", "2", "4", "8", NULL};
     static const char *const unroll[] = {"1", "2", "4", "8", NULL};
@@ -155,13 +155,12 @@ static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (clpk_params_get_int(c, "wg", 256) > max_wg) return 0;
     if (s && (s->data.n_theta + team - 1) / team > 64) return 0;
     /* Parameters a strategy does not read would only repeat the same measurement: keep their first value. */
-    int atomics_both = dsc && wc && strcmp(dsc, "atomics") == 0 && strcmp(wc, "atomics") == 0;
-    if (dsc && strcmp(dsc, "atomics") == 0 && (team != 8 || runs != 1 || clpk_params_get_int(c, "unroll", 1) != 1))
-        return 0;
-    if (wc && strcmp(wc, "atomics") == 0 && (wc_team != 8 || wc_runs != 1)) return 0;
-    if (!atomics_both && dsc && wc && strcmp(dsc, "atomics") != 0 && strcmp(wc, "atomics") != 0 &&
-        clpk_params_get_int(c, "wg", 64) != 64)
-        return 0;
+    const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
+    const int wc_teams = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "atom") == 0);
+    const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
+    if (dsc_atomics && (team != 8 || runs != 1 || clpk_params_get_int(c, "unroll", 1) != 1)) return 0;
+    if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
+    if (!uses_wg && clpk_params_get_int(c, "wg", 64) != 64) return 0;
     if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
         (strcmp(dsc, "atomics") == 0 || strcmp(wc, "fiber") != 0))
         return 0;
