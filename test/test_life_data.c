@@ -110,7 +110,7 @@ static double objective(const clpk_life_dataset *d, const double *w) {
     return 0.5 * s;
 }
 
-__attribute__((unused)) static double correlation(const double *a, const double *b, size_t n) {
+static double correlation(const double *a, const double *b, size_t n) {
     double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
     for (size_t i = 0; i < n; i++) ma += a[i], mb += b[i];
     ma /= n, mb /= n;
@@ -298,6 +298,205 @@ static void test_synth_bvec(void) {
         CHECK(d.n_theta == 25, "directions from small_25.bvec: %d, expected 25 (b0 removed)", d.n_theta);
         clpk_life_dataset_free(&d);
     }
+}
+
+/* ---- Dataset files --------------------------------------------------------------------------------------------- */
+
+static int same_dataset(const clpk_life_dataset *a, const clpk_life_dataset *b) {
+    size_t nc = (size_t)a->n_coeffs;
+    return a->n_coeffs == b->n_coeffs && a->n_atoms == b->n_atoms && a->n_voxels == b->n_voxels &&
+           a->n_fibers == b->n_fibers && a->n_theta == b->n_theta && memcmp(a->atoms, b->atoms, nc * 4) == 0 &&
+           memcmp(a->voxels, b->voxels, nc * 4) == 0 && memcmp(a->fibers, b->fibers, nc * 4) == 0 &&
+           memcmp(a->phi, b->phi, nc * 8) == 0 &&
+           memcmp(a->dictionary, b->dictionary, (size_t)a->n_atoms * a->n_theta * 8) == 0 &&
+           (a->signal == NULL) == (b->signal == NULL) &&
+           (!a->signal || memcmp(a->signal, b->signal, (size_t)a->n_voxels * a->n_theta * 8) == 0);
+}
+
+/* Saves `d` to a fresh directory and returns its path. */
+static const char *fresh_copy(const clpk_life_dataset *d, const char *name) {
+    const char *dir = tmp_path(name);
+    clpk_error err = {0};
+    if (!CHECK(clpk_life_dataset_save(dir, d, &err) == CLPK_SUCCESS, "save %s: %s", dir, err.message)) return dir;
+    return dir;
+}
+
+static void expect_refused(const char *dir, const char *file, const char *what) {
+    clpk_life_dataset d;
+    clpk_error err = {0};
+    clpk_status st = clpk_life_dataset_load(dir, &d, &err);
+    CHECK(st != CLPK_SUCCESS && contains(err.message, file), "%s: loaded or message without %s: %s", what, file,
+          err.message);
+    if (st == CLPK_SUCCESS) clpk_life_dataset_free(&d);
+}
+
+static void write_npy(const char *dir, const char *file, clpk_dtype dtype, int ndim, int64_t n0, int64_t n1,
+                      const void *data) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    int64_t shape[2] = {n0, n1};
+    clpk_error err = {0};
+    CHECK(clpk_npy_write_raw(path, dtype, ndim, shape, data, &err) == CLPK_SUCCESS, "write %s: %s", path, err.message);
+}
+
+static void write_text(const char *dir, const char *file, const char *text) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    CHECK(write_bytes(path, text, strlen(text)), "write %s", path);
+}
+
+static void test_dataset_files(uint64_t seed) {
+    clpk_life_synth_options o;
+    clpk_life_synth_defaults("tiny", &o);
+    o.seed = seed;
+    clpk_life_dataset d, back;
+    clpk_error err = {0};
+    if (!CHECK(clpk_life_synth(&o, &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    const int64_t nc = d.n_coeffs;
+    const char *good = fresh_copy(&d, "good/nested");
+    if (CHECK(clpk_life_dataset_load(good, &back, &err) == CLPK_SUCCESS, "load: %s", err.message)) {
+        CHECK(same_dataset(&d, &back), "save/load round trip differs");
+        clpk_life_dataset_free(&back);
+    }
+    /* int64 indices and float32 values are accepted */
+    {
+        const char *dir = fresh_copy(&d, "wide");
+        int64_t *i64 = malloc((size_t)nc * 8);
+        float *f32 = malloc((size_t)nc * 4);
+        for (int64_t k = 0; k < nc; k++) i64[k] = d.fibers[k], f32[k] = (float)d.phi[k];
+        write_npy(dir, "phi_fibers.npy", CLPK_DTYPE_I64, 1, nc, 0, i64);
+        write_npy(dir, "phi_values.npy", CLPK_DTYPE_F32, 1, nc, 0, f32);
+        if (CHECK(clpk_life_dataset_load(dir, &back, &err) == CLPK_SUCCESS, "int64/float32: %s", err.message)) {
+            int bad = 0;
+            for (int64_t k = 0; k < nc; k++) bad += back.fibers[k] != d.fibers[k] || back.phi[k] != (double)f32[k];
+            CHECK(bad == 0, "int64/float32 dataset read differently (%d)", bad);
+            clpk_life_dataset_free(&back);
+        }
+        /* an index beyond int32 */
+        i64[nc / 2] = (int64_t)1 << 40;
+        write_npy(dir, "phi_fibers.npy", CLPK_DTYPE_I64, 1, nc, 0, i64);
+        expect_refused(dir, "phi_fibers.npy", "int64 index 2^40");
+        free(i64), free(f32);
+    }
+    /* meta.json may declare more fibres (untouched ones), never fewer; without signal.npy it gives n_voxels */
+    {
+        const char *dir = fresh_copy(&d, "meta");
+        char text[200];
+        snprintf(text, sizeof text, "{\"n_fibers\": %d, \"n_voxels\": %d}", d.n_fibers + 7, d.n_voxels);
+        write_text(dir, "meta.json", text);
+        if (CHECK(clpk_life_dataset_load(dir, &back, &err) == CLPK_SUCCESS, "meta: %s", err.message)) {
+            CHECK(back.n_fibers == d.n_fibers + 7, "meta.json n_fibers ignored (%d)", back.n_fibers);
+            clpk_life_dataset_free(&back);
+        }
+        char sig[600];
+        snprintf(sig, sizeof sig, "%s/signal.npy", dir);
+        unlink(sig);
+        if (CHECK(clpk_life_dataset_load(dir, &back, &err) == CLPK_SUCCESS, "no signal: %s", err.message)) {
+            CHECK(back.signal == NULL && back.n_voxels == d.n_voxels, "no signal.npy: n_voxels %d", back.n_voxels);
+            clpk_life_dataset_free(&back);
+        }
+        snprintf(text, sizeof text, "{\"n_fibers\": %d}", d.n_fibers - 1);
+        write_text(dir, "meta.json", text);
+        expect_refused(dir, "meta.json", "meta.json n_fibers too small");
+        write_text(dir, "meta.json", "{\"n_fibers\": 12.5}");
+        expect_refused(dir, "meta.json", "meta.json n_fibers not an integer");
+        write_text(dir, "meta.json", "{n_fibers: ");
+        expect_refused(dir, "meta.json", "meta.json not JSON");
+    }
+    /* every malformed file is refused with its name */
+    int32_t *idx = malloc((size_t)nc * 4);
+    double *val = malloc((size_t)nc * 8);
+    size_t nd = (size_t)d.n_atoms * d.n_theta, ns = (size_t)d.n_voxels * d.n_theta;
+    double *big = malloc((ns + (size_t)d.n_voxels + nd) * 8);
+    const char *dir = fresh_copy(&d, "bad");
+#define RESET() (clpk_life_dataset_save(dir, &d, &err))
+    memcpy(idx, d.fibers, (size_t)nc * 4);
+    write_npy(dir, "phi_fibers.npy", CLPK_DTYPE_I32, 1, nc - 1, 0, idx);
+    expect_refused(dir, "phi_fibers.npy", "phi_fibers shorter");
+    RESET();
+    memcpy(val, d.phi, (size_t)nc * 8);
+    write_npy(dir, "phi_values.npy", CLPK_DTYPE_F64, 1, nc - 1, 0, val);
+    expect_refused(dir, "phi_values.npy", "phi_values shorter");
+    RESET();
+    memcpy(idx, d.voxels, (size_t)nc * 4);
+    idx[nc - 1] = d.n_voxels;
+    write_npy(dir, "phi_voxels.npy", CLPK_DTYPE_I32, 1, nc, 0, idx);
+    expect_refused(dir, "phi_voxels.npy", "voxel index = Nv");
+    RESET();
+    memcpy(idx, d.atoms, (size_t)nc * 4);
+    idx[0] = -1;
+    write_npy(dir, "phi_atoms.npy", CLPK_DTYPE_I32, 1, nc, 0, idx);
+    expect_refused(dir, "phi_atoms.npy", "negative atom index");
+    idx[0] = d.n_atoms;
+    write_npy(dir, "phi_atoms.npy", CLPK_DTYPE_I32, 1, nc, 0, idx);
+    expect_refused(dir, "phi_atoms.npy", "atom index = Na");
+    RESET();
+    val[nc / 3] = NAN;
+    write_npy(dir, "phi_values.npy", CLPK_DTYPE_F64, 1, nc, 0, val);
+    expect_refused(dir, "phi_values.npy", "NaN phi");
+    write_npy(dir, "phi_values.npy", CLPK_DTYPE_F64, 2, nc / 2, 2, d.phi);
+    expect_refused(dir, "phi_values.npy", "2-D phi_values");
+    RESET();
+    memcpy(big, d.dictionary, nd * 8);
+    big[nd - 1] = INFINITY;
+    write_npy(dir, "dictionary.npy", CLPK_DTYPE_F64, 2, d.n_atoms, d.n_theta, big);
+    expect_refused(dir, "dictionary.npy", "infinite dictionary entry");
+    write_npy(dir, "dictionary.npy", CLPK_DTYPE_F64, 1, (int64_t)nd, 0, d.dictionary);
+    expect_refused(dir, "dictionary.npy", "1-D dictionary");
+    int32_t max_atom = 0;
+    for (int64_t k = 0; k < nc; k++) max_atom = d.atoms[k] > max_atom ? d.atoms[k] : max_atom;
+    write_npy(dir, "dictionary.npy", CLPK_DTYPE_F64, 2, max_atom, d.n_theta, d.dictionary);
+    expect_refused(dir, "phi_atoms.npy", "dictionary with fewer atoms than phi_atoms uses");
+    RESET();
+    memcpy(big, d.signal, ns * 8);
+    big[7] = NAN;
+    write_npy(dir, "signal.npy", CLPK_DTYPE_F64, 2, d.n_voxels, d.n_theta, big);
+    expect_refused(dir, "signal.npy", "NaN signal");
+    memcpy(big, d.signal, ns * 8);
+    write_npy(dir, "signal.npy", CLPK_DTYPE_F64, 2, d.n_voxels - 1, d.n_theta + 1, big);
+    expect_refused(dir, "signal.npy", "signal with another number of directions");
+    write_npy(dir, "signal.npy", CLPK_DTYPE_F64, 2, d.n_voxels - 1, d.n_theta, big);
+    expect_refused(dir, "signal.npy", "signal with fewer voxels than meta.json says");
+    write_text(dir, "meta.json", "{}");
+    expect_refused(dir, "phi_voxels.npy", "signal with fewer voxels than phi_voxels uses");
+    RESET();
+    write_npy(dir, "phi_atoms.npy", CLPK_DTYPE_F64, 1, nc, 0, d.phi);
+    expect_refused(dir, "phi_atoms.npy", "float indices");
+    write_npy(dir, "phi_atoms.npy", CLPK_DTYPE_U8, 1, nc, 0, d.atoms);
+    expect_refused(dir, "phi_atoms.npy", "uint8 indices");
+    RESET();
+    write_npy(dir, "phi_values.npy", CLPK_DTYPE_I32, 1, nc, 0, d.atoms);
+    expect_refused(dir, "phi_values.npy", "integer phi values");
+    RESET();
+    for (int i = 0; i < 3; i++) {
+        const char *names[] = {"phi_atoms.npy", "phi_voxels.npy", "phi_fibers.npy"};
+        write_npy(dir, names[i], CLPK_DTYPE_I32, 1, 0, 0, idx);
+    }
+    write_npy(dir, "phi_values.npy", CLPK_DTYPE_F64, 1, 0, 0, val);
+    expect_refused(dir, "phi_atoms.npy", "no coefficients");
+    RESET();
+    {
+        char path[600];
+        snprintf(path, sizeof path, "%s/phi_values.npy", dir);
+        unlink(path);
+        expect_refused(dir, "phi_values.npy", "missing phi_values.npy");
+        write_bytes(path, "\x93NUMPY\x01\x00", 8);
+        expect_refused(dir, "phi_values.npy", "truncated phi_values.npy");
+    }
+    expect_refused(tmp_path("no-such-dir"), "phi_atoms.npy", "missing directory");
+#undef RESET
+    /* validate() on an in-memory dataset and save() of an invalid one */
+    int32_t keep = d.fibers[0];
+    d.fibers[0] = d.n_fibers;
+    CHECK(clpk_life_dataset_validate(&d, &err) == CLPK_ERROR_INVALID_DATA && contains(err.message, "phi_fibers"),
+          "validate: fibre index = Nf: %s", err.message);
+    CHECK(clpk_life_dataset_save(tmp_path("invalid"), &d, &err) == CLPK_ERROR_INVALID_DATA, "invalid dataset saved");
+    d.fibers[0] = keep;
+    write_bytes(tmp_path("a-file"), "x", 1);
+    CHECK(clpk_life_dataset_save(tmp_path("a-file/sub"), &d, &err) == CLPK_ERROR_IO, "save into a file: %s",
+          err.message);
+    free(idx), free(val), free(big);
+    clpk_life_dataset_free(&d);
 }
 
 /* ---- TrackVis -------------------------------------------------------------------------------------------------- */
@@ -658,6 +857,41 @@ static void test_encode(void) {
         }
     }
     printf("CPU NNLS on small_25: median voxel RMSE %.4f\n", median_rmse);
+    /* MATLAB LiFE's weights and RMSE on these data (dipy's test_fit_data asks for correlation > 0.6 and a median
+     * RMSE below MATLAB's) */
+    clpk_npy mw, mr;
+    if (CHECK(clpk_npy_read(CLPK_SHARED_DATA_DIR "/life/life_matlab_weights.npy", &mw, &err) == CLPK_SUCCESS &&
+                  clpk_npy_convert(&mw, CLPK_DTYPE_F64, &err) == CLPK_SUCCESS,
+              "%s", err.message)) {
+        if (CHECK(mw.count == d.n_fibers, "MATLAB weights: %lld, fibres %d", (long long)mw.count, d.n_fibers)) {
+            double r = correlation(mw.data, w, (size_t)mw.count);
+            printf("CPU NNLS on small_25: correlation with MATLAB LiFE weights %.4f\n", r);
+            CHECK(r > 0.6, "correlation with MATLAB LiFE weights %.4f <= 0.6", r);
+        }
+        clpk_npy_free(&mw);
+    }
+    if (CHECK(clpk_npy_read(CLPK_SHARED_DATA_DIR "/life/life_matlab_rmse.npy", &mr, &err) == CLPK_SUCCESS &&
+                  clpk_npy_convert(&mr, CLPK_DTYPE_F64, &err) == CLPK_SUCCESS,
+              "%s", err.message)) {
+        const double *m = mr.data;
+        double median_matlab = 0;
+        for (int64_t v = 0; v < mr.count; v++) {
+            int64_t below = 0, equal = 0;
+            for (int64_t u = 0; u < mr.count; u++) below += m[u] < m[v], equal += m[u] == m[v];
+            if (below <= mr.count / 2 && below + equal > mr.count / 2) median_matlab = m[v];
+        }
+        printf("MATLAB LiFE median voxel RMSE %.4f\n", median_matlab);
+        CHECK(median_rmse < median_matlab, "median RMSE %.4f not below MATLAB's %.4f", median_rmse, median_matlab);
+        clpk_npy_free(&mr);
+    }
+    /* the encoded dataset survives a save/load round trip */
+    clpk_life_dataset back;
+    const char *enc_dir = tmp_path("encoded");
+    if (CHECK(clpk_life_dataset_save(enc_dir, &d, &err) == CLPK_SUCCESS, "%s", err.message) &&
+        CHECK(clpk_life_dataset_load(enc_dir, &back, &err) == CLPK_SUCCESS, "%s", err.message)) {
+        CHECK(same_dataset(&d, &back), "encoded dataset: save/load round trip differs");
+        clpk_life_dataset_free(&back);
+    }
     free(y), free(rmse), free(w);
     clpk_life_dataset_free(&d);
     life_encode_extra_free(&x);
@@ -673,6 +907,7 @@ int main(void) {
     test_orientations(&rng);
     test_synth(seed);
     test_synth_bvec();
+    test_dataset_files(seed);
     test_trk();
     test_nifti();
     test_encode();
