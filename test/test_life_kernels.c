@@ -126,6 +126,37 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
     }
 }
 
+/* The tuner family's own path (quick problem, defaults and a baseline candidate) runs and checks. */
+static void tuner_family(clpk_context *ctx, uint64_t *rng) {
+    extern const clpk_tune_family clpk_tune_family_life;
+    const clpk_tune_family *fam = &clpk_tune_family_life;
+    clpk_tune_options o = {.precision = "f32", .quick = 1, .seed = check_rand(rng), .data_dir = NULL};
+    CHECK(fam->problem_count(&o) == 1, "quick problem count %d", fam->problem_count(&o));
+    clpk_tune_problem tp;
+    memset(&tp, 0, sizeof tp);
+    if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx)))
+        return;
+    clpk_tune_space space;
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 8, "space of %d parameters", space.count);
+    clpk_params cand;
+    clpk_params_clear(&cand);
+    fam->defaults(ctx, &tp, &cand);
+    CHECK(fam->valid(ctx, &tp, &cand) == 1, "defaults pruned");
+    double ms = -1;
+    CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate defaults: %s (%.3g ms)",
+          clpk_last_error(ctx), ms);
+    clpk_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128", NULL);
+    CHECK(fam->valid(ctx, &tp, &cand) == 1, "atomics baseline pruned");
+    CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate atomics: %s",
+          clpk_last_error(ctx));
+    clpk_params_set(&cand, "team", "32"); /* dsc=atomics ignores team: a duplicate point, pruned */
+    CHECK(fam->valid(ctx, &tp, &cand) == 0, "duplicate atomics point kept");
+    CHECK(strcmp(clpk_params_get(&tp.klass, "precision"), "f32") == 0 &&
+              clpk_params_get_int(&tp.klass, "n_theta", 0) == 96,
+          "problem class");
+    fam->problem_destroy(&tp);
+}
+
 static void bad_inputs(clpk_context *ctx, problem *p) {
     clpk_life_plan *plan = NULL;
     CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "magic", NULL, &plan) ==
@@ -191,6 +222,7 @@ int main(void) {
         printf("no fp64 on this device: f64 sweep skipped\n");
     bad_inputs(ctx, &p);
     problem_free(&p);
+    tuner_family(ctx, &rng);
 
     /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
     life_random_options o96 = {.n_theta = 96, .n_atoms = 50, .n_voxels = 200, .n_fibers = 120, .mean_run = 10,
