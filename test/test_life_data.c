@@ -803,6 +803,25 @@ static void test_encode(void) {
     printf("encoded small_25: Nv %d Nf %d Na %d Ntheta %d Nc %lld\n", d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta,
            (long long)d.n_coeffs);
 
+    /* without the mask every voxel of the volume is kept; the coefficients and fitted rows stay the same */
+    clpk_life_dataset all;
+    life_encode_extra xa;
+    clpk_life_encode_options no_mask = {.n_atoms = 360, .b0_threshold = 50, .use_mask = 0};
+    if (CHECK(life_encode_full(nii, bval, bvec, trk, &no_mask, &all, &xa, &err) == CLPK_SUCCESS, "%s", err.message)) {
+        int differ = all.n_voxels != 10 * 8 * 2 || all.n_coeffs != d.n_coeffs;
+        for (int64_t k = 0; !differ && k < d.n_coeffs; k++) {
+            const int32_t *a = x.voxel_ijk + 3 * d.voxels[k], *b = xa.voxel_ijk + 3 * all.voxels[k];
+            differ |= a[0] != b[0] || a[1] != b[1] || a[2] != b[2] || all.phi[k] != d.phi[k] ||
+                      all.atoms[k] != d.atoms[k] || all.fibers[k] != d.fibers[k] ||
+                      memcmp(all.signal + (size_t)all.voxels[k] * d.n_theta, d.signal + (size_t)d.voxels[k] * d.n_theta,
+                             (size_t)d.n_theta * 8) != 0;
+        }
+        CHECK(!differ, "use_mask = 0: %d voxels (expected 160) or coefficients differ from the masked encoding",
+              all.n_voxels);
+        clpk_life_dataset_free(&all);
+        life_encode_extra_free(&xa);
+    }
+
     /* errors: mismatched volumes, a streamline outside the volume, bad options */
     clpk_life_dataset bad;
     clpk_life_encode_options o = {.n_atoms = 0, .b0_threshold = 50, .use_mask = 1};
@@ -822,6 +841,17 @@ static void test_encode(void) {
         CHECK(clpk_life_encode(nii, bval, bvec, out_trk, NULL, &bad, &err) == CLPK_ERROR_INVALID_DATA &&
                   contains(err.message, "outside"),
               "streamline outside the volume: %s", err.message);
+        /* one streamline of one node: no orientation */
+        unsigned char one[1000 + 4 + 12];
+        memcpy(one, bytes, 1000);
+        put_i32(one + 988, 1);
+        put_i32(one + 1000, 1);
+        put_f32(one + 1004, -75.0f), put_f32(one + 1008, -115.0f), put_f32(one + 1012, -59.0f);
+        const char *one_trk = tmp_path("one_node.trk");
+        write_bytes(one_trk, one, sizeof one);
+        CHECK(clpk_life_encode(nii, bval, bvec, one_trk, NULL, &bad, &err) == CLPK_ERROR_INVALID_DATA &&
+                  contains(err.message, "at least 2") && contains(err.message, one_trk),
+              "one-node streamline: %s", err.message);
         free(bytes);
     }
     CHECK(clpk_life_encode(nii, bval, bvec, tmp_path("missing.trk"), NULL, &bad, &err) == CLPK_ERROR_IO,
