@@ -52,7 +52,8 @@ clpk_status clpk_life_synth(const clpk_life_synth_options *opts, clpk_life_datas
                             clpk_error *err);
 
 /* Encodes real inputs to a dataset: a NIfTI diffusion volume, FSL bval/bvec files and a TrackVis .trk tractogram.
- * The options may be NULL for defaults. *b0_mean (may be NULL) receives per-voxel S0 (n_voxels, caller frees). */
+ * The options may be NULL for defaults. The mapping follows dipy's FiberModel (docs/life.md, "Data"): phi = node
+ * counts per (voxel, fibre, orientation), signal = S/S0 demeaned per voxel over the diffusion-weighted directions. */
 typedef struct clpk_life_encode_options {
     int n_atoms;        /* dictionary orientations (default 360, as ENCODE) */
     double b0_threshold; /* volumes with b <= this are b0 (default 50) */
