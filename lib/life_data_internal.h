@@ -21,7 +21,8 @@ clpk_status life_orientations_make(int n, life_orientations *out, clpk_error *er
 void life_orientations_free(life_orientations *o);
 /* The atom whose grid cell holds direction d (need not be normalised, must be non-zero). */
 int life_orientations_cell(const life_orientations *o, const double d[3]);
-/* The atom nearest to direction d as an axis (largest |d.u|): exact, O(n). */
+/* The atom nearest to direction d as an axis (largest |d.u|, ties to the lower index): exact, scanning only the
+ * bands that can hold it (about sqrt(n) atoms). */
 int life_orientations_nearest(const life_orientations *o, const double d[3]);
 
 /* Diffusion-weighted directions of a gradient table (b0 volumes removed). */

@@ -95,14 +95,32 @@ int life_orientations_cell(const life_orientations *o, const double d[3]) {
     return o->band_start[lo] + j;
 }
 
-int life_orientations_nearest(const life_orientations *o, const double d[3]) {
-    int best = 0;
-    double best_dot = -1.0;
-    for (int a = 0; a < o->n; a++) {
+static void scan_bands(const life_orientations *o, const double d[3], double lo, double hi, int *best,
+                       double *best_dot) {
+    const double band_height = (LIFE_PI / 2) / o->n_bands;
+    if (hi < 0 || lo > LIFE_PI / 2) return;
+    int first = lo <= 0 ? 0 : (int)(lo / band_height), last = (int)(hi / band_height);
+    if (last >= o->n_bands) last = o->n_bands - 1;
+    for (int a = o->band_start[first]; a < o->band_start[last + 1]; a++) {
         const double *u = o->xyz + 3 * (size_t)a;
         double dot = fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]);
-        if (dot > best_dot) best_dot = dot, best = a;
+        if (dot > *best_dot || (dot == *best_dot && a < *best)) *best_dot = dot, *best = a;
     }
+}
+
+int life_orientations_nearest(const life_orientations *o, const double d_in[3]) {
+    double n = sqrt(d_in[0] * d_in[0] + d_in[1] * d_in[1] + d_in[2] * d_in[2]);
+    if (!(n > 0)) return 0; /* no direction: every atom is as near, the first wins (as a linear scan would) */
+    double d[3] = {d_in[0] / n, d_in[1] / n, d_in[2] / n};
+    if (d[2] < 0) d[0] = -d[0], d[1] = -d[1], d[2] = -d[2];
+    /* The cell's atom bounds the distance; an atom (or its antipode) nearer than that has a polar angle within the
+     * bound of d's, so only the bands meeting those two polar-angle windows need scanning. */
+    int best = life_orientations_cell(o, d);
+    const double *uc = o->xyz + 3 * (size_t)best;
+    double best_dot = fabs(uc[0] * d[0] + uc[1] * d[1] + uc[2] * d[2]);
+    double bound = acos(fmin(1.0, best_dot)) + 1e-9, theta = acos(fmin(1.0, d[2]));
+    scan_bands(o, d, theta - bound, theta + bound, &best, &best_dot);
+    scan_bands(o, d, LIFE_PI - theta - bound, LIFE_PI - theta + bound, &best, &best_dot);
     return best;
 }
 

@@ -130,7 +130,7 @@ static void test_orientations(uint64_t *rng) {
         life_orientations o;
         clpk_error err = {0};
         if (!CHECK(life_orientations_make(sizes[s], &o, &err) == CLPK_SUCCESS, "%s", err.message)) continue;
-        int bad_norm = 0, covered = 0;
+        int bad_norm = 0, covered = 0, not_nearest = 0;
         int *hit = calloc((size_t)o.n, sizeof *hit);
         for (int a = 0; a < o.n; a++) {
             const double *u = o.xyz + 3 * a;
@@ -141,11 +141,22 @@ static void test_orientations(uint64_t *rng) {
         /* random directions: the cell's atom is close to the nearest atom (cells are about a spacing wide) */
         double spacing = sqrt(2 * 3.14159265358979 / o.n), worst = 0;
         for (int i = 0; i < 4000; i++) {
+            static const double special[8][3] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {0, 1, 0}, {-1, 0, 0},
+                                                 {1, 1, 0}, {1, 0, 1e-17}, {0, -1, -1e-12}};
             double d[3] = {2 * check_rand_double(rng) - 1, 2 * check_rand_double(rng) - 1, 2 * check_rand_double(rng) - 1};
+            if (i < 8) memcpy(d, special[i], sizeof d);
             double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (n < 1e-3) continue;
             for (int k = 0; k < 3; k++) d[k] /= n;
             int c = life_orientations_cell(&o, d), e = life_orientations_nearest(&o, d);
+            int brute = 0;
+            double brute_dot = -1;
+            for (int a = 0; a < o.n; a++) {
+                const double *u = o.xyz + 3 * a;
+                double dot = fabs(u[0] * d[0] + u[1] * d[1] + u[2] * d[2]);
+                if (dot > brute_dot) brute_dot = dot, brute = a;
+            }
+            if (e != brute) not_nearest++;
             hit[c] = 1;
             const double *uc = o.xyz + 3 * c, *ue = o.xyz + 3 * e;
             double ac = acos(fmin(1.0, fabs(uc[0] * d[0] + uc[1] * d[1] + uc[2] * d[2])));
@@ -153,6 +164,7 @@ static void test_orientations(uint64_t *rng) {
             if (ac - ae > worst) worst = ac - ae;
         }
         for (int a = 0; a < o.n; a++) covered += hit[a];
+        CHECK(not_nearest == 0, "%d atoms: banded nearest differs from a full scan %d times", o.n, not_nearest);
         CHECK(bad_norm == 0, "%d atoms: %d atoms off the unit hemisphere or outside their own cell", o.n, bad_norm);
         CHECK(worst <= 1.5 * spacing + 1e-9 || o.n < 8, "%d atoms: cell lookup %.3f rad worse than nearest (spacing %.3f)",
               o.n, worst, spacing);
