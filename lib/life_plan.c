@@ -20,11 +20,11 @@ void life_default_params(const clpk_device_info *dev, clpk_params *params) {
     clpk_params_set(params, "dsc", "voxel");
     clpk_params_set(params, "wc", "fiber");
     clpk_params_set_int(params, "team", gpu ? 32 : 16);
-    clpk_params_set_int(params, "runs", gpu ? 4 : 4);
+    clpk_params_set_int(params, "runs", 4);
     clpk_params_set_int(params, "unroll", 4);
     clpk_params_set_int(params, "wc_team", gpu ? 32 : 16);
-    clpk_params_set_int(params, "wc_runs", gpu ? 4 : 4);
-    clpk_params_set_int(params, "wg", gpu ? 256 : 64);
+    clpk_params_set_int(params, "wc_runs", 4);
+    clpk_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
 }
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
