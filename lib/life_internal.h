@@ -80,6 +80,11 @@ struct clpk_life_plan {
     cl_kernel k_mask, k_step, k_sub;
 };
 
+/* Strategy "timed": times every DSC and WC kernel on the dataset (caller's params kept, dsc/wc replaced) and
+ * creates the plan with the fastest of each. */
+clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
+                                   const char *params, clpk_life_plan **plan_out);
+
 /* Names of the strategies for messages and the profile. */
 const char *life_dsc_name(life_dsc_kind k);
 const char *life_wc_name(life_wc_kind k);

@@ -183,7 +183,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     } else if (strcmp(strategy, "sorted") == 0) {
         clpk_params_set(&plan->params, "dsc", "voxel");
     } else {
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted)",
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted, timed)",
                          strategy);
     }
     if (params && *params) {
@@ -232,6 +232,7 @@ clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *da
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (precision == CLPK_PRECISION_F64 && !dev->has_fp64)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: %s has no double precision", dev->name);
+    if (strategy && strcmp(strategy, "timed") == 0) return life_plan_create_timed(ctx, data, precision, params, plan_out);
     clpk_life_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no memory for the plan");
     plan->ctx = ctx;

@@ -41,6 +41,8 @@ for prec in f32 $F64; do
             --precision $prec --strategy $strategy --check
     done
 done
+expect "dsc timed" "check: .*OK" "$LIFE" dsc --data "$TMP/tiny" --w "$TMP/tiny/w_true.npy" --out "$TMP/y.npy" \
+    --strategy timed --check
 expect "dsc bench" "bench dsc: median" "$LIFE" dsc --data "$TMP/tiny" --w "$TMP/tiny/w_true.npy" --out "$TMP/y.npy" \
     --bench 3
 

@@ -228,8 +228,8 @@ int main(void) {
     life_random_options o96 = {.n_theta = 96, .n_atoms = 50, .n_voxels = 200, .n_fibers = 120, .mean_run = 10,
                                .empty_fraction = 0.05, .zero_fraction = 0.2, .noise = 0};
     problem_make(&p, &o96, &rng);
-    const char *strategies[] = {"auto", "atomics", "sorted"};
-    for (int s = 0; s < 3; ++s) {
+    const char *strategies[] = {"auto", "atomics", "sorted", "timed"};
+    for (int s = 0; s < 4; ++s) {
         check_plan(ctx, &p, CLPK_PRECISION_F32, strategies[s], NULL, 0);
         if (dev->has_fp64) check_plan(ctx, &p, CLPK_PRECISION_F64, strategies[s], NULL, 0);
     }

@@ -68,7 +68,8 @@ clpk_status clpk_life_encode(const char *nifti_path, const char *bval_path, cons
 typedef struct clpk_life_plan clpk_life_plan;
 
 /* Uploads the dataset, builds the restructured copies (voxel- and atom-sorted runs) and kernels. `strategy`: NULL or
- * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted"; `params`: NULL or "k=v,..." overrides. */
+ * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted" / "timed" (times every kernel on this dataset
+ * and keeps the fastest); `params`: NULL or "k=v,..." overrides (see docs/life.md). */
 clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
                                   const char *strategy, const char *params, clpk_life_plan **plan);
 void clpk_life_plan_destroy(clpk_life_plan *plan);
