@@ -249,8 +249,28 @@ static void test_synth(uint64_t seed) {
         for (int f = 0; f < d.n_fibers; f++) zeros += w[f] == 0, negative += w[f] < 0;
         CHECK(negative == 0 && zeros > 0 && zeros < d.n_fibers / 2, "%s: w_true has %d zeros, %d negative", classes[c],
               zeros, negative);
-        /* orientation diversity: crossing bundles give voxels with several atoms */
+        /* orientation diversity: crossing bundles give voxels holding orientations 30 degrees or more apart */
         CHECK(d.n_coeffs > d.n_fibers * 2, "%s: only %lld coefficients", classes[c], (long long)d.n_coeffs);
+        life_orientations orient;
+        if (CHECK(life_orientations_make(d.n_atoms, &orient, &err) == CLPK_SUCCESS, "%s", err.message)) {
+            int32_t *first_atom = malloc((size_t)d.n_voxels * sizeof *first_atom);
+            char *crossing = calloc((size_t)d.n_voxels, 1);
+            for (int v = 0; v < d.n_voxels; v++) first_atom[v] = -1;
+            for (int64_t k = 0; k < d.n_coeffs; k++) {
+                int v = d.voxels[k];
+                if (first_atom[v] < 0) first_atom[v] = d.atoms[k];
+                const double *a = orient.xyz + 3 * first_atom[v], *b = orient.xyz + 3 * d.atoms[k];
+                if (fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) < cos(3.14159265358979 / 6)) crossing[v] = 1;
+            }
+            int n_crossing = 0;
+            for (int v = 0; v < d.n_voxels; v++) n_crossing += crossing[v];
+            printf("synth %s: %d of %d voxels hold orientations >= 30 degrees apart\n", classes[c], n_crossing,
+                   d.n_voxels);
+            CHECK(c == 0 || n_crossing * 20 > d.n_voxels, "%s: only %d of %d voxels with crossing orientations", classes[c],
+                  n_crossing, d.n_voxels);
+            free(first_atom), free(crossing);
+            life_orientations_free(&orient);
+        }
 
         /* with noise: the residual matches the requested SNR */
         clpk_life_dataset dn;
