@@ -68,7 +68,7 @@ struct clpk_life_plan {
     life_wc_kind wc_kind;
     int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;
     cl_program program;
-    cl_kernel k_dsc, k_wc;
+    cl_kernel k_dsc, k_wc, k_zero;
     /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */
     cl_mem dict, signal;
     /* coefficient copies used by the chosen kernels (unused ones are NULL) */
@@ -77,7 +77,7 @@ struct clpk_life_plan {
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
-    cl_kernel k_mask, k_step, k_sub;
+    cl_kernel k_mask, k_step;
 };
 
 /* Strategy "timed": times every DSC and WC kernel on the dataset (caller's params kept, dsc/wc replaced) and

@@ -155,6 +155,7 @@ static clpk_status life_build_kernels(clpk_life_plan *plan) {
     static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber", "life_wc_voxel"};
     CLPK_TRY(clpk_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
     CLPK_TRY(clpk_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
+    CLPK_TRY(clpk_kernel_create(plan->ctx, plan->program, "life_zero", &plan->k_zero));
     return CLPK_SUCCESS;
 }
 
@@ -260,7 +261,7 @@ static void release_mem(cl_mem *m) {
 
 void clpk_life_plan_destroy(clpk_life_plan *plan) {
     if (!plan) return;
-    cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_mask, plan->k_step, plan->k_sub};
+    cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_zero, plan->k_mask, plan->k_step};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
     cl_mem *mems[] = {&plan->dict,        &plan->signal,     &plan->c_atom_off,   &plan->c_voxel_off,
@@ -288,21 +289,24 @@ void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size)
 
 #define ARG(k, i, v) clSetKernelArg((k), (i), sizeof(v), &(v))
 
-/* Zero-fills `n` values of `buf` (before an atomics kernel); the event orders the kernel after it. */
-static clpk_status life_zero(clpk_life_plan *plan, cl_mem buf, size_t n, cl_uint n_wait, const cl_event *wait,
-                             cl_event *ev) {
-    const double zero = 0;
-    CLPK_CL_TRY(plan->ctx, clEnqueueFillBuffer(clpk_context_queue(plan->ctx), buf, &zero, plan->value_size, 0,
-                                               n * plan->value_size, n_wait, wait, ev));
-    return CLPK_SUCCESS;
-}
-
 /* Global size for grid-stride kernels: enough groups to fill the device, never more than the work. */
 static size_t life_grid(size_t work_items, size_t local) {
     size_t groups = (work_items + local - 1) / local;
     if (groups > 65536) groups = 65536;
     if (groups < 1) groups = 1;
     return groups * local;
+}
+
+/* Zero-fills `n` values of `buf` (before an atomics kernel) with a kernel; the event orders the next launch. */
+static clpk_status life_zero(clpk_life_plan *plan, cl_mem buf, size_t n, cl_uint n_wait, const cl_event *wait,
+                             cl_event *ev) {
+    cl_long count = (cl_long)n;
+    clSetKernelArg(plan->k_zero, 0, sizeof count, &count);
+    clSetKernelArg(plan->k_zero, 1, sizeof buf, &buf);
+    size_t local = 64, global = life_grid(n > 0 ? n : 1, local);
+    CLPK_CL_TRY(plan->ctx, clEnqueueNDRangeKernel(clpk_context_queue(plan->ctx), plan->k_zero, 1, NULL, &global,
+                                                  &local, n_wait, wait, ev));
+    return CLPK_SUCCESS;
 }
 
 static clpk_status life_launch(clpk_life_plan *plan, cl_kernel k, size_t global, size_t local, cl_uint n_wait,
