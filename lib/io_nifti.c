@@ -118,14 +118,16 @@ static void quaternion_affine(const unsigned char *h, int swap, const double pix
 clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name, clpk_nifti *v, clpk_error *err) {
     memset(v, 0, sizeof *v);
     const unsigned char *h = bytes;
-    if (!h || length < 4) return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: truncated NIfTI header (%zu bytes)", name, length);
+    if (!h || length < 4)
+        return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: truncated NIfTI header (%zu bytes)", name, length);
     int swap = 0;
     int32_t sizeof_hdr = get_i32(h, 0, 0);
     if (sizeof_hdr != NIFTI1_HEADER_SIZE) {
         int32_t swapped = get_i32(h, 0, 1);
         if (swapped == NIFTI1_HEADER_SIZE) swap = 1;
         else if (sizeof_hdr == 540 || swapped == 540)
-            return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: NIfTI-2 files are not supported (convert to NIfTI-1)", name);
+            return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: NIfTI-2 files are not supported (convert to NIfTI-1)",
+                                  name);
         else
             return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: not a NIfTI-1 file (sizeof_hdr %d, expected 348)", name,
                                   (int)sizeof_hdr);
@@ -214,7 +216,8 @@ clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name,
     v->nt = (int32_t)dims[3];
     v->datatype = datatype;
     v->data = malloc((size_t)total * sizeof *v->data);
-    if (!v->data) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory (%lld voxels)", name, (long long)total);
+    if (!v->data)
+        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory (%lld voxels)", name, (long long)total);
     const unsigned char *src = h + offset;
     for (int64_t i = 0; i < total; i++) {
         double x = element_value(src + (size_t)i * (size_t)esize, datatype, swap);

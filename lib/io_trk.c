@@ -52,7 +52,8 @@ static clpk_status parse_header(const unsigned char *h, size_t length, const cha
     *swap = 0;
     if (get_i32(h + 996, 0) != TRK_HEADER_SIZE) {
         if (get_i32(h + 996, 1) != TRK_HEADER_SIZE)
-            return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: hdr_size %d, expected 1000", name, (int)get_i32(h + 996, 0));
+            return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: hdr_size %d, expected 1000", name,
+                                  (int)get_i32(h + 996, 0));
         *swap = 1;
     }
     int s = *swap;
@@ -130,8 +131,8 @@ static clpk_status walk_records(const unsigned char *bytes, size_t length, const
         count++;
     }
     if (expected > 0 && pos != length)
-        return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: %zu trailing bytes after the %lld streamlines of n_count", name,
-                              length - pos, (long long)expected);
+        return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: %zu trailing bytes after the %lld streamlines of n_count",
+                              name, length - pos, (long long)expected);
     if (t->points) t->offsets[count] = points;
     *n_streamlines = count;
     *n_points = points;
@@ -150,7 +151,8 @@ clpk_status clpk_trk_parse(const void *bytes, size_t length, const char *name, c
     t->points = malloc((size_t)(n_points > 0 ? n_points : 1) * 3 * sizeof *t->points);
     if (!t->offsets || !t->points) {
         clpk_trk_free(t);
-        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory (%lld points)", name, (long long)n_points);
+        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory (%lld points)", name,
+                              (long long)n_points);
     }
     clpk_status st = walk_records(bytes, length, name, swap, t, &t->n_streamlines, &t->n_points, err);
     if (st != CLPK_SUCCESS) clpk_trk_free(t);

@@ -27,8 +27,9 @@ static clpk_status check_indices(const int32_t *idx, int64_t n, int32_t limit, c
                                  clpk_error *err) {
     for (int64_t k = 0; k < n; k++) {
         if (idx[k] < 0 || idx[k] >= limit)
-            return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: index %d at position %lld out of range [0, %d) (%s)",
-                                  what, (int)idx[k], (long long)k, (int)limit, limit_what);
+            return clpk_error_set(err, CLPK_ERROR_INVALID_DATA,
+                                  "%s: index %d at position %lld out of range [0, %d) (%s)", what, (int)idx[k],
+                                  (long long)k, (int)limit, limit_what);
     }
     return CLPK_SUCCESS;
 }
@@ -77,7 +78,8 @@ static int file_exists(const char *path) {
 /* Takes an integer index array out of `a` as int32 (values must lie in [0, INT32_MAX)). */
 static clpk_status take_indices(clpk_npy *a, const char *path, int32_t **out, clpk_error *err) {
     if (a->ndim != 1)
-        return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: expected a 1-D array, got %d dimensions", path, a->ndim);
+        return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: expected a 1-D array, got %d dimensions", path,
+                              a->ndim);
     if (a->dtype == CLPK_DTYPE_I32) {
         *out = a->data;
         a->data = NULL;
@@ -88,8 +90,8 @@ static clpk_status take_indices(clpk_npy *a, const char *path, int32_t **out, cl
         for (int64_t k = 0; k < a->count; k++) {
             if (src[k] < 0 || src[k] >= INT32_MAX) {
                 free(dst);
-                return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: index %lld at position %lld out of range", path,
-                                      (long long)src[k], (long long)k);
+                return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: index %lld at position %lld out of range",
+                                      path, (long long)src[k], (long long)k);
             }
             dst[k] = (int32_t)src[k];
         }
@@ -143,8 +145,8 @@ static clpk_status read_meta(const char *path, meta_info *meta, clpk_error *err)
         double v = cJSON_IsNumber(item) ? item->valuedouble : -1.0;
         if (!(v >= 1.0 && v < (double)INT32_MAX && v == floor(v))) {
             cJSON_Delete(root);
-            return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: \"%s\" must be a positive integer below 2^31", path,
-                                  keys[i]);
+            return clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: \"%s\" must be a positive integer below 2^31",
+                                  path, keys[i]);
         }
         *slots[i] = (long long)v;
     }

@@ -237,7 +237,8 @@ clpk_status life_gradients_read(const char *bval_path, const char *bvec_path, do
         g->is_b0 = calloc((size_t)nb, sizeof *g->is_b0);
         g->g = malloc((size_t)nb * 3 * sizeof *g->g);
         g->b = malloc((size_t)nb * sizeof *g->b);
-        if (!g->is_b0 || !g->g || !g->b) st = clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", bvec_path);
+        if (!g->is_b0 || !g->g || !g->b)
+            st = clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", bvec_path);
     }
     /* 3 rows of nb values (FSL) unless the file has nb lines of 3 (3 x 3 is ambiguous: FSL wins). */
     int fsl_rows = rows_v == 3;

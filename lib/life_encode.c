@@ -94,7 +94,10 @@ static clpk_status map_nodes(encoder *E, const char *trk_path, clpk_error *err) 
     const clpk_trk *t = &E->trk;
     E->node_key = malloc((size_t)(t->n_points > 0 ? t->n_points : 1) * sizeof *E->node_key);
     E->node_atom = malloc((size_t)(t->n_points > 0 ? t->n_points : 1) * sizeof *E->node_atom);
-    double *xyz = malloc((size_t)(t->n_points > 0 ? t->n_points : 1) * 3 * sizeof *xyz);
+    int64_t max_nodes = 1; /* voxel coordinates of one streamline at a time */
+    for (int64_t s = 0; s < t->n_streamlines; s++)
+        if (t->offsets[s + 1] - t->offsets[s] > max_nodes) max_nodes = t->offsets[s + 1] - t->offsets[s];
+    double *xyz = malloc((size_t)max_nodes * 3 * sizeof *xyz);
     if (!E->node_key || !E->node_atom || !xyz) {
         free(xyz);
         return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", trk_path);
@@ -114,23 +117,24 @@ static clpk_status map_nodes(encoder *E, const char *trk_path, clpk_error *err) 
             int64_t idx[3];
             for (int r = 0; r < 3; r++) {
                 double x = P[r][0] * p[0] + P[r][1] * p[1] + P[r][2] * p[2] + P[r][3];
-                xyz[3 * n + r] = x;
+                xyz[3 * (n - first) + r] = x;
                 double rounded = nearbyint(x); /* half to even under the default rounding mode, as numpy */
                 idx[r] = (rounded >= 0 && rounded < (double)dims[r]) ? (int64_t)rounded : -1;
             }
             if (idx[0] < 0 || idx[1] < 0 || idx[2] < 0) {
-                st = clpk_error_set(err, CLPK_ERROR_INVALID_DATA,
-                                    "%s: streamline %lld node %lld at voxel (%.2f, %.2f, %.2f) lies outside the %lldx%lldx%lld "
-                                    "volume",
-                                    trk_path, (long long)s, (long long)(n - first), xyz[3 * n], xyz[3 * n + 1],
-                                    xyz[3 * n + 2], (long long)dims[0], (long long)dims[1], (long long)dims[2]);
+                st = clpk_error_set(
+                    err, CLPK_ERROR_INVALID_DATA,
+                    "%s: streamline %lld node %lld at voxel (%.2f, %.2f, %.2f) lies outside the %lldx%lldx%lld "
+                    "volume",
+                    trk_path, (long long)s, (long long)(n - first), xyz[3 * (n - first)], xyz[3 * (n - first) + 1],
+                    xyz[3 * (n - first) + 2], (long long)dims[0], (long long)dims[1], (long long)dims[2]);
                 break;
             }
             E->node_key[n] = (idx[0] * dims[1] + idx[1]) * dims[2] + idx[2];
         }
         for (int64_t i = 0; i < m && st == CLPK_SUCCESS; i++) {
-            const double *a = xyz + 3 * (first + (i > 0 ? i - 1 : 0));
-            const double *b = xyz + 3 * (first + (i < m - 1 ? i + 1 : m - 1));
+            const double *a = xyz + 3 * (i > 0 ? i - 1 : 0);
+            const double *b = xyz + 3 * (i < m - 1 ? i + 1 : m - 1);
             double scale = (i > 0 && i < m - 1) ? 0.5 : 1.0;
             double d[3] = {(b[0] - a[0]) * scale, (b[1] - a[1]) * scale, (b[2] - a[2]) * scale};
             E->node_atom[first + i] = life_orientations_nearest(&E->orient, d);

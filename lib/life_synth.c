@@ -260,7 +260,8 @@ static clpk_status check_options(const clpk_life_synth_options *o, clpk_error *e
         cells *= o->grid[k];
     }
     if (cells >= INT32_MAX)
-        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "synth: grid of %lld voxels is too large", (long long)cells);
+        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "synth: grid of %lld voxels is too large",
+                              (long long)cells);
     if (o->n_fibers < 1) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "synth: n_fibers %d < 1", o->n_fibers);
     if (o->nodes_per_fiber < 2 || o->nodes_per_fiber > 1000000)
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "synth: nodes_per_fiber %d must be in 2..1e6",

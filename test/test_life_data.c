@@ -143,7 +143,8 @@ static void test_orientations(uint64_t *rng) {
         for (int i = 0; i < 4000; i++) {
             static const double special[8][3] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0}, {0, 1, 0}, {-1, 0, 0},
                                                  {1, 1, 0}, {1, 0, 1e-17}, {0, -1, -1e-12}};
-            double d[3] = {2 * check_rand_double(rng) - 1, 2 * check_rand_double(rng) - 1, 2 * check_rand_double(rng) - 1};
+            double d[3] = {2 * check_rand_double(rng) - 1, 2 * check_rand_double(rng) - 1,
+                           2 * check_rand_double(rng) - 1};
             if (i < 8) memcpy(d, special[i], sizeof d);
             double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (n < 1e-3) continue;
@@ -166,9 +167,10 @@ static void test_orientations(uint64_t *rng) {
         for (int a = 0; a < o.n; a++) covered += hit[a];
         CHECK(not_nearest == 0, "%d atoms: banded nearest differs from a full scan %d times", o.n, not_nearest);
         CHECK(bad_norm == 0, "%d atoms: %d atoms off the unit hemisphere or outside their own cell", o.n, bad_norm);
-        CHECK(worst <= 1.5 * spacing + 1e-9 || o.n < 8, "%d atoms: cell lookup %.3f rad worse than nearest (spacing %.3f)",
-              o.n, worst, spacing);
-        if (o.n <= 360) CHECK(covered > o.n * 9 / 10, "%d atoms: only %d cells hit by 4000 random directions", o.n, covered);
+        CHECK(worst <= 1.5 * spacing + 1e-9 || o.n < 8,
+              "%d atoms: cell lookup %.3f rad worse than nearest (spacing %.3f)", o.n, worst, spacing);
+        if (o.n <= 360)
+            CHECK(covered > o.n * 9 / 10, "%d atoms: only %d cells hit by 4000 random directions", o.n, covered);
         free(hit);
         life_orientations_free(&o);
     }
@@ -227,7 +229,8 @@ static void test_synth(uint64_t seed) {
             }
             start = end;
         }
-        CHECK(s0_bad == 0, "%s: %lld (voxel, fibre) phi sums differ from the voxel's S0", classes[c], (long long)s0_bad);
+        CHECK(s0_bad == 0, "%s: %lld (voxel, fibre) phi sums differ from the voxel's S0", classes[c],
+              (long long)s0_bad);
         free(s0), free(sum);
         /* D rows have zero mean and are not all zero */
         double worst_mean = 0, max_abs = 0;
@@ -266,8 +269,8 @@ static void test_synth(uint64_t seed) {
             for (int v = 0; v < d.n_voxels; v++) n_crossing += crossing[v];
             printf("synth %s: %d of %d voxels hold orientations >= 30 degrees apart\n", classes[c], n_crossing,
                    d.n_voxels);
-            CHECK(c == 0 || n_crossing * 20 > d.n_voxels, "%s: only %d of %d voxels with crossing orientations", classes[c],
-                  n_crossing, d.n_voxels);
+            CHECK(c == 0 || n_crossing * 20 > d.n_voxels, "%s: only %d of %d voxels with crossing orientations",
+                  classes[c], n_crossing, d.n_voxels);
             free(first_atom), free(crossing);
             life_orientations_free(&orient);
         }
@@ -279,7 +282,8 @@ static void test_synth(uint64_t seed) {
             double ss = 0, rr = 0;
             for (size_t i = 0; i < ny; i++) ss += y[i] * y[i], rr += (dn.signal[i] - y[i]) * (dn.signal[i] - y[i]);
             double snr = sqrt(ss / rr);
-            CHECK(dn.n_coeffs == d.n_coeffs && fabs(snr - 10) < 1.0, "%s: measured SNR %.2f, asked 10", classes[c], snr);
+            CHECK(dn.n_coeffs == d.n_coeffs && fabs(snr - 10) < 1.0, "%s: measured SNR %.2f, asked 10", classes[c],
+                  snr);
             clpk_life_dataset_free(&dn);
         }
         /* deterministic for a seed, different for another */
@@ -573,7 +577,8 @@ static void test_trk(void) {
         if (clpk_trk_parse(bytes, cut, "cut.trk", &u, &e) == CLPK_SUCCESS) accepted++, clpk_trk_free(&u);
         else if (!contains(e.message, "cut.trk")) unnamed++;
     }
-    CHECK(accepted == 0 && unnamed == 0, "truncated .trk: %d accepted, %d messages without the name", accepted, unnamed);
+    CHECK(accepted == 0 && unnamed == 0, "truncated .trk: %d accepted, %d messages without the name", accepted,
+          unnamed);
     /* a truncated file on disk */
     const char *cut_path = tmp_path("truncated.trk");
     write_bytes(cut_path, bytes, n - 7);
