@@ -191,7 +191,26 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
         real s = 0;
         if (f < n_fibers) {
             const long end = run_ptr[f + 1];
-            for (long j = run_ptr[f]; j < end; ++j) {
+            long j = run_ptr[f];
+            /* UNROLL coefficients at a time: their indices first, then all their row loads in flight together. */
+            for (; j + UNROLL <= end; j += UNROLL) {
+                int ao[UNROLL], vo[UNROLL];
+                real ph[UNROLL];
+                for (int u = 0; u < UNROLL; ++u) {
+                    ao[u] = atom_off[j + u];
+                    vo[u] = voxel_off[j + u];
+                    ph[u] = phi[j + u];
+                }
+                for (int u = 0; u < UNROLL; ++u) {
+                    real d = 0;
+                    for (int i = 0; i < WC_NPL; ++i) {
+                        const int t = lane + i * WC_TEAM;
+                        if (t < NTHETA) d += dict[ao[u] + t] * y[vo[u] + t];
+                    }
+                    s += ph[u] * d;
+                }
+            }
+            for (; j < end; ++j) {
                 const int ao = atom_off[j], vo = voxel_off[j];
                 real d = 0;
                 for (int i = 0; i < WC_NPL; ++i) {

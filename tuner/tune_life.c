@@ -158,7 +158,9 @@ static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
     const int wc_teams = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "atom") == 0);
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
-    if (dsc_atomics && (team != 8 || runs != 1 || clpk_params_get_int(c, "unroll", 1) != 1)) return 0;
+    const int uses_unroll = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
+    if (dsc_atomics && (team != 8 || runs != 1)) return 0;
+    if (!uses_unroll && clpk_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!uses_wg && clpk_params_get_int(c, "wg", 64) != 64) return 0;
     if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
