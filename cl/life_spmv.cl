@@ -2,7 +2,8 @@
  *   DSC  y[v,:] = sum_{k: v_k = v} phi_k w[f_k] D[a_k,:]
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
- * TEAM / UNROLL (DSC voxel teams), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4). Offsets arrive premultiplied:
+ * TEAM / UNROLL (DSC voxel teams), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4).
+ * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
 #ifdef VALUE_IS_DOUBLE

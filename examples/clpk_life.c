@@ -208,7 +208,8 @@ static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
 }
 
 static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repeats, const clpk_life_dataset *d) {
-    const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers, vs = clpk_precision_size(plan->precision);
+    const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
+    const size_t vs = clpk_precision_size(plan->precision);
     cl_int rc;
     bench_user u = {plan, dsc, NULL, NULL};
     u.in = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? nw : ny) * vs, NULL, &rc);

@@ -67,8 +67,9 @@ static clpk_status fit_gradient(clpk_life_plan *p, life_fit_buffers *b) {
     const size_t ny = (size_t)p->n_voxels * p->n_theta;
     cl_command_queue q = clpk_context_queue(p->ctx);
     CLPK_TRY(clpk_life_dsc(p, b->w, b->r, 0, NULL, NULL));
-    CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32 ? CLBlastSaxpy(ny, -1.0f, p->signal, 0, 1, b->r, 0, 1, &q, NULL)
-                                                             : CLBlastDaxpy(ny, -1.0, p->signal, 0, 1, b->r, 0, 1, &q, NULL);
+    CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32
+                              ? CLBlastSaxpy(ny, -1.0f, p->signal, 0, 1, b->r, 0, 1, &q, NULL)
+                              : CLBlastDaxpy(ny, -1.0, p->signal, 0, 1, b->r, 0, 1, &q, NULL);
     CLPK_TRY(blast(p->ctx, c, "axpy"));
     return clpk_life_wc(p, b->r, b->g, 0, NULL, NULL);
 }

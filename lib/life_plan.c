@@ -45,7 +45,8 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     int d = name_index(clpk_params_get(&plan->params, "dsc"), dsc_names, 2);
     int w = name_index(clpk_params_get(&plan->params, "wc"), wc_names, 4);
     if (d < 0 || w < 0)
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown dsc=%s (atomics|voxel) or wc=%s (atomics|atom|fiber|voxel)",
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "LiFE: unknown dsc=%s (atomics|voxel) or wc=%s (atomics|atom|fiber|voxel)",
                          clpk_params_get(&plan->params, "dsc"), clpk_params_get(&plan->params, "wc"));
     plan->dsc_kind = (life_dsc_kind)d;
     plan->wc_kind = (life_wc_kind)w;
@@ -209,7 +210,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     if (data->signal)
         CLPK_TRY(life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal));
 
-    if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS) CLPK_TRY(life_upload_original(plan, data));
+    if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS)
+        CLPK_TRY(life_upload_original(plan, data));
     if (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL)
         CLPK_TRY(life_upload_sorted(plan, data, LIFE_ORDER_VOXEL, &plan->dsc_ptr, &plan->dsc_atom_off, NULL,
                                     &plan->dsc_fiber, &plan->dsc_phi));
@@ -234,7 +236,8 @@ clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *da
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (precision == CLPK_PRECISION_F64 && !dev->has_fp64)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: %s has no double precision", dev->name);
-    if (strategy && strcmp(strategy, "timed") == 0) return life_plan_create_timed(ctx, data, precision, params, plan_out);
+    if (strategy && strcmp(strategy, "timed") == 0)
+        return life_plan_create_timed(ctx, data, precision, params, plan_out);
     clpk_life_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no memory for the plan");
     plan->ctx = ctx;
@@ -452,7 +455,8 @@ static clpk_status life_host_product(clpk_life_plan *plan, int dsc, const double
                               &rc);
         if (rc != CL_SUCCESS) st = clpk_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE output)");
     }
-    if (st == CLPK_SUCCESS) st = dsc ? clpk_life_dsc(plan, bin, bout, 0, NULL, NULL) : clpk_life_wc(plan, bin, bout, 0, NULL, NULL);
+    if (st == CLPK_SUCCESS)
+        st = dsc ? clpk_life_dsc(plan, bin, bout, 0, NULL, NULL) : clpk_life_wc(plan, bin, bout, 0, NULL, NULL);
     if (st == CLPK_SUCCESS) {
         rc = clEnqueueReadBuffer(clpk_context_queue(plan->ctx), bout, CL_TRUE, 0, n_out * plan->value_size, tmp, 0,
                                  NULL, NULL);

@@ -49,7 +49,8 @@ clpk_status life_check_dataset(const clpk_life_dataset *data, clpk_error *err) {
         if (data->atoms[k] < 0 || data->atoms[k] >= data->n_atoms || data->voxels[k] < 0 ||
             data->voxels[k] >= data->n_voxels || data->fibers[k] < 0 || data->fibers[k] >= data->n_fibers)
             return clpk_error_set(err, CLPK_ERROR_INVALID_DATA,
-                                  "LiFE: coefficient %lld has index out of range (atom %d/%d, voxel %d/%d, fiber %d/%d)",
+                                  "LiFE: coefficient %lld has index out of range "
+                                  "(atom %d/%d, voxel %d/%d, fiber %d/%d)",
                                   (long long)k, data->atoms[k], data->n_atoms, data->voxels[k], data->n_voxels,
                                   data->fibers[k], data->n_fibers);
         if (!isfinite(data->phi[k]))

@@ -51,7 +51,7 @@ rc=$?
 echo "$out"
 if [ $rc -eq 0 ] && grep -q "check: .*OK" <<<"$out" && [ -f "$TMP/fit.npy" ]; then ok; else bad "fit tiny: $out"; fi
 corr=$(sed -n 's/^correlation with .*w_true.npy: //p' <<<"$out")
-if [ -n "$corr" ] && awk -v c="$corr" 'BEGIN { exit !(c > 0.5) }'; then ok; else bad "fit correlation to w_true '$corr'"; fi
+if [ -n "$corr" ] && awk -v c="$corr" 'BEGIN { exit !(c > 0.5) }'; then ok; else bad "correlation to w_true '$corr'"; fi
 # warm start from the fit: already converged, the objective does not go up
 expect "fit warm start" "fit: " "$LIFE" fit --data "$TMP/tiny" --iters 20 --w0 "$TMP/fit.npy" --out "$TMP/fit2.npy"
 

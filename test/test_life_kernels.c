@@ -96,8 +96,9 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
     clpk_life_plan_destroy(plan);
 }
 
-/* Every value of every tuning parameter at least once for every kernel, and every (dsc, wc) pair (2 x 4): the -D parameters (team, unroll,
- * wc_team) advance together so only a few programs are built; runtime parameters rotate independently. */
+/* Every value of every tuning parameter at least once for every kernel, and every (dsc, wc) pair (2 x 4): the -D
+ * parameters (team, unroll, wc_team) advance together so only a few programs are built; runtime parameters rotate
+ * independently. */
 static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
     clpk_tune_space space;
     life_tune_values(clpk_context_device_info(ctx), &space);

@@ -113,7 +113,10 @@ static clpk_status life_problem_create(clpk_context *ctx, const clpk_tune_option
         return CLPK_ERROR_OUT_OF_MEMORY;
     }
     uint64_t r = opts->seed ^ 0x5eedull;
-    for (size_t i = 0; i < nw; ++i) s->w[i] = (double)((r = r * 6364136223846793005ull + 1442695040888963407ull) >> 40) / 16777216.0;
+    for (size_t i = 0; i < nw; ++i) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        s->w[i] = (double)(r >> 40) / 16777216.0;
+    }
     for (size_t i = 0; i < nw; i += 3) s->w[i] = 0;
     for (size_t i = 0; i < ny; ++i) s->y[i] = s->data.signal[i];
     life_ref_dsc(&s->data, s->w, s->y_ref);
