@@ -18,12 +18,6 @@ static const char *get(const clpk_params *p, const char *key) {
     return v ? v : "(none)";
 }
 
-static int is_optimum(const clpk_tune_result *r, int index) {
-    char b[8];
-    snprintf(b, sizeof b, "%d", 3 + index % 3);
-    return !strcmp(get(&r->best, "a"), "8") && !strcmp(get(&r->best, "b"), b) && !strcmp(get(&r->best, "c"), "y");
-}
-
 static void test_space_points(void) {
     clpk_tune_space space = {0};
     fake_space(NULL, NULL, &space);
@@ -51,7 +45,7 @@ static void test_exhaustive(clpk_context *ctx) {
     CHECK(r.count == FAKE_PROBLEMS, "%d results", r.count);
     for (int i = 0; i < r.count; ++i) {
         const clpk_tune_result *x = &r.items[i];
-        CHECK(x->found && is_optimum(x, i), "problem %d: exhaustive finds the optimum, got a=%s b=%s c=%s", i,
+        CHECK(x->found && fake_is_optimum(x, i), "problem %d: exhaustive finds the optimum, got a=%s b=%s c=%s", i,
               get(&x->best, "a"), get(&x->best, "b"), get(&x->best, "c"));
         CHECK(fabs(x->best_ms - fake_time_ms(i, 3, 2 + i % 3, 1)) < 1e-12, "best time %g", x->best_ms);
         CHECK(x->default_ok && fabs(x->default_ms - fake_time_ms(i, 0, 0, 0)) < 1e-12, "default time %g",
@@ -132,23 +126,23 @@ static void test_failures(clpk_context *ctx) {
     if (!CHECK(r.count == 4, "one problem per family: %d", r.count)) return;
     const clpk_tune_result *wrong = &r.items[0], *build = &r.items[1], *slow = &r.items[2], *oom = &r.items[3];
     CHECK(wrong->outcomes[CLPK_TUNE_WRONG] == 16, "16 wrong candidates recorded: %d", wrong->outcomes[CLPK_TUNE_WRONG]);
-    CHECK(wrong->found && strcmp(get(&wrong->best, "b"), "1") != 0 && is_optimum(wrong, 0),
+    CHECK(wrong->found && strcmp(get(&wrong->best, "b"), "1") != 0 && fake_is_optimum(wrong, 0),
           "a wrong candidate is never chosen though it claims to be fastest (b=%s)", get(&wrong->best, "b"));
     CHECK(!wrong->default_ok, "the defaults (b=1) are wrong here: no default time");
     CHECK(strstr(wrong->note, "wrong") && strstr(wrong->note, "relative error"), "note says why: %s", wrong->note);
-    CHECK(build->outcomes[CLPK_TUNE_BUILD] == 16 && build->found && is_optimum(build, 0),
+    CHECK(build->outcomes[CLPK_TUNE_BUILD] == 16 && build->found && fake_is_optimum(build, 0),
           "build failures skipped: %d", build->outcomes[CLPK_TUNE_BUILD]);
     CHECK(strstr(build->note, "build log") != NULL, "the build log is kept: %s", build->note);
     CHECK(slow->outcomes[CLPK_TUNE_TIMEOUT] == 63, "candidates past the time limit recorded: %d",
           slow->outcomes[CLPK_TUNE_TIMEOUT]);
     CHECK(slow->found && !strcmp(get(&slow->best, "c"), "y"), "a candidate past the limit is never chosen");
-    CHECK(oom->outcomes[CLPK_TUNE_RESOURCES] == 16 && oom->found && is_optimum(oom, 0), "out of resources skipped");
+    CHECK(oom->outcomes[CLPK_TUNE_RESOURCES] == 16 && oom->found && fake_is_optimum(oom, 0), "out of resources skipped");
     clpk_tune_report_free(&r);
 
     /* A candidate that passes once and fails when measured again (a race) is refused; the next best wins. */
     const clpk_tune_family *flaky[] = {&fake_family_flaky, NULL};
     CHECK(clpk_tune_run(ctx, flaky, &cfg, &r) == CLPK_SUCCESS, "flaky run");
-    CHECK(r.items[0].found && !is_optimum(&r.items[0], 0) && r.items[0].outcomes[CLPK_TUNE_WRONG] == 1,
+    CHECK(r.items[0].found && !fake_is_optimum(&r.items[0], 0) && r.items[0].outcomes[CLPK_TUNE_WRONG] == 1,
           "the flaky optimum is refused at the re-measure");
     CHECK(r.items[0].best_ms < fake_time_ms(0, 3, 2, 1) + 0.25, "the runner-up is chosen: %g", r.items[0].best_ms);
     clpk_tune_report_free(&r);
