@@ -467,7 +467,8 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         }
         if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
         res->klass = prob.klass;
-        clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label};
+        clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
+                              .best_ms = -1};
         emit(run, &ev);
         clpk_tune_space space;
         memset(&space, 0, sizeof space);
@@ -519,7 +520,7 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
     }
     report->family_count = nfam;
-    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START};
+    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
@@ -536,7 +537,7 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         st = tune_family(&run, fam, counts[f], deadline);
     }
     report->elapsed_s = clpk_wall_seconds() - run.start;
-    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH};
+    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
     emit(&run, &ev);
     clpk_tune_cache_close(run.cache);
     if (st != CLPK_SUCCESS) return clpk_fail(ctx, st, "tune: out of memory");
