@@ -7,14 +7,18 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_FAMILIES 16
 #define MAX_MERGE 64
 
 static volatile sig_atomic_t interrupted;
 
+/* The first Ctrl-C stops after the current candidate; a second one (a kernel that does not return) ends the process
+ * at once: the point in flight stays marked pending in the cache, and --resume refuses it. */
 static void on_sigint(int sig) {
     (void)sig;
+    if (interrupted) _exit(130);
     interrupted = 1;
 }
 

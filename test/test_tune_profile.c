@@ -312,6 +312,44 @@ static void test_resume(clpk_context *ctx) {
               clpk_tune_cache_size(c) == 0,
           "a fresh run starts an empty cache");
     clpk_tune_cache_close(c);
+    /* A point whose evaluation never reported (the run died in it) is refused on resume, never tried again. */
+    clpk_params klass, optimum, neighbour;
+    clpk_params_clear(&klass);
+    clpk_params_set(&klass, "precision", "f32");
+    clpk_params_set(&klass, "size", "1000");
+    clpk_params_clear(&optimum);
+    clpk_params_parse(&optimum, "a=8,b=3,c=y", NULL);
+    clpk_params_clear(&neighbour);
+    clpk_params_parse(&neighbour, "a=4,b=3,c=y", NULL);
+    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS, "fresh cache");
+    clpk_tune_cache_mark_pending(c, "fake_plain", &klass, "search", &optimum);
+    clpk_tune_cache_mark_pending(c, "fake_plain", &klass, "search", &neighbour);
+    clpk_tune_cache_store(c, "fake_plain", &klass, "search", &neighbour, CLPK_TUNE_OK, 2.5);
+    clpk_tune_cache_close(c);
+    clpk_tune_outcome outcome;
+    double ms;
+    clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err);
+    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &optimum, &outcome, &ms) &&
+              outcome == CLPK_TUNE_TIMEOUT && isinf(ms),
+          "a point left pending reads as a timeout");
+    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) && outcome == CLPK_TUNE_OK &&
+              ms == 2.5,
+          "a pending mark followed by a result reads as the result");
+    clpk_tune_cache_close(c);
+    fake_reset_counts();
+    clpk_tune_config quick;
+    fake_config(&quick, CLPK_TUNE_EXHAUSTIVE);
+    quick.opts.quick = 1;
+    quick.cache_path = cache;
+    quick.resume = 1;
+    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
+    clpk_tune_report r3;
+    CHECK(clpk_tune_run(ctx, plain, &quick, &r3) == CLPK_SUCCESS && r3.count == 1, "run over a pending point");
+    CHECK(fake_search_calls[0][3][2][1] == 0 && fake_final_calls[0][3][2][1] == 0 && !fake_is_optimum(&r3.items[0], 0) &&
+              r3.items[0].outcomes[CLPK_TUNE_TIMEOUT] == 1,
+          "the point that took a run down is not tried again");
+    CHECK(fake_search_calls[0][2][2][1] == 0, "the cached point is not measured again");
+    clpk_tune_report_free(&r3);
     char bad_path[600];
     snprintf(bad_path, sizeof bad_path, "%s/no/such/dir/cache.jsonl", tmpdir);
     CHECK(clpk_tune_cache_open(bad_path, &other, 0, &c, &err) == CLPK_ERROR_IO && c == NULL, "unwritable cache: %s",

@@ -174,6 +174,7 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
         s->res->outcomes[*outcome]++;
         return;
     }
+    clpk_tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
     double t0 = clpk_wall_seconds();
     double got = INFINITY;
     clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);

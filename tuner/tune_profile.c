@@ -23,6 +23,10 @@ static void canonical(const clpk_params *p, char *buf, size_t size) {
 
 /* ---- Resume cache ---------------------------------------------------------------------------------------------- */
 
+/* A point whose evaluation started but never reported: the run died in it (a hang the user killed, a driver
+ * crash). On resume it counts as a timeout, so the point that took the run down is not tried again. */
+#define OUTCOME_PENDING ((clpk_tune_outcome)CLPK_TUNE_OUTCOMES)
+
 typedef struct cache_entry {
     uint64_t hash;
     char *key;
@@ -74,6 +78,10 @@ static void cache_put(clpk_tune_cache *c, char *key, clpk_tune_outcome outcome, 
 }
 
 static int outcome_from_name(const char *name, clpk_tune_outcome *out) {
+    if (strcmp(name, "pending") == 0) {
+        *out = OUTCOME_PENDING;
+        return 1;
+    }
     for (int o = 0; o < CLPK_TUNE_OUTCOMES; ++o) {
         if (strcmp(name, clpk_tune_outcome_name((clpk_tune_outcome)o)) == 0) {
             *out = (clpk_tune_outcome)o;
@@ -157,13 +165,13 @@ int clpk_tune_cache_lookup(const clpk_tune_cache *c, const char *family, const c
     const cache_entry *e = cache_find(c, key, clpk_hash64(key, strlen(key), 0));
     free(key);
     if (!e) return 0;
-    *outcome = e->outcome;
-    *ms = e->ms;
+    *outcome = e->outcome == OUTCOME_PENDING ? CLPK_TUNE_TIMEOUT : e->outcome;
+    *ms = e->outcome == CLPK_TUNE_OK ? e->ms : INFINITY;
     return 1;
 }
 
-void clpk_tune_cache_store(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
-                           const clpk_params *params, clpk_tune_outcome outcome, double ms) {
+static void cache_record(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
+                         const clpk_params *params, clpk_tune_outcome outcome, double ms) {
     if (!c) return;
     char k[2048], p[2048];
     canonical(klass, k, sizeof k);
@@ -178,7 +186,7 @@ void clpk_tune_cache_store(clpk_tune_cache *c, const char *family, const clpk_pa
     cJSON_AddStringToObject(obj, "class", k);
     cJSON_AddStringToObject(obj, "phase", phase);
     cJSON_AddStringToObject(obj, "params", p);
-    cJSON_AddStringToObject(obj, "outcome", clpk_tune_outcome_name(outcome));
+    cJSON_AddStringToObject(obj, "outcome", outcome == OUTCOME_PENDING ? "pending" : clpk_tune_outcome_name(outcome));
     if (outcome == CLPK_TUNE_OK) cJSON_AddNumberToObject(obj, "ms", ms);
     char *text = cJSON_PrintUnformatted(obj);
     if (text) {
@@ -187,6 +195,16 @@ void clpk_tune_cache_store(clpk_tune_cache *c, const char *family, const clpk_pa
     }
     free(text);
     cJSON_Delete(obj);
+}
+
+void clpk_tune_cache_store(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
+                           const clpk_params *params, clpk_tune_outcome outcome, double ms) {
+    cache_record(c, family, klass, phase, params, outcome, ms);
+}
+
+void clpk_tune_cache_mark_pending(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
+                                  const clpk_params *params) {
+    cache_record(c, family, klass, phase, params, OUTCOME_PENDING, INFINITY);
 }
 
 int clpk_tune_cache_size(const clpk_tune_cache *c) { return c ? c->count : 0; }

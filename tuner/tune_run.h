@@ -149,6 +149,11 @@ int clpk_tune_cache_lookup(const clpk_tune_cache *cache, const char *family, con
 /* Records a point in memory and appends it to the file at once (flushed), so a killed run loses nothing. */
 void clpk_tune_cache_store(clpk_tune_cache *cache, const char *family, const clpk_params *klass, const char *phase,
                            const clpk_params *params, clpk_tune_outcome outcome, double ms);
+/* Records that a point's evaluation starts; its result replaces the mark. A mark still there when the cache is
+ * loaded again (the run died in that evaluation: a hang that was killed, a driver crash) reads as a timeout, so a
+ * resumed run does not try the point again. */
+void clpk_tune_cache_mark_pending(clpk_tune_cache *cache, const char *family, const clpk_params *klass,
+                                  const char *phase, const clpk_params *params);
 int clpk_tune_cache_size(const clpk_tune_cache *cache);      /* points held */
 int clpk_tune_cache_skipped(const clpk_tune_cache *cache);   /* unreadable lines skipped when loading */
 
