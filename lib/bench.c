@@ -68,8 +68,9 @@ clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *us
             st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "bench: profiling information unavailable (queue without "
                                                    "CL_QUEUE_PROFILING_ENABLE?)");
         if (i >= warmup) times[i - warmup] = ms;
+        /* Each slot holds its own reference, also when both name one event (launch_copy below). */
         if (first) clReleaseEvent(first);
-        if (last && last != first) clReleaseEvent(last);
+        if (last) clReleaseEvent(last);
     }
     if (st == CLPK_SUCCESS) clpk_bench_summarise(times, repeats, bytes, flops, stats);
     free(times);
