@@ -33,7 +33,7 @@ check "--list" status_is 0 "$BIN/clpk-tune" --list --quick
 # The CI tune. Its profile goes where the other tests look (see CMakeLists.txt).
 mkdir -p "$OUT_DIR"
 start=$(date +%s)
-check "CI tune" status_is 0 "$BIN/clpk-tune" --quick --budget 90 --candidate-limit 20 --out "$TMP/ci.json" \
+check "CI tune" status_is 0 "$BIN/clpk-tune" --quick --budget 60 --candidate-limit 20 --out "$TMP/ci.json" \
     --cache "$TMP/ci.cache.jsonl"
 cat "$TMP/out.txt"
 elapsed=$(($(date +%s) - start))
