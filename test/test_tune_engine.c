@@ -232,6 +232,59 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     clpk_tune_report_free(&r);
 }
 
+/* A large space: 20^4 = 160000 points, half of them pruned; time is a bowl around (7, 11, 3, 15). */
+static const char *const big_values[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
+                                         "14", "15", "16", "17", "18", "19", NULL};
+static int big_count(const clpk_tune_options *opts) { return 1; }
+static clpk_status big_create(clpk_context *ctx, const clpk_tune_options *opts, int index, clpk_tune_problem *p) {
+    snprintf(p->label, sizeof p->label, "big");
+    return CLPK_SUCCESS;
+}
+static clpk_status big_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    const char *names[] = {"p", "q", "r", "s"};
+    for (int i = 0; i < 4; ++i) CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
+    return CLPK_SUCCESS;
+}
+static int big_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    return (clpk_params_get_int(c, "p", 0) + clpk_params_get_int(c, "q", 0)) % 2 == 0;
+}
+static clpk_status big_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *c, int repeats,
+                                double *ms) {
+    static const int centre[] = {7, 11, 3, 15};
+    const char *names[] = {"p", "q", "r", "s"};
+    *ms = 1;
+    for (int i = 0; i < 4; ++i) {
+        double d = (double)(clpk_params_get_int(c, names[i], 0) - centre[i]);
+        *ms += 0.01 * d * d;
+    }
+    return CLPK_SUCCESS;
+}
+static const clpk_tune_family big_family = {"big", big_count, big_create, NULL, big_space, big_valid, big_evaluate,
+                                            NULL};
+
+static void test_large_space(clpk_context *ctx) {
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    const clpk_tune_family *fams[] = {&big_family, NULL};
+    clpk_tune_report r;
+    double t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "large exhaustive run");
+    double dt = clpk_wall_seconds() - t0;
+    const clpk_tune_result *x = &r.items[0];
+    CHECK(x->evaluated == 80000 && x->pruned == 80000 && x->found && x->best_ms == 1, "%d points, %d pruned, best %g",
+          x->evaluated, x->pruned, x->best_ms);
+    CHECK(!x->default_ok && x->defaults.count == 0, "no defaults function: no baseline");
+    CHECK(dt < 20, "exhaustive over 160000 points stays linear: %.2f s", dt);
+    clpk_tune_report_free(&r);
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "large hill run");
+    x = &r.items[0];
+    CHECK(x->found && x->best_ms <= 1.0 / 0.95 && x->evaluated < 400, "hill: %g ms with %d points", x->best_ms,
+          x->evaluated);
+    CHECK(x->pruned <= 2 * x->evaluated + 64, "pruned points are remembered, not counted again: %d", x->pruned);
+    clpk_tune_report_free(&r);
+}
+
 static void test_select(void) {
     const clpk_tune_family *all[] = {&fake_family_plain, &fake_family_wrong, &fake_family_build, NULL};
     const clpk_tune_family *out[8];
@@ -263,6 +316,7 @@ int main(void) {
     test_random_and_hill(ctx);
     test_failures(ctx);
     test_budgets_and_stop(ctx);
+    test_large_space(ctx);
     clpk_context_destroy(ctx);
     return check_summary();
 }

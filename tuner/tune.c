@@ -93,10 +93,12 @@ void clpk_tune_space_point(const clpk_tune_space *space, unsigned long long inde
 
 /* ---- One problem's search -------------------------------------------------------------------------------------- */
 
+/* Points keep their digits only (parameters are rebuilt from them), so a large space costs little memory; the one
+ * point outside the space, the defaults, is kept in the search. */
 typedef struct point {
-    clpk_params params;
     int digits[CLPK_TUNE_MAX_PARAMS];
     int in_space;  /* digits are meaningful */
+    int pruned;    /* refused by the family's `valid`: never measured, remembered so it is not asked again */
     clpk_tune_outcome outcome;
     double ms;
 } point;
@@ -120,6 +122,10 @@ typedef struct search {
     point *pts;
     int count, capacity;
     int default_index; /* in pts, or -1 */
+    clpk_params default_params;
+    int *table;        /* indices into pts by digits, -1 empty */
+    size_t table_size;
+    int remembered;
     int planned;
     uint64_t rng;
     int cut; /* a budget, the point cap or the stop flag ended the search */
@@ -157,11 +163,46 @@ static int must_stop(search *s) {
     return 0;
 }
 
+/* Visited points of the space are found through a hash table of their digits (open addressing, power-of-two size),
+ * so an exhaustive search of a large space stays linear. */
+static size_t digits_hash(const search *s, const int *digits) {
+    return (size_t)clpk_hash64(digits, sizeof(int) * (size_t)s->space->count, 0);
+}
+
 static int find_point(const search *s, const int *digits) {
-    for (int i = 0; i < s->count; ++i)
-        if (s->pts[i].in_space && memcmp(s->pts[i].digits, digits, sizeof(int) * (size_t)s->space->count) == 0)
-            return i;
-    return -1;
+    if (!s->table_size) return -1;
+    for (size_t h = digits_hash(s, digits) & (s->table_size - 1);; h = (h + 1) & (s->table_size - 1)) {
+        int at = s->table[h];
+        if (at < 0) return -1;
+        if (memcmp(s->pts[at].digits, digits, sizeof(int) * (size_t)s->space->count) == 0) return at;
+    }
+}
+
+static void table_put(search *s, int at) {
+    for (size_t h = digits_hash(s, s->pts[at].digits) & (s->table_size - 1);; h = (h + 1) & (s->table_size - 1)) {
+        if (s->table[h] < 0) {
+            s->table[h] = at;
+            return;
+        }
+    }
+}
+
+/* Adds pts[at] (a point of the space) to the table, growing it to stay at most half full. */
+static int remember(search *s, int at) {
+    if (2 * (size_t)(s->remembered + 1) > s->table_size) {
+        size_t size = s->table_size ? 2 * s->table_size : 256;
+        int *table = malloc(sizeof *table * size);
+        if (!table) return 0;
+        for (size_t i = 0; i < size; ++i) table[i] = -1;
+        free(s->table);
+        s->table = table;
+        s->table_size = size;
+        for (int i = 0; i < s->count; ++i)
+            if (s->pts[i].in_space && i != at) table_put(s, i);
+    }
+    table_put(s, at);
+    s->remembered++;
+    return 1;
 }
 
 /* Measures one candidate (or takes it from the cache) in `phase` with `repeats` runs. */
@@ -208,39 +249,60 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
     emit(run, &ev);
 }
 
+static void params_of(const search *s, const point *p, clpk_params *out) {
+    if (p->in_space) point_from_digits(s->space, p->digits, out);
+    else *out = s->default_params;
+}
+
+static int grow(search *s) {
+    if (s->count < s->capacity) return 1;
+    int cap = s->capacity ? 2 * s->capacity : 64;
+    point *bigger = realloc(s->pts, sizeof *bigger * (size_t)cap);
+    if (!bigger) return 0;
+    s->pts = bigger;
+    s->capacity = cap;
+    return 1;
+}
+
 /* Adds a point to the search (measuring it); returns its index, or -1 when the search must stop. */
 static int visit(search *s, const int *digits, const clpk_params *params) {
     if (must_stop(s)) return -1;
-    if (s->count == s->capacity) {
-        int cap = s->capacity ? 2 * s->capacity : 64;
-        point *bigger = realloc(s->pts, sizeof *bigger * (size_t)cap);
-        if (!bigger) return s->cut = 1, -1;
-        s->pts = bigger;
-        s->capacity = cap;
-    }
+    if (!grow(s)) return s->cut = 1, -1;
     point *p = &s->pts[s->count];
     memset(p, 0, sizeof *p);
     if (digits) {
         memcpy(p->digits, digits, sizeof(int) * (size_t)s->space->count);
         p->in_space = 1;
-        point_from_digits(s->space, digits, &p->params);
+        if (!remember(s, s->count)) return s->cut = 1, -1;
     } else {
-        p->params = *params;
+        s->default_params = *params;
     }
-    measure(s, &p->params, "search", s->run->cfg->repeats, &p->outcome, &p->ms);
+    clpk_params current;
+    params_of(s, p, &current);
+    measure(s, &current, "search", s->run->cfg->repeats, &p->outcome, &p->ms);
     s->res->evaluated++;
     if (p->outcome == CLPK_TUNE_OK && p->ms < s->res->best_ms) s->res->best_ms = p->ms;
     return s->count++;
 }
 
+
 /* A point of the space: already visited (its index), pruned by `valid` (-2), or measured now (-1: stop). */
 static int visit_digits(search *s, const int *digits) {
     int at = find_point(s, digits);
-    if (at >= 0) return at;
+    if (at >= 0) return s->pts[at].pruned ? -2 : at;
     clpk_params params;
     point_from_digits(s->space, digits, &params);
     if (s->fam->valid && !s->fam->valid(s->run->ctx, s->prob, &params)) {
         s->res->pruned++;
+        if (grow(s)) {
+            point *p = &s->pts[s->count];
+            memset(p, 0, sizeof *p);
+            memcpy(p->digits, digits, sizeof(int) * (size_t)s->space->count);
+            p->in_space = p->pruned = 1;
+            p->outcome = CLPK_TUNE_ERROR;
+            p->ms = INFINITY;
+            if (remember(s, s->count)) s->count++;
+        }
         return -2;
     }
     return visit(s, digits, NULL);
@@ -248,9 +310,11 @@ static int visit_digits(search *s, const int *digits) {
 
 static void search_exhaustive(search *s) {
     double size = clpk_tune_space_size(s->space);
+    /* Beyond 2^62 points an exhaustive search cannot end anyway: the budget stops it. */
+    unsigned long long n = size < 4.6e18 ? (unsigned long long)size : 1ull << 62;
     int digits[CLPK_TUNE_MAX_PARAMS];
-    for (double i = 0; i < size; ++i) {
-        digits_of_index(s->space, (unsigned long long)i, digits);
+    for (unsigned long long i = 0; i < n; ++i) {
+        digits_of_index(s->space, i, digits);
         if (visit_digits(s, digits) == -1) return;
     }
 }
@@ -281,21 +345,39 @@ static int better(const search *s, int a, int b) {
     return b < 0 || s->pts[b].outcome != CLPK_TUNE_OK || s->pts[a].ms < s->pts[b].ms;
 }
 
-/* Best-improvement hill climbing: measure every neighbour (one parameter one value up or down), move to the best
- * while it beats the current point. */
+/* Measures one neighbour of `current` (digits moved by d1 on parameter i and d2 on parameter j, j < 0: none) and
+ * keeps the better of it and *next; returns 0 when the search must stop. */
+static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, int *next) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    memcpy(digits, s->pts[current].digits, sizeof digits);
+    digits[i] += d1;
+    if (digits[i] < 0 || digits[i] >= s->space->params[i].count) return 1;
+    if (j >= 0) {
+        digits[j] += d2;
+        if (digits[j] < 0 || digits[j] >= s->space->params[j].count) return 1;
+    }
+    int at = visit_digits(s, digits);
+    if (at == -1) return 0;
+    if (better(s, at, *next)) *next = at;
+    return 1;
+}
+
+/* Best-improvement hill climbing: measure the neighbours (one parameter one value up or down), move to the best while
+ * it beats the current point. When none does, wider rings are tried before stopping: one parameter two values, then
+ * two parameters one value each, which step over constraints such as "block sizes multiply to at most N" or parity
+ * rules that make every nearest neighbour invalid. */
 static void climb(search *s, int from) {
-    int current = from;
+    int current = from, n = s->space->count;
     while (current >= 0) {
         int next = current;
-        int digits[CLPK_TUNE_MAX_PARAMS];
-        for (int i = 0; i < s->space->count; ++i) {
-            for (int step = -1; step <= 1; step += 2) {
-                memcpy(digits, s->pts[current].digits, sizeof digits);
-                digits[i] += step;
-                if (digits[i] < 0 || digits[i] >= s->space->params[i].count) continue;
-                int at = visit_digits(s, digits);
-                if (at == -1) return;
-                if (better(s, at, next)) next = at;
+        for (int ring = 0; ring < 3 && next == current; ++ring) {
+            for (int i = 0; i < n; ++i) {
+                for (int d = -1; d <= 1; d += 2) {
+                    if (ring < 2 && !try_neighbour(s, current, i, d * (ring + 1), -1, 0, &next)) return;
+                    for (int j = i + 1; ring == 2 && j < n; ++j)
+                        for (int e = -1; e <= 1; e += 2)
+                            if (!try_neighbour(s, current, i, d, j, e, &next)) return;
+                }
             }
         }
         current = next == current ? -1 : next;
@@ -340,12 +422,14 @@ static void remeasure(search *s) {
     for (int i = 0, kept = 0; i < n && kept < (again ? cfg->top_k : 1); ++i) {
         clpk_tune_outcome outcome = CLPK_TUNE_OK;
         double ms = ok[i]->ms;
-        if (again) measure(s, &ok[i]->params, "final", cfg->final_repeats, &outcome, &ms);
+        clpk_params params;
+        params_of(s, ok[i], &params);
+        if (again) measure(s, &params, "final", cfg->final_repeats, &outcome, &ms);
         if (outcome != CLPK_TUNE_OK) continue;
         ++kept;
         if (ms < res->best_ms) {
             res->best_ms = ms;
-            res->best = ok[i]->params;
+            res->best = params;
             res->found = 1;
         }
         if (s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) res->default_ms = ms;
@@ -354,13 +438,13 @@ static void remeasure(search *s) {
         double ms = s->pts[s->default_index].ms;
         clpk_tune_outcome outcome = CLPK_TUNE_OK;
         if (again && !isfinite(res->default_ms))
-            measure(s, &s->pts[s->default_index].params, "final", cfg->final_repeats, &outcome, &ms);
+            measure(s, &res->defaults, "final", cfg->final_repeats, &outcome, &ms);
         if (!isfinite(res->default_ms)) res->default_ms = ms;
         res->default_ok = outcome == CLPK_TUNE_OK;
         /* The defaults measured again may beat the candidates measured again: keep the faster. */
         if (res->default_ok && (!res->found || res->default_ms < res->best_ms)) {
             res->best_ms = res->default_ms;
-            res->best = s->pts[s->default_index].params;
+            res->best = res->defaults;
             res->found = 1;
         }
     }
@@ -401,10 +485,6 @@ static void tune_problem(search *s) {
         int digits[CLPK_TUNE_MAX_PARAMS];
         int in_space = digits_of_params(s->space, &def, digits);
         s->default_index = visit(s, in_space ? digits : NULL, &def);
-        if (s->default_index >= 0) {
-            s->pts[s->default_index].in_space = in_space;
-            if (in_space) memcpy(s->pts[s->default_index].digits, digits, sizeof digits);
-        }
     }
     if (!s->cut && s->space->count > 0) {
         switch (cfg->strategy) {
@@ -486,6 +566,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
                         .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
             tune_problem(&s);
             free(s.pts);
+            free(s.table);
         }
         if (fam->problem_destroy) fam->problem_destroy(&prob);
         ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
