@@ -100,13 +100,15 @@ static void cache_load_line(clpk_tune_cache *c, const char *line) {
     cJSON *obj = cJSON_Parse(line);
     const char *dev = str_of(obj, "device"), *drv = str_of(obj, "driver"), *fam = str_of(obj, "family");
     const char *klass = str_of(obj, "class"), *phase = str_of(obj, "phase"), *params = str_of(obj, "params");
-    const char *outcome_name = str_of(obj, "outcome");
+    const char *outcome_name = str_of(obj, "outcome"), *version = str_of(obj, "clpk");
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(obj, "ms");
     clpk_tune_outcome outcome;
     if (!dev || !drv || !fam || !klass || !phase || !params || !outcome_name ||
         !outcome_from_name(outcome_name, &outcome) || (outcome == CLPK_TUNE_OK && !cJSON_IsNumber(ms))) {
         c->skipped++;
-    } else if (strcmp(dev, c->device) == 0 && strcmp(drv, c->driver) == 0) {
+    } else if (strcmp(dev, c->device) == 0 && strcmp(drv, c->driver) == 0 && version &&
+               strcmp(version, CLPK_VERSION_STRING) == 0) {
+        /* Points of another device, driver or clpk version (other kernels) are not reused. */
         char *key = make_key(fam, klass, phase, params);
         if (key) cache_put(c, key, outcome, outcome == CLPK_TUNE_OK ? ms->valuedouble : INFINITY);
     }
@@ -182,6 +184,7 @@ static void cache_record(clpk_tune_cache *c, const char *family, const clpk_para
     if (!obj) return;
     cJSON_AddStringToObject(obj, "device", c->device);
     cJSON_AddStringToObject(obj, "driver", c->driver);
+    cJSON_AddStringToObject(obj, "clpk", CLPK_VERSION_STRING);
     cJSON_AddStringToObject(obj, "family", family);
     cJSON_AddStringToObject(obj, "class", k);
     cJSON_AddStringToObject(obj, "phase", phase);
