@@ -419,12 +419,18 @@ static void remeasure(search *s) {
     res->found = 0;
     res->best_ms = INFINITY;
     int again = cfg->top_k > 0 && !stop_requested(s->run) && clpk_wall_seconds() < s->run->deadline;
+    int default_done = 0; /* the defaults were among the top and measured again */
+    clpk_tune_outcome default_outcome = CLPK_TUNE_OK;
     for (int i = 0, kept = 0; i < n && kept < (again ? cfg->top_k : 1); ++i) {
         clpk_tune_outcome outcome = CLPK_TUNE_OK;
         double ms = ok[i]->ms;
         clpk_params params;
         params_of(s, ok[i], &params);
         if (again) measure(s, &params, "final", cfg->final_repeats, &outcome, &ms);
+        if (again && s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) {
+            default_done = 1;
+            default_outcome = outcome;
+        }
         if (outcome != CLPK_TUNE_OK) continue;
         ++kept;
         if (ms < res->best_ms) {
@@ -436,9 +442,8 @@ static void remeasure(search *s) {
     }
     if (s->default_index >= 0 && s->pts[s->default_index].outcome == CLPK_TUNE_OK) {
         double ms = s->pts[s->default_index].ms;
-        clpk_tune_outcome outcome = CLPK_TUNE_OK;
-        if (again && !isfinite(res->default_ms))
-            measure(s, &res->defaults, "final", cfg->final_repeats, &outcome, &ms);
+        clpk_tune_outcome outcome = default_outcome;
+        if (again && !default_done) measure(s, &res->defaults, "final", cfg->final_repeats, &outcome, &ms);
         if (!isfinite(res->default_ms)) res->default_ms = ms;
         res->default_ok = outcome == CLPK_TUNE_OK;
         /* The defaults measured again may beat the candidates measured again: keep the faster. */
