@@ -108,8 +108,11 @@ static void print_table(const clpk_tune_report *r) {
         }
         int n;
         double g = geometric_mean_speedup(r, fam, &n);
-        if (n) printf("  %s: tuned vs defaults, geometric mean over %d problem%s: %.2fx\n", fam, n, n == 1 ? "" : "s", g);
-        else printf("  %s: no speed-up to report (no problem tuned, or the defaults failed)\n", fam);
+        if (n) {
+            printf("  %s: tuned vs defaults, geometric mean over %d problem%s: %.2fx\n", fam, n, n == 1 ? "" : "s", g);
+        } else {
+            printf("  %s: no speed-up to report (no problem tuned, or the defaults failed)\n", fam);
+        }
     }
 }
 

@@ -96,8 +96,8 @@ static void test_precedence(void) {
     write_profile("4-exact.json", dev.name, dev.vendor, dev.driver_version, type, entry("exact"));
     write_profile("5-exact-later.json", dev.name, dev.vendor, dev.driver_version, type, entry("exact-later"));
     /* The same vendor but another device type does not match at the vendor level. */
-    write_profile("0-vendor-other-type.json", "Yet Another", dev.vendor, "1.0", dev.kind == CLPK_DEVICE_GPU ? "CPU" : "GPU",
-                  entry("wrong-type"));
+    write_profile("0-vendor-other-type.json", "Yet Another", dev.vendor, "1.0",
+                  dev.kind == CLPK_DEVICE_GPU ? "CPU" : "GPU", entry("wrong-type"));
     /* With 4 and 5 both exact, the earlier file name wins; then remove files one level at a time. */
     clpk_context *ctx = NULL;
     clpk_context_create(&ctx, NULL);

@@ -62,7 +62,8 @@ static void test_selection(void) {
     /* $CLPK_DEVICE when no selector is given. */
     setenv("CLPK_DEVICE", "0", 1);
     ctx = NULL;
-    CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS && !strcmp(clpk_context_device_info(ctx)->name, infos[0].name),
+    CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS &&
+              !strcmp(clpk_context_device_info(ctx)->name, infos[0].name),
           "CLPK_DEVICE=0");
     clpk_context_destroy(ctx);
     char log[4096];
@@ -138,7 +139,8 @@ static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int r
     if (clpk_kernel_create(ctx, program, "clpk_saxpy", &s.kernel) != CLPK_SUCCESS) return INFINITY;
     cl_int rc;
     cl_mem bx = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &rc);
-    cl_mem by = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof y, y, &rc);
+    cl_mem by =
+        clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof y, y, &rc);
     cl_uint n = N;
     clSetKernelArg(s.kernel, 0, sizeof n, &n);
     clSetKernelArg(s.kernel, 1, sizeof a, &a);
@@ -340,7 +342,8 @@ static void test_adopted_queue(clpk_context *ctx) {
           "adopted the user's queue and device");
     const char *names[] = {"util_copy"};
     cl_program p;
-    CHECK(adopted && clpk_program_get(adopted, names, 1, "", &p) == CLPK_SUCCESS && run_saxpy(adopted, p, 0, 1, NULL) <= 1e-6,
+    CHECK(adopted && clpk_program_get(adopted, names, 1, "", &p) == CLPK_SUCCESS &&
+              run_saxpy(adopted, p, 0, 1, NULL) <= 1e-6,
           "runs on the adopted queue");
     clpk_context_destroy(adopted);
     CHECK(clFinish(q) == CL_SUCCESS, "the user's queue survives the context");

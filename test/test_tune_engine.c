@@ -136,7 +136,8 @@ static void test_failures(clpk_context *ctx) {
     CHECK(slow->outcomes[CLPK_TUNE_TIMEOUT] == 63, "candidates past the time limit recorded: %d",
           slow->outcomes[CLPK_TUNE_TIMEOUT]);
     CHECK(slow->found && !strcmp(get(&slow->best, "c"), "y"), "a candidate past the limit is never chosen");
-    CHECK(oom->outcomes[CLPK_TUNE_RESOURCES] == 16 && oom->found && fake_is_optimum(oom, 0), "out of resources skipped");
+    CHECK(oom->outcomes[CLPK_TUNE_RESOURCES] == 16 && oom->found && fake_is_optimum(oom, 0),
+          "out of resources skipped");
     clpk_tune_report_free(&r);
 
     /* A candidate that passes once and fails when measured again (a race) is refused; the next best wins. */

@@ -56,8 +56,8 @@ static void test_round_trip(clpk_context *ctx) {
     CHECK(cJSON_GetObjectItem(root, "schema")->valuedouble == 1, "schema 1");
     CHECK(cJSON_IsString(cJSON_GetObjectItem(root, "clpk_version")), "clpk_version");
     CHECK(!strcmp(cJSON_GetObjectItem(dev, "name")->valuestring, clpk_context_device_info(ctx)->name) &&
-              cJSON_IsString(cJSON_GetObjectItem(dev, "vendor")) && cJSON_IsString(cJSON_GetObjectItem(dev, "driver")) &&
-              cJSON_IsString(cJSON_GetObjectItem(dev, "type")) &&
+              cJSON_IsString(cJSON_GetObjectItem(dev, "vendor")) &&
+              cJSON_IsString(cJSON_GetObjectItem(dev, "driver")) && cJSON_IsString(cJSON_GetObjectItem(dev, "type")) &&
               cJSON_IsNumber(cJSON_GetObjectItem(dev, "compute_units")),
           "device block");
     CHECK(cJSON_GetArraySize(fam) == FAKE_PROBLEMS, "one entry per class: %d", cJSON_GetArraySize(fam));
@@ -65,7 +65,8 @@ static void test_round_trip(clpk_context *ctx) {
     const cJSON *params = cJSON_GetObjectItem(e0, "params"), *klass = cJSON_GetObjectItem(e0, "class");
     CHECK(cJSON_IsNumber(cJSON_GetObjectItem(params, "a")) && cJSON_GetObjectItem(params, "a")->valuedouble == 8,
           "numeric parameter stored as a number");
-    CHECK(cJSON_IsString(cJSON_GetObjectItem(params, "c")) && !strcmp(cJSON_GetObjectItem(params, "c")->valuestring, "y"),
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(params, "c")) &&
+              !strcmp(cJSON_GetObjectItem(params, "c")->valuestring, "y"),
           "string parameter stored as a string");
     CHECK(cJSON_IsString(cJSON_GetObjectItem(klass, "precision")) &&
               cJSON_GetObjectItem(klass, "size")->valuedouble == 1000,
@@ -93,7 +94,8 @@ static void test_round_trip(clpk_context *ctx) {
         char want[128], got[128];
         clpk_params_format(&r.items[i].best, want, sizeof want);
         clpk_params_format(&chosen, got, sizeof got);
-        CHECK(choice.found && choice.distance == 0 && !strcmp(want, got), "class %d: tuned %s, chosen %s", i, want, got);
+        CHECK(choice.found && choice.distance == 0 && !strcmp(want, got), "class %d: tuned %s, chosen %s", i, want,
+              got);
     }
     /* Nearest class: a size between the tuned ones picks the closer class; another precision matches none. */
     clpk_params features, chosen;
@@ -332,8 +334,8 @@ static void test_resume(clpk_context *ctx) {
     CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &optimum, &outcome, &ms) &&
               outcome == CLPK_TUNE_TIMEOUT && isinf(ms),
           "a point left pending reads as a timeout");
-    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) && outcome == CLPK_TUNE_OK &&
-              ms == 2.5,
+    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) &&
+              outcome == CLPK_TUNE_OK && ms == 2.5,
           "a pending mark followed by a result reads as the result");
     clpk_tune_cache_close(c);
     fake_reset_counts();
@@ -345,8 +347,8 @@ static void test_resume(clpk_context *ctx) {
     const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
     clpk_tune_report r3;
     CHECK(clpk_tune_run(ctx, plain, &quick, &r3) == CLPK_SUCCESS && r3.count == 1, "run over a pending point");
-    CHECK(fake_search_calls[0][3][2][1] == 0 && fake_final_calls[0][3][2][1] == 0 && !fake_is_optimum(&r3.items[0], 0) &&
-              r3.items[0].outcomes[CLPK_TUNE_TIMEOUT] == 1,
+    CHECK(fake_search_calls[0][3][2][1] == 0 && fake_final_calls[0][3][2][1] == 0 &&
+              !fake_is_optimum(&r3.items[0], 0) && r3.items[0].outcomes[CLPK_TUNE_TIMEOUT] == 1,
           "the point that took a run down is not tried again");
     CHECK(fake_search_calls[0][2][2][1] == 0, "the cached point is not measured again");
     clpk_tune_report_free(&r3);

@@ -73,7 +73,8 @@ double clpk_tune_space_size(const clpk_tune_space *space) {
 
 static void point_from_digits(const clpk_tune_space *space, const int *digits, clpk_params *out) {
     clpk_params_clear(out);
-    for (int i = 0; i < space->count; ++i) clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
+    for (int i = 0; i < space->count; ++i)
+        clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
 }
 
 /* The last parameter varies fastest. */

@@ -289,7 +289,8 @@ static cJSON *result_entry(const clpk_tune_result *r) {
     cJSON_AddStringToObject(e, "label", r->label);
     cJSON *rejected = cJSON_CreateObject();
     for (int o = 1; rejected && o < CLPK_TUNE_OUTCOMES; ++o)
-        if (r->outcomes[o]) cJSON_AddNumberToObject(rejected, clpk_tune_outcome_name((clpk_tune_outcome)o), r->outcomes[o]);
+        if (r->outcomes[o])
+            cJSON_AddNumberToObject(rejected, clpk_tune_outcome_name((clpk_tune_outcome)o), r->outcomes[o]);
     cJSON_AddItemToObject(e, "rejected", rejected);
     return e;
 }
