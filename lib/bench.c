@@ -68,9 +68,8 @@ clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *us
             st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "bench: profiling information unavailable (queue without "
                                                    "CL_QUEUE_PROFILING_ENABLE?)");
         if (i >= warmup) times[i - warmup] = ms;
-        /* Each slot holds its own reference, also when both name one event (launch_copy below). */
         if (first) clReleaseEvent(first);
-        if (last) clReleaseEvent(last);
+        if (last && last != first) clReleaseEvent(last);
     }
     if (st == CLPK_SUCCESS) clpk_bench_summarise(times, repeats, bytes, flops, stats);
     free(times);
@@ -88,8 +87,7 @@ static clpk_status launch_copy(void *user, cl_event *first, cl_event *last) {
     size_t local = 256, global = job->global;
     CLPK_CL_TRY(job->ctx, clEnqueueNDRangeKernel(clpk_context_queue(job->ctx), job->kernel, 1, NULL, &global, &local, 0,
                                                  NULL, first));
-    clRetainEvent(*first);
-    *last = *first;
+    *last = *first; /* one event, one reference: released once */
     return CLPK_SUCCESS;
 }
 

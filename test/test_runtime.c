@@ -118,8 +118,7 @@ static clpk_status launch_saxpy(void *user, cl_event *first, cl_event *last) {
     saxpy *s = user;
     CLPK_CL_TRY(s->ctx, clEnqueueNDRangeKernel(clpk_context_queue(s->ctx), s->kernel, 1, NULL, &s->global, &s->local,
                                                0, NULL, first));
-    clRetainEvent(*first);
-    *last = *first;
+    *last = *first; /* one event, one reference: clpk_bench releases it once */
     return CLPK_SUCCESS;
 }
 
@@ -156,7 +155,7 @@ static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int r
             st = launch_saxpy(&s, &e1, &e2);
             if (st == CLPK_SUCCESS) {
                 clReleaseEvent(e1);
-                clReleaseEvent(e2);
+                if (e2 != e1) clReleaseEvent(e2);
             }
         }
     }

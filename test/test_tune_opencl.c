@@ -107,8 +107,7 @@ static clpk_status launch(void *user, cl_event *first, cl_event *last) {
     launch_job *j = user;
     CLPK_CL_TRY(j->ctx, clEnqueueNDRangeKernel(clpk_context_queue(j->ctx), j->kernel, 1, NULL, &j->global, &j->local,
                                                0, NULL, first));
-    clRetainEvent(*first);
-    *last = *first;
+    *last = *first; /* one event, one reference: clpk_bench releases it once */
     return CLPK_SUCCESS;
 }
 
