@@ -148,6 +148,7 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
             memset(&prob, 0, sizeof prob);
             if (f->problem_create(ctx, opts, i, &prob) != CLPK_SUCCESS) {
                 printf("  [%d] not created: %s\n", i, clpk_last_error(ctx));
+                if (prob.state && f->problem_destroy) f->problem_destroy(&prob);
                 continue;
             }
             char klass[512];

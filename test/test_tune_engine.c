@@ -152,7 +152,10 @@ static void test_failures(clpk_context *ctx) {
     const clpk_tune_family *create[] = {&fake_family_create, NULL};
     cfg.opts.quick = 0;
     cfg.strategy = CLPK_TUNE_RANDOM;
+    int destroyed = fake_destroyed;
     CHECK(clpk_tune_run(ctx, create, &cfg, &r) == CLPK_SUCCESS, "create-failure run");
+    CHECK(fake_destroyed - destroyed == 3, "the half-built state of the failed problem is destroyed too: %d",
+          fake_destroyed - destroyed);
     CHECK(r.count == 3 && r.items[0].found && !r.items[1].found && r.items[2].found, "problem 1 skipped only");
     CHECK(strstr(r.items[1].note, "cannot be created") != NULL, "note: %s", r.items[1].note);
     clpk_tune_report_free(&r);

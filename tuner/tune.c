@@ -550,6 +550,8 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         if (st != CLPK_SUCCESS) {
             snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
                      clpk_last_error(run->ctx));
+            /* A family may leave partial state behind for its destroy function (which must accept it). */
+            if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
             continue;
         }
         if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);

@@ -48,7 +48,8 @@ typedef struct clpk_tune_family {
     const char *name; /* profile key: "spmv", "life", "sshopm", "xcorr" */
     /* Number of training problems for these options. */
     int (*problem_count)(const clpk_tune_options *opts);
-    /* Creates problem `index`: inputs drawn fresh from opts->seed, the double-precision reference, the class. */
+    /* Creates problem `index`: inputs drawn fresh from opts->seed, the double-precision reference, the class. On
+     * failure, state left non-NULL is passed to problem_destroy (which must accept a partly built state). */
     clpk_status (*problem_create)(clpk_context *ctx, const clpk_tune_options *opts, int index,
                                   clpk_tune_problem *problem);
     void (*problem_destroy)(clpk_tune_problem *problem);
