@@ -252,6 +252,11 @@ static clpk_status big_space(clpk_context *ctx, const clpk_tune_problem *problem
 static int big_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
     return (clpk_params_get_int(c, "p", 0) + clpk_params_get_int(c, "q", 0)) % 2 == 0;
 }
+static int sparse_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    int p = (int)clpk_params_get_int(c, "p", 0), q = (int)clpk_params_get_int(c, "q", 0);
+    int r = (int)clpk_params_get_int(c, "r", 0), t = (int)clpk_params_get_int(c, "s", 0);
+    return p == 19 ? (r == 0 && t == 0) : (q == 0 && r == 0 && t == 0);
+}
 static clpk_status big_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *c, int repeats,
                                 double *ms) {
     static const int centre[] = {7, 11, 3, 15};
@@ -285,7 +290,25 @@ static void test_large_space(clpk_context *ctx) {
     x = &r.items[0];
     CHECK(x->found && x->best_ms <= 1.0 / 0.95 && x->evaluated < 400, "hill: %g ms with %d points", x->best_ms,
           x->evaluated);
-    CHECK(x->pruned <= 2 * x->evaluated + 64, "pruned points are remembered, not counted again: %d", x->pruned);
+    CHECK(x->pruned == 80000, "the space's invalid points are listed once: %d", x->pruned);
+    clpk_tune_report_free(&r);
+
+    /* Conditional parameters: only 20 of 160000 points are valid (q, r, s matter only when p is 19). Random draws
+     * from the product would find almost none; the listed valid points are all found. */
+    clpk_tune_family sparse = big_family;
+    sparse.valid = sparse_valid;
+    const clpk_tune_family *sp[] = {&sparse, NULL};
+    cfg.strategy = CLPK_TUNE_RANDOM;
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "sparse run");
+    x = &r.items[0];
+    CHECK(x->evaluated == 12 && x->pruned == 160000 - 39, "random draws 12 valid points of 39: %d (pruned %d)",
+          x->evaluated, x->pruned);
+    clpk_tune_report_free(&r);
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "sparse hill run");
+    x = &r.items[0];
+    CHECK(x->found && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9, "hill finds the sparse optimum: %g",
+          x->best_ms);
     clpk_tune_report_free(&r);
 }
 

@@ -124,6 +124,9 @@ typedef struct search {
     int count, capacity;
     int default_index; /* in pts, or -1 */
     clpk_params default_params;
+    unsigned long long *valid; /* the valid points' indices, when listed (enumerate_valid) */
+    size_t valid_count;
+    int enumerated;
     int *table;        /* indices into pts by digits, -1 empty */
     size_t table_size;
     int remembered;
@@ -294,7 +297,7 @@ static int visit_digits(search *s, const int *digits) {
     clpk_params params;
     point_from_digits(s->space, digits, &params);
     if (s->fam->valid && !s->fam->valid(s->run->ctx, s->prob, &params)) {
-        s->res->pruned++;
+        if (!s->enumerated) s->res->pruned++; /* else counted when listed */
         if (grow(s)) {
             point *p = &s->pts[s->count];
             memset(p, 0, sizeof *p);
@@ -309,11 +312,49 @@ static int visit_digits(search *s, const int *digits) {
     return visit(s, digits, NULL);
 }
 
+/* Spaces up to this size have their valid points listed once before a random or hill search: a space whose
+ * parameters only matter for some strategies (conditional parameters) can be almost all invalid, and drawing from the
+ * whole product would then find next to nothing. */
+#define ENUMERATE_LIMIT (1u << 21)
+
+/* Lists the valid points (as indices) in s->valid; returns 0 (and lists nothing) when the space is too large, or
+ * the search must stop meanwhile. */
+static int enumerate_valid(search *s) {
+    double size = clpk_tune_space_size(s->space);
+    if (size > ENUMERATE_LIMIT) return 0;
+    unsigned long long n = (unsigned long long)size;
+    s->valid = malloc(sizeof *s->valid * (size_t)(n ? n : 1));
+    if (!s->valid) return 0;
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    clpk_params params;
+    for (unsigned long long i = 0; i < n; ++i) {
+        if ((i & 4095) == 4095 && must_stop(s)) {
+            free(s->valid);
+            s->valid = NULL;
+            s->valid_count = 0;
+            return 0;
+        }
+        digits_of_index(s->space, i, digits);
+        point_from_digits(s->space, digits, &params);
+        if (!s->fam->valid || s->fam->valid(s->run->ctx, s->prob, &params)) s->valid[s->valid_count++] = i;
+    }
+    s->enumerated = 1;
+    s->res->pruned = (int)(n - s->valid_count);
+    return 1;
+}
+
 static void search_exhaustive(search *s) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    if (s->enumerated) {
+        for (size_t i = 0; i < s->valid_count; ++i) {
+            digits_of_index(s->space, s->valid[i], digits);
+            if (visit_digits(s, digits) == -1) return;
+        }
+        return;
+    }
     double size = clpk_tune_space_size(s->space);
     /* Beyond 2^62 points an exhaustive search cannot end anyway: the budget stops it. */
     unsigned long long n = size < 4.6e18 ? (unsigned long long)size : 1ull << 62;
-    int digits[CLPK_TUNE_MAX_PARAMS];
     for (unsigned long long i = 0; i < n; ++i) {
         digits_of_index(s->space, i, digits);
         if (visit_digits(s, digits) == -1) return;
@@ -325,13 +366,28 @@ static void random_digits(search *s, int *digits) {
         digits[i] = (int)(next_random(&s->rng) % (uint64_t)s->space->params[i].count);
 }
 
-/* Draws `n` new valid points; rejection sampling with a cap so a mostly invalid space still ends. */
+/* Draws `n` new valid points: from the list of valid points when there is one (a partial shuffle), else by rejection
+ * sampling with a cap so a mostly invalid space still ends. */
 static void search_random(search *s, int n) {
-    if (clpk_tune_space_size(s->space) <= n) {
+    if (s->enumerated ? s->valid_count <= (size_t)n : clpk_tune_space_size(s->space) <= n) {
         search_exhaustive(s);
         return;
     }
     int digits[CLPK_TUNE_MAX_PARAMS];
+    if (s->enumerated) {
+        size_t left = s->valid_count;
+        for (int drawn = 0; drawn < n && left > 0;) {
+            size_t pick = (size_t)(next_random(&s->rng) % left);
+            unsigned long long index = s->valid[pick];
+            s->valid[pick] = s->valid[--left]; /* the list's order no longer matters once drawn from */
+            s->valid[left] = index;
+            digits_of_index(s->space, index, digits);
+            if (find_point(s, digits) >= 0) continue;
+            if (visit_digits(s, digits) == -1) return;
+            ++drawn;
+        }
+        return;
+    }
     for (int drawn = 0, tries = 0; drawn < n && tries < 64 * n; ++tries) {
         random_digits(s, digits);
         if (find_point(s, digits) >= 0) continue;
@@ -493,6 +549,7 @@ static void tune_problem(search *s) {
         s->default_index = visit(s, in_space ? digits : NULL, &def);
     }
     if (!s->cut && s->space->count > 0) {
+        if (cfg->strategy != CLPK_TUNE_EXHAUSTIVE) enumerate_valid(s);
         switch (cfg->strategy) {
         case CLPK_TUNE_EXHAUSTIVE: search_exhaustive(s); break;
         case CLPK_TUNE_RANDOM: search_random(s, cfg->samples); break;
@@ -575,6 +632,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
             tune_problem(&s);
             free(s.pts);
             free(s.table);
+            free(s.valid);
         }
         if (fam->problem_destroy) fam->problem_destroy(&prob);
         ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
