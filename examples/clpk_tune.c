@@ -32,7 +32,7 @@ static void usage(FILE *out) {
             "  --families LIST       comma-separated families (default: all built in)\n"
             "  --budget SECONDS      time budget of the whole run (default: none)\n"
             "  --family-budget S     time budget of each family (default: an equal share of the run's budget)\n"
-            "  --candidate-limit S   a candidate taking longer is recorded as a timeout (default 10)\n"
+            "  --candidate-limit S   a candidate taking longer (build included) is a timeout (default 30)\n"
             "  --strategy NAME       hill (default), random or exhaustive\n"
             "  --samples N           random points (hill: half of them start the climbs; default 24)\n"
             "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
@@ -176,7 +176,7 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
 int main(int argc, char **argv) {
     clpk_tune_config cfg;
     clpk_tune_config_defaults(&cfg);
-    cfg.candidate_limit_s = 10;
+    cfg.candidate_limit_s = 30;
     const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL;
     const char *merge[MAX_MERGE];
     int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0;
