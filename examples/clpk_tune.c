@@ -131,7 +131,7 @@ static void print_vs_exhaustive(const clpk_tune_report *tuned, const clpk_tune_r
         if (ratio < worst) worst = ratio;
         ++n;
     }
-    if (n) printf("  geometric mean %.3f, worst %.3f over %d problems\n", exp(sum / n), worst, n);
+    if (n) printf("  geometric mean %.3f, worst %.3f over %d problem%s\n", exp(sum / n), worst, n, n == 1 ? "" : "s");
 }
 
 static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts) {
