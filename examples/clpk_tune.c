@@ -4,9 +4,12 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FAMILIES 16
@@ -22,6 +25,73 @@ static void on_sigint(int sig) {
     interrupted = 1;
 }
 
+/* ---- Watchdog: a kernel that never returns cannot be stopped inside the driver, so the whole process is replaced by
+ * a fresh run with --resume, in which the hung point (still marked pending in the cache) counts as a timeout. */
+
+#define MAX_RESTARTS 3
+
+typedef struct watchdog {
+    clpk_tune_progress *progress;
+    atomic_llong started_ns; /* the evaluation in flight started then; 0: none */
+    double hang_s;
+    int argc, restarts;
+    char **argv;
+} watchdog;
+
+static long long monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void watch_event(void *user, const clpk_tune_event *ev) {
+    watchdog *w = user;
+    if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE_START) atomic_store(&w->started_ns, monotonic_ns());
+    else if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE) atomic_store(&w->started_ns, 0);
+    clpk_tune_progress_event(w->progress, ev);
+}
+
+static void restart(watchdog *w, double seconds) {
+    fprintf(stderr, "\nclpk-tune: a candidate has run for %.0f s (hang limit %.0f s): ", seconds, w->hang_s);
+    if (w->restarts >= MAX_RESTARTS) {
+        fprintf(stderr, "giving up after %d restarts; run again with --resume\n", w->restarts);
+        _exit(3);
+    }
+    fprintf(stderr, "restarting with --resume; the point is recorded as a timeout\n");
+    char **args = calloc((size_t)w->argc + 4, sizeof *args);
+    char count[16];
+    snprintf(count, sizeof count, "%d", w->restarts + 1);
+    int n = 0, has_resume = 0;
+    for (int i = 0; i < w->argc; ++i) {
+        if (!strcmp(w->argv[i], "--restart-count")) {
+            ++i;
+            continue;
+        }
+        has_resume |= !strcmp(w->argv[i], "--resume");
+        if (args) args[n++] = w->argv[i];
+    }
+    if (args) {
+        if (!has_resume) args[n++] = "--resume";
+        args[n++] = "--restart-count";
+        args[n++] = count;
+        fflush(NULL);
+        execv("/proc/self/exe", args);
+    }
+    fprintf(stderr, "clpk-tune: restart failed; run again with --resume\n");
+    _exit(3);
+}
+
+static void *watch(void *user) {
+    watchdog *w = user;
+    for (;;) {
+        sleep(1);
+        long long t = atomic_load(&w->started_ns);
+        double seconds = t ? (double)(monotonic_ns() - t) * 1e-9 : 0;
+        if (t && seconds > w->hang_s) restart(w, seconds);
+    }
+    return NULL;
+}
+
 static void usage(FILE *out) {
     fprintf(out,
             "usage: clpk-tune [options]                 tune and write a profile\n"
@@ -33,6 +103,8 @@ static void usage(FILE *out) {
             "  --budget SECONDS      time budget of the whole run (default: none)\n"
             "  --family-budget S     time budget of each family (default: an equal share of the run's budget)\n"
             "  --candidate-limit S   a candidate taking longer (build included) is a timeout (default 30)\n"
+            "  --hang-limit S        a candidate still running after S seconds is taken as hung: the run restarts\n"
+            "                        itself with --resume, skipping it (default 4 x the candidate limit; 0: never)\n"
             "  --strategy NAME       hill (default), random or exhaustive\n"
             "  --samples N           random points (hill: half of them start the climbs; default 24)\n"
             "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
@@ -179,7 +251,8 @@ int main(int argc, char **argv) {
     cfg.candidate_limit_s = 30;
     const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL;
     const char *merge[MAX_MERGE];
-    int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0;
+    int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0;
+    double hang_s = -1;
     cfg.opts.data_dir = getenv("CLPK_SHARED_DATA_DIR");
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -193,6 +266,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--budget")) ok = v && parse_seconds(v, &cfg.budget_s);
         else if (!strcmp(a, "--family-budget")) ok = v && parse_seconds(v, &cfg.family_budget_s);
         else if (!strcmp(a, "--candidate-limit")) ok = v && parse_seconds(v, &cfg.candidate_limit_s);
+        else if (!strcmp(a, "--hang-limit")) ok = v && parse_seconds(v, &hang_s);
+        else if (!strcmp(a, "--restart-count")) ok = v && parse_int(v, &restarts);
         else if (!strcmp(a, "--strategy")) ok = v && clpk_tune_strategy_parse(v, &cfg.strategy) == CLPK_SUCCESS;
         else if (!strcmp(a, "--samples")) ok = v && parse_int(v, &cfg.samples) && cfg.samples > 0;
         else if (!strcmp(a, "--repeats")) ok = v && parse_int(v, &cfg.repeats) && cfg.repeats > 0;
@@ -269,8 +344,14 @@ int main(int argc, char **argv) {
     cfg.stop = &interrupted;
     clpk_tune_progress progress;
     clpk_tune_progress_init(&progress, stderr, verbose);
-    cfg.on_event = clpk_tune_progress_event;
-    cfg.event_user = &progress;
+    watchdog dog = {.progress = &progress, .argc = argc, .argv = argv, .restarts = restarts};
+    atomic_init(&dog.started_ns, 0);
+    dog.hang_s = hang_s >= 0 ? hang_s : 4 * cfg.candidate_limit_s;
+    cfg.on_event = watch_event;
+    cfg.event_user = &dog;
+    pthread_t watcher;
+    if (dog.hang_s > 0 && pthread_create(&watcher, NULL, watch, &dog) == 0) pthread_detach(watcher);
+    if (restarts) printf("restart %d after a hung candidate\n", restarts);
     signal(SIGINT, on_sigint);
     printf("device: %s / %s (driver %s)\nstrategy: %s%s, cache %s\n", dev->platform_name, dev->name,
            dev->driver_version, clpk_tune_strategy_name(cfg.strategy), cfg.resume ? ", resuming" : "", cache);
@@ -299,7 +380,7 @@ int main(int argc, char **argv) {
         clpk_tune_config full = cfg;
         full.strategy = CLPK_TUNE_EXHAUSTIVE;
         full.resume = 1; /* the points the first search measured are not measured again */
-        full.on_event = NULL;
+        full.on_event = watch_event; /* the watchdog keeps watching; its progress lines go to stderr */
         clpk_tune_report exhaustive;
         if (clpk_tune_run(ctx, families, &full, &exhaustive) == CLPK_SUCCESS) {
             print_vs_exhaustive(&report, &exhaustive);

@@ -220,6 +220,9 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
         return;
     }
     clpk_tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
+    clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START, .family = s->fam->name, .label = s->prob->label,
+                             .evaluated = s->res->evaluated, .planned = s->planned, .best_ms = -1};
+    emit(run, &start);
     double t0 = clpk_wall_seconds();
     double got = INFINITY;
     clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);

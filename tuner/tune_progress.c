@@ -111,6 +111,7 @@ void clpk_tune_progress_event(void *user, const clpk_tune_event *ev) {
         break;
     }
     case CLPK_TUNE_EVENT_FINISH: end_bar(p); break;
+    case CLPK_TUNE_EVENT_CANDIDATE_START: break;
     }
     fflush(p->out);
 }

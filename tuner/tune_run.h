@@ -101,7 +101,8 @@ typedef enum clpk_tune_event_kind {
     CLPK_TUNE_EVENT_PROBLEM_START,
     CLPK_TUNE_EVENT_CANDIDATE,     /* after each evaluation */
     CLPK_TUNE_EVENT_PROBLEM_DONE,  /* result set */
-    CLPK_TUNE_EVENT_FINISH
+    CLPK_TUNE_EVENT_FINISH,
+    CLPK_TUNE_EVENT_CANDIDATE_START /* an evaluation starts (its pending mark is in the cache): for watchdogs */
 } clpk_tune_event_kind;
 
 struct clpk_tune_event {
