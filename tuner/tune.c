@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define TUNE_MAX_FAMILIES 16
-#define HILL_STARTS 2
+#define HILL_STARTS 3
 
 const char *clpk_tune_strategy_name(clpk_tune_strategy s) {
     switch (s) {
@@ -444,18 +444,52 @@ static void climb(search *s, int from) {
     }
 }
 
+/* Random starting points that cover every value of the first parameter (families put their strategy there: format,
+ * algorithm, kernel variant), drawn from the listed valid points. */
+static void stratified_starts(search *s, int n) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    for (size_t i = s->valid_count; i > 1; --i) { /* shuffle */
+        size_t j = (size_t)(next_random(&s->rng) % i);
+        unsigned long long t = s->valid[i - 1];
+        s->valid[i - 1] = s->valid[j];
+        s->valid[j] = t;
+    }
+    int covered[CLPK_TUNE_MAX_VALUES] = {0}, drawn = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < s->valid_count && drawn < n; ++i) {
+            digits_of_index(s->space, s->valid[i], digits);
+            if ((pass == 0 && covered[digits[0]]) || find_point(s, digits) >= 0) continue;
+            covered[digits[0]] = 1;
+            if (visit_digits(s, digits) == -1) return;
+            ++drawn;
+        }
+    }
+}
+
+/* Random starts, then climbs from the best point of each of the best HILL_STARTS values of the first parameter (or
+ * from the best HILL_STARTS points when it has one value). A small valid space is searched exhaustively instead: a
+ * few climbs would cost about as much. */
 static void search_hill(search *s) {
-    int starts = s->run->cfg->samples / 2 > 4 ? s->run->cfg->samples / 2 : 4;
-    search_random(s, starts);
-    int used[HILL_STARTS] = {-1, -1};
+    int samples = s->run->cfg->samples;
+    int starts = samples / 2 > 4 ? samples / 2 : 4;
+    if (s->enumerated && s->valid_count <= (size_t)(4 * samples)) {
+        search_exhaustive(s);
+        return;
+    }
+    if (s->enumerated) stratified_starts(s, starts);
+    else search_random(s, starts);
+    int used[HILL_STARTS], nused = 0, per_value = s->space->params[0].count > 1;
     for (int k = 0; k < HILL_STARTS && !s->cut; ++k) {
         int best = -1;
         for (int i = 0; i < s->count; ++i) {
-            if (!s->pts[i].in_space || i == used[0] || i == used[1]) continue;
-            if (better(s, i, best)) best = i;
+            if (!s->pts[i].in_space) continue;
+            int taken = 0;
+            for (int u = 0; u < nused && !taken; ++u)
+                taken = i == used[u] || (per_value && s->pts[i].digits[0] == s->pts[used[u]].digits[0]);
+            if (!taken && better(s, i, best)) best = i;
         }
         if (best < 0) break;
-        used[k] = best;
+        used[nused++] = best;
         climb(s, best);
     }
 }
