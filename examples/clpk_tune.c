@@ -228,7 +228,18 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
             clpk_tune_space space;
             memset(&space, 0, sizeof space);
             if (f->space(ctx, &prob, &space) == CLPK_SUCCESS) {
-                printf("  [%d] %s  class {%s}  %.0f points\n", i, prob.label, klass, clpk_tune_space_size(&space));
+                double size = clpk_tune_space_size(&space);
+                char valid_text[48] = "";
+                if (size <= (1 << 21)) { /* the constrained space, as the searches list it */
+                    unsigned long long valid = 0;
+                    clpk_params point;
+                    for (unsigned long long k = 0; k < (unsigned long long)size; ++k) {
+                        clpk_tune_space_point(&space, k, &point);
+                        valid += !f->valid || f->valid(ctx, &prob, &point);
+                    }
+                    snprintf(valid_text, sizeof valid_text, ", %llu valid", valid);
+                }
+                printf("  [%d] %s  class {%s}  %.0f points%s\n", i, prob.label, klass, size, valid_text);
                 for (int p = 0; p < space.count; ++p) {
                     printf("      %-16s", space.params[p].name);
                     for (int v = 0; v < space.params[p].count; ++v) printf(" %s", space.params[p].values[v]);
