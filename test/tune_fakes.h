@@ -141,7 +141,7 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
                                                           fake_defaults}
 
 /* The best point of problem `index` is a = 8, b = 3 + index % 3, c = y. */
-static int fake_is_optimum(const clpk_tune_result *r, int index) {
+static inline int fake_is_optimum(const clpk_tune_result *r, int index) {
     char b[8];
     snprintf(b, sizeof b, "%d", 3 + index % 3);
     const char *va = clpk_params_get(&r->best, "a"), *vb = clpk_params_get(&r->best, "b");
@@ -149,13 +149,13 @@ static int fake_is_optimum(const clpk_tune_result *r, int index) {
     return va && vb && vc && !strcmp(va, "8") && !strcmp(vb, b) && !strcmp(vc, "y");
 }
 
-static void fake_reset_counts(void) {
+static inline void fake_reset_counts(void) {
     memset(fake_search_calls, 0, sizeof fake_search_calls);
     memset(fake_final_calls, 0, sizeof fake_final_calls);
 }
 
 /* A tuner configuration for the fakes: few repeats, no budget. */
-static void fake_config(clpk_tune_config *cfg, clpk_tune_strategy strategy) {
+static inline void fake_config(clpk_tune_config *cfg, clpk_tune_strategy strategy) {
     clpk_tune_config_defaults(cfg);
     cfg->strategy = strategy;
     cfg->repeats = FAKE_REPEATS;
