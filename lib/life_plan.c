@@ -87,6 +87,11 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
 }
 
 static clpk_status life_upload(clpk_life_plan *plan, const void *host, size_t bytes, cl_mem *buf) {
+    const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
+    if (dev->max_alloc_bytes > 0 && (uint64_t)bytes > dev->max_alloc_bytes)
+        return clpk_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: a buffer of %zu bytes exceeds the largest allocation of %s (%llu bytes)", bytes,
+                         dev->name, (unsigned long long)dev->max_alloc_bytes);
     cl_int rc = CL_SUCCESS;
     *buf = clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                           bytes > 0 ? bytes : 1, (void *)host, &rc);
