@@ -64,6 +64,7 @@ struct clpk_life_plan {
     int32_t n_atoms, n_voxels, n_fibers, n_theta, ld_dict;
     int64_t n_coeffs;
     clpk_params params;
+    char origin[640]; /* where the parameters came from: defaults, a profile entry, a strategy, timing */
     life_dsc_kind dsc_kind;
     life_wc_kind wc_kind;
     int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;

@@ -185,10 +185,17 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         clpk_params_set_num(&features, "fiber_run", fiber_run > 1 ? fiber_run : 1);
         clpk_profile_choice choice;
         CLPK_TRY(clpk_profile_choose(ctx, "life", &features, &plan->params, &choice));
+        if (choice.found)
+            snprintf(plan->origin, sizeof plan->origin, "profile %s (%s, class distance %.2f)", choice.path,
+                     clpk_profile_level_string(choice.level), choice.distance);
+        else
+            snprintf(plan->origin, sizeof plan->origin, "built-in defaults");
     } else if (strcmp(strategy, "atomics") == 0) {
+        snprintf(plan->origin, sizeof plan->origin, "strategy atomics");
         clpk_params_set(&plan->params, "dsc", "atomics");
         clpk_params_set(&plan->params, "wc", "atomics");
     } else if (strcmp(strategy, "sorted") == 0) {
+        snprintf(plan->origin, sizeof plan->origin, "strategy sorted");
         clpk_params_set(&plan->params, "dsc", "voxel");
     } else {
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted, timed)",
@@ -199,6 +206,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         clpk_params_clear(&explicit_params);
         if (clpk_params_parse(&explicit_params, params, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
         CLPK_TRY(clpk_params_merge(&plan->params, &explicit_params));
+        size_t len = strlen(plan->origin);
+        snprintf(plan->origin + len, sizeof plan->origin - len, " + caller's parameters");
     }
     CLPK_TRY(life_apply_params(plan));
 
@@ -289,9 +298,10 @@ void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size)
     }
     char params[512];
     clpk_params_format(&plan->params, params, sizeof params);
-    snprintf(buf, size, "LiFE %s: n_theta %d, atoms %d, voxels %d, fibers %d, coeffs %lld; dsc=%s wc=%s (%s)",
+    snprintf(buf, size, "LiFE %s: n_theta %d, atoms %d, voxels %d, fibers %d, coeffs %lld; dsc=%s wc=%s (%s; %s)",
              clpk_precision_name(plan->precision), plan->n_theta, plan->n_atoms, plan->n_voxels, plan->n_fibers,
-             (long long)plan->n_coeffs, life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind), params);
+             (long long)plan->n_coeffs, life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind), params,
+             plan->origin);
 }
 
 /* ---- Launches ------------------------------------------------------------------------------------------------ */

@@ -68,5 +68,8 @@ clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *d
     char text[640];
     snprintf(text, sizeof text, "%s%sdsc=%s,wc=%s", params ? params : "", params && *params ? "," : "", best_dsc,
              best_wc);
-    return clpk_life_plan_create(ctx, data, precision, "auto", text, plan_out);
+    CLPK_TRY(clpk_life_plan_create(ctx, data, precision, "auto", text, plan_out));
+    snprintf((*plan_out)->origin, sizeof (*plan_out)->origin, "strategy timed: dsc %.3f ms, wc %.3f ms", best_dsc_ms,
+             best_wc_ms);
+    return CLPK_SUCCESS;
 }
