@@ -1,0 +1,225 @@
+/* Cross-correlation plans: shape checks, the choice of algorithm and parameters (caller, profile, built-in rule),
+ * and dispatch to the direct kernels (lib/xcorr_direct.c) or the FFT path (lib/xcorr_fft.c). */
+#include "xcorr_direct.h"
+#include "xcorr_fft.h"
+#include "xcorr_reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct clpk_xcorr_plan {
+    clpk_context *ctx;
+    clpk_xcorr_shape shape;
+    char algorithm[32];
+    clpk_params params;
+    clpk_xcorr_direct *direct;
+    clpk_xcorr_fft *fft;
+};
+
+/* Parameter names `algorithm` accepts, NULL if the algorithm is unknown. */
+static const char *const *param_names(const char *algorithm) {
+    if (strcmp(algorithm, "fft") == 0) return clpk_xcorr_fft_param_names;
+    return clpk_xcorr_direct_param_names(algorithm);
+}
+
+/* The built-in choice without a profile, after the seed's measurements (Table 1 and its FFT crossovers on an A100):
+ * FFT from about 384^2 for one pair, 256^2 for two, 128^2 for tens and 64^2 for a thousand pairs; below, a team per
+ * output for a few tiny pairs, register blocking over shifts and over the rights sharing a left otherwise. */
+static const char *builtin_choice(const clpk_xcorr_shape *s, size_t pairs) {
+    const double side = sqrt((double)s->rows * (double)s->cols);
+    const double fft_side = pairs <= 1 ? 384 : pairs <= 2 ? 256 : pairs <= 64 ? 128 : 64;
+    if (side >= fft_side) return "fft";
+    if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return pairs <= 8 && side <= 48 ? "warp-per-overlap" : "grouped";
+    if (s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1) return "multi-both";
+    return "multi-right";
+}
+
+static void set_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm, clpk_params *p) {
+    if (strcmp(algorithm, "fft") != 0) clpk_xcorr_direct_defaults(ctx, s, algorithm, p);
+}
+
+static clpk_status build(clpk_xcorr_plan *plan) {
+    if (strcmp(plan->algorithm, "fft") == 0)
+        return clpk_xcorr_fft_create(plan->ctx, &plan->shape, &plan->params, &plan->fft);
+    return clpk_xcorr_direct_create(plan->ctx, &plan->shape, plan->algorithm, &plan->params, &plan->direct);
+}
+
+/* Copies `src` without key `skip`. */
+static void params_without(const clpk_params *src, const char *skip, clpk_params *dst) {
+    clpk_params_clear(dst);
+    for (int i = 0; i < src->count; ++i)
+        if (strcmp(src->items[i].key, skip) != 0) clpk_params_set(dst, src->items[i].key, src->items[i].value);
+}
+
+/* Resolves "auto": the profile's entry for the nearest class if there is one, else the built-in rule. Fills
+ * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values). */
+static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
+    const clpk_xcorr_shape *s = &plan->shape;
+    clpk_params features, prof;
+    clpk_params_clear(&features);
+    clpk_params_clear(&prof);
+    clpk_params_set(&features, "pattern", clpk_xcorr_pattern_name(s->pattern));
+    clpk_params_set_int(&features, "rows", s->rows);
+    clpk_params_set_int(&features, "cols", s->cols);
+    clpk_params_set_int(&features, "n_left", s->n_left);
+    clpk_params_set_int(&features, "n_right", s->n_right);
+    clpk_params_set(&features, "precision", clpk_precision_name(s->precision));
+    clpk_profile_choice choice;
+    CLPK_TRY(clpk_profile_choose(plan->ctx, "xcorr", &features, &prof, &choice));
+    const char *algo = clpk_params_get(&prof, "algorithm");
+    *from_profile = choice.found && algo && param_names(algo);
+    if (!*from_profile) {
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", builtin_choice(s, clpk_xcorr_output_count(s)));
+        set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
+        return CLPK_SUCCESS;
+    }
+    snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algo);
+    set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
+    clpk_params rest;
+    params_without(&prof, "algorithm", &rest);
+    return clpk_params_merge(&plan->params, &rest);
+}
+
+clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
+                                   const char *params, clpk_xcorr_plan **out) {
+    if (!ctx || !shape || !out) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr plan: NULL argument");
+    *out = NULL;
+    clpk_error err;
+    if (clpk_xcorr_shape_check(shape, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (shape->precision == CLPK_PRECISION_F64 && !dev->has_fp64)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr: f64 requested but %s has no double precision", dev->name);
+    const size_t elem = clpk_precision_size(shape->precision), mat = (size_t)shape->rows * (size_t)shape->cols;
+    const size_t out_mat = (size_t)clpk_xcorr_output_rows(shape) * (size_t)clpk_xcorr_output_cols(shape);
+    const size_t count = clpk_xcorr_output_count(shape);
+    if ((size_t)shape->n_left * mat > dev->max_alloc_bytes / elem ||
+        (size_t)shape->n_right * mat > dev->max_alloc_bytes / elem || count > dev->max_alloc_bytes / elem / out_mat)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr: %d+%d inputs of %dx%d (%zu outputs) exceed the device's %llu bytes per buffer",
+                         shape->n_left, shape->n_right, shape->rows, shape->cols, count,
+                         (unsigned long long)dev->max_alloc_bytes);
+    clpk_params user;
+    clpk_params_clear(&user);
+    if (params && clpk_params_parse(&user, params, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+
+    clpk_xcorr_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr plan: out of host memory");
+    plan->ctx = ctx;
+    plan->shape = *shape;
+    clpk_status st = CLPK_SUCCESS;
+    int is_auto = !algorithm || strcmp(algorithm, "auto") == 0, from_profile = 0;
+    if (is_auto) {
+        st = choose_auto(plan, &from_profile);
+    } else if (strlen(algorithm) >= sizeof plan->algorithm || !param_names(algorithm)) {
+        st = clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                       "xcorr: unknown algorithm '%s' (auto, naive, shift-buffer, split-row, grouped, multi-right, "
+                       "multi-both, warp-per-overlap, fft)",
+                       algorithm);
+    } else {
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algorithm);
+        set_defaults(ctx, shape, algorithm, &plan->params);
+    }
+    if (st == CLPK_SUCCESS) st = clpk_params_merge(&plan->params, &user);
+    if (st == CLPK_SUCCESS && clpk_params_check_keys(&plan->params, param_names(plan->algorithm), &err) != CLPK_SUCCESS)
+        st = clpk_fail_from(ctx, &err);
+    if (st == CLPK_SUCCESS) {
+        st = build(plan);
+        /* The built-in rule may pick fft on a build without it: fall back to the direct choice. */
+        if (st == CLPK_ERROR_UNSUPPORTED && is_auto && !from_profile && strcmp(plan->algorithm, "fft") == 0 &&
+            user.count == 0) {
+            const clpk_xcorr_shape *s = shape;
+            const char *direct = s->pattern == CLPK_XCORR_ONE_TO_ONE                ? "grouped"
+                                 : s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both"
+                                                                                    : "multi-right";
+            snprintf(plan->algorithm, sizeof plan->algorithm, "%s", direct);
+            clpk_params_clear(&plan->params);
+            set_defaults(ctx, shape, direct, &plan->params);
+            st = build(plan);
+        }
+    }
+    if (st != CLPK_SUCCESS) {
+        clpk_xcorr_plan_destroy(plan);
+        return st;
+    }
+    char text[256];
+    clpk_params_format(&plan->params, text, sizeof text);
+    clpk_log(ctx, CLPK_LOG_INFO, "xcorr %s %dx%d %d/%d %s: %s %s (%s)", clpk_xcorr_pattern_name(shape->pattern),
+             shape->rows, shape->cols, shape->n_left, shape->n_right, clpk_precision_name(shape->precision),
+             plan->algorithm, text, is_auto ? (from_profile ? "profile" : "built-in") : "explicit");
+    *out = plan;
+    return CLPK_SUCCESS;
+}
+
+void clpk_xcorr_plan_destroy(clpk_xcorr_plan *plan) {
+    if (!plan) return;
+    clpk_xcorr_direct_destroy(plan->direct);
+    if (plan->fft) clpk_xcorr_fft_destroy(plan->fft);
+    free(plan);
+}
+
+const char *clpk_xcorr_plan_algorithm(const clpk_xcorr_plan *plan) { return plan ? plan->algorithm : ""; }
+
+void clpk_xcorr_plan_params(const clpk_xcorr_plan *plan, char *buf, size_t size) {
+    if (!buf || !size) return;
+    if (!plan) {
+        buf[0] = 0;
+        return;
+    }
+    clpk_params_format(&plan->params, buf, size);
+}
+
+clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
+                               size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait,
+                               cl_event *done) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (n_wait && !wait) return clpk_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: n_wait > 0 but no events");
+    if (plan->fft)
+        return clpk_xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
+                                      done);
+    return clpk_xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, n_wait,
+                                     wait, done);
+}
+
+/* Refuses NaN and infinite inputs on the host path, where checking is cheap next to the copies. */
+static clpk_status check_finite(clpk_context *ctx, const void *data, size_t n, int is_double, const char *what) {
+    for (size_t i = 0; i < n; ++i) {
+        const double v = is_double ? ((const double *)data)[i] : (double)((const float *)data)[i];
+        if (!isfinite(v))
+            return clpk_fail(ctx, CLPK_ERROR_INVALID_DATA, "xcorr: %s input element %zu is not finite (%g)", what, i,
+                             v);
+    }
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, const void *right, void *out) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    clpk_context *ctx = plan->ctx;
+    if (!left || !right || !out) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: NULL host array");
+    const clpk_xcorr_shape *s = &plan->shape;
+    const size_t elem = clpk_precision_size(s->precision), mat = (size_t)s->rows * (size_t)s->cols;
+    const size_t nl = (size_t)s->n_left * mat, nr = (size_t)s->n_right * mat;
+    const size_t no = clpk_xcorr_output_count(s) * (size_t)clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
+    const int is_double = s->precision == CLPK_PRECISION_F64;
+    CLPK_TRY(check_finite(ctx, left, nl, is_double, "left"));
+    CLPK_TRY(check_finite(ctx, right, nr, is_double, "right"));
+    cl_context c = clpk_context_cl_context(ctx);
+    cl_command_queue q = clpk_context_queue(ctx);
+    cl_int rc = CL_SUCCESS;
+    cl_mem bl = NULL, br = NULL, bo = NULL;
+    clpk_status st = CLPK_SUCCESS;
+    bl = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nl * elem, (void *)left, &rc);
+    if (rc == CL_SUCCESS)
+        br = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
+    if (rc == CL_SUCCESS) bo = clCreateBuffer(c, CL_MEM_READ_WRITE, no * elem, NULL, &rc);
+    if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clCreateBuffer(xcorr host arrays)");
+    if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(plan, bl, 0, br, 0, bo, 0, 0, NULL, NULL);
+    if (st == CLPK_SUCCESS) {
+        rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no * elem, out, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer(xcorr output)");
+    }
+    if (bl) clReleaseMemObject(bl);
+    if (br) clReleaseMemObject(br);
+    if (bo) clReleaseMemObject(bo);
+    return st;
+}
