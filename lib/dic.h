@@ -62,4 +62,12 @@ void clpk_dic_field_free(clpk_dic_field *field);
 void clpk_dic_field_stats(const clpk_dic_field *field, double *mean_mag, double *max_mag, double *mean_u,
                           double *mean_v);
 
+/* An RGB picture (height x width x 3, malloc'ed) of the field over the reference image: cells tinted by |d|
+ * (blue 0 .. red max), arrows scaled so the longest is 0.45 grid steps; grey cells have no valid vector. */
+clpk_status clpk_dic_render(const clpk_dic_field *field, const double *ref, int height, int width,
+                            unsigned char **rgb);
+/* clpk_dic_render written as a PNG. */
+clpk_status clpk_dic_write_png(const char *path, const clpk_dic_field *field, const double *ref, int height, int width,
+                               clpk_error *err);
+
 #endif
