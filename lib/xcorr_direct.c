@@ -340,9 +340,11 @@ static clpk_status check_buffer(clpk_xcorr_direct *d, cl_mem buffer, size_t offs
     return CLPK_SUCCESS;
 }
 
-clpk_status clpk_xcorr_direct_execute(clpk_xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right,
-                                      size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                      const cl_event *wait, cl_event *done) {
+/* Enqueues the plan's commands; *first gets the first command's event when there are two (else stays NULL) and
+ * *last the last one's. */
+static clpk_status launch(clpk_xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                          cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *first,
+                          cl_event *last) {
     const clpk_xcorr_shape *s = &d->shape;
     const size_t mat = (size_t)s->rows * (size_t)s->cols;
     const size_t out_count = d->n_out * (size_t)d->out_rows * (size_t)d->out_cols;
@@ -360,34 +362,52 @@ clpk_status clpk_xcorr_direct_execute(clpk_xcorr_direct *d, cl_mem left, size_t 
         if (!d->atomic) rc |= clSetKernelArg(d->kernel, next + 2, sizeof d->scratch, &d->scratch);
     }
     if (rc != CL_SUCCESS) return clpk_fail_cl(d->ctx, rc, "clSetKernelArg(xcorr)");
-    if (d->kind == SPLIT_ROW && d->atomic) {
+    if (d->kind != SPLIT_ROW) {
+        CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, last));
+        return CLPK_SUCCESS;
+    }
+    cl_event before = NULL;
+    if (d->atomic) {
         /* The atomic combine adds into the output: zero it first, in order on the queue. */
-        cl_event zeroed = NULL;
         const cl_float zero_f = 0;
         const cl_double zero_d = 0;
         const void *zero = d->elem == sizeof zero_d ? (const void *)&zero_d : (const void *)&zero_f;
         CLPK_CL_TRY(d->ctx, clEnqueueFillBuffer(q, out, zero, d->elem, out_offset * d->elem, out_count * d->elem,
-                                                n_wait, wait, &zeroed));
-        rc = clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, 1, &zeroed, done);
-        clReleaseEvent(zeroed);
-        if (rc != CL_SUCCESS) return clpk_fail_cl(d->ctx, rc, "clEnqueueNDRangeKernel(xcorr_split_atomic)");
-        return CLPK_SUCCESS;
-    }
-    if (d->kind == SPLIT_ROW) {
-        cl_event partial = NULL;
+                                                n_wait, wait, &before));
+        rc = clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, 1, &before, last);
+    } else {
+        /* Partial sums, then their sum in worker order (deterministic). */
         CLPK_CL_TRY(d->ctx,
-                    clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, &partial));
+                    clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, &before));
         rc = set_common_args(d, d->reduce, left, left_offset, right, right_offset, out, out_offset, &next);
         rc |= clSetKernelArg(d->reduce, next, sizeof(cl_int), &d->extra[0]);
         rc |= clSetKernelArg(d->reduce, next + 1, sizeof(cl_int), &d->extra[1]);
         rc |= clSetKernelArg(d->reduce, next + 2, sizeof d->scratch, &d->scratch);
         if (rc == CL_SUCCESS)
-            rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &partial, done);
-        clReleaseEvent(partial);
-        if (rc != CL_SUCCESS) return clpk_fail_cl(d->ctx, rc, "clEnqueueNDRangeKernel(xcorr_split_reduce)");
-        return CLPK_SUCCESS;
+            rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &before, last);
     }
-    CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, done));
+    if (rc != CL_SUCCESS) {
+        clReleaseEvent(before);
+        return clpk_fail_cl(d->ctx, rc, "clEnqueueNDRangeKernel(xcorr split-row)");
+    }
+    if (first)
+        *first = before;
+    else
+        clReleaseEvent(before);
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_xcorr_direct_execute(clpk_xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right,
+                                      size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
+                                      const cl_event *wait, cl_event *first, cl_event *done) {
+    cl_event last = NULL;
+    if (first) *first = NULL;
+    CLPK_TRY(launch(d, left, left_offset, right, right_offset, out, out_offset, n_wait, wait, first, &last));
+    if (first && !*first) *first = last; /* one command: the same event, one reference */
+    if (done)
+        *done = last;
+    else if (!first || *first != last)
+        clReleaseEvent(last);
     return CLPK_SUCCESS;
 }
 

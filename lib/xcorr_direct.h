@@ -21,9 +21,11 @@ void clpk_xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape
  * launch. The shape must have passed clpk_xcorr_shape_check. */
 clpk_status clpk_xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
                                      const clpk_params *params, clpk_xcorr_direct **out);
+/* `first` (may be NULL) receives the event of the first command when there are two (split-row), else the same
+ * event as `done` (one reference: release it once); used for timing. */
 clpk_status clpk_xcorr_direct_execute(clpk_xcorr_direct *direct, cl_mem left, size_t left_offset, cl_mem right,
                                       size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                      const cl_event *wait, cl_event *done);
+                                      const cl_event *wait, cl_event *first, cl_event *done);
 void clpk_xcorr_direct_destroy(clpk_xcorr_direct *direct);
 
 #endif

@@ -1,5 +1,6 @@
 /* Cross-correlation plans: shape checks, the choice of algorithm and parameters (caller, profile, built-in rule),
  * and dispatch to the direct kernels (lib/xcorr_direct.c) or the FFT path (lib/xcorr_fft.c). */
+#include "xcorr_plan.h"
 #include "xcorr_direct.h"
 #include "xcorr_fft.h"
 #include "xcorr_reference.h"
@@ -23,16 +24,39 @@ static const char *const *param_names(const char *algorithm) {
     return clpk_xcorr_direct_param_names(algorithm);
 }
 
-/* The built-in choice without a profile, after the seed's measurements (Table 1 and its FFT crossovers on an A100):
- * FFT from about 384^2 for one pair, 256^2 for two, 128^2 for tens and 64^2 for a thousand pairs; below, a team per
- * output for a few tiny pairs, register blocking over shifts and over the rights sharing a left otherwise. */
-static const char *builtin_choice(const clpk_xcorr_shape *s, size_t pairs) {
+/* The direct variant for a shape when FFT is not chosen or not available. */
+static const char *builtin_direct(const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
-    const double fft_side = pairs <= 1 ? 384 : pairs <= 2 ? 256 : pairs <= 64 ? 128 : 64;
-    if (side >= fft_side) return "fft";
     if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return pairs <= 8 && side <= 48 ? "warp-per-overlap" : "grouped";
     if (s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1) return "multi-both";
     return "multi-right";
+}
+
+/* The built-in choice without a profile. FFT crossovers: the seed's A100 measurements (about 384^2 for one pair,
+ * 256^2 for two, 128^2 for tens, 64^2 for hundreds) and the H100 reference points in ../shared/gpu/README.md (cuFFT
+ * ahead of the seed's best direct kernel from 32^2 at 4000 pairs). Below them: a team per output for a few tiny
+ * pairs, register blocking over shifts and over the rights sharing a left otherwise. */
+static const char *builtin_choice(const clpk_xcorr_shape *s, size_t pairs) {
+    const double side = sqrt((double)s->rows * (double)s->cols);
+    const double fft_side = pairs <= 1 ? 384 : pairs <= 2 ? 256 : pairs <= 64 ? 128 : pairs <= 1000 ? 64 : 32;
+    if (side >= fft_side) return "fft";
+    return builtin_direct(s, pairs);
+}
+
+void clpk_xcorr_builtin_params(clpk_context *ctx, const clpk_xcorr_shape *shape, clpk_params *out) {
+    const char *algo = builtin_choice(shape, clpk_xcorr_output_count(shape));
+    clpk_params_set(out, "algorithm", algo);
+    if (strcmp(algo, "fft") != 0) clpk_xcorr_direct_defaults(ctx, shape, algo, out);
+}
+
+void clpk_xcorr_features(const clpk_xcorr_shape *s, clpk_params *features) {
+    clpk_params_clear(features);
+    clpk_params_set(features, "pattern", clpk_xcorr_pattern_name(s->pattern));
+    clpk_params_set_int(features, "rows", s->rows);
+    clpk_params_set_int(features, "cols", s->cols);
+    clpk_params_set_int(features, "n_left", s->n_left);
+    clpk_params_set_int(features, "n_right", s->n_right);
+    clpk_params_set(features, "precision", clpk_precision_name(s->precision));
 }
 
 static void set_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm, clpk_params *p) {
@@ -57,14 +81,8 @@ static void params_without(const clpk_params *src, const char *skip, clpk_params
 static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
     const clpk_xcorr_shape *s = &plan->shape;
     clpk_params features, prof;
-    clpk_params_clear(&features);
+    clpk_xcorr_features(s, &features);
     clpk_params_clear(&prof);
-    clpk_params_set(&features, "pattern", clpk_xcorr_pattern_name(s->pattern));
-    clpk_params_set_int(&features, "rows", s->rows);
-    clpk_params_set_int(&features, "cols", s->cols);
-    clpk_params_set_int(&features, "n_left", s->n_left);
-    clpk_params_set_int(&features, "n_right", s->n_right);
-    clpk_params_set(&features, "precision", clpk_precision_name(s->precision));
     clpk_profile_choice choice;
     CLPK_TRY(clpk_profile_choose(plan->ctx, "xcorr", &features, &prof, &choice));
     const char *algo = clpk_params_get(&prof, "algorithm");
@@ -128,10 +146,7 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
         /* The built-in rule may pick fft on a build without it: fall back to the direct choice. */
         if (st == CLPK_ERROR_UNSUPPORTED && is_auto && !from_profile && strcmp(plan->algorithm, "fft") == 0 &&
             user.count == 0) {
-            const clpk_xcorr_shape *s = shape;
-            const char *direct = s->pattern == CLPK_XCORR_ONE_TO_ONE                ? "grouped"
-                                 : s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both"
-                                                                                    : "multi-right";
+            const char *direct = builtin_direct(shape, clpk_xcorr_output_count(shape));
             snprintf(plan->algorithm, sizeof plan->algorithm, "%s", direct);
             clpk_params_clear(&plan->params);
             set_defaults(ctx, shape, direct, &plan->params);
@@ -178,7 +193,26 @@ clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_o
         return clpk_xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
                                       done);
     return clpk_xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, n_wait,
-                                     wait, done);
+                                     wait, NULL, done);
+}
+
+clpk_status clpk_xcorr_execute_timed(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
+                                     size_t right_offset, cl_mem out, size_t out_offset, cl_event *first,
+                                     cl_event *last) {
+    if (!plan || !first || !last) return CLPK_ERROR_INVALID_ARGUMENT;
+    *first = *last = NULL;
+    if (plan->direct)
+        return clpk_xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
+                                         first, last);
+    /* The FFT path reports only its last command: a marker ahead of it marks the start. */
+    CLPK_CL_TRY(plan->ctx, clEnqueueMarkerWithWaitList(clpk_context_queue(plan->ctx), 0, NULL, first));
+    clpk_status st =
+        clpk_xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, 0, NULL, last);
+    if (st != CLPK_SUCCESS) {
+        clReleaseEvent(*first);
+        *first = NULL;
+    }
+    return st;
 }
 
 /* Refuses NaN and infinite inputs on the host path, where checking is cheap next to the copies. */
