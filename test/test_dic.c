@@ -80,33 +80,21 @@ static void run_shift(clpk_context *ctx, const shift_case *c, const double *ref,
     clpk_dic_field_free(&f);
 }
 
-/* TEMPORARY until clpk_npy_read lands from main: reads a 2-D uint8 .npy (version 1, C order). */
 static double *load_u8_as_double(const char *path, int *h, int *w) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    unsigned char head[10];
-    double *img = NULL;
-    char hdr[512];
-    if (fread(head, 1, 10, fp) == 10 && !memcmp(head, "\x93NUMPY", 6) && head[6] == 1) {
-        const size_t hl = head[8] | (size_t)head[9] << 8;
-        if (hl < sizeof hdr && fread(hdr, 1, hl, fp) == hl) {
-            hdr[hl] = 0;
-            const char *sh = strstr(hdr, "'shape': (");
-            if (strstr(hdr, "'|u1'") && strstr(hdr, "False") && sh && sscanf(sh, "'shape': (%d, %d)", h, w) == 2 &&
-                *h > 0 && *w > 0 && *h < 100000 && *w < 100000) {
-                const size_t n = (size_t)*h * *w;
-                unsigned char *raw = malloc(n);
-                img = malloc(n * sizeof *img);
-                if (raw && img && fread(raw, 1, n, fp) == n) {
-                    for (size_t i = 0; i < n; ++i) img[i] = raw[i];
-                } else {
-                    free(img), img = NULL;
-                }
-                free(raw);
-            }
-        }
+    clpk_npy a;
+    clpk_error err;
+    if (clpk_npy_read(path, &a, &err) != CLPK_SUCCESS) {
+        printf("  cannot read %s: %s\n", path, err.message);
+        return NULL;
     }
-    fclose(fp);
+    double *img = NULL;
+    if (CHECK(a.ndim == 2 && a.dtype == CLPK_DTYPE_U8, "%s: expected a 2-D uint8 image", path) &&
+        CHECK(clpk_npy_convert(&a, CLPK_DTYPE_F64, &err) == CLPK_SUCCESS, "%s: %s", path, err.message)) {
+        *h = (int)a.shape[0], *w = (int)a.shape[1];
+        img = malloc((size_t)a.count * sizeof *img);
+        if (img) memcpy(img, a.data, (size_t)a.count * sizeof *img);
+    }
+    clpk_npy_free(&a);
     return img;
 }
 

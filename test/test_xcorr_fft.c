@@ -4,7 +4,10 @@
  * parameters. Each distinct padded size and batch compiles VkFFT kernels once (~0.5-1.5 s on PoCL), so the cases are
  * few and small. */
 #include "check.h"
+#include "xcorr_csv.h"
 #include "xcorr_fft.h"
+
+#include <dirent.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +156,92 @@ done_host:
     free(left), free(right), free(ref), free(got), free(hl), free(hr), free(ho);
 }
 
+/* One valid_<pattern>_R_C_NL_NR_IDL_IDR.csv of the shared data through the FFT path in f32, against the file. */
+static void check_csv(clpk_context *ctx, const char *dir, const char *name) {
+    char stem[256], path[1024];
+    snprintf(stem, sizeof stem, "%s", name + strlen("valid_"));
+    *strstr(stem, ".csv") = 0;
+    int num[6];
+    for (int i = 5; i >= 0; --i) {
+        char *us = strrchr(stem, '_');
+        if (!CHECK(us != NULL, "%s: unexpected file name", name)) return;
+        num[i] = atoi(us + 1);
+        *us = 0;
+    }
+    clpk_xcorr_shape s = {0, num[0], num[1], num[2], num[3], 0, 0, CLPK_PRECISION_F32};
+    for (int p = 1; p <= 4; ++p)
+        if (!strcmp(stem, p == 1 ? "one_to_one" : p == 2 ? "one_to_many" : p == 3 ? "n_to_mn" : "n_to_m"))
+            s.pattern = (clpk_xcorr_pattern)p;
+    if (!CHECK(s.pattern != 0, "%s: unknown pattern %s", name, stem)) return;
+    xcorr_csv left = {0}, right = {0}, valid = {0};
+    clpk_error err = {0, ""};
+    snprintf(path, sizeof path, "%s/ina_%d_%d_%d_%d.csv", dir, num[0], num[1], num[2], num[4]);
+    clpk_status st = xcorr_csv_read(path, &left, &err);
+    /* as in test_xcorr_data.c: where the name gives the same input twice, the right one is the next id */
+    const int right_id = num[2] == num[3] && num[4] == num[5] ? num[5] + 1 : num[5];
+    snprintf(path, sizeof path, "%s/ina_%d_%d_%d_%d.csv", dir, num[0], num[1], num[3], right_id);
+    if (st == CLPK_SUCCESS) st = xcorr_csv_read(path, &right, &err);
+    snprintf(path, sizeof path, "%s/%.200s", dir, name);
+    if (st == CLPK_SUCCESS) st = xcorr_csv_read(path, &valid, &err);
+    const size_t n_out = output_count(&s), osize = (size_t)(2 * s.rows - 1) * (2 * s.cols - 1), no = n_out * osize;
+    clpk_xcorr_fft *fft = NULL;
+    cl_mem dl = NULL, dr = NULL, dout = NULL;
+    float *buf = NULL;
+    double *got = NULL;
+    if (!CHECK(st == CLPK_SUCCESS, "%s: %s", name, err.message) ||
+        !CHECK(left.count == s.n_left && right.count == s.n_right && (size_t)valid.count == n_out,
+               "%s: file sizes disagree with the name", name))
+        goto done;
+    const size_t nl = (size_t)left.count * left.rows * left.cols, nr = (size_t)right.count * right.rows * right.cols;
+    buf = malloc((nl + nr + no) * sizeof *buf);
+    got = malloc(no * sizeof *got);
+    if (!CHECK(buf && got, "out of memory")) goto done;
+    for (size_t i = 0; i < nl; ++i) buf[i] = (float)left.data[i];
+    for (size_t i = 0; i < nr; ++i) buf[nl + i] = (float)right.data[i];
+    for (size_t i = 0; i < no; ++i) buf[nl + nr + i] = NAN;
+    dl = upload(ctx, buf, nl * sizeof *buf), dr = upload(ctx, buf + nl, nr * sizeof *buf);
+    dout = upload(ctx, buf + nl + nr, no * sizeof *buf);
+    st = clpk_xcorr_fft_create(ctx, &s, NULL, &fft);
+    if (CHECK(st == CLPK_SUCCESS && dl && dr && dout, "%s: create: %s", name, clpk_last_error(ctx))) {
+        st = clpk_xcorr_fft_execute(fft, dl, 0, dr, 0, dout, 0, 0, NULL, NULL);
+        if (st == CLPK_SUCCESS)
+            st = clEnqueueReadBuffer(clpk_context_queue(ctx), dout, CL_TRUE, 0, no * sizeof *buf, buf, 0, NULL, NULL)
+                     ? CLPK_ERROR_OPENCL
+                     : CLPK_SUCCESS;
+        if (CHECK(st == CLPK_SUCCESS, "%s: run: %s", name, clpk_last_error(ctx))) {
+            for (size_t i = 0; i < no; ++i) got[i] = buf[i];
+            const double e = check_rel_error(valid.data, got, no);
+            CHECK(e <= 1e-5, "%s: relative error %.3g against the file", name, e);
+            printf("  %-44s err %.2e\n", name, e);
+        }
+    }
+done:
+    clpk_xcorr_fft_destroy(fft);
+    if (dl) clReleaseMemObject(dl);
+    if (dr) clReleaseMemObject(dr);
+    if (dout) clReleaseMemObject(dout);
+    free(buf), free(got);
+    xcorr_csv_free(&left), xcorr_csv_free(&right), xcorr_csv_free(&valid);
+}
+
+static void shared_data(clpk_context *ctx) {
+    const char *dir = CLPK_SHARED_DATA_DIR "/xcorr";
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("SKIP shared reference data: %s is absent\n", dir);
+        return;
+    }
+    char names[64][128];
+    int count = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)) && count < 64)
+        if (!strncmp(ent->d_name, "valid_", 6) && strstr(ent->d_name, ".csv") && strlen(ent->d_name) < sizeof names[0])
+            snprintf(names[count++], sizeof names[0], "%s", ent->d_name);
+    closedir(d);
+    CHECK(count >= 4, "only %d reference files in %s", count, dir);
+    for (int i = 0; i < count; ++i) check_csv(ctx, dir, names[i]);
+}
+
 static void bad_inputs(clpk_context *ctx) {
     const clpk_xcorr_shape good = {CLPK_XCORR_ONE_TO_MANY, 6, 5, 1, 3, 0, 0, CLPK_PRECISION_F32};
     clpk_xcorr_fft *fft = (clpk_xcorr_fft *)&good; /* must be reset to NULL on failure */
@@ -195,7 +284,8 @@ int main(void) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     printf("device: %s / %s\n", dev->platform_name, dev->name);
 
-    const clpk_xcorr_shape probe = {CLPK_XCORR_ONE_TO_ONE, 4, 4, 1, 1, 0, 0, CLPK_PRECISION_F32};
+    /* the shape of the first case, so the probe's kernels are reused (program caches) */
+    const clpk_xcorr_shape probe = {CLPK_XCORR_ONE_TO_ONE, 7, 5, 3, 3, 0, 0, CLPK_PRECISION_F32};
     clpk_xcorr_fft *fft = NULL;
     st = clpk_xcorr_fft_create(ctx, &probe, NULL, &fft);
     clpk_xcorr_fft_destroy(fft);
@@ -232,6 +322,7 @@ int main(void) {
         const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_ONE, 4, 4, 1, 1, 0, 0, CLPK_PRECISION_F64};
         CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_UNSUPPORTED, "f64 without fp64 accepted");
     }
+    shared_data(ctx);
     bad_inputs(ctx);
     clpk_context_destroy(ctx);
     return check_summary();
