@@ -2,7 +2,7 @@
  *
  *   clpk-dic --ref A.npy --def B.npy [--subset 64] [--step 32] [--method one-to-one|n-to-mn] [--search M] [--reach K]
  *            --out disp.npy [--png disp.png] [--device SEL] [--precision f32|f64] [--algorithm A] [--params k=v,...]
- *            [--refine gn|peak]
+ *            [--refine gn|peak] [--min-score Z]
  *
  * Images: 2-D .npy arrays (uint8, float32 or float64), same shape. Writes disp.npy, float64 of shape (rows, cols, 2)
  * holding (u, v) = displacement along x (columns) and y (rows) in pixels at each grid point (NaN where invalid), and
@@ -21,10 +21,12 @@ static void usage(FILE *to) {
             "usage: clpk-dic --ref A.npy --def B.npy --out disp.npy [--png disp.png] [--subset 64] [--step 32]\n"
             "                [--method one-to-one|n-to-mn] [--search M] [--reach K] [--device SEL]\n"
             "                [--precision f32|f64] [--algorithm auto|fft|naive|...|cpu] [--params k=v,...]\n"
-            "                [--refine gn|peak]\n"
+            "                [--refine gn|peak] [--min-score Z]\n"
             "  --subset S   subset side in pixels; --step grid step; --search M shifts -M..M per window (default S/4)\n"
             "  --method     one-to-one: one window per subset (|d| <= M); n-to-mn: (2K+1)^2 windows per subset\n"
             "               (--reach K, default 1), |d| <= M + K(2M+1)\n"
+            "  --refine     gn: peak fit then Gauss-Newton (default); peak: 3-point Gaussian peak fit only\n"
+            "  --min-score  points whose peak ZNCC is below Z get no vector (default 0.5)\n"
             "  output: disp.npy float64 (rows, cols, 2) = (u, v) in pixels, NaN where no vector was found\n");
 }
 
@@ -85,7 +87,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--step")) bad = !parse_int(v, 1, 100000, &opt.step);
         else if (!strcmp(a, "--search")) bad = !parse_int(v, 1, 1024, &opt.search);
         else if (!strcmp(a, "--reach")) bad = !parse_int(v, 1, 16, &opt.reach);
-        else if (!strcmp(a, "--method")) bad = clpk_dic_method_parse(v, &opt.method) != CLPK_SUCCESS;
+        else if (!strcmp(a, "--min-score")) {
+            char *end = NULL;
+            opt.min_score = strtod(v, &end);
+            bad = !*v || *end || !(opt.min_score >= -1.0 && opt.min_score <= 1.0);
+        } else if (!strcmp(a, "--method")) bad = clpk_dic_method_parse(v, &opt.method) != CLPK_SUCCESS;
         else if (!strcmp(a, "--precision")) bad = clpk_precision_parse(v, &opt.precision) != CLPK_SUCCESS;
         else if (!strcmp(a, "--refine")) {
             if (!strcmp(v, "gn")) opt.refine = CLPK_DIC_REFINE_GN;

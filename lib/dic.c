@@ -16,6 +16,7 @@ void clpk_dic_options_default(clpk_dic_options *opt) {
     opt->method = CLPK_DIC_ONE_TO_ONE;
     opt->reach = 1;
     opt->precision = CLPK_PRECISION_F32;
+    opt->min_score = 0.5;
 }
 
 clpk_status clpk_dic_method_parse(const char *text, clpk_dic_method *out) {
@@ -68,6 +69,7 @@ typedef struct dic_layout {
     int n_windows;              /* windows per subset: 1 or (2k+1)^2 */
     int margin;                 /* m + k * (2m + 1): the grid keeps this far from the borders */
     int refine;                 /* Gauss-Newton refinement after the peak fit */
+    double min_score;           /* weaker peaks give no vector */
     int rows, cols, n;          /* grid */
     int *py, *px;               /* subset top-left corners */
 } dic_layout;
@@ -256,6 +258,8 @@ static clpk_status correlate_device(clpk_context *ctx, const dic_layout *L, cons
 }
 
 static clpk_status check_options(clpk_context *ctx, const clpk_dic_options *opt, int height, int width) {
+    if (!(opt->min_score >= -1.0 && opt->min_score <= 1.0))
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "dic: min_score must be in [-1, 1]");
     if (opt->subset < 5 || opt->step < 1 || opt->search < 0 || opt->reach < 0)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
                          "dic: subset must be >= 5, step >= 1, search and reach >= 0 (got %d, %d, %d, %d)",
@@ -280,6 +284,7 @@ static clpk_status make_layout(clpk_context *ctx, const clpk_dic_options *opt, i
     L->n_windows = (2 * L->k + 1) * (2 * L->k + 1);
     L->margin = L->m + L->k * L->shifts;
     L->refine = opt->refine != CLPK_DIC_REFINE_PEAK;
+    L->min_score = opt->min_score;
     const int span_y = height - L->s - 2 * L->margin, span_x = width - L->s - 2 * L->margin;
     if (span_y < 0 || span_x < 0)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
@@ -374,6 +379,8 @@ static void locate_peak(const dic_layout *L, int i, const double *corr, const do
         for (int b = -1; b <= 1; ++b)
             z[a + 1][b + 1] = zncc_at(L, tmpl, def, width, ig, L->py[i] + best_dy + a, L->px[i] + best_dx + b);
     f->score[i] = z[1][1];
+    /* a weak peak is a wrong match more often than not (no texture, occlusion, a hole in the specimen) */
+    if (!(z[1][1] >= L->min_score)) return;
     int ok = 1;
     for (int a = 0; a < 3 && ok; ++a)
         for (int b = 0; b < 3; ++b) ok &= isfinite(z[a][b]);

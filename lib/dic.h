@@ -34,9 +34,10 @@ typedef struct clpk_dic_options {
     const char *algorithm;  /* xcorr plan algorithm: NULL/"auto", "fft", "naive", ... or "cpu" (host reference) */
     const char *params;     /* xcorr plan parameters or NULL */
     clpk_dic_refine refine; /* sub-pixel refinement */
+    double min_score;       /* points whose peak ZNCC is below this get no vector (NaN); default 0.5 */
 } clpk_dic_options;
 
-/* Fills defaults: subset 64, step 32, one-to-one, search s/4, reach 1, f32, auto. */
+/* Fills defaults: subset 64, step 32, one-to-one, search s/4, reach 1, f32, auto, Gauss-Newton, min_score 0.5. */
 void clpk_dic_options_default(clpk_dic_options *opt);
 
 /* "one-to-one" or "n-to-mn" (underscores accepted). */

@@ -99,10 +99,11 @@ static double *load_u8_as_double(const char *path, int *h, int *w) {
 }
 
 static void shared_images(clpk_context *ctx) {
-    const char *dir = CLPK_SHARED_DATA_DIR "/dic";
+    /* $CLPK_SHARED_DATA_DIR first (where the data travels to another machine), else the checkout's */
+    const char *dir = getenv("CLPK_SHARED_DATA_DIR") ? getenv("CLPK_SHARED_DATA_DIR") : CLPK_SHARED_DATA_DIR;
     char pr[512], pd[512];
-    snprintf(pr, sizeof pr, "%s/refSpeckled.npy", dir);
-    snprintf(pd, sizeof pd, "%s/defSpeckled.npy", dir);
+    snprintf(pr, sizeof pr, "%s/dic/refSpeckled.npy", dir);
+    snprintf(pd, sizeof pd, "%s/dic/defSpeckled.npy", dir);
     int h = 0, w = 0, h2 = 0, w2 = 0;
     double *ref = load_u8_as_double(pr, &h, &w);
     double *def = ref ? load_u8_as_double(pd, &h2, &w2) : NULL;

@@ -225,7 +225,10 @@ done:
 }
 
 static void shared_data(clpk_context *ctx) {
-    const char *dir = CLPK_SHARED_DATA_DIR "/xcorr";
+    /* $CLPK_SHARED_DATA_DIR first (where the data travels to another machine), else the checkout's */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/xcorr",
+             getenv("CLPK_SHARED_DATA_DIR") ? getenv("CLPK_SHARED_DATA_DIR") : CLPK_SHARED_DATA_DIR);
     DIR *d = opendir(dir);
     if (!d) {
         printf("SKIP shared reference data: %s is absent\n", dir);
