@@ -34,11 +34,12 @@ static const char *builtin_direct(const clpk_xcorr_shape *s, size_t pairs) {
 
 /* The built-in choice without a profile. FFT crossovers: the seed's A100 measurements (about 384^2 for one pair,
  * 256^2 for two, 128^2 for tens, 64^2 for hundreds) and the H100 reference points in ../shared/gpu/README.md (cuFFT
- * ahead of the seed's best direct kernel from 32^2 at 4000 pairs). Below them: a team per output for a few tiny
- * pairs, register blocking over shifts and over the rights sharing a left otherwise. */
+ * ahead of the seed's best direct kernel from 32^2 at 4000 pairs; our fft at 0.21 ms vs 0.31 ms direct at 32^2 x 1000).
+ * Below them: a team per output for a few tiny pairs, register blocking over shifts and over the rights sharing a left
+ * otherwise. */
 static const char *builtin_choice(const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
-    const double fft_side = pairs <= 1 ? 384 : pairs <= 2 ? 256 : pairs <= 64 ? 128 : pairs <= 1000 ? 64 : 32;
+    const double fft_side = pairs <= 1 ? 384 : pairs <= 2 ? 256 : pairs <= 64 ? 128 : pairs <= 256 ? 64 : 32;
     if (side >= fft_side) return "fft";
     return builtin_direct(s, pairs);
 }
