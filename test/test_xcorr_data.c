@@ -144,7 +144,7 @@ int main(void) {
         while ((ent = readdir(d)) && count < 64)
             if (strncmp(ent->d_name, "valid_", 6) == 0 && strstr(ent->d_name, ".csv") &&
                 strlen(ent->d_name) < sizeof names[0])
-                snprintf(names[count++], sizeof names[0], "%s", ent->d_name);
+                memcpy(names[count++], ent->d_name, strlen(ent->d_name) + 1);
         closedir(d);
         CHECK(count >= 4, "only %d reference files in %s", count, dir);
         for (int i = 0; i < count; ++i) {
