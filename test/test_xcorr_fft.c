@@ -310,6 +310,9 @@ int main(void) {
         {CLPK_XCORR_N_TO_M, 5, 8, 3, 4, 3, 15, CLPK_PRECISION_F32, "fft_batch=4", 0},
         {CLPK_XCORR_ONE_TO_ONE, 7, 5, 5, 5, 1, 1, CLPK_PRECISION_F32, "fft_batch=2,fft_pad=pow2", 2},
         {CLPK_XCORR_N_TO_MN, 33, 20, 3, 9, 13, 39, CLPK_PRECISION_F32, "fft_batch=4", 0},
+        /* degenerate axes: one row (padded to 2), one column (padded to 2) */
+        {CLPK_XCORR_N_TO_M, 1, 7, 2, 3, 0, 0, CLPK_PRECISION_F32, NULL, 0},
+        {CLPK_XCORR_ONE_TO_MANY, 7, 1, 1, 5, 0, 0, CLPK_PRECISION_F32, NULL, 0},
         /* a larger size, the DIC-like case */
         {CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 4, 0, 0, CLPK_PRECISION_F32, NULL, 0},
     };
