@@ -1,7 +1,7 @@
 /* grouped-overlap, multi-matrix-right and multi-matrix-both in one register-blocked kernel. One work-item computes
  * ROWS x SHIFTS consecutive shifts (a block of the output) for LEFTS x RIGHTS pairs of matrices. For each overlap
  * element (i, j) it loads RIGHTS right values and LEFTS*ROWS new left values (a sliding window of SHIFTS left values
- * per left row stays in registers), then does LEFTS*RIGHTS*ROWS*SHIFTS multiply-adds.
+ * per left row stays in registers, as a circular buffer), then does LEFTS*RIGHTS*ROWS*SHIFTS multiply-adds.
  *   grouped:      SHIFTS x ROWS > 1, LEFTS = RIGHTS = 1
  *   multi-right:  RIGHTS > 1 (the rights sharing one left: one-to-many, n-to-mn, n-to-m)
  *   multi-both:   LEFTS x RIGHTS (n-to-m only)
@@ -89,21 +89,26 @@ kernel void xcorr_tile(XCORR_ARGS, int n_groups) {
             for (int a = 0; a < LEFTS; ++a)
                 for (int y = 0; y < ROWS; ++y) win[a][y][s] = rowok[y] && cok ? left[lrow[a][y] + c] : (value_t)0;
         }
-        for (int j = j_lo; j < j_hi; ++j) {
-            const int c = j + dl0 + SHIFTS - 1;
-            const int cok = c >= 0 && c < cols;
-            for (int a = 0; a < LEFTS; ++a)
-                for (int y = 0; y < ROWS; ++y)
-                    win[a][y][SHIFTS - 1] = rowok[y] && cok ? left[lrow[a][y] + c] : (value_t)0;
-            value_t rv[RIGHTS];
-            for (int t = 0; t < RIGHTS; ++t) rv[t] = right[rbase[t] + (ulong)(i * cols + j)];
-            for (int a = 0; a < LEFTS; ++a)
-                for (int t = 0; t < RIGHTS; ++t)
+        /* The window is circular: at step u of a block of SHIFTS columns, shift s reads slot (u + s) % SHIFTS and
+         * the new column goes to slot (u + SHIFTS - 1) % SHIFTS. With u and s unrolled every slot index is a
+         * constant, so the window stays in registers without moves. The last block may run past j_hi: its right
+         * values read as zero. */
+        for (int jb = j_lo; jb < j_hi; jb += SHIFTS) {
+            for (int u = 0; u < SHIFTS; ++u) {
+                const int j = jb + u;
+                const int c = j + dl0 + SHIFTS - 1;
+                const int cok = c >= 0 && c < cols;
+                for (int a = 0; a < LEFTS; ++a)
                     for (int y = 0; y < ROWS; ++y)
-                        for (int s = 0; s < SHIFTS; ++s) part[a][t][y][s] += win[a][y][s] * rv[t];
-            for (int a = 0; a < LEFTS; ++a)
-                for (int y = 0; y < ROWS; ++y)
-                    for (int s = 0; s + 1 < SHIFTS; ++s) win[a][y][s] = win[a][y][s + 1];
+                        win[a][y][(u + SHIFTS - 1) % SHIFTS] = rowok[y] && cok ? left[lrow[a][y] + c] : (value_t)0;
+                value_t rv[RIGHTS];
+                for (int t = 0; t < RIGHTS; ++t)
+                    rv[t] = j < j_hi ? right[rbase[t] + (ulong)(i * cols + j)] : (value_t)0;
+                for (int a = 0; a < LEFTS; ++a)
+                    for (int t = 0; t < RIGHTS; ++t)
+                        for (int y = 0; y < ROWS; ++y)
+                            for (int s = 0; s < SHIFTS; ++s) part[a][t][y][s] += win[a][y][(u + s) % SHIFTS] * rv[t];
+            }
         }
         for (int a = 0; a < LEFTS; ++a)
             for (int t = 0; t < RIGHTS; ++t)

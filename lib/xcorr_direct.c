@@ -94,7 +94,6 @@ void clpk_xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape
             clpk_params_set_int(params, "lefts", 1);
             clpk_params_set_int(params, "rights", many_rights ? 4 : 1);
         } else {
-            clpk_params_set_int(params, "shifts", 4);
             clpk_params_set_int(params, "lefts", shape->pattern == CLPK_XCORR_N_TO_M ? 2 : 1);
             clpk_params_set_int(params, "rights", many_rights ? 2 : 1);
         }
