@@ -315,7 +315,8 @@ static int build_inputs(const dic_layout *L, const double *ref, const double *de
     for (int i = 0; i < L->n; ++i) {
         double *t = tmpl + (size_t)i * ss, mean = 0.0, norm = 0.0;
         for (int y = 0; y < s; ++y)
-            for (int x = 0; x < s; ++x) mean += t[(size_t)y * s + x] = ref[(size_t)(L->py[i] + y) * width + L->px[i] + x];
+            for (int x = 0; x < s; ++x)
+                mean += t[(size_t)y * s + x] = ref[(size_t)(L->py[i] + y) * width + L->px[i] + x];
         mean /= (double)ss;
         for (size_t j = 0; j < ss; ++j) t[j] -= mean, norm += t[j] * t[j];
         textured[i] = norm > 1e-12;
@@ -330,7 +331,8 @@ static int build_inputs(const dic_layout *L, const double *ref, const double *de
             double *r = right + ((size_t)b * L->n + i) * sd, wmean = 0.0;
             const int wy = L->py[i] - m + oy, wx = L->px[i] - m + ox;
             for (int y = 0; y < side; ++y)
-                for (int x = 0; x < side; ++x) wmean += r[(size_t)y * side + x] = def[(size_t)(wy + y) * width + wx + x];
+                for (int x = 0; x < side; ++x)
+                    wmean += r[(size_t)y * side + x] = def[(size_t)(wy + y) * width + wx + x];
             wmean /= (double)sd;
             for (size_t j = 0; j < sd; ++j) r[j] -= wmean;
         }

@@ -1,5 +1,6 @@
 /* Picture of a DIC displacement field: the reference image dimmed, each grid cell tinted by the displacement
- * magnitude (blue = 0 to red = the field's maximum), and an arrow per point scaled so the longest is 0.45 grid steps. */
+ * magnitude (blue = 0 to red = the field's maximum), and an arrow per point scaled so the longest is 0.45 grid steps.
+ */
 #include "dic.h"
 
 #include "clpk_internal.h"

@@ -72,7 +72,8 @@ clpk_status clpk_png_write_rgb(const char *path, int width, int height, const un
     unsigned char ihdr[13];
     put_be32(ihdr, (uint32_t)width);
     put_be32(ihdr + 4, (uint32_t)height);
-    ihdr[8] = 8, ihdr[9] = 2, ihdr[10] = 0, ihdr[11] = 0, ihdr[12] = 0; /* 8-bit RGB, deflate, no filter, no interlace */
+    ihdr[8] = 8, ihdr[9] = 2, ihdr[10] = 0, ihdr[11] = 0,
+    ihdr[12] = 0; /* 8-bit RGB, deflate, no filter, no interlace */
     static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     clpk_status st = CLPK_SUCCESS;
     FILE *fp = fopen(path, "wb");

@@ -96,8 +96,9 @@ static size_t shape_output_count(const clpk_xcorr_shape *s) {
 
 static clpk_status check_shape(clpk_context *ctx, const clpk_xcorr_shape *s) {
     if (s->rows < 1 || s->cols < 1 || s->n_left < 1 || s->n_right < 1)
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fft: sizes and counts must be positive (%dx%d, %d, %d)",
-                         s->rows, s->cols, s->n_left, s->n_right);
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr fft: sizes and counts must be positive (%dx%d, %d, %d)", s->rows, s->cols, s->n_left,
+                         s->n_right);
     if (s->rows > 65536 || s->cols > 65536)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fft: matrices of %dx%d exceed the supported 65536",
                          s->rows, s->cols);
@@ -120,7 +121,8 @@ static clpk_status check_shape(clpk_context *ctx, const clpk_xcorr_shape *s) {
     case CLPK_XCORR_N_TO_M: break;
     default: return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fft: unknown pattern %d", (int)s->pattern);
     }
-    if (s->search_rows < 0 || s->search_cols < 0 || (s->search_rows && (s->search_rows % 2 == 0 || s->search_rows > 2 * s->rows - 1)) ||
+    if (s->search_rows < 0 || s->search_cols < 0 ||
+        (s->search_rows && (s->search_rows % 2 == 0 || s->search_rows > 2 * s->rows - 1)) ||
         (s->search_cols && (s->search_cols % 2 == 0 || s->search_cols > 2 * s->cols - 1)))
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
                          "xcorr fft: a search window must be odd and at most 2R-1 x 2C-1 (%dx%d for %dx%d)",
@@ -230,7 +232,8 @@ static clpk_status forward(clpk_xcorr_fft *fft, cl_mem src, size_t src_offset, s
     rc |= clSetKernelArg(k, 8, sizeof fft->pstride, &fft->pstride);
     rc |= clSetKernelArg(k, 9, sizeof fft->work, &fft->work);
     if (rc != CL_SUCCESS) return clpk_fail_cl(fft->ctx, rc, "clSetKernelArg(clpk_xcorr_fft_pack)");
-    CLPK_TRY(enqueue(fft, k, (size_t)nb * fft->prows * fft->pstride, n_wait, wait, NULL, "enqueue clpk_xcorr_fft_pack"));
+    CLPK_TRY(
+        enqueue(fft, k, (size_t)nb * fft->prows * fft->pstride, n_wait, wait, NULL, "enqueue clpk_xcorr_fft_pack"));
     return run_app(fft, n, 0);
 }
 
@@ -317,8 +320,8 @@ static clpk_status parse_params(clpk_xcorr_fft *fft, const clpk_params *params, 
     if (pad) {
         if (!strcmp(pad, "pow2")) *pow2 = 1;
         else if (strcmp(pad, "smooth") != 0)
-            return clpk_fail(fft->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fft: fft_pad must be pow2 or smooth, not '%s'",
-                             pad);
+            return clpk_fail(fft->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                             "xcorr fft: fft_pad must be pow2 or smooth, not '%s'", pad);
     }
     const char *b = clpk_params_get(params, "fft_batch");
     if (b) {
@@ -379,12 +382,14 @@ clpk_status clpk_xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *sha
     const double total = ((double)fft->batch + (double)fft->n_lspec + (double)fft->n_rspec) * (double)fft->matrix_bytes;
     const size_t biggest = fft->batch > fft->n_lspec ? (fft->batch > fft->n_rspec ? fft->batch : fft->n_rspec)
                                                      : (fft->n_lspec > fft->n_rspec ? fft->n_lspec : fft->n_rspec);
-    if (total > 0.8 * (double)dev->global_mem_bytes || (double)biggest * fft->matrix_bytes > (double)dev->max_alloc_bytes) {
+    if (total > 0.8 * (double)dev->global_mem_bytes ||
+        (double)biggest * fft->matrix_bytes > (double)dev->max_alloc_bytes) {
         st = clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                        "xcorr fft: %.0f MiB of spectra (%ux%u padded, batch %zu) exceed the device memory (%llu MiB, "
                        "max allocation %llu MiB); lower fft_batch or use a direct algorithm",
                        total / 1048576.0, fft->prows, fft->pcols, fft->batch,
-                       (unsigned long long)(dev->global_mem_bytes >> 20), (unsigned long long)(dev->max_alloc_bytes >> 20));
+                       (unsigned long long)(dev->global_mem_bytes >> 20),
+                       (unsigned long long)(dev->max_alloc_bytes >> 20));
         goto fail;
     }
 
@@ -451,7 +456,8 @@ clpk_status clpk_xcorr_fft_execute(clpk_xcorr_fft *fft, cl_mem left, size_t left
     const clpk_xcorr_shape *s = &fft->shape;
     if (done) *done = NULL;
     /* The lefts (and for n-to-m the rights) are transformed once and kept; one-to-one transforms them per chunk. */
-    if (s->pattern != CLPK_XCORR_ONE_TO_ONE) CLPK_TRY(forward_all(fft, left, left_offset, (size_t)s->n_left, fft->lspec, &n_wait, wait));
+    if (s->pattern != CLPK_XCORR_ONE_TO_ONE)
+        CLPK_TRY(forward_all(fft, left, left_offset, (size_t)s->n_left, fft->lspec, &n_wait, wait));
     if (s->pattern == CLPK_XCORR_N_TO_M)
         CLPK_TRY(forward_all(fft, right, right_offset, (size_t)s->n_right, fft->rspec, &n_wait, wait));
     for (size_t o0 = 0; o0 < fft->n_out; o0 += fft->batch) {

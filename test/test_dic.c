@@ -222,7 +222,8 @@ static void png_checks(const clpk_dic_field *field, const double *ref, int h, in
     unsigned char *rgb = NULL;
     if (CHECK(clpk_dic_render(field, ref, h, w, &rgb) == CLPK_SUCCESS && rgb, "render")) {
         size_t white = 0;
-        for (size_t i = 0; i < (size_t)h * w; ++i) white += rgb[3 * i] == 255 && rgb[3 * i + 1] == 255 && rgb[3 * i + 2] == 255;
+        for (size_t i = 0; i < (size_t)h * w; ++i)
+            white += rgb[3 * i] == 255 && rgb[3 * i + 1] == 255 && rgb[3 * i + 2] == 255;
         CHECK(white > (size_t)field->valid, "only %zu arrow pixels for %d vectors", white, field->valid);
         free(rgb);
     }
@@ -250,9 +251,12 @@ int main(void) {
 
     const shift_case cases[] = {
         {"integer (3, -2) one-to-one auto", 3.0, -2.0, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, NULL, 0.02, CLPK_DIC_REFINE_GN},
-        {"sub-pixel (-1.3, 0.6) one-to-one auto", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, NULL, 0.05, CLPK_DIC_REFINE_GN},
-        {"sub-pixel (-1.3, 0.6) one-to-one fft", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, "fft", 0.05, CLPK_DIC_REFINE_GN},
-        {"sub-pixel (-1.3, 0.6) one-to-one cpu", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, "cpu", 0.05, CLPK_DIC_REFINE_GN},
+        {"sub-pixel (-1.3, 0.6) one-to-one auto", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, NULL, 0.05,
+         CLPK_DIC_REFINE_GN},
+        {"sub-pixel (-1.3, 0.6) one-to-one fft", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, "fft", 0.05,
+         CLPK_DIC_REFINE_GN},
+        {"sub-pixel (-1.3, 0.6) one-to-one cpu", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, "cpu", 0.05,
+         CLPK_DIC_REFINE_GN},
         {"far (11.4, -9.7) n-to-mn auto", 11.4, -9.7, CLPK_DIC_N_TO_MN, 32, 24, 5, NULL, 0.05, CLPK_DIC_REFINE_GN},
         /* the 3-point Gaussian peak fit alone: peak locking leaves up to ~0.1 px */
         {"sub-pixel (-1.3, 0.6) one-to-one peak fit only", -1.3, 0.6, CLPK_DIC_ONE_TO_ONE, 32, 16, 8, NULL, 0.25,

@@ -83,7 +83,8 @@ static cl_mem upload(clpk_context *ctx, const void *host, size_t bytes) {
 static void run_case(clpk_context *ctx, const fft_case *c, uint64_t *rng) {
     const clpk_xcorr_shape s = {c->pattern, c->rows, c->cols, c->n_left, c->n_right, c->search_rows, c->search_cols,
                                 c->precision};
-    const int orows = s.search_rows ? s.search_rows : 2 * s.rows - 1, ocols = s.search_cols ? s.search_cols : 2 * s.cols - 1;
+    const int orows = s.search_rows ? s.search_rows : 2 * s.rows - 1,
+              ocols = s.search_cols ? s.search_cols : 2 * s.cols - 1;
     const size_t msize = (size_t)s.rows * s.cols, osize = (size_t)orows * ocols, n_out = output_count(&s);
     const size_t es = clpk_precision_size(c->precision), guard = 7, off = c->offset;
     const size_t nl = (size_t)s.n_left * msize, nr = (size_t)s.n_right * msize, no = n_out * osize;
