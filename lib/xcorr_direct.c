@@ -76,11 +76,12 @@ void clpk_xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape
     case NAIVE: clpk_params_set_int(params, "wg", 128); break;
     case SHIFT_BUFFER: clpk_params_set_int(params, "team", pow2_clamp(out_cols_of(shape), 8, 64)); break;
     case SPLIT_ROW:
-        clpk_params_set_int(params, "rows_per_worker", 4);
+        /* At most 16 workers per output keeps the ordered combine's scratch buffer at 16 x the output. */
+        clpk_params_set_int(params, "rows_per_worker", shape->rows > 64 ? (shape->rows + 15) / 16 : 4);
         clpk_params_set(params, "combine", "ordered");
         clpk_params_set_int(params, "wg", 128);
         break;
-    case WARP_PER_OVERLAP: clpk_params_set_int(params, "wg", 64); break;
+    case WARP_PER_OVERLAP: clpk_params_set_int(params, "wg", 32); break; /* 32 < 64 < 128 on the H100 */
     case TILE:
         /* Measured on the H100 (docs/xcorr.md): long runs of column shifts (8) beat taller blocks; 4 rights per left
          * and 64-item groups were best at 16^2 x 4000 one-to-many. */

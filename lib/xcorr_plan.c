@@ -24,23 +24,28 @@ static const char *const *param_names(const char *algorithm) {
     return clpk_xcorr_direct_param_names(algorithm);
 }
 
-/* The direct variant for a shape when FFT is not chosen or not available. */
+/* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md):
+ * a work-group per output while there are few outputs (<= 8192: 16^2 x 8, 32^2 x 1), then for a few pairs more
+ * workers per output (split-row from 48^2, shift-buffer below), and register blocking once pairs fill the device. */
 static const char *builtin_direct(const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
-    if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return pairs <= 8 && side <= 48 ? "warp-per-overlap" : "grouped";
+    const double outputs = (double)pairs * clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
+    if (outputs <= 8192) return "warp-per-overlap";
+    if (pairs <= 16) return side >= 48 ? "split-row" : "shift-buffer";
+    if (pairs <= 64 && side >= 32) return "split-row";
+    if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
     if (s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1) return "multi-both";
     return "multi-right";
 }
 
-/* The built-in choice without a profile. FFT crossovers: the seed's A100 measurements (about 384^2 for one pair,
- * 256^2 for two, 128^2 for tens, 64^2 for hundreds) and the H100 reference points in ../shared/gpu/README.md (cuFFT
- * ahead of the seed's best direct kernel from 32^2 at 4000 pairs; our fft at 0.21 ms vs 0.31 ms direct at 32^2 x 1000).
- * Below them: a team per output for a few tiny pairs, register blocking over shifts and over the rights sharing a left
- * otherwise. */
+/* The built-in choice without a profile. FFT from 128^2, from 64^2 above 8 pairs and from 32^2 above 256 pairs: on
+ * the H100 our FFT path costs about 0.09 ms at small sizes, which direct kernels beat below these sizes (e.g. split-row
+ * 0.026 ms at 64^2 x 1, multi-right 0.089 ms at 16^2 x 4000) and lose to above them (0.086 vs 0.129 ms at 128^2 x 1,
+ * 0.100 vs 0.226 ms at 64^2 x 32, 0.203 vs 0.244 ms at 32^2 x 1000). The seed's A100 crossovers were higher
+ * (384^2 for one pair down to 64^2 for 32 x 32). */
 static const char *builtin_choice(const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
-    const double fft_side = pairs <= 1 ? 384 : pairs <= 2 ? 256 : pairs <= 64 ? 128 : pairs <= 256 ? 64 : 32;
-    if (side >= fft_side) return "fft";
+    if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256)) return "fft";
     return builtin_direct(s, pairs);
 }
 
