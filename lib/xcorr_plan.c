@@ -93,6 +93,9 @@ static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
     CLPK_TRY(clpk_profile_choose(plan->ctx, "xcorr", &features, &prof, &choice));
     const char *algo = clpk_params_get(&prof, "algorithm");
     *from_profile = choice.found && algo && param_names(algo);
+    if (choice.found && !*from_profile)
+        clpk_log(plan->ctx, CLPK_LOG_WARN, "xcorr: profile %s names no known algorithm ('%s'): built-in choice",
+                 choice.path, algo ? algo : "");
     if (!*from_profile) {
         snprintf(plan->algorithm, sizeof plan->algorithm, "%s", builtin_choice(s, clpk_xcorr_output_count(s)));
         set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
@@ -147,17 +150,23 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
     if (st == CLPK_SUCCESS) st = clpk_params_merge(&plan->params, &user);
     if (st == CLPK_SUCCESS && clpk_params_check_keys(&plan->params, param_names(plan->algorithm), &err) != CLPK_SUCCESS)
         st = clpk_fail_from(ctx, &err);
-    if (st == CLPK_SUCCESS) {
+    if (st == CLPK_SUCCESS) st = build(plan);
+    /* An automatic choice that cannot be used here (fft on a build without VkFFT, a profile entry from another build
+     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning. */
+    const char *direct = builtin_direct(shape, clpk_xcorr_output_count(shape));
+    if (st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
+        (from_profile || strcmp(plan->algorithm, direct) != 0)) {
+        clpk_log(ctx, CLPK_LOG_WARN, "xcorr: %s '%s' unavailable (%s): using %s",
+                 from_profile ? "profile choice" : "built-in choice", plan->algorithm, clpk_last_error(ctx), direct);
+        if (plan->fft) clpk_xcorr_fft_destroy(plan->fft);
+        clpk_xcorr_direct_destroy(plan->direct);
+        plan->fft = NULL;
+        plan->direct = NULL;
+        from_profile = 0;
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", direct);
+        clpk_params_clear(&plan->params);
+        set_defaults(ctx, shape, direct, &plan->params);
         st = build(plan);
-        /* The built-in rule may pick fft on a build without it: fall back to the direct choice. */
-        if (st == CLPK_ERROR_UNSUPPORTED && is_auto && !from_profile && strcmp(plan->algorithm, "fft") == 0 &&
-            user.count == 0) {
-            const char *direct = builtin_direct(shape, clpk_xcorr_output_count(shape));
-            snprintf(plan->algorithm, sizeof plan->algorithm, "%s", direct);
-            clpk_params_clear(&plan->params);
-            set_defaults(ctx, shape, direct, &plan->params);
-            st = build(plan);
-        }
     }
     if (st != CLPK_SUCCESS) {
         clpk_xcorr_plan_destroy(plan);
