@@ -262,11 +262,14 @@ clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, con
         br = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
     if (rc == CL_SUCCESS) bo = clCreateBuffer(c, CL_MEM_READ_WRITE, no * elem, NULL, &rc);
     if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clCreateBuffer(xcorr host arrays)");
-    if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(plan, bl, 0, br, 0, bo, 0, 0, NULL, NULL);
+    cl_event done = NULL;
+    if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(plan, bl, 0, br, 0, bo, 0, 0, NULL, &done);
     if (st == CLPK_SUCCESS) {
-        rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no * elem, out, 0, NULL, NULL);
+        /* Wait on the event, not on queue order: a user's queue may be out of order. */
+        rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no * elem, out, done ? 1 : 0, done ? &done : NULL, NULL);
         if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer(xcorr output)");
     }
+    if (done) clReleaseEvent(done);
     if (bl) clReleaseMemObject(bl);
     if (br) clReleaseMemObject(br);
     if (bo) clReleaseMemObject(bo);
