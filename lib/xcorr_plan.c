@@ -27,9 +27,17 @@ static const char *const *param_names(const char *algorithm) {
 /* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md):
  * a work-group per output while there are few outputs (<= 8192: 16^2 x 8, 32^2 x 1), then for a few pairs more
  * workers per output (split-row from 48^2, shift-buffer below), and register blocking once pairs fill the device. */
-static const char *builtin_direct(const clpk_xcorr_shape *s, size_t pairs) {
+static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
     const double outputs = (double)pairs * clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
+    /* CPUs (PoCL): work-groups cost a thread-level loop each and barriers split it, so the team variants lose there
+     * (20x at 11^2 x 5), and small problems leave too few work-items for register blocking: the plain loop wins
+     * those (2-4x over multi-right at 9^2..11^2), blocking the larger ones. */
+    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) {
+        if (outputs <= 65536) return "naive";
+        if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
+        return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both" : "multi-right";
+    }
     if (outputs <= 8192) return "warp-per-overlap";
     if (pairs <= 16) return side >= 48 ? "split-row" : "shift-buffer";
     if (pairs <= 64 && side >= 32) return "split-row";
@@ -43,14 +51,14 @@ static const char *builtin_direct(const clpk_xcorr_shape *s, size_t pairs) {
  * 0.026 ms at 64^2 x 1, multi-right 0.089 ms at 16^2 x 4000) and lose to above them (0.086 vs 0.129 ms at 128^2 x 1,
  * 0.100 vs 0.226 ms at 64^2 x 32, 0.203 vs 0.244 ms at 32^2 x 1000). The seed's A100 crossovers were higher
  * (384^2 for one pair down to 64^2 for 32 x 32). */
-static const char *builtin_choice(const clpk_xcorr_shape *s, size_t pairs) {
+static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
     if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256)) return "fft";
-    return builtin_direct(s, pairs);
+    return builtin_direct(ctx, s, pairs);
 }
 
 void clpk_xcorr_builtin_params(clpk_context *ctx, const clpk_xcorr_shape *shape, clpk_params *out) {
-    const char *algo = builtin_choice(shape, clpk_xcorr_output_count(shape));
+    const char *algo = builtin_choice(ctx, shape, clpk_xcorr_output_count(shape));
     clpk_params_set(out, "algorithm", algo);
     if (strcmp(algo, "fft") != 0) clpk_xcorr_direct_defaults(ctx, shape, algo, out);
 }
@@ -75,15 +83,36 @@ static clpk_status build(clpk_xcorr_plan *plan) {
     return clpk_xcorr_direct_create(plan->ctx, &plan->shape, plan->algorithm, &plan->params, &plan->direct);
 }
 
-/* Copies `src` without key `skip`. */
-static void params_without(const clpk_params *src, const char *skip, clpk_params *dst) {
+/* Whether some xcorr algorithm reads `key` (a profile entry holds a whole tuner candidate: the keys of every
+ * algorithm of the space, of which the chosen one reads a few). */
+static int known_key(const char *key) {
+    static const char *const algorithms[] = {"naive",       "shift-buffer", "split-row",        "grouped",
+                                             "multi-right", "multi-both",   "warp-per-overlap", "fft"};
+    for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; ++a)
+        for (const char *const *k = param_names(algorithms[a]); k && *k; ++k)
+            if (strcmp(*k, key) == 0) return 1;
+    return 0;
+}
+
+/* Copies the keys of `src` that `algorithm` reads; warns about keys no algorithm knows (a profile from another
+ * version). */
+static void params_for(clpk_context *ctx, const clpk_params *src, const char *algorithm, clpk_params *dst) {
     clpk_params_clear(dst);
-    for (int i = 0; i < src->count; ++i)
-        if (strcmp(src->items[i].key, skip) != 0) clpk_params_set(dst, src->items[i].key, src->items[i].value);
+    const char *const *names = param_names(algorithm);
+    for (int i = 0; i < src->count; ++i) {
+        const char *key = src->items[i].key;
+        int reads = 0;
+        for (const char *const *k = names; k && *k; ++k)
+            reads |= strcmp(*k, key) == 0;
+        if (reads)
+            clpk_params_set(dst, key, src->items[i].value);
+        else if (strcmp(key, "algorithm") != 0 && !known_key(key))
+            clpk_log(ctx, CLPK_LOG_WARN, "xcorr: profile parameter '%s' is unknown: ignored", key);
+    }
 }
 
 /* Resolves "auto": the profile's entry for the nearest class if there is one, else the built-in rule. Fills
- * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values). */
+ * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values for the keys it reads). */
 static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
     const clpk_xcorr_shape *s = &plan->shape;
     clpk_params features, prof;
@@ -97,15 +126,16 @@ static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
         clpk_log(plan->ctx, CLPK_LOG_WARN, "xcorr: profile %s names no known algorithm ('%s'): built-in choice",
                  choice.path, algo ? algo : "");
     if (!*from_profile) {
-        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", builtin_choice(s, clpk_xcorr_output_count(s)));
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s",
+                 builtin_choice(plan->ctx, s, clpk_xcorr_output_count(s)));
         set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
         return CLPK_SUCCESS;
     }
     snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algo);
     set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
-    clpk_params rest;
-    params_without(&prof, "algorithm", &rest);
-    return clpk_params_merge(&plan->params, &rest);
+    clpk_params own;
+    params_for(plan->ctx, &prof, plan->algorithm, &own);
+    return clpk_params_merge(&plan->params, &own);
 }
 
 clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
@@ -153,7 +183,7 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
     if (st == CLPK_SUCCESS) st = build(plan);
     /* An automatic choice that cannot be used here (fft on a build without VkFFT, a profile entry from another build
      * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning. */
-    const char *direct = builtin_direct(shape, clpk_xcorr_output_count(shape));
+    const char *direct = builtin_direct(ctx, shape, clpk_xcorr_output_count(shape));
     if (st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
         (from_profile || strcmp(plan->algorithm, direct) != 0)) {
         clpk_log(ctx, CLPK_LOG_WARN, "xcorr: %s '%s' unavailable (%s): using %s",

@@ -1,6 +1,7 @@
-/* "auto" through a tuning profile: an entry's algorithm and parameters are used (and give correct results), an
- * entry this build cannot use (unknown parameter, unknown algorithm) falls back to the built-in choice instead of
- * failing, and explicit algorithms ignore the profile. The profile is written for the test's own device into a
+/* "auto" through a tuning profile: an entry's algorithm and parameters are used (and give correct results) even when
+ * the entry holds a whole tuner candidate (keys of other algorithms, a key of a later version), an entry this build
+ * cannot use (a bad value, an unknown algorithm) falls back to the built-in choice instead of failing, and explicit
+ * algorithms ignore the profile. The profile is written for the test's own device into a
  * temporary CLPK_PROFILE_DIR. */
 #include "check.h"
 #include "clpk_internal.h"
@@ -59,10 +60,11 @@ int main(void) {
         " \"families\": {\"xcorr\": [\n"
         "  {\"class\": {\"pattern\": \"one-to-many\", \"rows\": 12, \"cols\": 12, \"n_left\": 1, \"n_right\": 6,\n"
         "              \"precision\": \"f32\"},\n"
-        "   \"params\": {\"algorithm\": \"split-row\", \"rows_per_worker\": 3, \"combine\": \"atomic\", \"wg\": 64}},\n"
+        "   \"params\": {\"algorithm\": \"split-row\", \"rows_per_worker\": 3, \"combine\": \"atomic\", \"wg\": 64,\n"
+        "              \"team\": 16, \"shifts\": 4, \"lefts\": 2, \"fft_pad\": \"pow2\", \"from_the_future\": 1}},\n"
         "  {\"class\": {\"pattern\": \"n-to-m\", \"rows\": 10, \"cols\": 10, \"n_left\": 2, \"n_right\": 3,\n"
         "              \"precision\": \"f32\"},\n"
-        "   \"params\": {\"algorithm\": \"grouped\", \"bogus\": 1}},\n"
+        "   \"params\": {\"algorithm\": \"grouped\", \"shifts\": \"zero\"}},\n"
         "  {\"class\": {\"pattern\": \"one-to-one\", \"rows\": 8, \"cols\": 8, \"n_left\": 2, \"n_right\": 2,\n"
         "              \"precision\": \"f32\"},\n"
         "   \"params\": {\"algorithm\": \"teleport\"}}]}}\n",
