@@ -275,6 +275,9 @@ int main(int argc, char **argv) {
             code = 1;
             goto done;
         }
+        /* The reference is a plain double loop: say so when it will take a while (~1e9 multiply-adds a second). */
+        const double macs = (double)count * shape.rows * shape.cols * shape.rows * shape.cols;
+        if (macs > 2e9) printf("check: the CPU reference needs about %.0e multiply-adds...\n", macs);
         clpk_xcorr_reference(&shape, left.data, right.data, ref);
         double max_err = 0, max_ref = 0;
         for (size_t i = 0; i < no; ++i) {
