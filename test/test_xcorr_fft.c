@@ -275,6 +275,24 @@ static void bad_inputs(clpk_context *ctx) {
     CHECK(clpk_xcorr_fft_execute(NULL, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
           "NULL plan accepted");
     clpk_xcorr_fft_destroy(NULL);
+    /* an adopted out-of-order queue: refused (the steps and VkFFT's passes rely on in-order execution) */
+    cl_command_queue_properties props = 0;
+    clGetDeviceInfo(clpk_context_device(ctx), CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        cl_int rc = CL_SUCCESS;
+        cl_command_queue q = clCreateCommandQueue(clpk_context_cl_context(ctx), clpk_context_device(ctx),
+                                                  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &rc);
+        clpk_context *octx = NULL;
+        if (CHECK(rc == CL_SUCCESS && clpk_context_create_from_queue(&octx, q) == CLPK_SUCCESS, "out-of-order queue")) {
+            CHECK(clpk_xcorr_fft_create(octx, &good, NULL, &fft) == CLPK_ERROR_UNSUPPORTED &&
+                      strstr(clpk_last_error(octx), "in-order"),
+                  "out-of-order queue accepted or unclear: %s", clpk_last_error(octx));
+        }
+        clpk_context_destroy(octx);
+        if (q) clReleaseCommandQueue(q);
+    } else {
+        printf("SKIP out-of-order queue refusal: the device has no out-of-order queues\n");
+    }
     CHECK(clpk_xcorr_fft_param_names[0] && !strcmp(clpk_xcorr_fft_param_names[0], "fft_pad") &&
               clpk_xcorr_fft_param_names[2] == NULL,
           "parameter names");
