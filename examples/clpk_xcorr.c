@@ -132,6 +132,17 @@ static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     return clpk_xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
 }
 
+/* Multiply-adds: every shift's overlap area, summed over the window (R^2 C^2 per pair for the full output). */
+static double count_macs(const clpk_xcorr_shape *s) {
+    const int orows = clpk_xcorr_output_rows(s), ocols = clpk_xcorr_output_cols(s);
+    double rsum = 0, csum = 0;
+    for (int k = 0; k < orows; ++k)
+        rsum += s->rows - abs(k - (orows - 1) / 2);
+    for (int l = 0; l < ocols; ++l)
+        csum += s->cols - abs(l - (ocols - 1) / 2);
+    return rsum * csum * (double)clpk_xcorr_output_count(s);
+}
+
 static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_shape *s, const void *left,
                      const void *right, size_t nl, size_t nr, size_t no, int repeats) {
     const size_t elem = clpk_precision_size(s->precision);
@@ -143,15 +154,7 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
         job.right = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
     if (rc == CL_SUCCESS) job.out = clCreateBuffer(c, CL_MEM_READ_WRITE, no * elem, NULL, &rc);
     clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail_cl(ctx, rc, "clCreateBuffer(bench)");
-    /* Multiply-adds: every shift's overlap area, summed over the window (R^2 C^2 per pair for the full output). */
-    double macs = 0;
-    const int orows = clpk_xcorr_output_rows(s), ocols = clpk_xcorr_output_cols(s);
-    double rsum = 0, csum = 0;
-    for (int k = 0; k < orows; ++k)
-        rsum += s->rows - abs(k - (orows - 1) / 2);
-    for (int l = 0; l < ocols; ++l)
-        csum += s->cols - abs(l - (ocols - 1) / 2);
-    macs = rsum * csum * (double)clpk_xcorr_output_count(s);
+    const double macs = count_macs(s);
     clpk_bench_stats stats;
     if (st == CLPK_SUCCESS)
         st = clpk_bench_run(ctx, bench_launch, &job, 3, repeats, (double)(nl + nr + no) * elem, 2 * macs, &stats);
@@ -276,7 +279,7 @@ int main(int argc, char **argv) {
             goto done;
         }
         /* The reference is a plain double loop: say so when it will take a while (~1e9 multiply-adds a second). */
-        const double macs = (double)count * shape.rows * shape.cols * shape.rows * shape.cols;
+        const double macs = count_macs(&shape);
         if (macs > 2e9) printf("check: the CPU reference needs about %.0e multiply-adds...\n", macs);
         clpk_xcorr_reference(&shape, left.data, right.data, ref);
         double max_err = 0, max_ref = 0;
