@@ -151,7 +151,7 @@ static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int r
         st = clpk_bench_run(ctx, launch_saxpy, &s, warmup, repeats, 12.0 * N, 2.0 * N, stats);
     } else {
         for (int i = 0; i < launches && st == CLPK_SUCCESS; ++i) {
-            cl_event e1, e2;
+            cl_event e1 = NULL, e2 = NULL;
             st = launch_saxpy(&s, &e1, &e2);
             if (st == CLPK_SUCCESS) {
                 clReleaseEvent(e1);
