@@ -178,19 +178,21 @@ clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, 
 /* ---- Diffusion-MRI example --------------------------------------------------------------------------------- */
 
 typedef struct clpk_sshopm_dmri_options {
-    int64_t voxels;         /* default 1000 */
-    int order;              /* 4 or 6 (even orders 2..8 accepted), default 4 */
-    int max_fibres;         /* 1..3 fibres per voxel, drawn uniformly (default 2) */
-    double min_angle_deg;   /* smallest crossing angle between fibres of a voxel (default 45) */
-    double snr;             /* mean fibre weight / noise sigma on each unique entry; 0: no noise (default 50) */
-    uint64_t seed;          /* default 1 */
+    int64_t voxels;       /* default 1000 */
+    int order;            /* even, 2..8; 4 or 6 in practice (default 4) */
+    int max_fibres;       /* 1..3 fibres per voxel, drawn uniformly (default 2) */
+    double min_angle_deg; /* smallest angle between the fibres of a voxel (default 45) */
+    double snr;           /* ||signal||_F / ||noise||_F per voxel; 0: no noise (default 50) */
+    uint64_t seed;        /* default 1 */
 } clpk_sshopm_dmri_options;
 void clpk_sshopm_dmri_options_default(clpk_sshopm_dmri_options *opts);
 
+/* A synthetic field: voxel v holds A = sum_f w_f u_f^(x)m + E in unique entries (dimension 3), w_f in [0.5, 1],
+ * fibres at least min_angle_deg apart, E Gaussian on the unique entries scaled to the SNR. */
 typedef struct clpk_sshopm_dmri_field {
     int64_t voxels;
     int order, unique;
-    double *tensors;   /* voxels x unique: A = sum_f w_f u_f^(x)m + noise */
+    double *tensors;   /* voxels x unique */
     int32_t *n_fibres; /* voxels */
     double *dirs;      /* voxels x 3 x 3 true unit directions (unused rows 0) */
     double *weights;   /* voxels x 3 */
@@ -200,16 +202,39 @@ clpk_status clpk_sshopm_dmri_synth(const clpk_sshopm_dmri_options *opts, clpk_ss
                                    clpk_error *err);
 void clpk_sshopm_dmri_field_free(clpk_sshopm_dmri_field *field);
 
+/* Estimated fibres per voxel (up to 3). */
+typedef struct clpk_sshopm_dmri_fibres {
+    int64_t voxels;
+    int32_t *count;   /* voxels */
+    double *dirs;     /* voxels x 3 x 3 */
+    double *weights;  /* voxels x 3 */
+} clpk_sshopm_dmri_fibres;
+void clpk_sshopm_dmri_fibres_free(clpk_sshopm_dmri_fibres *fibres);
+
+/* Fibres as the local maxima themselves: each voxel's maxima with lambda >= min_rel * (largest lambda), up to 3,
+ * largest first (the seed's reading). Peaks of crossing fibres closer than the lobes' width merge or bias towards
+ * each other (docs/sshopm.md), which the refinement below removes. */
+clpk_status clpk_sshopm_dmri_peaks(const clpk_sshopm_result *result, double min_rel, clpk_sshopm_dmri_fibres *out,
+                                   clpk_error *err);
+
+/* Fibres as a low-rank fit A ~ sum_f w_f u_f^(x)m started from the local maxima (largest first), completed by
+ * deflation (the maximum of the residual tensor, found with SS-HOPM on the host) when there are fewer maxima than
+ * fibres, refined by Levenberg-Marquardt; the smallest k in 1..3 whose relative residual ||A - fit||_F / ||A||_F is
+ * <= residual_tol wins. tensors: voxels x unique (dimension 3, the result's order). */
+clpk_status clpk_sshopm_dmri_refine(const double *tensors, const clpk_sshopm_result *result, double residual_tol,
+                                    clpk_sshopm_dmri_fibres *out, clpk_error *err);
+
 typedef struct clpk_sshopm_dmri_stats {
-    int64_t fibres, found;     /* true fibres, and those with a reported local max within match_deg */
+    int64_t fibres, found; /* true fibres, and those matched by an estimate within match_deg */
     double fraction_found;
     double mean_deg, median_deg, p90_deg, max_deg; /* angular errors of the found fibres */
-    int64_t spurious;          /* local maxima matched to no fibre */
+    int64_t spurious;      /* estimates matched to no fibre */
+    int64_t voxels_exact;  /* voxels with exactly their fibre count, all matched */
 } clpk_sshopm_dmri_stats;
 
-/* Matches each voxel's local maxima (largest lambda first) to its fibres (greedy, by angle, up to sign) and
- * summarises the angular errors. `errors_deg` (may be NULL) receives one error per fibre (NAN when not found). */
-clpk_status clpk_sshopm_dmri_evaluate(const clpk_sshopm_dmri_field *field, const clpk_sshopm_result *result,
+/* Matches each voxel's estimates to its true fibres (greedily by smallest angle, up to sign) and summarises the
+ * angular errors. errors_deg (may be NULL) receives voxels x 3 errors (NAN for unmatched or absent fibres). */
+clpk_status clpk_sshopm_dmri_evaluate(const clpk_sshopm_dmri_field *field, const clpk_sshopm_dmri_fibres *est,
                                       double match_deg, clpk_sshopm_dmri_stats *stats, double *errors_deg,
                                       clpk_error *err);
 
