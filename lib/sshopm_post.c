@@ -21,7 +21,7 @@ const char *clpk_sshopm_type_name(clpk_sshopm_type type) {
 
 void clpk_sshopm_post_options_default(clpk_sshopm_post_options *o) {
     o->lambda_tol = 1e-4;
-    o->x_tol = 1e-2;
+    o->x_tol = 5e-2;
     o->class_tol = 1e-6;
 }
 

@@ -144,7 +144,8 @@ typedef struct clpk_sshopm_result {
 
 typedef struct clpk_sshopm_post_options {
     double lambda_tol; /* same pair: |dlambda| <= lambda_tol * max(1, |lambda|) (default 1e-4) */
-    double x_tol;      /* ... and ||x - y|| <= x_tol (up to sign for even m) (default 1e-2) */
+    double x_tol;      /* ... and ||x - y|| <= x_tol (up to sign for even m) (default 5e-2: the stop is on lambda, so
+                        * x at a flat extremum is only known to about sqrt(tol / curvature) in f32) */
     double class_tol;  /* projected-Hessian eigenvalues within class_tol * max(1, |lambda|) of 0: degenerate (1e-6) */
 } clpk_sshopm_post_options;
 void clpk_sshopm_post_options_default(clpk_sshopm_post_options *opts);
