@@ -9,6 +9,7 @@
 
 #define SSHOPM_MAX_STARTS (1 << 20) /* the starts generator packs the start index into 20 bits */
 #define SSHOPM_MAX_ITER (1 << 28)   /* info packs iterations << 2 into an int */
+#define SSHOPM_UNROLL_LIMIT 8192    /* FMAs per gradient beyond which generated source takes minutes to compile */
 
 enum { ENTRIES_LOCAL = 0, ENTRIES_GLOBAL = 1, ENTRIES_PRIVATE = 2 };
 static const char *const entries_names[] = {"local", "global", "private"};
@@ -92,12 +93,19 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
     long long check = clpk_params_get_int(&plan->params, "check_every", 4);
     long long unroll_max = clpk_params_get_int(&plan->params, "unroll_max", 1536);
     long long private_max = clpk_params_get_int(&plan->params, "private_max", 64);
+    const int64_t terms = sshopm_unrolled_terms(m, n);
     if (!kernel || !strcmp(kernel, "auto")) {
-        plan->generated = plan->opts.shift != CLPK_SSHOPM_SHIFT_ADAPTIVE && sshopm_unrolled_terms(m, n) <= unroll_max;
+        plan->generated = plan->opts.shift != CLPK_SSHOPM_SHIFT_ADAPTIVE && terms <= unroll_max &&
+                          terms <= SSHOPM_UNROLL_LIMIT;
     } else if (!strcmp(kernel, "generated")) {
         if (plan->opts.shift == CLPK_SSHOPM_SHIFT_ADAPTIVE)
             return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
                              "sshopm: the adaptive shift runs on the general kernel only (kernel=general or auto)");
+        if (terms > SSHOPM_UNROLL_LIMIT)
+            return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                             "sshopm: order %d, dimension %d is too large to unroll (%lld FMAs per gradient, limit %d); "
+                             "use kernel=general",
+                             m, n, (long long)terms, SSHOPM_UNROLL_LIMIT);
         plan->generated = 1;
     } else if (!strcmp(kernel, "general")) {
         plan->generated = 0;
