@@ -21,7 +21,9 @@ typedef struct dataset {
 
 static int load(const char *file, dataset *d) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/sshopm/%s", CLPK_SHARED_DATA_DIR, file);
+    /* $CLPK_SHARED_DATA_DIR wins over the build's default (runs on another machine, another checkout). */
+    const char *data_dir = getenv("CLPK_SHARED_DATA_DIR");
+    snprintf(path, sizeof path, "%s/sshopm/%s", data_dir && *data_dir ? data_dir : CLPK_SHARED_DATA_DIR, file);
     cJSON *j = sshopm_read_json(path);
     if (!j) {
         printf("SKIP %s: %s not found\n", file, path);
