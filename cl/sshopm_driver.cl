@@ -40,8 +40,10 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
 #elif SSHOPM_ENTRIES == SSHOPM_ENTRIES_GLOBAL
     __global const VALUE_T *A = tensors + t * U_rt;
 #else
-    VALUE_T A[SSHOPM_U];
-    SSHOPM_LOAD_PRIVATE(A, tensors + t * SSHOPM_U);
+    /* Generated kernels only: the entries, pre-multiplied by their literal coefficients, in registers. */
+    VALUE_T A[SSHOPM_PRIVATE_COUNT];
+    VALUE_T frob2_private;
+    SSHOPM_LOAD_PRIVATE(A, tensors + t * SSHOPM_U, frob2_private);
 #endif
 
     VALUE_T x[DIM_CAP], y[DIM_CAP];
@@ -58,8 +60,14 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
     }
 
     VALUE_T shift = alpha;
-    if (shift_mode == 0) shift = (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) *
-                                 sqrt(sshopm_frob2(A, SSHOPM_TABLE_ARGS));
+    if (shift_mode == 0) {
+#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE
+        const VALUE_T frob2 = frob2_private;
+#else
+        const VALUE_T frob2 = sshopm_frob2(A, SSHOPM_TABLE_ARGS);
+#endif
+        shift = (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) * sqrt(frob2);
+    }
     const VALUE_T sign = (VALUE_T)direction;
     VALUE_T lambda = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
     int status = SSHOPM_CAPPED;
@@ -77,13 +85,14 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
                                       : fmin((VALUE_T)0, -(tau / m_ + (m_ - (VALUE_T)1) * hi));
             }
 #endif
+            /* x = sign (y + shift x) / ||y + shift x||: the sign rides on the inverse norm. */
             VALUE_T nrm = (VALUE_T)0;
             for (int i = 0; i < DIM; ++i) {
-                y[i] = sign * fma(shift, x[i], y[i]);
+                y[i] = fma(shift, x[i], y[i]);
                 nrm = fma(y[i], y[i], nrm);
             }
             /* A vanished iterate gives inf * 0 = NaN below, caught as a failure at the check. */
-            const VALUE_T inv = rsqrt(nrm);
+            const VALUE_T inv = sign * rsqrt(nrm);
             dx = (VALUE_T)0;
             for (int i = 0; i < DIM; ++i) {
                 const VALUE_T v = y[i] * inv;

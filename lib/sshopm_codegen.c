@@ -86,15 +86,42 @@ char *sshopm_generate_unrolled(const sshopm_index *idx) {
              "entries. */\n", m, n, U);
     emit(&b, "#define SSHOPM_ORDER %d\n#define SSHOPM_DIM %d\n#define SSHOPM_U %d\n", m, n, U);
     emit(&b, "#define DIM %d\n#define DIM_CAP %d\n#define SSHOPM_ORDER_EXPR %d\n", n, n, m);
-    emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, src) do { __global const VALUE_T *src_ = (src);");
-    for (int u = 0; u < U; ++u) emit(&b, " A[%d] = src_[%d];", u, u);
-    emit(&b, " } while (0)\n\n");
+    const int M1 = (int)sshopm_multiset_count(n, m - 1);
+    /* Private entries are stored pre-multiplied: A[j*M1 + i] = ((m-1)!/mu_i!) a[rank(mu_i + e_j)], so the gradient is
+     * pure FMAs on unscaled monomials; ||A||_F^2 comes from the raw entries while loading. */
+    emit(&b, "#define SSHOPM_PRIVATE_COUNT %d\n", n * M1);
+    emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, src, frob2) do { __global const VALUE_T *src_ = (src); VALUE_T s_ = "
+             "(VALUE_T)0;");
+    for (int u = 0; u < U; ++u)
+        emit(&b, " const VALUE_T r%d_ = src_[%d]; s_ = fma((VALUE_T)%.0f * r%d_, r%d_, s_);", u, u, idx->mult[u], u, u);
+    {
+        int tp[SSHOPM_MAX_ORDER], cnt[SSHOPM_MAX_DIM];
+        for (int i = 0; i < m - 1; ++i) tp[i] = 0;
+        int mi = 0;
+        do {
+            for (int i = 0; i < n; ++i) cnt[i] = 0;
+            for (int i = 0; i < m - 1; ++i) cnt[tp[i]]++;
+            double den = 1;
+            for (int i = 0; i < n; ++i) den *= factorial(cnt[i]);
+            double c = factorial(m - 1) / den;
+            for (int j = 0; j < n; ++j) {
+                cnt[j]++;
+                int u = sshopm_rank_mono(m, n, cnt);
+                cnt[j]--;
+                if (c == 1) emit(&b, " A[%d] = r%d_;", j * M1 + mi, u);
+                else emit(&b, " A[%d] = (VALUE_T)%.0f * r%d_;", j * M1 + mi, c, u);
+            }
+            ++mi;
+        } while (next_tuple(tp, m - 1, n));
+    }
+    emit(&b, " (frob2) = s_; } while (0)\n\n");
 
-    /* ||A||_F^2 with literal multiplicities. */
+    /* ||A||_F^2 with literal multiplicities (local/global entries; private ones get it while loading). */
+    emit(&b, "#if SSHOPM_ENTRIES != SSHOPM_ENTRIES_PRIVATE\n");
     emit(&b, "VALUE_T sshopm_frob2(ENTRY_SPACE const VALUE_T *A, SSHOPM_TABLE_PARAMS);\n");
     emit(&b, "VALUE_T sshopm_frob2(ENTRY_SPACE const VALUE_T *A, SSHOPM_TABLE_PARAMS) {\n    VALUE_T s = (VALUE_T)0;\n");
     for (int u = 0; u < U; ++u) emit(&b, "    s = fma((VALUE_T)%.0f * A[%d], A[%d], s);\n", idx->mult[u], u, u);
-    emit(&b, "    return s;\n}\n\n");
+    emit(&b, "    return s;\n}\n#endif\n\n");
 
     emit(&b, "VALUE_T sshopm_gradient(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, "
              "SSHOPM_TABLE_PARAMS);\n");
@@ -112,11 +139,12 @@ char *sshopm_generate_unrolled(const sshopm_index *idx) {
             emit(&b, "    const VALUE_T %s = %s * x%d;\n", name, prefix, tup[d - 1]);
         } while (next_tuple(tup, d, n));
     }
-    for (int j = 0; j < n; ++j) emit(&b, "    VALUE_T y%d = (VALUE_T)0;\n", j);
+    for (int j = 0; j < n; ++j) emit(&b, "    VALUE_T y%d;\n", j);
     /* Degree m-1 monomials, scaled by (m-1)!/mu!, each feeding one FMA per output component. */
     const int d = m - 1;
     for (int i = 0; i < d; ++i) tup[i] = 0;
     int counts[SSHOPM_MAX_DIM];
+    int mono_index = 0;
     do {
         for (int i = 0; i < n; ++i) counts[i] = 0;
         for (int i = 0; i < d; ++i) counts[tup[i]]++;
@@ -130,15 +158,23 @@ char *sshopm_generate_unrolled(const sshopm_index *idx) {
             monomial_name(tup, d - 1, prefix);
             sprintf(product, "%s * x%d", prefix, tup[d - 1]);
         }
-        if (coeff == 1) emit(&b, "    {\n        const VALUE_T w = %s;\n", product);
-        else emit(&b, "    {\n        const VALUE_T w = (VALUE_T)%.0f * (%s);\n", coeff, product);
+        emit(&b, "    {\n#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE\n        const VALUE_T w = %s;\n", product);
+        /* the first monomial starts each sum with a multiply (fma(a, w, 0) is not folded without no-signed-zeros) */
+        for (int j = 0; j < n; ++j) {
+            if (mono_index == 0) emit(&b, "        y%d = A[%d] * w;\n", j, j * M1);
+            else emit(&b, "        y%d = fma(A[%d], w, y%d);\n", j, j * M1 + mono_index, j);
+        }
+        if (coeff == 1) emit(&b, "#else\n        const VALUE_T w = %s;\n", product);
+        else emit(&b, "#else\n        const VALUE_T w = (VALUE_T)%.0f * (%s);\n", coeff, product);
         for (int j = 0; j < n; ++j) {
             counts[j]++;
             int u = sshopm_rank_mono(m, n, counts);
             counts[j]--;
-            emit(&b, "        y%d = fma(A[%d], w, y%d);\n", j, u, j);
+            if (mono_index == 0) emit(&b, "        y%d = A[%d] * w;\n", j, u);
+            else emit(&b, "        y%d = fma(A[%d], w, y%d);\n", j, u, j);
         }
-        emit(&b, "    }\n");
+        emit(&b, "#endif\n    }\n");
+        ++mono_index;
     } while (next_tuple(tup, d, n));
     for (int j = 0; j < n; ++j) emit(&b, "    y[%d] = y%d;\n", j, j);
     emit(&b, "    VALUE_T lambda = x0 * y0;\n");

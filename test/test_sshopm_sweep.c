@@ -2,7 +2,7 @@
  * the double-precision CPU reference, start by start, on random symmetric tensors with NaN-poisoned outputs. The
  * mapping parameters rotate over the shapes so that every value of every tunable parameter (kernel, entries, wg,
  * check_every), both precisions, both directions, the fixed and bound shifts and all three kinds of starts are run:
- *  - one block of check_every iterations with alpha = 0 exposes each gradient component directly (x1 = y0/|y0|);
+ *  - one iteration with alpha = 0 exposes each gradient component directly (x1 = y0/|y0|);
  *  - the bound shift over two blocks checks the shift computed in the kernel and the block/check logic. */
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
@@ -205,6 +205,9 @@ int main(void) {
                 c.generated = 1;
                 c.entries = entries_names[k % 3];
                 c.fixed_zero = (k / 5) % 2;
+                /* alpha = 0 is checked over one iteration: over several, rounding differences (the kernels sum in
+                 * another order than the reference) grow with the unshifted map's Lipschitz constant */
+                if (c.fixed_zero) c.check_every = 1;
                 run_case(ctx, &c, &rng, &programs);
             }
             /* The general kernel: all shapes (one program per mapping serves them all). */
@@ -213,7 +216,7 @@ int main(void) {
             g.entries = entries_names[(k + 1) % 2];
             g.prec = (!(k % 2) && fp64) ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
             g.fixed_zero = !c.fixed_zero;
-            g.check_every = checks[(k + 1) % 3];
+            g.check_every = g.fixed_zero ? 1 : checks[(k + 1) % 3];
             g.direction = -c.direction;
             run_case(ctx, &g, &rng, &programs);
         }
