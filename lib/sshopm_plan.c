@@ -49,7 +49,7 @@ static void set_defaults(clpk_params *p) {
     clpk_params_set_int(p, "wg", 128);
     clpk_params_set_int(p, "check_every", 4);
     clpk_params_set_int(p, "unroll_max", 1536);
-    clpk_params_set_int(p, "private_max", 64);
+    clpk_params_set_int(p, "private_max", 128);
 }
 
 static int local_tensors(int wg, int V) { return (wg - 1) / V + 2; }
@@ -92,7 +92,7 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
     long long wg = clpk_params_get_int(&plan->params, "wg", 128);
     long long check = clpk_params_get_int(&plan->params, "check_every", 4);
     long long unroll_max = clpk_params_get_int(&plan->params, "unroll_max", 1536);
-    long long private_max = clpk_params_get_int(&plan->params, "private_max", 64);
+    long long private_max = clpk_params_get_int(&plan->params, "private_max", 128);
     const int64_t terms = sshopm_unrolled_terms(m, n);
     if (!kernel || !strcmp(kernel, "auto")) {
         plan->generated = plan->opts.shift != CLPK_SSHOPM_SHIFT_ADAPTIVE && terms <= unroll_max &&
@@ -123,7 +123,8 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
     const size_t vsize = clpk_precision_size(plan->precision);
     const uint64_t local_bytes = (uint64_t)local_tensors(plan->wg, plan->opts.starts) * U * vsize;
     if (!entries || !strcmp(entries, "auto")) {
-        if (plan->generated && U <= private_max) plan->entries = ENTRIES_PRIVATE;
+        /* private entries are kept pre-multiplied, n * C(m+n-2, m-1) registers: U alone understates them */
+        if (plan->generated && terms <= private_max) plan->entries = ENTRIES_PRIVATE;
         else if (local_bytes <= dev->local_mem_bytes) plan->entries = ENTRIES_LOCAL;
         else plan->entries = ENTRIES_GLOBAL;
     } else {

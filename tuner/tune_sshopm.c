@@ -157,7 +157,8 @@ static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk
     const char *kernel = clpk_params_get(c, "kernel"), *entries = clpk_params_get(c, "entries");
     long long wg = clpk_params_get_int(c, "wg", 128);
     if (!kernel || !entries || wg < 1 || (size_t)wg > dev->max_work_group_size) return 0;
-    if (!strcmp(entries, "private") && (strcmp(kernel, "generated") || s->U > 128)) return 0;
+    if (!strcmp(entries, "private") && (strcmp(kernel, "generated") || sshopm_unrolled_terms(s->m, s->n) > 256))
+        return 0;
     if (!strcmp(entries, "local")) {
         uint64_t bytes = (uint64_t)((wg - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
         if (bytes > dev->local_mem_bytes) return 0;
@@ -253,7 +254,7 @@ static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_p
     const int generated = sshopm_unrolled_terms(s->m, s->n) <= 1536;
     clpk_params_set(out, "kernel", generated ? "generated" : "general");
     const uint64_t local = (uint64_t)((128 - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
-    clpk_params_set(out, "entries", generated && s->U <= 64                                 ? "private"
+    clpk_params_set(out, "entries", generated && sshopm_unrolled_terms(s->m, s->n) <= 128    ? "private"
                                     : local <= clpk_context_device_info(ctx)->local_mem_bytes ? "local"
                                                                                               : "global");
     clpk_params_set_int(out, "wg", 128);
