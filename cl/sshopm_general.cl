@@ -37,14 +37,10 @@ VALUE_T sshopm_frob2(ENTRY_SPACE const VALUE_T *A, SSHOPM_TABLE_PARAMS) {
     return s;
 }
 
-#if SSHOPM_ADAPTIVE
-/* Gershgorin bounds lo <= lambda_min, hi >= lambda_max of H = A x^(m-2):
- * H_ij = sum_u a_u mult_u k_i (k_j - delta_ij) / (m (m-1)) x^(k - e_i - e_j). */
-void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi,
-                           SSHOPM_TABLE_PARAMS);
-void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi,
-                           SSHOPM_TABLE_PARAMS) {
-    VALUE_T h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM];
+#if SSHOPM_ADAPTIVE || SSHOPM_REDUCE
+/* H = A x^(m-2) (n x n, full): H_ij = sum_u a_u mult_u k_i (k_j - delta_ij) / (m (m-1)) x^(k - e_i - e_j). */
+void sshopm_hessian(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *h, SSHOPM_TABLE_PARAMS);
+void sshopm_hessian(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *h, SSHOPM_TABLE_PARAMS) {
     for (int i = 0; i < n_rt * n_rt; ++i) h[i] = (VALUE_T)0;
     const VALUE_T scale = (VALUE_T)1 / (VALUE_T)(m_rt * (m_rt - 1));
     for (int u = 0; u < U_rt; ++u) {
@@ -71,16 +67,28 @@ void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE
                 VALUE_T prod = (VALUE_T)1;
                 for (int p = 0; p < m_rt; ++p)
                     if (p != p1 && p != skip2) prod *= x[r[p]];
-                const int i = r[p1], j = r[p2];
-                h[i * n_rt + j] += au * c * prod;
+                h[r[p1] * n_rt + r[p2]] += au * c * prod;
             }
         }
     }
+    for (int i = 0; i < n_rt; ++i)
+        for (int j = 0; j < i; ++j) h[i * n_rt + j] = h[j * n_rt + i];
+}
+#endif
+
+#if SSHOPM_ADAPTIVE
+/* Gershgorin bounds lo <= lambda_min, hi >= lambda_max of H = A x^(m-2). */
+void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi,
+                           SSHOPM_TABLE_PARAMS);
+void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi,
+                           SSHOPM_TABLE_PARAMS) {
+    VALUE_T h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM];
+    sshopm_hessian(A, x, h, SSHOPM_TABLE_ARGS);
     VALUE_T l = (VALUE_T)INFINITY, g = -(VALUE_T)INFINITY;
     for (int i = 0; i < n_rt; ++i) {
         VALUE_T radius = (VALUE_T)0;
         for (int j = 0; j < n_rt; ++j)
-            if (j != i) radius += fabs(j > i ? h[i * n_rt + j] : h[j * n_rt + i]);
+            if (j != i) radius += fabs(h[i * n_rt + j]);
         l = fmin(l, h[i * n_rt + i] - radius);
         g = fmax(g, h[i * n_rt + i] + radius);
     }

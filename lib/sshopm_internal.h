@@ -55,6 +55,26 @@ double sshopm_start_component(uint64_t seed, int64_t t, int s, int i, int n);
 /* Fills V x n unit starts: shared random (t = 0 of the generator) or evenly spread on the sphere. */
 clpk_status sshopm_make_starts(int n, int V, int kind, uint64_t seed, double *starts, clpk_error *err);
 
+/* ---- Plans (lib/sshopm_plan.c; the device post-processing in lib/sshopm_reduce.c uses the same object) ------- */
+
+#include "clpk_sshopm.h"
+
+enum { ENTRIES_LOCAL = 0, ENTRIES_GLOBAL = 1, ENTRIES_PRIVATE = 2 };
+
+struct clpk_sshopm_plan {
+    clpk_context *ctx;
+    sshopm_index idx;
+    clpk_precision precision;
+    int64_t max_tensors;
+    clpk_sshopm_options opts;
+    clpk_params params;
+    int generated, entries, wg, check_every;
+    int directions, direction[2];
+    cl_kernel kernel;
+    cl_kernel reduce_kernel; /* built on first use of clpk_sshopm_reduce */
+    cl_mem rep, gcoef, mult, starts;
+};
+
 /* ---- Code generation ------------------------------------------------------------------------------------------ */
 
 /* Fused-multiply-add count of one unrolled gradient: n * C(m+n-2, m-1). */

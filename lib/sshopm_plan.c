@@ -11,21 +11,8 @@
 #define SSHOPM_MAX_ITER (1 << 28)   /* info packs iterations << 2 into an int */
 #define SSHOPM_UNROLL_LIMIT 8192    /* FMAs per gradient beyond which generated source takes minutes to compile */
 
-enum { ENTRIES_LOCAL = 0, ENTRIES_GLOBAL = 1, ENTRIES_PRIVATE = 2 };
 static const char *const entries_names[] = {"local", "global", "private"};
 
-struct clpk_sshopm_plan {
-    clpk_context *ctx;
-    sshopm_index idx;
-    clpk_precision precision;
-    int64_t max_tensors;
-    clpk_sshopm_options opts;
-    clpk_params params;
-    int generated, entries, wg, check_every;
-    int directions, direction[2];
-    cl_kernel kernel;
-    cl_mem rep, gcoef, mult, starts;
-};
 
 int clpk_sshopm_unique_count(int order, int dim) { return sshopm_unique_count(order, dim); }
 
@@ -309,6 +296,7 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
 void clpk_sshopm_plan_destroy(clpk_sshopm_plan *plan) {
     if (!plan) return;
     if (plan->kernel) clReleaseKernel(plan->kernel);
+    if (plan->reduce_kernel) clReleaseKernel(plan->reduce_kernel);
     cl_mem bufs[] = {plan->rep, plan->gcoef, plan->mult, plan->starts};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
         if (bufs[i]) clReleaseMemObject(bufs[i]);

@@ -133,6 +133,7 @@ typedef struct clpk_sshopm_tensor_result {
     int count; /* distinct eigenpairs, sorted by lambda descending */
     clpk_sshopm_eigenpair *pairs;
     int converged, capped, failed; /* starts by status */
+    int dropped;                   /* converged starts left out (device post-processing: max_pairs reached) */
 } clpk_sshopm_tensor_result;
 
 typedef struct clpk_sshopm_result {
@@ -165,6 +166,25 @@ clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double *tensor, 
 /* run_host + postprocess. post may be NULL. */
 clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                    const clpk_sshopm_post_options *post, clpk_sshopm_result *out);
+
+/* ---- Post-processing on the device ----------------------------------------------------------------------------
+ * The same de-duplication, classification and sorting as clpk_sshopm_postprocess, one work-item per tensor, in the
+ * plan's precision, without residuals, keeping at most max_pairs distinct pairs per tensor and run (converged starts
+ * beyond are counted as dropped). Avoids downloading every start of large batches. */
+
+/* Reduces one execute()'s outputs (lambda, x, info of n_tensors x V starts) into slots out_base .. out_base +
+ * n_tensors - 1 of: out_lambda (slots x max_pairs values), out_x (slots x max_pairs x n), out_meta (slots x max_pairs
+ * int32: type | hits << 3, 0 when unused; unused lambda and x are NaN) and out_counts (slots x 5 int32: pairs,
+ * converged, capped, failed, dropped). Every slot element of those tensors is written. opts may be NULL. */
+clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, cl_mem lambda, cl_mem x,
+                               cl_mem info, const clpk_sshopm_post_options *opts, int max_pairs, int64_t out_base,
+                               cl_mem out_lambda, cl_mem out_x, cl_mem out_meta, cl_mem out_counts, cl_uint n_wait,
+                               const cl_event *wait, cl_event *done);
+
+/* Host convenience for the device path: upload, run each direction, reduce on the device, download only the distinct
+ * pairs. Residuals are NaN (not computed on the device). max_pairs <= 0: 16. */
+clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+                                     const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out);
 
 /* Writes {"tensors": [{"eigenpairs": [{"lambda", "x", "type", "hits"}, ...]}, ...]} (plus per-tensor start counts). */
 clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_result *result, clpk_error *err);
