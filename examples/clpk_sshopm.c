@@ -32,7 +32,13 @@ static void usage(void) {
         "  --params k=v,...   tuning parameters (kernel, entries, wg, check_every, unroll_max, private_max)\n"
         "  --device SEL       device index, P:D or name substring (default $CLPK_DEVICE, else first GPU)\n"
         "  --out FILE         result JSON: {\"tensors\": [{\"eigenpairs\": [{lambda, x, type, hits}, ...]}, ...]}\n"
-        "  --out-npy PREFIX   per-start arrays PREFIX_lambda.npy, PREFIX_x.npy, PREFIX_info.npy (status | its << 2)\n"
+        "  --post host|device de-duplicate and classify on the host in double (default; residuals) or on the device\n"
+        "                     (only the distinct pairs come back: for large batches)\n"
+        "  --max-pairs K      distinct pairs kept per tensor and direction by --post device (default 16)\n"
+        "  --out-npy PREFIX   the pairs as arrays padded with NaN / 0: PREFIX_lambda.npy (T, P), PREFIX_x.npy (T, P, n),\n"
+        "                     PREFIX_type.npy (T, P) int32 (1 max, 2 min, 3 saddle, 4 degenerate), PREFIX_hits.npy\n"
+        "  --out-starts PREFIX  per-start arrays PREFIX_lambda.npy, PREFIX_x.npy, PREFIX_info.npy (status | its << 2)\n"
+        "                     (--post host only)\n"
         "  --bench N          time N launches on device buffers (median of profiling events)\n"
         "  --quiet            no per-tensor summary\n"
         "dmri-synth options (a field of voxels with 1..K fibres, A = sum_f w_f u_f^(x)m + noise, then the fit):\n"
@@ -43,9 +49,9 @@ static void usage(void) {
 }
 
 typedef struct cli {
-    const char *tensors_path, *out, *out_npy, *device, *kernel, *params, *save;
+    const char *tensors_path, *out, *out_npy, *out_starts, *device, *kernel, *params, *save;
     int64_t random;
-    int order, dim, bench, quiet, find_given;
+    int order, dim, bench, quiet, find_given, device_post, max_pairs;
     clpk_sshopm_options opts;
     clpk_precision precision;
     /* dmri */
@@ -186,6 +192,18 @@ static int parse_args(int argc, char **argv, cli *c) {
         } else if (!strcmp(a, "--out-npy")) {
             NEED_VALUE;
             c->out_npy = v;
+        } else if (!strcmp(a, "--out-starts")) {
+            NEED_VALUE;
+            c->out_starts = v;
+        } else if (!strcmp(a, "--post")) {
+            NEED_VALUE;
+            if (!strcmp(v, "host")) c->device_post = 0;
+            else if (!strcmp(v, "device")) c->device_post = 1;
+            else BAD_VALUE();
+        } else if (!strcmp(a, "--max-pairs")) {
+            NEED_VALUE;
+            if (!parse_int64(v, &iv) || iv < 1 || iv > 4096) BAD_VALUE();
+            c->max_pairs = (int)iv;
         } else if (!strcmp(a, "--bench")) {
             NEED_VALUE;
             if (!parse_int64(v, &iv) || iv < 1 || iv > 100000) BAD_VALUE();
@@ -223,6 +241,10 @@ static int parse_args(int argc, char **argv, cli *c) {
         }
 #undef NEED_VALUE
 #undef BAD_VALUE
+    }
+    if (c->device_post && c->out_starts) {
+        fprintf(stderr, "clpk-sshopm: --out-starts needs --post host (the device path keeps the starts on the device)\n");
+        return 0;
     }
     if (c->opts.shift == CLPK_SSHOPM_SHIFT_FIXED && c->opts.alpha < 0 && !c->find_given)
         c->opts.find = CLPK_SSHOPM_FIND_MIN;
@@ -297,7 +319,7 @@ static int load_tensors(const cli *c, double **out, int64_t *count) {
     return 1;
 }
 
-static int write_npy(const char *prefix, const clpk_sshopm_raw *raw) {
+static int write_starts(const char *prefix, const clpk_sshopm_raw *raw) {
     char path[1100];
     clpk_error err = {0};
     const int64_t per = (int64_t)raw->directions * raw->starts;
@@ -309,6 +331,43 @@ static int write_npy(const char *prefix, const clpk_sshopm_raw *raw) {
     snprintf(path, sizeof path, "%s_info.npy", prefix);
     ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 2, shape, raw->info, &err) == CLPK_SUCCESS;
     if (!ok) fprintf(stderr, "clpk-sshopm: %s\n", err.message);
+    return ok;
+}
+
+/* The distinct pairs as padded arrays (P = most pairs of any tensor). */
+static int write_pairs(const char *prefix, const clpk_sshopm_result *r) {
+    int P = 1;
+    for (int64_t t = 0; t < r->n_tensors; ++t) P = r->tensors[t].count > P ? r->tensors[t].count : P;
+    const int n = r->dim;
+    double *l = malloc((size_t)r->n_tensors * P * sizeof *l), *x = malloc((size_t)r->n_tensors * P * n * sizeof *x);
+    int32_t *ty = calloc((size_t)r->n_tensors * P, sizeof *ty), *hi = calloc((size_t)r->n_tensors * P, sizeof *hi);
+    int ok = l && x && ty && hi;
+    for (int64_t t = 0; ok && t < r->n_tensors; ++t)
+        for (int k = 0; k < P; ++k) {
+            const size_t e = (size_t)t * P + k;
+            const int have = k < r->tensors[t].count;
+            const clpk_sshopm_eigenpair *p = have ? &r->tensors[t].pairs[k] : NULL;
+            l[e] = have ? p->lambda : NAN;
+            for (int i = 0; i < n; ++i) x[e * n + i] = have ? p->x[i] : NAN;
+            ty[e] = have ? (int32_t)p->type : 0;
+            hi[e] = have ? p->hits : 0;
+        }
+    char path[1100];
+    clpk_error err = {0};
+    int64_t shape[3] = {r->n_tensors, P, n};
+    snprintf(path, sizeof path, "%s_lambda.npy", prefix);
+    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 2, shape, l, &err) == CLPK_SUCCESS;
+    snprintf(path, sizeof path, "%s_x.npy", prefix);
+    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 3, shape, x, &err) == CLPK_SUCCESS;
+    snprintf(path, sizeof path, "%s_type.npy", prefix);
+    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 2, shape, ty, &err) == CLPK_SUCCESS;
+    snprintf(path, sizeof path, "%s_hits.npy", prefix);
+    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 2, shape, hi, &err) == CLPK_SUCCESS;
+    if (!ok) fprintf(stderr, "clpk-sshopm: %s\n", err.message[0] ? err.message : "out of memory writing .npy");
+    free(l);
+    free(x);
+    free(ty);
+    free(hi);
     return ok;
 }
 
@@ -474,7 +533,23 @@ int main(int argc, char **argv) {
     if (!rc && c.bench && !bench(ctx, plan, tensors, T, &c)) rc = 1;
     clpk_sshopm_raw raw = {0};
     clpk_sshopm_result result = {0};
-    if (!rc) {
+    if (!rc && c.device_post) {
+        double t0 = clpk_wall_seconds();
+        if (clpk_sshopm_solve_device(plan, tensors, T, NULL, c.max_pairs, &result) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-sshopm: %s\n", clpk_last_error(ctx));
+            rc = 1;
+        } else {
+            int64_t dropped = 0;
+            for (int64_t t = 0; t < T; ++t) dropped += result.tensors[t].dropped;
+            printf("solve: %.3f s end to end (upload, iterations, de-duplication and classification on the device, "
+                   "download of the distinct pairs)\n",
+                   clpk_wall_seconds() - t0);
+            if (dropped)
+                printf("warning: %lld converged starts found all --max-pairs slots of their tensor taken\n",
+                       (long long)dropped);
+            print_summary(&result, c.quiet || c.dmri);
+        }
+    } else if (!rc) {
         double t0 = clpk_wall_seconds();
         if (clpk_sshopm_run_host(plan, tensors, T, &raw) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", clpk_last_error(ctx));
@@ -495,7 +570,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "clpk-sshopm: %s\n", err.message);
         rc = 1;
     }
-    if (!rc && c.out_npy && !write_npy(c.out_npy, &raw)) rc = 1;
+    if (!rc && c.out_npy && !write_pairs(c.out_npy, &result)) rc = 1;
+    if (!rc && c.out_starts && !write_starts(c.out_starts, &raw)) rc = 1;
     if (!rc && c.dmri) {
         clpk_sshopm_dmri_fibres peaks = {0}, refined = {0};
         clpk_sshopm_dmri_stats sp, sr;

@@ -41,13 +41,20 @@ check "refined fit finds >= 95% of fibres (got ${refined:-none})" awk -v f="${re
 check "dmri JSON has 60 tensors" test "$(grep -c '"eigenpairs"' "$TMP/dmri.json")" -eq 60
 
 # the saved field as input: (T, U) unique entries
-"$CLI" --tensors "$TMP/field_tensors.npy" --order 4 --dim 3 --starts 32 --out "$TMP/r.json" --out-npy "$TMP/raw" \
-    --quiet >"$TMP/r.txt" 2>&1
+"$CLI" --tensors "$TMP/field_tensors.npy" --order 4 --dim 3 --starts 32 --out "$TMP/r.json" --out-npy "$TMP/pairs" \
+    --out-starts "$TMP/raw" --quiet >"$TMP/r.txt" 2>&1
 check "--tensors runs" test $? -eq 0
 check "JSON lists 60 tensors" test "$(grep -c '"eigenpairs"' "$TMP/r.json")" -eq 60
 check "every pair typed" grep -q '"type": "max"' "$TMP/r.json"
 for f in lambda x info; do check "raw $f.npy written" test -s "$TMP/raw_$f.npy"; done
+for f in lambda x type hits; do check "pairs $f.npy written" test -s "$TMP/pairs_$f.npy"; done
 check "summary line" grep -q "60 tensors:" "$TMP/r.txt"
+# the same on the device: same summary line (pairs and start counts)
+"$CLI" --tensors "$TMP/field_tensors.npy" --order 4 --dim 3 --starts 32 --post device --out "$TMP/rd.json" \
+    --out-npy "$TMP/dpairs" --quiet >"$TMP/rd.txt" 2>&1
+check "--post device runs" test $? -eq 0
+check "device and host post-processing agree" test "$(grep '60 tensors:' "$TMP/r.txt")" = "$(grep '60 tensors:' "$TMP/rd.txt")"
+check "device pairs .npy written" test -s "$TMP/dpairs_lambda.npy"
 
 # benchmark line
 "$CLI" --random 16 --order 4 --dim 3 --starts 32 --bench 2 --quiet >"$TMP/b.txt" 2>&1
@@ -108,6 +115,8 @@ expect_fail 1 "entries" --random 4 --order 4 --dim 3 --params entries=shared
 expect_fail 1 "unknown\|not allowed\|key" --random 4 --order 4 --dim 3 --params colour=blue
 expect_fail 2 "bad value" dmri-synth --max-fibres 4
 expect_fail 2 "must be even" dmri-synth --order 5 --voxels 4
+expect_fail 2 "needs --post host" --random 4 --order 4 --dim 3 --post device --out-starts "$TMP/s"
+expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --post gpu
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
