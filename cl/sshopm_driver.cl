@@ -42,8 +42,13 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
 #else
     /* Generated kernels only: the entries, pre-multiplied by their literal coefficients, in registers. */
     VALUE_T A[SSHOPM_PRIVATE_COUNT];
+    VALUE_T A_raw[SSHOPM_U]; /* the plain entries, for A x^(m-2) of the adaptive shift (dead code otherwise) */
     VALUE_T frob2_private;
-    SSHOPM_LOAD_PRIVATE(A, tensors + t * SSHOPM_U, frob2_private);
+    SSHOPM_LOAD_PRIVATE(A, A_raw, tensors + t * SSHOPM_U, frob2_private);
+#define HESSIAN_ENTRIES A_raw
+#endif
+#ifndef HESSIAN_ENTRIES
+#define HESSIAN_ENTRIES A
 #endif
 
     VALUE_T x[DIM_CAP], y[DIM_CAP];
@@ -78,7 +83,7 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
 #if SSHOPM_ADAPTIVE
             {
                 VALUE_T lo, hi;
-                sshopm_hessian_bounds(A, x, &lo, &hi, SSHOPM_TABLE_ARGS);
+                sshopm_hessian_bounds(HESSIAN_ENTRIES, x, &lo, &hi, SSHOPM_TABLE_ARGS);
                 const VALUE_T m_ = (VALUE_T)(SSHOPM_ORDER_EXPR);
                 const VALUE_T tau = (VALUE_T)1e-6;
                 shift = direction > 0 ? fmax((VALUE_T)0, tau / m_ - (m_ - (VALUE_T)1) * lo)

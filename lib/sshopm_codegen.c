@@ -79,6 +79,69 @@ static double factorial(int k) {
     return f;
 }
 
+/* Gershgorin bounds of H = A x^(m-2) for the adaptive shift, unrolled the same way: H_ij = sum over degree-(m-2)
+ * monomials nu of a[rank(nu + e_i + e_j)] ((m-2)!/nu!) x^nu (the coefficient of entry k in H_ij is
+ * (m-2)!/(k - e_i - e_j)!, a function of nu alone). Takes the plain entries. */
+static void emit_hessian_bounds(text_buf *b, const sshopm_index *idx) {
+    const int m = idx->m, n = idx->n, d = m - 2;
+    int tup[SSHOPM_MAX_ORDER], counts[SSHOPM_MAX_DIM];
+    char name[16], prefix[16];
+    emit(b, "\n#if SSHOPM_ADAPTIVE\n");
+    emit(b, "void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi, "
+            "SSHOPM_TABLE_PARAMS);\n");
+    emit(b, "void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi, "
+            "SSHOPM_TABLE_PARAMS) {\n");
+    for (int i = 0; i < n; ++i) emit(b, "    const VALUE_T x%d = x[%d];\n", i, i);
+    for (int dd = 2; dd <= d - 1; ++dd) {
+        for (int i = 0; i < dd; ++i) tup[i] = 0;
+        do {
+            monomial_name(tup, dd, name);
+            monomial_name(tup, dd - 1, prefix);
+            emit(b, "    const VALUE_T %s = %s * x%d;\n", name, prefix, tup[dd - 1]);
+        } while (next_tuple(tup, dd, n));
+    }
+    for (int i = 0; i < n; ++i)
+        for (int j = i; j < n; ++j) emit(b, "    VALUE_T h%d_%d;\n", i, j);
+    for (int i = 0; i < d; ++i) tup[i] = 0;
+    int first = 1;
+    do {
+        for (int i = 0; i < n; ++i) counts[i] = 0;
+        for (int i = 0; i < d; ++i) counts[tup[i]]++;
+        double den = 1;
+        for (int i = 0; i < n; ++i) den *= factorial(counts[i]);
+        const double c = factorial(d) / den;
+        char product[48];
+        if (d == 0) sprintf(product, "(VALUE_T)1");
+        else if (d == 1) sprintf(product, "x%d", tup[0]);
+        else {
+            monomial_name(tup, d - 1, prefix);
+            sprintf(product, "%s * x%d", prefix, tup[d - 1]);
+        }
+        if (c == 1) emit(b, "    {\n        const VALUE_T w = %s;\n", product);
+        else emit(b, "    {\n        const VALUE_T w = (VALUE_T)%.0f * (%s);\n", c, product);
+        for (int i = 0; i < n; ++i)
+            for (int j = i; j < n; ++j) {
+                counts[i]++;
+                counts[j]++;
+                const int u = sshopm_rank_mono(m, n, counts);
+                counts[i]--;
+                counts[j]--;
+                if (first) emit(b, "        h%d_%d = A[%d] * w;\n", i, j, u);
+                else emit(b, "        h%d_%d = fma(A[%d], w, h%d_%d);\n", i, j, u, i, j);
+            }
+        emit(b, "    }\n");
+        first = 0;
+    } while (d > 0 && next_tuple(tup, d, n));
+    emit(b, "    VALUE_T l = (VALUE_T)INFINITY, g = -(VALUE_T)INFINITY, r;\n");
+    for (int i = 0; i < n; ++i) {
+        emit(b, "    r = (VALUE_T)0");
+        for (int j = 0; j < n; ++j)
+            if (j != i) emit(b, " + fabs(h%d_%d)", j < i ? j : i, j < i ? i : j);
+        emit(b, ";\n    l = fmin(l, h%d_%d - r);\n    g = fmax(g, h%d_%d + r);\n", i, i, i, i);
+    }
+    emit(b, "    *lo = l;\n    *hi = g;\n}\n#endif\n");
+}
+
 char *sshopm_generate_unrolled(const sshopm_index *idx) {
     const int m = idx->m, n = idx->n, U = idx->U;
     text_buf b = {0};
@@ -90,10 +153,11 @@ char *sshopm_generate_unrolled(const sshopm_index *idx) {
     /* Private entries are stored pre-multiplied: A[j*M1 + i] = ((m-1)!/mu_i!) a[rank(mu_i + e_j)], so the gradient is
      * pure FMAs on unscaled monomials; ||A||_F^2 comes from the raw entries while loading. */
     emit(&b, "#define SSHOPM_PRIVATE_COUNT %d\n", n * M1);
-    emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, src, frob2) do { __global const VALUE_T *src_ = (src); VALUE_T s_ = "
-             "(VALUE_T)0;");
+    emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, RAW, src, frob2) do { __global const VALUE_T *src_ = (src); VALUE_T s_ "
+             "= (VALUE_T)0;");
     for (int u = 0; u < U; ++u)
-        emit(&b, " const VALUE_T r%d_ = src_[%d]; s_ = fma((VALUE_T)%.0f * r%d_, r%d_, s_);", u, u, idx->mult[u], u, u);
+        emit(&b, " const VALUE_T r%d_ = src_[%d]; RAW[%d] = r%d_; s_ = fma((VALUE_T)%.0f * r%d_, r%d_, s_);", u, u, u,
+             u, idx->mult[u], u, u);
     {
         int tp[SSHOPM_MAX_ORDER], cnt[SSHOPM_MAX_DIM];
         for (int i = 0; i < m - 1; ++i) tp[i] = 0;
@@ -180,6 +244,7 @@ char *sshopm_generate_unrolled(const sshopm_index *idx) {
     emit(&b, "    VALUE_T lambda = x0 * y0;\n");
     for (int j = 1; j < n; ++j) emit(&b, "    lambda = fma(x%d, y%d, lambda);\n", j, j);
     emit(&b, "    return lambda;\n}\n");
+    emit_hessian_bounds(&b, idx);
     if (b.failed) {
         free(b.data);
         return NULL;

@@ -82,12 +82,8 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
     long long private_max = clpk_params_get_int(&plan->params, "private_max", 128);
     const int64_t terms = sshopm_unrolled_terms(m, n);
     if (!kernel || !strcmp(kernel, "auto")) {
-        plan->generated = plan->opts.shift != CLPK_SSHOPM_SHIFT_ADAPTIVE && terms <= unroll_max &&
-                          terms <= SSHOPM_UNROLL_LIMIT;
+        plan->generated = terms <= unroll_max && terms <= SSHOPM_UNROLL_LIMIT;
     } else if (!strcmp(kernel, "generated")) {
-        if (plan->opts.shift == CLPK_SSHOPM_SHIFT_ADAPTIVE)
-            return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                             "sshopm: the adaptive shift runs on the general kernel only (kernel=general or auto)");
         if (terms > SSHOPM_UNROLL_LIMIT)
             return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                              "sshopm: order %d, dimension %d is too large to unroll (%lld FMAs per gradient, limit %d); "

@@ -57,9 +57,8 @@ int main(void) {
     o.params = "kernel=generated";
     expect_plan_fail(ctx, 8, 8, f32, 1, &o, CLPK_ERROR_UNSUPPORTED, "too large to unroll", "(8,8) unrolled");
     o.params = NULL;
-    o.shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
-    o.kernel = "generated";
-    expect_plan_fail(ctx, 4, 3, f32, 1, &o, CLPK_ERROR_INVALID_ARGUMENT, "adaptive", "adaptive + generated");
+    o.kernel = "quick";
+    expect_plan_fail(ctx, 4, 3, f32, 1, &o, CLPK_ERROR_INVALID_ARGUMENT, "kernel", "unknown kernel option");
     /* local memory beyond the device */
     clpk_sshopm_options_default(&o);
     o.starts = 1;

@@ -172,7 +172,8 @@ int main(void) {
             run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_FIXED, 2, NULL, "alpha=2 generated");
             run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_SHIFT_FIXED, -2, "general", "alpha=-2 general");
             run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0, NULL, "bound both");
-            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, NULL, "adaptive both");
+            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, NULL, "adaptive generated");
+            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, "general", "adaptive general");
         }
     }
     if (have[0]) {
