@@ -208,6 +208,8 @@ int main(void) {
             if (unrolled) {
                 c.generated = 1;
                 c.entries = entries_names[k % 3];
+                /* private entries only where auto or the tuner can pick them (<= 256 pre-multiplied registers) */
+                if (!strcmp(c.entries, "private") && sshopm_unrolled_terms(m, n) > 256) c.entries = "local";
                 c.fixed_zero = (k / 5) % 2;
                 /* alpha = 0 is checked over one iteration: over several, rounding differences (the kernels sum in
                  * another order than the reference) grow with the unshifted map's Lipschitz constant */
