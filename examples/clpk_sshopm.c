@@ -35,7 +35,8 @@ static void usage(void) {
         "  --post host|device de-duplicate and classify on the host in double (default; residuals) or on the device\n"
         "                     (only the distinct pairs come back: for large batches)\n"
         "  --max-pairs K      distinct pairs kept per tensor and direction by --post device (default 16)\n"
-        "  --out-npy PREFIX   the pairs as arrays padded with NaN / 0: PREFIX_lambda.npy (T, P), PREFIX_x.npy (T, P, n),\n"
+        "  --out-npy PREFIX   the pairs as arrays padded with NaN / 0: PREFIX_lambda.npy (T, P), PREFIX_x.npy (T, P, "
+        "n),\n"
         "                     PREFIX_type.npy (T, P) int32 (1 max, 2 min, 3 saddle, 4 degenerate), PREFIX_hits.npy\n"
         "  --out-starts PREFIX  per-start arrays PREFIX_lambda.npy, PREFIX_x.npy, PREFIX_info.npy (status | its << 2)\n"
         "                     (--post host only)\n"
@@ -138,10 +139,14 @@ static int parse_args(int argc, char **argv, cli *c) {
             c->opts.starts = (int)iv;
         } else if (!strcmp(a, "--starts-kind")) {
             NEED_VALUE;
-            if (!strcmp(v, "shared")) c->opts.starts_kind = CLPK_SSHOPM_STARTS_SHARED;
-            else if (!strcmp(v, "per-tensor")) c->opts.starts_kind = CLPK_SSHOPM_STARTS_PER_TENSOR;
-            else if (!strcmp(v, "sphere")) c->opts.starts_kind = CLPK_SSHOPM_STARTS_SPHERE;
-            else BAD_VALUE();
+            if (!strcmp(v, "shared"))
+                c->opts.starts_kind = CLPK_SSHOPM_STARTS_SHARED;
+            else if (!strcmp(v, "per-tensor"))
+                c->opts.starts_kind = CLPK_SSHOPM_STARTS_PER_TENSOR;
+            else if (!strcmp(v, "sphere"))
+                c->opts.starts_kind = CLPK_SSHOPM_STARTS_SPHERE;
+            else
+                BAD_VALUE();
         } else if (!strcmp(a, "--seed")) {
             NEED_VALUE;
             if (!parse_int64(v, &iv)) BAD_VALUE();
@@ -150,18 +155,25 @@ static int parse_args(int argc, char **argv, cli *c) {
         } else if (!strcmp(a, "--find")) {
             NEED_VALUE;
             c->find_given = 1;
-            if (!strcmp(v, "max")) c->opts.find = CLPK_SSHOPM_FIND_MAX;
-            else if (!strcmp(v, "min")) c->opts.find = CLPK_SSHOPM_FIND_MIN;
-            else if (!strcmp(v, "both")) c->opts.find = CLPK_SSHOPM_FIND_BOTH;
-            else BAD_VALUE();
+            if (!strcmp(v, "max"))
+                c->opts.find = CLPK_SSHOPM_FIND_MAX;
+            else if (!strcmp(v, "min"))
+                c->opts.find = CLPK_SSHOPM_FIND_MIN;
+            else if (!strcmp(v, "both"))
+                c->opts.find = CLPK_SSHOPM_FIND_BOTH;
+            else
+                BAD_VALUE();
         } else if (!strcmp(a, "--shift")) {
             NEED_VALUE;
-            if (!strcmp(v, "auto") || !strcmp(v, "bound")) c->opts.shift = CLPK_SSHOPM_SHIFT_BOUND;
-            else if (!strcmp(v, "adaptive")) c->opts.shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
+            if (!strcmp(v, "auto") || !strcmp(v, "bound"))
+                c->opts.shift = CLPK_SSHOPM_SHIFT_BOUND;
+            else if (!strcmp(v, "adaptive"))
+                c->opts.shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
             else if (parse_double(v, &dv)) {
                 c->opts.shift = CLPK_SSHOPM_SHIFT_FIXED;
                 c->opts.alpha = dv;
-            } else BAD_VALUE();
+            } else
+                BAD_VALUE();
         } else if (!strcmp(a, "--tol")) {
             NEED_VALUE;
             if (!parse_double(v, &dv) || dv < 0) BAD_VALUE();
@@ -197,9 +209,12 @@ static int parse_args(int argc, char **argv, cli *c) {
             c->out_starts = v;
         } else if (!strcmp(a, "--post")) {
             NEED_VALUE;
-            if (!strcmp(v, "host")) c->device_post = 0;
-            else if (!strcmp(v, "device")) c->device_post = 1;
-            else BAD_VALUE();
+            if (!strcmp(v, "host"))
+                c->device_post = 0;
+            else if (!strcmp(v, "device"))
+                c->device_post = 1;
+            else
+                BAD_VALUE();
         } else if (!strcmp(a, "--max-pairs")) {
             NEED_VALUE;
             if (!parse_int64(v, &iv) || iv < 1 || iv > 4096) BAD_VALUE();
@@ -243,7 +258,8 @@ static int parse_args(int argc, char **argv, cli *c) {
 #undef BAD_VALUE
     }
     if (c->device_post && c->out_starts) {
-        fprintf(stderr, "clpk-sshopm: --out-starts needs --post host (the device path keeps the starts on the device)\n");
+        fprintf(stderr,
+                "clpk-sshopm: --out-starts needs --post host (the device path keeps the starts on the device)\n");
         return 0;
     }
     if (c->opts.shift == CLPK_SSHOPM_SHIFT_FIXED && c->opts.alpha < 0 && !c->find_given)
@@ -393,8 +409,10 @@ static int bench(clpk_context *ctx, clpk_sshopm_plan *plan, const double *tensor
     int32_t *info = malloc((size_t)T * V * sizeof *info);
     if (!ht || !info) return 0;
     for (int64_t k = 0; k < T * U; ++k) {
-        if (vs == 8) ((double *)ht)[k] = tensors[k];
-        else ((float *)ht)[k] = (float)tensors[k];
+        if (vs == 8)
+            ((double *)ht)[k] = tensors[k];
+        else
+            ((float *)ht)[k] = (float)tensors[k];
     }
     cl_int rc;
     cl_context cc = clpk_context_cl_context(ctx);
@@ -408,8 +426,8 @@ static int bench(clpk_context *ctx, clpk_sshopm_plan *plan, const double *tensor
     if (ok) {
         /* iterations are data dependent: count them from one run, then time */
         ok = clpk_sshopm_execute(plan, T, b.t, b.direction, b.l, b.x, b.i, 0, NULL, NULL) == CLPK_SUCCESS &&
-             clEnqueueReadBuffer(clpk_context_queue(ctx), b.i, CL_TRUE, 0, (size_t)T * V * sizeof *info, info, 0,
-                                 NULL, NULL) == CL_SUCCESS;
+             clEnqueueReadBuffer(clpk_context_queue(ctx), b.i, CL_TRUE, 0, (size_t)T * V * sizeof *info, info, 0, NULL,
+                                 NULL) == CL_SUCCESS;
     }
     double iterations = 0;
     for (int64_t k = 0; ok && k < T * V; ++k) iterations += CLPK_SSHOPM_INFO_ITERATIONS(info[k]);
@@ -596,7 +614,9 @@ int main(int argc, char **argv) {
     clpk_sshopm_raw_free(&raw);
     clpk_sshopm_plan_destroy(plan);
     clpk_context_destroy(ctx);
-    if (c.dmri) clpk_sshopm_dmri_field_free(&field);
-    else free(tensors);
+    if (c.dmri)
+        clpk_sshopm_dmri_field_free(&field);
+    else
+        free(tensors);
     return rc;
 }

@@ -84,8 +84,7 @@ clpk_status clpk_sshopm_dmri_synth(const clpk_sshopm_dmri_options *opts, clpk_ss
     if (o->order < 2 || o->order > 8 || o->order % 2)
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dmri: order %d must be even, 2..8", o->order);
     if (o->max_fibres < 1 || o->max_fibres > DMRI_MAX_FIBRES)
-        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dmri: max_fibres %d out of range 1..3",
-                              o->max_fibres);
+        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dmri: max_fibres %d out of range 1..3", o->max_fibres);
     if (!(o->min_angle_deg >= 0 && o->min_angle_deg <= 80))
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dmri: min_angle_deg %g out of range 0..80",
                               o->min_angle_deg);

@@ -13,7 +13,6 @@
 
 static const char *const entries_names[] = {"local", "global", "private"};
 
-
 int clpk_sshopm_unique_count(int order, int dim) { return sshopm_unique_count(order, dim); }
 
 void clpk_sshopm_options_default(clpk_sshopm_options *o) {
@@ -26,8 +25,7 @@ void clpk_sshopm_options_default(clpk_sshopm_options *o) {
     o->max_iter = 1000;
 }
 
-static const char *const allowed_keys[] = {"kernel", "entries", "wg", "check_every", "unroll_max", "private_max",
-                                           NULL};
+static const char *const allowed_keys[] = {"kernel", "entries", "wg", "check_every", "unroll_max", "private_max", NULL};
 
 /* Built-in defaults; see docs/sshopm.md for why. */
 static void set_defaults(clpk_params *p) {
@@ -52,7 +50,8 @@ static clpk_status validate_options(clpk_context *ctx, const clpk_sshopm_options
     if (o->shift < CLPK_SSHOPM_SHIFT_BOUND || o->shift > CLPK_SSHOPM_SHIFT_ADAPTIVE)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: unknown shift mode %d", (int)o->shift);
     if (!isfinite(o->alpha) || !isfinite(o->tol) || o->tol < 0 || !isfinite(o->xtol) || o->xtol < 0)
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: alpha, tol and xtol must be finite (tol, xtol >= 0)");
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "sshopm: alpha, tol and xtol must be finite (tol, xtol >= 0)");
     if (o->max_iter < 1 || o->max_iter > SSHOPM_MAX_ITER)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: max_iter %d out of range 1..%d", o->max_iter,
                          SSHOPM_MAX_ITER);
@@ -85,10 +84,11 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
         plan->generated = terms <= unroll_max && terms <= SSHOPM_UNROLL_LIMIT;
     } else if (!strcmp(kernel, "generated")) {
         if (terms > SSHOPM_UNROLL_LIMIT)
-            return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                             "sshopm: order %d, dimension %d is too large to unroll (%lld FMAs per gradient, limit %d); "
-                             "use kernel=general",
-                             m, n, (long long)terms, SSHOPM_UNROLL_LIMIT);
+            return clpk_fail(
+                ctx, CLPK_ERROR_UNSUPPORTED,
+                "sshopm: order %d, dimension %d is too large to unroll (%lld FMAs per gradient, limit %d); "
+                "use kernel=general",
+                m, n, (long long)terms, SSHOPM_UNROLL_LIMIT);
         plan->generated = 1;
     } else if (!strcmp(kernel, "general")) {
         plan->generated = 0;
@@ -107,9 +107,12 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
     const uint64_t local_bytes = (uint64_t)local_tensors(plan->wg, plan->opts.starts) * U * vsize;
     if (!entries || !strcmp(entries, "auto")) {
         /* private entries are kept pre-multiplied, n * C(m+n-2, m-1) registers: U alone understates them */
-        if (plan->generated && terms <= private_max) plan->entries = ENTRIES_PRIVATE;
-        else if (local_bytes <= dev->local_mem_bytes) plan->entries = ENTRIES_LOCAL;
-        else plan->entries = ENTRIES_GLOBAL;
+        if (plan->generated && terms <= private_max)
+            plan->entries = ENTRIES_PRIVATE;
+        else if (local_bytes <= dev->local_mem_bytes)
+            plan->entries = ENTRIES_LOCAL;
+        else
+            plan->entries = ENTRIES_GLOBAL;
     } else {
         int found = -1;
         for (int i = 0; i < 3; ++i)
@@ -143,7 +146,8 @@ static clpk_status upload(clpk_sshopm_plan *plan, cl_mem *buf, const void *data,
 static void *to_precision(const double *v, size_t count, clpk_precision p) {
     void *out = malloc(count * clpk_precision_size(p) + 8);
     if (!out) return NULL;
-    if (p == CLPK_PRECISION_F64) memcpy(out, v, count * sizeof(double));
+    if (p == CLPK_PRECISION_F64)
+        memcpy(out, v, count * sizeof(double));
     else
         for (size_t i = 0; i < count; ++i) ((float *)out)[i] = (float)v[i];
     return out;
@@ -191,8 +195,9 @@ static clpk_status upload_tables(clpk_sshopm_plan *plan) {
 static clpk_status build_kernel(clpk_sshopm_plan *plan) {
     char options[256];
     const int f64 = plan->precision == CLPK_PRECISION_F64;
-    snprintf(options, sizeof options, "-DVALUE_T=%s -DSSHOPM_FP64=%d -DSSHOPM_ENTRIES=%d -DSSHOPM_CHECK_EVERY=%d "
-                                      "-DSSHOPM_ADAPTIVE=%d",
+    snprintf(options, sizeof options,
+             "-DVALUE_T=%s -DSSHOPM_FP64=%d -DSSHOPM_ENTRIES=%d -DSSHOPM_CHECK_EVERY=%d "
+             "-DSSHOPM_ADAPTIVE=%d",
              f64 ? "double" : "float", f64, plan->entries, plan->check_every,
              plan->opts.shift == CLPK_SSHOPM_SHIFT_ADAPTIVE);
     cl_program program = NULL;
@@ -226,8 +231,10 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
     if (!ctx || !out) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: NULL context or plan pointer");
     *out = NULL;
     clpk_sshopm_options o;
-    if (opts) o = *opts;
-    else clpk_sshopm_options_default(&o);
+    if (opts)
+        o = *opts;
+    else
+        clpk_sshopm_options_default(&o);
     CLPK_TRY(validate_options(ctx, &o, precision));
     if (max_tensors < 1 || max_tensors > (int64_t)1 << 40)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: max_tensors %lld out of range",
@@ -269,7 +276,8 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
         if (clpk_params_parse(&user, opts->params, &err) != CLPK_SUCCESS ||
             clpk_params_check_keys(&user, allowed_keys, &err) != CLPK_SUCCESS)
             st = clpk_fail_from(ctx, &err);
-        else clpk_params_merge(&plan->params, &user);
+        else
+            clpk_params_merge(&plan->params, &user);
     }
     if (st == CLPK_SUCCESS) st = resolve_params(plan);
     if (st == CLPK_SUCCESS) {
@@ -321,9 +329,8 @@ double clpk_sshopm_plan_iteration_flops(const clpk_sshopm_plan *plan) {
     return sshopm_iteration_flops(plan->idx.m, plan->idx.n);
 }
 
-clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction,
-                                cl_mem lambda, cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait,
-                                cl_event *done) {
+clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction, cl_mem lambda,
+                                cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     clpk_context *ctx = plan->ctx;
     if (n_tensors < 1 || n_tensors > plan->max_tensors)
@@ -446,8 +453,10 @@ clpk_status clpk_sshopm_run_host(clpk_sshopm_plan *plan, const double *tensors, 
     for (int64_t t0 = 0; st == CLPK_SUCCESS && t0 < n_tensors; t0 += chunk) {
         int64_t nt = n_tensors - t0 < chunk ? n_tensors - t0 : chunk;
         for (int64_t i = 0; i < nt * U; ++i) {
-            if (vs == 8) ((double *)host_t)[i] = tensors[t0 * U + i];
-            else ((float *)host_t)[i] = (float)tensors[t0 * U + i];
+            if (vs == 8)
+                ((double *)host_t)[i] = tensors[t0 * U + i];
+            else
+                ((float *)host_t)[i] = (float)tensors[t0 * U + i];
         }
         rc = clEnqueueWriteBuffer(q, bt, CL_TRUE, 0, (size_t)nt * U * vs, host_t, 0, NULL, NULL);
         if (rc != CL_SUCCESS) {
@@ -478,7 +487,8 @@ clpk_status clpk_sshopm_run_host(clpk_sshopm_plan *plan, const double *tensors, 
                     raw->lambda[dst] = vs == 8 ? ((double *)host_l)[src] : ((float *)host_l)[src];
                     raw->info[dst] = info[src];
                     for (int i = 0; i < n; ++i)
-                        raw->x[dst * n + i] = vs == 8 ? ((double *)host_x)[src * n + i] : ((float *)host_x)[src * n + i];
+                        raw->x[dst * n + i] =
+                            vs == 8 ? ((double *)host_x)[src * n + i] : ((float *)host_x)[src * n + i];
                 }
             free(info);
         }

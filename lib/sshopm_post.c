@@ -73,8 +73,10 @@ static clpk_sshopm_type classify_with(const sshopm_index *idx, const double *a, 
     const double tol = class_tol * fmax(1.0, fabs(lambda));
     int neg = 0, pos = 0;
     for (int i = 0; i < r; ++i) {
-        if (e[i] < -tol) neg++;
-        else if (e[i] > tol) pos++;
+        if (e[i] < -tol)
+            neg++;
+        else if (e[i] > tol)
+            pos++;
     }
     if (neg == r) return CLPK_SSHOPM_TYPE_MAX;
     if (pos == r) return CLPK_SSHOPM_TYPE_MIN;
@@ -110,8 +112,10 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
     if (!tensors || !raw || !out) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: NULL argument");
     memset(out, 0, sizeof *out);
     clpk_sshopm_post_options o;
-    if (opts) o = *opts;
-    else clpk_sshopm_post_options_default(&o);
+    if (opts)
+        o = *opts;
+    else
+        clpk_sshopm_post_options_default(&o);
     sshopm_index idx;
     CLPK_TRY(sshopm_index_build(raw->order, raw->dim, &idx, err));
     const int n = raw->dim, U = idx.U, per = raw->directions * raw->starts;
@@ -134,8 +138,10 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
         for (int s = 0; s < per; ++s) {
             const size_t g = (size_t)t * per + s;
             int status = CLPK_SSHOPM_INFO_STATUS(raw->info[g]);
-            if (status == CLPK_SSHOPM_CAPPED) tr->capped++;
-            else if (status != CLPK_SSHOPM_CONVERGED || !isfinite(raw->lambda[g])) tr->failed++;
+            if (status == CLPK_SSHOPM_CAPPED)
+                tr->capped++;
+            else if (status != CLPK_SSHOPM_CONVERGED || !isfinite(raw->lambda[g]))
+                tr->failed++;
             if (status != CLPK_SSHOPM_CONVERGED || !isfinite(raw->lambda[g])) continue;
             tr->converged++;
             double x[SSHOPM_MAX_DIM];
@@ -163,8 +169,8 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
             p->hits = 1;
         }
         for (int c = 0; c < k; ++c)
-            clusters[c].type = classify_with(&idx, a, clusters[c].lambda, clusters[c].x, o.class_tol,
-                                             &clusters[c].residual);
+            clusters[c].type =
+                classify_with(&idx, a, clusters[c].lambda, clusters[c].x, o.class_tol, &clusters[c].residual);
         qsort(clusters, (size_t)k, sizeof *clusters, by_lambda_desc);
         if (used + (size_t)k > cap) {
             while (used + (size_t)k > cap) cap *= 2;
@@ -262,7 +268,8 @@ clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, 
                 k[rep[p]]++;
             }
             int u = sshopm_rank_mono(order, dim, k);
-            if (isnan(out[u])) out[u] = d[e];
+            if (isnan(out[u]))
+                out[u] = d[e];
             else if (fabs(out[u] - d[e]) > tol * scale)
                 return clpk_error_set(err, CLPK_ERROR_INVALID_DATA,
                                       "sshopm: tensor %lld is not symmetric: entries of one index class differ by "

@@ -43,8 +43,10 @@ clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm reduce: max_pairs %d (1..4096) or base %lld",
                          max_pairs, (long long)out_base);
     clpk_sshopm_post_options o;
-    if (opts) o = *opts;
-    else clpk_sshopm_post_options_default(&o);
+    if (opts)
+        o = *opts;
+    else
+        clpk_sshopm_post_options_default(&o);
     if (!(o.lambda_tol >= 0) || !(o.x_tol >= 0) || !(o.class_tol >= 0))
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm reduce: tolerances must be >= 0");
     const int V = plan->opts.starts, n = plan->idx.n, U = plan->idx.U;
@@ -79,7 +81,8 @@ clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem
     rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &x);
     rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &info);
     for (int i = 0; i < 3; ++i)
-        rc |= f64 ? clSetKernelArg(k, a++, sizeof(double), &tol_d[i]) : clSetKernelArg(k, a++, sizeof(float), &tol_f[i]);
+        rc |=
+            f64 ? clSetKernelArg(k, a++, sizeof(double), &tol_d[i]) : clSetKernelArg(k, a++, sizeof(float), &tol_f[i]);
     rc |= clSetKernelArg(k, a++, sizeof K, &K);
     rc |= clSetKernelArg(k, a++, sizeof base, &base);
     rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &out_lambda);
@@ -128,9 +131,9 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
     cl_command_queue q = clpk_context_queue(ctx);
     cl_mem b[8] = {NULL};
     cl_int rc = CL_SUCCESS;
-    const size_t sizes[8] = {(size_t)chunk * U * vs,     (size_t)chunk * V * vs,     (size_t)chunk * V * n * vs,
-                             (size_t)chunk * V * 4,      (size_t)D * chunk * K * vs, (size_t)D * chunk * K * n * vs,
-                             (size_t)D * chunk * K * 4,  (size_t)D * chunk * 5 * 4};
+    const size_t sizes[8] = {(size_t)chunk * U * vs,    (size_t)chunk * V * vs,     (size_t)chunk * V * n * vs,
+                             (size_t)chunk * V * 4,     (size_t)D * chunk * K * vs, (size_t)D * chunk * K * n * vs,
+                             (size_t)D * chunk * K * 4, (size_t)D * chunk * 5 * 4};
     for (int i = 0; st == CLPK_SUCCESS && i < 8; ++i) {
         b[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, sizes[i], NULL, &rc);
         if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clCreateBuffer (sshopm device post-processing)");
@@ -138,16 +141,18 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
     for (int64_t t0 = 0; st == CLPK_SUCCESS && t0 < n_tensors; t0 += chunk) {
         const int64_t nt = n_tensors - t0 < chunk ? n_tensors - t0 : chunk;
         for (int64_t i = 0; i < nt * U; ++i) {
-            if (vs == 8) ((double *)host_t)[i] = tensors[t0 * U + i];
-            else ((float *)host_t)[i] = (float)tensors[t0 * U + i];
+            if (vs == 8)
+                ((double *)host_t)[i] = tensors[t0 * U + i];
+            else
+                ((float *)host_t)[i] = (float)tensors[t0 * U + i];
         }
         rc = clEnqueueWriteBuffer(q, b[0], CL_FALSE, 0, (size_t)nt * U * vs, host_t, 0, NULL, NULL);
         if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueWriteBuffer (sshopm tensors)");
         for (int d = 0; st == CLPK_SUCCESS && d < D; ++d) {
             st = clpk_sshopm_execute(plan, nt, b[0], plan->direction[d], b[1], b[2], b[3], 0, NULL, NULL);
             if (st == CLPK_SUCCESS)
-                st = clpk_sshopm_reduce(plan, nt, b[0], b[1], b[2], b[3], post, K, (int64_t)d * chunk, b[4], b[5],
-                                        b[6], b[7], 0, NULL, NULL);
+                st = clpk_sshopm_reduce(plan, nt, b[0], b[1], b[2], b[3], post, K, (int64_t)d * chunk, b[4], b[5], b[6],
+                                        b[7], 0, NULL, NULL);
         }
         for (int d = 0; st == CLPK_SUCCESS && d < D; ++d) {
             const size_t s0 = (size_t)d * chunk;

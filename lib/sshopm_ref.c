@@ -250,8 +250,8 @@ clpk_status sshopm_make_starts(int n, int V, int kind, uint64_t seed, double *st
                 for (int q = 0; q < V; ++q) {
                     if (q == s) continue;
                     double d2 = 0;
-                    for (int i = 0; i < n; ++i) d2 += (starts[s * n + i] - starts[q * n + i]) *
-                                                      (starts[s * n + i] - starts[q * n + i]);
+                    for (int i = 0; i < n; ++i)
+                        d2 += (starts[s * n + i] - starts[q * n + i]) * (starts[s * n + i] - starts[q * n + i]);
                     double w = 1 / (d2 * sqrt(d2) + 1e-12);
                     for (int i = 0; i < n; ++i) force[i] += w * (starts[s * n + i] - starts[q * n + i]);
                 }

@@ -4,8 +4,8 @@
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
 
-static void expect_plan_fail(clpk_context *ctx, int m, int n, clpk_precision p, int64_t T,
-                             const clpk_sshopm_options *o, clpk_status want, const char *needle, const char *what) {
+static void expect_plan_fail(clpk_context *ctx, int m, int n, clpk_precision p, int64_t T, const clpk_sshopm_options *o,
+                             clpk_status want, const char *needle, const char *what) {
     clpk_sshopm_plan *plan = (clpk_sshopm_plan *)0x1;
     clpk_status st = clpk_sshopm_plan_create(ctx, m, n, p, T, o, &plan);
     CHECK(st == want && plan == NULL && strstr(clpk_last_error(ctx), needle) != NULL,
@@ -72,7 +72,8 @@ int main(void) {
     clpk_sshopm_options_default(&o);
     o.starts = 16;
     clpk_sshopm_plan *plan = NULL;
-    if (CHECK(clpk_sshopm_plan_create(ctx, 4, 3, f32, 4, &o, &plan) == CLPK_SUCCESS, "plan: %s", clpk_last_error(ctx))) {
+    if (CHECK(clpk_sshopm_plan_create(ctx, 4, 3, f32, 4, &o, &plan) == CLPK_SUCCESS, "plan: %s",
+              clpk_last_error(ctx))) {
         char buf[512];
         clpk_sshopm_plan_describe(plan, buf, sizeof buf);
         CHECK(strstr(buf, "order 4 dim 3") && strstr(buf, "kernel=generated"), "describe: %s", buf);
@@ -115,8 +116,10 @@ int main(void) {
         for (int g = 0; g < 64; ++g) {
             int ok = isfinite(l[g]) && info[g] != -1 && CLPK_SSHOPM_INFO_STATUS(info[g]) == CLPK_SSHOPM_CONVERGED;
             for (int i = 0; i < 3; ++i) ok = ok && isfinite(x[g * 3 + i]);
-            if (g < 48) written &= ok;
-            else untouched &= isnan(l[g]) && info[g] == -1 && isnan(x[g * 3]);
+            if (g < 48)
+                written &= ok;
+            else
+                untouched &= isnan(l[g]) && info[g] == -1 && isnan(x[g * 3]);
         }
         CHECK(written, "every output of the 3 tensors written and converged");
         CHECK(untouched, "nothing written past the tensors asked for");

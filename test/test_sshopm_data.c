@@ -57,7 +57,7 @@ static int load(const char *file, dataset *d) {
                 if (d->m % 2 == 0) break; /* even order: -x is the same pair */
                 q.lambda = -p.lambda;
                 for (int k = 0; k < 3; ++k) q.x[k] = -p.x[k];
-                q.type = p.type == CLPK_SSHOPM_TYPE_MAX ? CLPK_SSHOPM_TYPE_MIN
+                q.type = p.type == CLPK_SSHOPM_TYPE_MAX   ? CLPK_SSHOPM_TYPE_MIN
                          : p.type == CLPK_SSHOPM_TYPE_MIN ? CLPK_SSHOPM_TYPE_MAX
                                                           : p.type;
             }
@@ -66,8 +66,8 @@ static int load(const char *file, dataset *d) {
                 int its;
                 double x[3] = {q.x[0], q.x[1], q.x[2]};
                 int dir = q.type == CLPK_SSHOPM_TYPE_MAX ? 1 : -1;
-                int st = sshopm_ref_run(&idx, d->a, x, dir, CLPK_SSHOPM_SHIFT_BOUND, 0, 1e-15, 1e-14, 200000, 1, &lam,
-                                        &its);
+                int st =
+                    sshopm_ref_run(&idx, d->a, x, dir, CLPK_SSHOPM_SHIFT_BOUND, 0, 1e-15, 1e-14, 200000, 1, &lam, &its);
                 CHECK(st == CLPK_SSHOPM_CONVERGED && fabs(lam - q.lambda) < 2e-5 &&
                           sshopm_xdist(d->n, x, q.x, 0) < 1e-3,
                       "%s: reference pair %.6f does not polish (status %d, lambda %.9f)", file, q.lambda, st, lam);
@@ -170,10 +170,13 @@ int main(void) {
                 continue;
             }
             run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_FIXED, 2, NULL, "alpha=2 generated");
-            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_SHIFT_FIXED, -2, "general", "alpha=-2 general");
+            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_SHIFT_FIXED, -2, "general",
+                     "alpha=-2 general");
             run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0, NULL, "bound both");
-            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, NULL, "adaptive generated");
-            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, "general", "adaptive general");
+            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, NULL,
+                     "adaptive generated");
+            run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, "general",
+                     "adaptive general");
         }
     }
     if (have[0]) {

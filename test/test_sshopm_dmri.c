@@ -22,9 +22,9 @@ static int run(clpk_context *ctx, const clpk_sshopm_dmri_options *d, clpk_sshopm
     o.tol = 1e-7;
     o.max_iter = 3000;
     clpk_sshopm_plan *plan = NULL;
-    int ok = CHECK(clpk_sshopm_plan_create(ctx, d->order, 3, CLPK_PRECISION_F32, field->voxels, &o, &plan) ==
-                       CLPK_SUCCESS,
-                   "plan: %s", clpk_last_error(ctx));
+    int ok =
+        CHECK(clpk_sshopm_plan_create(ctx, d->order, 3, CLPK_PRECISION_F32, field->voxels, &o, &plan) == CLPK_SUCCESS,
+              "plan: %s", clpk_last_error(ctx));
     ok = ok && CHECK(clpk_sshopm_solve_host(plan, field->tensors, field->voxels, NULL, r) == CLPK_SUCCESS, "solve: %s",
                      clpk_last_error(ctx));
     clpk_sshopm_plan_destroy(plan);

@@ -149,8 +149,9 @@ static void test_classify_matrix(uint64_t *rng) {
             for (int k = 0; k < n; ++k) x[k] = vec[k * n + i];
             double res;
             clpk_sshopm_type t = clpk_sshopm_classify(2, n, a, ev[i], x, 1e-9, &res);
-            clpk_sshopm_type want = i == n - 1 ? CLPK_SSHOPM_TYPE_MAX : i == 0 ? CLPK_SSHOPM_TYPE_MIN
-                                                                               : CLPK_SSHOPM_TYPE_SADDLE;
+            clpk_sshopm_type want = i == n - 1 ? CLPK_SSHOPM_TYPE_MAX
+                                    : i == 0   ? CLPK_SSHOPM_TYPE_MIN
+                                               : CLPK_SSHOPM_TYPE_SADDLE;
             CHECK(t == want && res < 1e-10, "n=%d eigenvalue %d: type %s (want %s), residual %.3g", n, i,
                   clpk_sshopm_type_name(t), clpk_sshopm_type_name(want), res);
         }
@@ -179,8 +180,8 @@ static void test_postprocess(uint64_t *rng) {
                 size_t g = (size_t)t * V + s;
                 double x[3] = {starts[s * 3], starts[s * 3 + 1], starts[s * 3 + 2]}, lam;
                 int its;
-                int st = sshopm_ref_run(&idx, a + t * U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 1e-14, 1e-9, 100000, 4,
-                                        &lam, &its);
+                int st = sshopm_ref_run(&idx, a + t * U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 1e-14, 1e-9, 100000, 4, &lam,
+                                        &its);
                 if (m % 2 == 0 && s % 2)
                     for (int i = 0; i < 3; ++i) x[i] = -x[i];
                 if (s == 5) st = CLPK_SSHOPM_CAPPED;
@@ -223,8 +224,8 @@ static void test_postprocess(uint64_t *rng) {
             CHECK(tensors && cJSON_GetArraySize(tensors) == T, "json has %d tensors", T);
             if (tensors) {
                 cJSON *p0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(tensors, 0), "eigenpairs"), 0);
-                CHECK(p0 && fabs(cJSON_GetObjectItem(p0, "lambda")->valuedouble - r.tensors[0].pairs[0].lambda) <
-                                1e-15 &&
+                CHECK(p0 &&
+                          fabs(cJSON_GetObjectItem(p0, "lambda")->valuedouble - r.tensors[0].pairs[0].lambda) < 1e-15 &&
                           !strcmp(cJSON_GetObjectItem(p0, "type")->valuestring, "max") &&
                           cJSON_GetObjectItem(p0, "hits")->valueint == r.tensors[0].pairs[0].hits,
                       "json pair round trip");

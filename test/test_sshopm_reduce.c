@@ -25,8 +25,8 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
     o.seed = check_rand(rng);
     o.max_iter = 3000;
     char label[96];
-    snprintf(label, sizeof label, "(%d,%d) %s find %d shift %d", c->m, c->n, clpk_precision_name(c->prec),
-             (int)c->find, (int)c->shift);
+    snprintf(label, sizeof label, "(%d,%d) %s find %d shift %d", c->m, c->n, clpk_precision_name(c->prec), (int)c->find,
+             (int)c->shift);
     clpk_sshopm_plan *plan = NULL;
     if (!CHECK(clpk_sshopm_plan_create(ctx, c->m, c->n, c->prec, 5, &o, &plan) == CLPK_SUCCESS, "%s: plan: %s", label,
                clpk_last_error(ctx))) {
@@ -64,7 +64,8 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
                       clpk_sshopm_type_name(p->type), p->hits);
         }
         for (int k = 1; k < d->count; ++k)
-            if (d->pairs[k].lambda > d->pairs[k - 1].lambda && bad++ < 3) CHECK(0, "%s: device pairs not sorted", label);
+            if (d->pairs[k].lambda > d->pairs[k - 1].lambda && bad++ < 3)
+                CHECK(0, "%s: device pairs not sorted", label);
     }
     CHECK(bad == 0, "%s: %d mismatches", label, bad);
     printf("%-40s %d tensors, %d pairs agree\n", label, T, pairs);

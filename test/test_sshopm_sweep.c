@@ -31,7 +31,7 @@ static void ref_start(const sweep_case *c, uint64_t seed, const double *shared, 
     double norm2 = 0;
     for (int i = 0; i < n; ++i) {
         x[i] = c->starts_kind == CLPK_SSHOPM_STARTS_PER_TENSOR ? sshopm_start_component(seed, t, s, i, n)
-                                                                : shared[s * n + i];
+                                                               : shared[s * n + i];
         norm2 += x[i] * x[i];
     }
     if (norm2 < 1e-6)
@@ -60,20 +60,24 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
     o.starts_kind = c->starts_kind;
     o.seed = seed;
     o.find = c->direction > 0 ? CLPK_SSHOPM_FIND_MAX : CLPK_SSHOPM_FIND_MIN;
-    o.shift = c->fixed_zero ? CLPK_SSHOPM_SHIFT_FIXED : c->adaptive ? CLPK_SSHOPM_SHIFT_ADAPTIVE : CLPK_SSHOPM_SHIFT_BOUND;
+    o.shift = c->fixed_zero ? CLPK_SSHOPM_SHIFT_FIXED
+              : c->adaptive ? CLPK_SSHOPM_SHIFT_ADAPTIVE
+                            : CLPK_SSHOPM_SHIFT_BOUND;
     o.alpha = 0;
     o.tol = 1e-300; /* effectively never: a fixed number of iterations */
     if (c->prec == CLPK_PRECISION_F32) o.tol = 1e-30;
     o.max_iter = c->fixed_zero ? c->check_every : 2 * c->check_every;
     char params[128];
-    snprintf(params, sizeof params, "kernel=%s,entries=%s,wg=%d,check_every=%d",
-             c->generated ? "generated" : "general", c->entries, c->wg, c->check_every);
+    snprintf(params, sizeof params, "kernel=%s,entries=%s,wg=%d,check_every=%d", c->generated ? "generated" : "general",
+             c->entries, c->wg, c->check_every);
     o.params = params;
     char label[256];
     snprintf(label, sizeof label, "(%d,%d) %s %s %s %s V=%d dir=%+d starts=%d", m, n, clpk_precision_name(c->prec),
-             params, c->fixed_zero ? "alpha=0" : c->adaptive ? "adaptive" : "bound", c->generated ? "gen" : "general", V,
-             c->direction,
-             (int)c->starts_kind);
+             params,
+             c->fixed_zero ? "alpha=0"
+             : c->adaptive ? "adaptive"
+                           : "bound",
+             c->generated ? "gen" : "general", V, c->direction, (int)c->starts_kind);
     clpk_sshopm_plan *plan = NULL;
     double t0 = clpk_wall_seconds();
     clpk_status st = clpk_sshopm_plan_create(ctx, m, n, c->prec, T, &o, &plan);
@@ -104,8 +108,10 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
     void *ht = malloc((size_t)T * U * vs), *hl = malloc(nl * vs), *hx = malloc(nx * vs);
     int32_t *hi = malloc(nl * sizeof *hi);
     for (size_t i = 0; i < (size_t)T * U; ++i) {
-        if (vs == 8) ((double *)ht)[i] = a[i];
-        else ((float *)ht)[i] = (float)a[i];
+        if (vs == 8)
+            ((double *)ht)[i] = a[i];
+        else
+            ((float *)ht)[i] = (float)a[i];
     }
     cl_mem bt = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)T * U * vs, ht, &rc);
     cl_mem bl = clCreateBuffer(cc, CL_MEM_READ_WRITE, nl * vs, NULL, &rc);
@@ -144,8 +150,8 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
             double ny = 0;
             for (int i = 0; i < n; ++i) ny += y0[i] * y0[i];
             ny = sqrt(ny);
-            int rst = sshopm_ref_run(&idx, at, x, c->direction, o.shift, 0, 0, 0, o.max_iter, c->check_every, &lam,
-                                     &its);
+            int rst =
+                sshopm_ref_run(&idx, at, x, c->direction, o.shift, 0, 0, 0, o.max_iter, c->check_every, &lam, &its);
             double gl = vs == 8 ? ((double *)hl)[g] : ((float *)hl)[g];
             double gx[SSHOPM_MAX_DIM];
             for (int i = 0; i < n; ++i) gx[i] = vs == 8 ? ((double *)hx)[g * n + i] : ((float *)hx)[g * n + i];
@@ -159,14 +165,14 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
             /* lambda can stop changing exactly (a fixed point of the rounded map), which counts as converged even
              * at tol ~ 0, on one side and not the other: then only the values are compared. */
             int ks = CLPK_SSHOPM_INFO_STATUS(hi[g]);
-            int same_status =
-                ks == rst && (CLPK_SSHOPM_INFO_ITERATIONS(hi[g]) == its || ks == CLPK_SSHOPM_CONVERGED);
+            int same_status = ks == rst && (CLPK_SSHOPM_INFO_ITERATIONS(hi[g]) == its || ks == CLPK_SSHOPM_CONVERGED);
             int exact_stall = ks != rst && ks != CLPK_SSHOPM_FAILED && rst != CLPK_SSHOPM_FAILED;
             int ok = hi[g] != -1 && (same_status || exact_stall) && el <= tol_l && ex <= tol_x;
             if (rst == CLPK_SSHOPM_FAILED) ok = hi[g] != -1 && CLPK_SSHOPM_INFO_STATUS(hi[g]) == rst;
             if (!ok && bad++ < 3)
-                CHECK(0, "%s: tensor %d start %d: info %d (ref status %d, %d its), lambda %.9g vs %.9g (tol %.2g), "
-                         "|dx| %.3g (tol %.2g)",
+                CHECK(0,
+                      "%s: tensor %d start %d: info %d (ref status %d, %d its), lambda %.9g vs %.9g (tol %.2g), "
+                      "|dx| %.3g (tol %.2g)",
                       label, t, s, hi[g], rst, its, gl, lam, tol_l, ex, tol_x);
         }
     }

@@ -51,8 +51,10 @@ int main(void) {
     CHECK(!fam->valid(ctx, &problem, &c), "work-group beyond the device refused");
 
     /* every value of every parameter at least once */
-    const char *cover[][4] = {{"generated", "private", "32", "1"}, {"generated", "local", "64", "2"},
-                              {"general", "global", "128", "4"},   {"general", "local", "256", "8"},
+    const char *cover[][4] = {{"generated", "private", "32", "1"},
+                              {"generated", "local", "64", "2"},
+                              {"general", "global", "128", "4"},
+                              {"general", "local", "256", "8"},
                               {"generated", "global", "512", "16"}};
     for (size_t k = 0; k < sizeof cover / sizeof cover[0]; ++k) {
         set(&c, cover[k][0], cover[k][1], cover[k][2], cover[k][3]);
@@ -70,7 +72,8 @@ int main(void) {
     for (int i = 0; i < sp.count; ++i)
         for (int v = 0; v < sp.params[i].count; ++v) {
             int covered = 0;
-            for (size_t k = 0; k < sizeof cover / sizeof cover[0]; ++k) covered |= !strcmp(cover[k][i], sp.params[i].values[v]);
+            for (size_t k = 0; k < sizeof cover / sizeof cover[0]; ++k)
+                covered |= !strcmp(cover[k][i], sp.params[i].values[v]);
             CHECK(covered, "value %s=%s covered by the evaluated set", sp.params[i].name, sp.params[i].values[v]);
         }
     clpk_params d;

@@ -18,9 +18,9 @@ typedef struct tune_state {
     int m, n, U, V;
     int64_t T;
     clpk_precision precision;
-    double *tensors;                   /* T x U */
-    double *starts;                    /* V x n, the plan's shared starts */
-    int64_t sample[TUNE_SAMPLE];       /* global (tensor, start) indices */
+    double *tensors;             /* T x U */
+    double *starts;              /* V x n, the plan's shared starts */
+    int64_t sample[TUNE_SAMPLE]; /* global (tensor, start) indices */
     double ref_lambda[TUNE_SAMPLE];
     double ref_x[TUNE_SAMPLE][SSHOPM_MAX_DIM];
     cl_mem b_tensors, b_lambda, b_x, b_info;
@@ -91,7 +91,8 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
     s->starts = malloc((size_t)s->V * s->n * sizeof *s->starts);
     if (!s->tensors || !s->starts) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     uint64_t rng = o->seed * 0x2545f4914f6cdd1dull + (uint64_t)index;
-    for (int64_t i = 0; i < s->T * s->U; ++i) s->tensors[i] = (double)(mix(&rng) >> 11) * (2.0 / 9007199254740992.0) - 1;
+    for (int64_t i = 0; i < s->T * s->U; ++i)
+        s->tensors[i] = (double)(mix(&rng) >> 11) * (2.0 / 9007199254740992.0) - 1;
     clpk_error err = {0};
     if (sshopm_make_starts(s->n, s->V, CLPK_SSHOPM_STARTS_SHARED, 1, s->starts, &err) != CLPK_SUCCESS)
         return clpk_fail_from(ctx, &err);
@@ -103,8 +104,8 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
         double x[SSHOPM_MAX_DIM];
         memcpy(x, s->starts + (g % s->V) * s->n, (size_t)s->n * sizeof *x);
         int its;
-        sshopm_ref_run(&idx, s->tensors + (g / s->V) * s->U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 0, 0, TUNE_ITERATIONS,
-                       1, &s->ref_lambda[k], &its);
+        sshopm_ref_run(&idx, s->tensors + (g / s->V) * s->U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 0, 0, TUNE_ITERATIONS, 1,
+                       &s->ref_lambda[k], &its);
         memcpy(s->ref_x[k], x, sizeof x);
     }
     sshopm_index_free(&idx);
@@ -112,16 +113,17 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
     void *host = malloc((size_t)s->T * s->U * vs);
     if (!host) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     for (int64_t i = 0; i < s->T * s->U; ++i) {
-        if (vs == 8) ((double *)host)[i] = s->tensors[i];
-        else ((float *)host)[i] = (float)s->tensors[i];
+        if (vs == 8)
+            ((double *)host)[i] = s->tensors[i];
+        else
+            ((float *)host)[i] = (float)s->tensors[i];
     }
     cl_context cc = clpk_context_cl_context(ctx);
     cl_int rc;
     s->b_tensors = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)s->T * s->U * vs, host, &rc);
     free(host);
     if (rc == CL_SUCCESS) s->b_lambda = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * vs, NULL, &rc);
-    if (rc == CL_SUCCESS)
-        s->b_x = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * s->n * vs, NULL, &rc);
+    if (rc == CL_SUCCESS) s->b_x = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * s->n * vs, NULL, &rc);
     if (rc == CL_SUCCESS) s->b_info = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * 4, NULL, &rc);
     if (rc != CL_SUCCESS) return clpk_fail_cl(ctx, rc, "clCreateBuffer (sshopm tune)");
     snprintf(problem->label, sizeof problem->label, "(%d,%d) %s %lld tensors x %d starts", s->m, s->n,
@@ -173,8 +175,8 @@ typedef struct tune_launch {
 
 static clpk_status tune_launch_once(void *user, cl_event *first, cl_event *last) {
     tune_launch *l = user;
-    clpk_status st = clpk_sshopm_execute(l->plan, l->s->T, l->s->b_tensors, 1, l->s->b_lambda, l->s->b_x,
-                                         l->s->b_info, 0, NULL, first);
+    clpk_status st = clpk_sshopm_execute(l->plan, l->s->T, l->s->b_tensors, 1, l->s->b_lambda, l->s->b_x, l->s->b_info,
+                                         0, NULL, first);
     *last = *first;
     return st;
 }
@@ -201,8 +203,8 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
     const size_t nl = (size_t)s->T * s->V;
     cl_int rc = clEnqueueFillBuffer(q, s->b_lambda, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0,
                                     nl * vs, 0, NULL, NULL);
-    rc |= clEnqueueFillBuffer(q, s->b_x, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0,
-                              nl * s->n * vs, 0, NULL, NULL);
+    rc |= clEnqueueFillBuffer(q, s->b_x, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0, nl * s->n * vs,
+                              0, NULL, NULL);
     rc |= clEnqueueFillBuffer(q, s->b_info, &poison, sizeof poison, 0, nl * 4, 0, NULL, NULL);
     clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: poison failed");
     if (st == CLPK_SUCCESS)
@@ -254,9 +256,10 @@ static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_p
     const int generated = sshopm_unrolled_terms(s->m, s->n) <= 1536;
     clpk_params_set(out, "kernel", generated ? "generated" : "general");
     const uint64_t local = (uint64_t)((128 - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
-    clpk_params_set(out, "entries", generated && sshopm_unrolled_terms(s->m, s->n) <= 128    ? "private"
-                                    : local <= clpk_context_device_info(ctx)->local_mem_bytes ? "local"
-                                                                                              : "global");
+    clpk_params_set(out, "entries",
+                    generated && sshopm_unrolled_terms(s->m, s->n) <= 128     ? "private"
+                    : local <= clpk_context_device_info(ctx)->local_mem_bytes ? "local"
+                                                                              : "global");
     clpk_params_set_int(out, "wg", 128);
     clpk_params_set_int(out, "check_every", 4);
 }

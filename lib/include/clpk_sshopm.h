@@ -89,9 +89,8 @@ double clpk_sshopm_plan_iteration_flops(const clpk_sshopm_plan *plan);
 /* Runs SS-HOPM for n_tensors (<= max_tensors) tensors in `tensors` (n_tensors x U values of the plan's precision) in
  * one direction (+1: convex/maxima, -1: concave/minima). Writes, per (tensor, start) in that order, lambda
  * (n_tensors x V values), x (n_tensors x V x n values) and info (n_tensors x V int32). Each is written exactly once. */
-clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction,
-                                cl_mem lambda, cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait,
-                                cl_event *done);
+clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction, cl_mem lambda,
+                                cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 /* Per-start results on the host, in double: index [t][d][s] with d over the plan's directions (max first). */
 typedef struct clpk_sshopm_raw {
@@ -226,9 +225,9 @@ void clpk_sshopm_dmri_field_free(clpk_sshopm_dmri_field *field);
 /* Estimated fibres per voxel (up to 3). */
 typedef struct clpk_sshopm_dmri_fibres {
     int64_t voxels;
-    int32_t *count;   /* voxels */
-    double *dirs;     /* voxels x 3 x 3 */
-    double *weights;  /* voxels x 3 */
+    int32_t *count;  /* voxels */
+    double *dirs;    /* voxels x 3 x 3 */
+    double *weights; /* voxels x 3 */
 } clpk_sshopm_dmri_fibres;
 void clpk_sshopm_dmri_fibres_free(clpk_sshopm_dmri_fibres *fibres);
 
@@ -249,8 +248,8 @@ typedef struct clpk_sshopm_dmri_stats {
     int64_t fibres, found; /* true fibres, and those matched by an estimate within match_deg */
     double fraction_found;
     double mean_deg, median_deg, p90_deg, max_deg; /* angular errors of the found fibres */
-    int64_t spurious;      /* estimates matched to no fibre */
-    int64_t voxels_exact;  /* voxels with exactly their fibre count, all matched */
+    int64_t spurious;                              /* estimates matched to no fibre */
+    int64_t voxels_exact;                          /* voxels with exactly their fibre count, all matched */
 } clpk_sshopm_dmri_stats;
 
 /* Matches each voxel's estimates to its true fibres (greedily by smallest angle, up to sign) and summarises the
