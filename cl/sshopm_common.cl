@@ -2,7 +2,7 @@
  * sshopm_start_component) and the parameters every gradient provider receives.
  *
  * Build options: -DVALUE_T=float|double, -DSSHOPM_ENTRIES=0 (local) | 1 (global) | 2 (private, generated only),
- * -DSSHOPM_CHECK_EVERY=k (iterations between convergence checks), -DSSHOPM_ADAPTIVE=0|1 (general kernel only),
+ * -DSSHOPM_CHECK_EVERY=k (iterations between convergence checks), -DSSHOPM_ADAPTIVE=0|1 (the adaptive shift),
  * -DSSHOPM_REDUCE=1 (the post-processing program: common, general, reduce).
  * Sources are concatenated: sshopm_common, a gradient provider (sshopm_general or generated text), sshopm_driver. */
 #ifndef VALUE_T

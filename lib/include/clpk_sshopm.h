@@ -10,7 +10,8 @@
  *   clpk_sshopm_plan *plan; clpk_sshopm_plan_create(ctx, 4, 3, CLPK_PRECISION_F32, T, &o, &plan);
  *   clpk_sshopm_result r; clpk_sshopm_solve_host(plan, tensors, T, NULL, &r);   // eigenpairs per tensor
  *   ... r.tensors[t].pairs[i].lambda ...; clpk_sshopm_result_free(&r); clpk_sshopm_plan_destroy(plan);
- * or, on device buffers, clpk_sshopm_execute(...) and then clpk_sshopm_postprocess on the host copies. */
+ * or clpk_sshopm_solve_device(...) to de-duplicate on the device (large batches), or, on device buffers,
+ * clpk_sshopm_execute(...) then clpk_sshopm_reduce(...) (device) or clpk_sshopm_postprocess (host copies). */
 #ifndef CLPK_SSHOPM_H
 #define CLPK_SSHOPM_H
 
