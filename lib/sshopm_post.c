@@ -279,3 +279,122 @@ clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, 
     }
     return CLPK_SUCCESS;
 }
+
+/* Gaussian elimination with partial pivoting on a small dense system; 0 when (numerically) singular. */
+static int solve_small(int p, double *M, double *b) {
+    for (int c = 0; c < p; ++c) {
+        int piv = c;
+        for (int r = c + 1; r < p; ++r)
+            if (fabs(M[r * p + c]) > fabs(M[piv * p + c])) piv = r;
+        if (!(fabs(M[piv * p + c]) > 1e-300)) return 0;
+        if (piv != c) {
+            for (int j = 0; j < p; ++j) {
+                double t = M[c * p + j];
+                M[c * p + j] = M[piv * p + j];
+                M[piv * p + j] = t;
+            }
+            double t = b[c];
+            b[c] = b[piv];
+            b[piv] = t;
+        }
+        for (int r = c + 1; r < p; ++r) {
+            double f = M[r * p + c] / M[c * p + c];
+            for (int j = c; j < p; ++j) M[r * p + j] -= f * M[c * p + j];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int r = p - 1; r >= 0; --r) {
+        for (int j = r + 1; j < p; ++j) b[r] -= M[r * p + j] * b[j];
+        b[r] /= M[r * p + r];
+    }
+    return 1;
+}
+
+/* ||A x^(m-1) - lambda x|| at unit x, with lambda = x^T A x^(m-1) returned in *lambda. */
+static double eigen_residual(const sshopm_index *idx, const double *a, const double *x, double *lambda) {
+    double y[SSHOPM_MAX_DIM];
+    *lambda = sshopm_ref_gradient(idx, a, x, y);
+    double r = 0;
+    for (int i = 0; i < idx->n; ++i) r += (y[i] - *lambda * x[i]) * (y[i] - *lambda * x[i]);
+    return sqrt(r);
+}
+
+static void newton_polish(const sshopm_index *idx, const double *a, double *lambda, double *x, int steps) {
+    const int n = idx->n, m = idx->m, p = n + 1;
+    double nx = 0;
+    for (int i = 0; i < n; ++i) nx += x[i] * x[i];
+    for (int i = 0; i < n; ++i) x[i] /= sqrt(nx);
+    double lam, res = eigen_residual(idx, a, x, &lam);
+    for (int it = 0; it < steps && res > 0; ++it) {
+        double y[SSHOPM_MAX_DIM], h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM], J[(SSHOPM_MAX_DIM + 1) * (SSHOPM_MAX_DIM + 1)];
+        double rhs[SSHOPM_MAX_DIM + 1], xn[SSHOPM_MAX_DIM];
+        sshopm_ref_gradient(idx, a, x, y);
+        sshopm_ref_hessian(idx, a, x, h);
+        /* F = (A x^(m-1) - lambda x, (x^T x - 1) / 2); J = [(m-1) A x^(m-2) - lambda I, -x; x^T, 0] */
+        for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) J[i * p + j] = (m - 1) * h[i * n + j] - (i == j ? lam : 0);
+            J[i * p + n] = -x[i];
+            J[n * p + i] = x[i];
+            rhs[i] = -(y[i] - lam * x[i]);
+        }
+        J[n * p + n] = 0;
+        rhs[n] = 0;
+        if (!solve_small(p, J, rhs)) break;
+        double nn = 0;
+        for (int i = 0; i < n; ++i) {
+            xn[i] = x[i] + rhs[i];
+            nn += xn[i] * xn[i];
+        }
+        nn = sqrt(nn);
+        if (!(nn > 0) || !isfinite(nn)) break;
+        for (int i = 0; i < n; ++i) xn[i] /= nn;
+        double lam_new, res_new = eigen_residual(idx, a, xn, &lam_new);
+        if (!(res_new < res)) break;
+        memcpy(x, xn, (size_t)n * sizeof *x);
+        lam = lam_new;
+        res = res_new;
+    }
+    *lambda = lam;
+}
+
+clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *r, int steps, double class_tol,
+                               clpk_error *err) {
+    if (!tensors || !r) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "sshopm polish: NULL argument");
+    if (steps < 0 || steps > 100)
+        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "sshopm polish: steps %d out of range 0..100", steps);
+    if (class_tol <= 0) class_tol = 1e-6;
+    sshopm_index idx;
+    CLPK_TRY(sshopm_index_build(r->order, r->dim, &idx, err));
+    const int n = r->dim, even = r->order % 2 == 0;
+    for (int64_t t = 0; t < r->n_tensors; ++t) {
+        clpk_sshopm_tensor_result *tr = &r->tensors[t];
+        const double *a = tensors + (size_t)t * idx.U;
+        for (int i = 0; i < tr->count; ++i) {
+            clpk_sshopm_eigenpair *p = &tr->pairs[i];
+            newton_polish(&idx, a, &p->lambda, p->x, steps);
+            if (even) canonical_sign(n, p->x);
+            p->type = classify_with(&idx, a, p->lambda, p->x, class_tol, &p->residual);
+        }
+        /* merge pairs that polished to the same point */
+        int k = 0;
+        for (int i = 0; i < tr->count; ++i) {
+            int into = -1;
+            for (int j = 0; j < k && into < 0; ++j) {
+                const clpk_sshopm_eigenpair *q = &tr->pairs[j], *p = &tr->pairs[i];
+                if (fabs(q->lambda - p->lambda) > 1e-9 * fmax(1.0, fabs(p->lambda))) continue;
+                double d = 0, d2 = 0;
+                for (int c = 0; c < n; ++c) {
+                    d += (q->x[c] - p->x[c]) * (q->x[c] - p->x[c]);
+                    d2 += (q->x[c] + p->x[c]) * (q->x[c] + p->x[c]);
+                }
+                if (sqrt(d) <= 1e-7 || (even && sqrt(d2) <= 1e-7)) into = j;
+            }
+            if (into >= 0) tr->pairs[into].hits += tr->pairs[i].hits;
+            else tr->pairs[k++] = tr->pairs[i];
+        }
+        tr->count = k;
+        qsort(tr->pairs, (size_t)k, sizeof *tr->pairs, by_lambda_desc);
+    }
+    sshopm_index_free(&idx);
+    return CLPK_SUCCESS;
+}

@@ -1,6 +1,7 @@
 /* SS-HOPM on the real test tensors of ../shared/data/sshopm (Kofidis-Regalia ex. 1, order 4; Kolda-Mayo ex. 3.6,
  * order 3): every local max with a convex shift and every local min with a concave shift, lambda to 1e-5 (f32) /
- * 1e-10 (f64), no saddle reported as a max or min; fixed, bound and adaptive shifts; generated and general kernels;
+ * 1e-10 (f64, and f32 after Newton polishing), no saddle reported as a max or min; fixed, bound and adaptive shifts;
+ * generated and general kernels;
  * alpha = 0 does not converge on ex. 1 (the seed's slip). */
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
@@ -115,8 +116,9 @@ static void compare(const dataset *d, const clpk_sshopm_result *r, int want_max,
     }
 }
 
-static void run_case(clpk_context *ctx, const dataset *d, clpk_precision prec, clpk_sshopm_find find,
-                     clpk_sshopm_shift shift, double alpha, const char *kernel, const char *label) {
+static void run_case_polished(clpk_context *ctx, const dataset *d, clpk_precision prec, clpk_sshopm_find find,
+                              clpk_sshopm_shift shift, double alpha, const char *kernel, const char *label,
+                              int polish) {
     clpk_sshopm_options o;
     clpk_sshopm_options_default(&o);
     o.starts = 64;
@@ -145,10 +147,21 @@ static void run_case(clpk_context *ctx, const dataset *d, clpk_precision prec, c
         printf("%s %s: %d pairs, %d converged, %d capped | %s\n", d->name, label, r.tensors[0].count,
                r.tensors[0].converged, r.tensors[0].capped, desc);
         CHECK(r.tensors[0].failed == 0, "%s %s: %d failed starts", d->name, label, r.tensors[0].failed);
-        compare(d, &r, find != CLPK_SSHOPM_FIND_MIN, find != CLPK_SSHOPM_FIND_MAX, prec, label);
+        clpk_error err = {0};
+        if (polish)
+            CHECK(clpk_sshopm_polish(d->a, &r, polish, 0, &err) == CLPK_SUCCESS, "%s %s: polish: %s", d->name, label,
+                  err.message);
+        /* polished pairs are held to the f64 tolerances whatever precision found them */
+        compare(d, &r, find != CLPK_SSHOPM_FIND_MIN, find != CLPK_SSHOPM_FIND_MAX, polish ? CLPK_PRECISION_F64 : prec,
+                label);
         clpk_sshopm_result_free(&r);
     }
     clpk_sshopm_plan_destroy(plan);
+}
+
+static void run_case(clpk_context *ctx, const dataset *d, clpk_precision prec, clpk_sshopm_find find,
+                     clpk_sshopm_shift shift, double alpha, const char *kernel, const char *label) {
+    run_case_polished(ctx, d, prec, find, shift, alpha, kernel, label, 0);
 }
 
 int main(void) {
@@ -177,6 +190,9 @@ int main(void) {
                      "adaptive generated");
             run_case(ctx, &d[k], prec, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, "general",
                      "adaptive general");
+            if (!p) /* f32, then Newton-polished in double: held to the f64 tolerances */
+                run_case_polished(ctx, &d[k], prec, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0, NULL,
+                                  "bound both + polish", 3);
         }
     }
     if (have[0]) {

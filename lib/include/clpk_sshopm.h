@@ -163,6 +163,14 @@ void clpk_sshopm_result_free(clpk_sshopm_result *result);
 clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double *tensor, double lambda, const double *x,
                                       double class_tol, double *residual);
 
+/* Newton-polishes every pair of `result` in double on the eigen-equations A x^(m-1) = lambda x, x^T x = 1 (steps
+ * steps at most, each kept only if it lowers the residual): an f32 run then gives pairs accurate to double. Residuals
+ * and types are recomputed (class_tol as in the post options, <= 0 for the default), pairs that became the same
+ * (|dlambda| <= 1e-9 max(1, |lambda|), ||dx|| <= 1e-7, up to sign for even m) are merged (hits added), and each tensor's
+ * pairs re-sorted. `tensors`: n_tensors x U doubles. */
+clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *result, int steps, double class_tol,
+                               clpk_error *err);
+
 /* run_host + postprocess. post may be NULL. */
 clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                    const clpk_sshopm_post_options *post, clpk_sshopm_result *out);
