@@ -35,6 +35,7 @@ static void usage(void) {
         "  --post host|device de-duplicate and classify on the host in double (default; residuals) or on the device\n"
         "                     (only the distinct pairs come back: for large batches)\n"
         "  --max-pairs K      distinct pairs kept per tensor and direction by --post device (default 16)\n"
+        "  --polish K         up to K Newton steps per pair in double on the host (f32 runs to f64 accuracy)\n"
         "  --out-npy PREFIX   the pairs as arrays padded with NaN / 0: PREFIX_lambda.npy (T, P), PREFIX_x.npy (T, P, "
         "n),\n"
         "                     PREFIX_type.npy (T, P) int32 (1 max, 2 min, 3 saddle, 4 degenerate), PREFIX_hits.npy\n"
@@ -52,7 +53,7 @@ static void usage(void) {
 typedef struct cli {
     const char *tensors_path, *out, *out_npy, *out_starts, *device, *kernel, *params, *save;
     int64_t random;
-    int order, dim, bench, quiet, find_given, device_post, max_pairs;
+    int order, dim, bench, quiet, find_given, device_post, max_pairs, polish;
     clpk_sshopm_options opts;
     clpk_precision precision;
     /* dmri */
@@ -215,6 +216,10 @@ static int parse_args(int argc, char **argv, cli *c) {
                 c->device_post = 1;
             else
                 BAD_VALUE();
+        } else if (!strcmp(a, "--polish")) {
+            NEED_VALUE;
+            if (!parse_int64(v, &iv) || iv < 0 || iv > 100) BAD_VALUE();
+            c->polish = (int)iv;
         } else if (!strcmp(a, "--max-pairs")) {
             NEED_VALUE;
             if (!parse_int64(v, &iv) || iv < 1 || iv > 4096) BAD_VALUE();
@@ -582,6 +587,15 @@ int main(int argc, char **argv) {
             printf("solve: %.3f s on the device (upload, iterations, download), %.3f s post-processing on the host\n",
                    t1 - t0, clpk_wall_seconds() - t1);
             print_summary(&result, c.quiet || c.dmri);
+        }
+    }
+    if (!rc && c.polish) {
+        double t0 = clpk_wall_seconds();
+        if (clpk_sshopm_polish(tensors, &result, c.polish, 0, &err) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-sshopm: %s\n", err.message);
+            rc = 1;
+        } else {
+            printf("polish: %d Newton steps at most per pair in double, %.3f s\n", c.polish, clpk_wall_seconds() - t0);
         }
     }
     if (!rc && c.out && clpk_sshopm_result_write_json(c.out, &result, &err) != CLPK_SUCCESS) {

@@ -91,6 +91,13 @@ EOF
         check "$input runs" test $? -eq 0
         check "$input: the three local maxima of ex. 1" test "$(lambdas "$TMP/$input.json")" = "0.889322 0.816881 0.363306"
     done
+    lambdas10() { python3 -c "import json,sys; print(' '.join('%.10f' % p['lambda'] for p in json.load(open(sys.argv[1]))['tensors'][0]['eigenpairs'] if p['type'] == 'max'))" "$1"; }
+    # f64 entries, an f32 run on the device, then polished in double on those entries (an f32 file would be another,
+    # rounded, tensor)
+    "$CLI" --tensors "$TMP/ex1.npy" --order 4 --dim 3 --shift 2 --polish 4 --post device --out "$TMP/pol.json" \
+        >/dev/null 2>&1
+    check "f32 on the device + --polish: maxima to 10 digits" \
+        test "$(lambdas10 "$TMP/pol.json")" = "0.8893220107 0.8168813450 0.3633060484"
     "$CLI" --tensors "$TMP/ex1.npy" --order 4 --dim 3 --shift -2 --out "$TMP/min.json" >/dev/null 2>&1
     check "negative shift finds the three minima" test "$(lambdas "$TMP/min.json")" = "-0.045092 -0.562917 -1.095352"
     expect_fail 1 "not symmetric" --tensors "$TMP/asym_dense.npy" --order 4 --dim 3 --out "$TMP/x.json"
@@ -117,6 +124,7 @@ expect_fail 2 "bad value" dmri-synth --max-fibres 4
 expect_fail 2 "must be even" dmri-synth --order 5 --voxels 4
 expect_fail 2 "needs --post host" --random 4 --order 4 --dim 3 --post device --out-starts "$TMP/s"
 expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --post gpu
+expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --polish -1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
