@@ -69,7 +69,13 @@ static clpk_status validate_options(clpk_context *ctx, const clpk_sshopm_options
 }
 
 /* Resolves kernel/entries/wg/check_every from the merged params. */
-static clpk_status resolve_params(clpk_sshopm_plan *plan) {
+/* caller_keys: the keys the caller set explicitly. A profile entry was tuned as a whole for one kernel: when the
+ * caller overrides part of it (say kernel=general) and a profile value no longer fits (entries=private, local memory
+ * beyond the device, a work-group too large), that value falls back to the built-in choice; the same conflict in the
+ * caller's own values is an error. */
+static clpk_status resolve_params(clpk_sshopm_plan *plan, const clpk_params *caller_keys) {
+    const int caller_entries = clpk_params_get(caller_keys, "entries") != NULL;
+    const int caller_wg = clpk_params_get(caller_keys, "wg") != NULL;
     clpk_context *ctx = plan->ctx;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     const int m = plan->idx.m, n = plan->idx.n, U = plan->idx.U;
@@ -96,6 +102,7 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: kernel '%s' is not auto, generated or general",
                          kernel);
     }
+    if ((wg < 1 || (size_t)wg > dev->max_work_group_size) && !caller_wg) wg = 128;
     if (wg < 1 || (size_t)wg > dev->max_work_group_size)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm: work-group size %lld outside 1..%zu of this device", wg,
                          dev->max_work_group_size);
@@ -105,6 +112,11 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan) {
     plan->check_every = (int)check;
     const size_t vsize = clpk_precision_size(plan->precision);
     const uint64_t local_bytes = (uint64_t)local_tensors(plan->wg, plan->opts.starts) * U * vsize;
+    if (entries && !caller_entries) {
+        const int profile_private = !strcmp(entries, "private") && !plan->generated;
+        const int profile_local = !strcmp(entries, "local") && local_bytes > dev->local_mem_bytes;
+        if (profile_private || profile_local) entries = "auto";
+    }
     if (!entries || !strcmp(entries, "auto")) {
         /* private entries are kept pre-multiplied, n * C(m+n-2, m-1) registers: U alone understates them */
         if (plan->generated && terms <= private_max)
@@ -266,20 +278,18 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
     clpk_params_set(&features, "precision", clpk_precision_name(precision));
     clpk_profile_choice choice;
     st = clpk_profile_choose(ctx, "sshopm", &features, &plan->params, &choice);
-    if (st == CLPK_SUCCESS && opts && opts->kernel && *opts->kernel)
-        st = clpk_params_set(&plan->params, "kernel", opts->kernel) == CLPK_SUCCESS
-                 ? CLPK_SUCCESS
-                 : clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: kernel name too long");
+    clpk_params user;
+    clpk_params_clear(&user);
     if (st == CLPK_SUCCESS && opts && opts->params && *opts->params) {
-        clpk_params user;
-        clpk_params_clear(&user);
         if (clpk_params_parse(&user, opts->params, &err) != CLPK_SUCCESS ||
             clpk_params_check_keys(&user, allowed_keys, &err) != CLPK_SUCCESS)
             st = clpk_fail_from(ctx, &err);
-        else
-            clpk_params_merge(&plan->params, &user);
     }
-    if (st == CLPK_SUCCESS) st = resolve_params(plan);
+    if (st == CLPK_SUCCESS && opts && opts->kernel && *opts->kernel &&
+        clpk_params_set(&user, "kernel", opts->kernel) != CLPK_SUCCESS)
+        st = clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: kernel name too long");
+    if (st == CLPK_SUCCESS) clpk_params_merge(&plan->params, &user);
+    if (st == CLPK_SUCCESS) st = resolve_params(plan, &user);
     if (st == CLPK_SUCCESS) {
         plan->directions = o.find == CLPK_SSHOPM_FIND_BOTH ? 2 : 1;
         plan->direction[0] = o.find == CLPK_SSHOPM_FIND_MIN ? -1 : 1;

@@ -389,8 +389,10 @@ clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *r, int
                 }
                 if (sqrt(d) <= 1e-7 || (even && sqrt(d2) <= 1e-7)) into = j;
             }
-            if (into >= 0) tr->pairs[into].hits += tr->pairs[i].hits;
-            else tr->pairs[k++] = tr->pairs[i];
+            if (into >= 0)
+                tr->pairs[into].hits += tr->pairs[i].hits;
+            else
+                tr->pairs[k++] = tr->pairs[i];
         }
         tr->count = k;
         qsort(tr->pairs, (size_t)k, sizeof *tr->pairs, by_lambda_desc);

@@ -4,6 +4,8 @@
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
 
+#include <unistd.h>
+
 static void expect_plan_fail(clpk_context *ctx, int m, int n, clpk_precision p, int64_t T, const clpk_sshopm_options *o,
                              clpk_status want, const char *needle, const char *what) {
     clpk_sshopm_plan *plan = (clpk_sshopm_plan *)0x1;
@@ -78,7 +80,8 @@ int main(void) {
         clpk_sshopm_plan_describe(plan, buf, sizeof buf);
         CHECK(strstr(buf, "order 4 dim 3") && strstr(buf, "kernel=generated"), "describe: %s", buf);
         clpk_sshopm_plan_params(plan, buf, sizeof buf);
-        CHECK(strstr(buf, "entries=private") && strstr(buf, "wg=128"), "params: %s", buf);
+        /* the values depend on the profile in use (the CI tune writes one); the keys are always there */
+        CHECK(strstr(buf, "entries=") && strstr(buf, "wg=") && strstr(buf, "check_every="), "params: %s", buf);
         CHECK(clpk_sshopm_plan_iteration_flops(plan) > 60, "flops per iteration");
         cl_context cc = clpk_context_cl_context(ctx);
         cl_int rc;
@@ -143,5 +146,45 @@ int main(void) {
     }
     clpk_sshopm_plan_destroy(NULL);
     clpk_context_destroy(ctx);
+
+    /* A profile entry tuned for the generated kernel (entries=private, a huge work-group): a caller who overrides the
+     * kernel gets the built-in choices for the values that no longer fit; the same values from the caller fail. */
+    char path[] = "/tmp/clpk_sshopm_profile_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (CHECK(f != NULL, "temporary profile")) {
+        fprintf(f, "{\"schema\": 1, \"device\": {\"name\": \"any\", \"vendor\": \"any\"}, \"families\": {\"sshopm\": "
+                   "[{\"class\": {\"order\": 4, \"dim\": 3, \"precision\": \"f32\"}, \"params\": {\"kernel\": "
+                   "\"generated\", \"entries\": \"private\", \"wg\": 1000000, \"check_every\": 8}}]}}\n");
+        fclose(f);
+        setenv("CLPK_PROFILE", path, 1);
+        setenv("CLPK_LOG", "quiet", 1);
+        clpk_context *pctx = NULL;
+        if (CHECK(clpk_context_create(&pctx, NULL) == CLPK_SUCCESS, "context with the profile")) {
+            clpk_sshopm_options_default(&o);
+            o.starts = 8;
+            o.kernel = "general";
+            plan = NULL;
+            CHECK(clpk_sshopm_plan_create(pctx, 4, 3, f32, 2, &o, &plan) == CLPK_SUCCESS,
+                  "kernel=general over the "
+                  "profile: %s",
+                  clpk_last_error(pctx));
+            if (plan) {
+                char buf[256];
+                clpk_sshopm_plan_params(plan, buf, sizeof buf);
+                CHECK(strstr(buf, "kernel=general") && !strstr(buf, "entries=private") && strstr(buf, "wg=128") &&
+                          strstr(buf, "check_every=8"),
+                      "profile values that fit are kept, the others fall back: %s", buf);
+                clpk_sshopm_plan_destroy(plan);
+            }
+            o.kernel = NULL;
+            o.params = "kernel=general,entries=private";
+            expect_plan_fail(pctx, 4, 3, f32, 2, &o, CLPK_ERROR_INVALID_ARGUMENT, "private",
+                             "the caller's own conflict still fails");
+            clpk_context_destroy(pctx);
+        }
+        unsetenv("CLPK_PROFILE");
+        remove(path);
+    }
     return check_summary();
 }
