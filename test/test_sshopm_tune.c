@@ -5,12 +5,11 @@
 #include "sshopm_util.h"
 #include "tune.h"
 
-/* Referenced directly rather than through clpk_tune_families: the generated registry also lists tune_space.c (the
- * glob tune_*.c matches it), which defines no family, so linking the registry fails until that is fixed. */
-extern const clpk_tune_family clpk_tune_family_sshopm;
-
+/* Through the generated registry: the family must be registered under its profile key. */
 static const clpk_tune_family *find_family(void) {
-    return !strcmp(clpk_tune_family_sshopm.name, "sshopm") ? &clpk_tune_family_sshopm : NULL;
+    for (const clpk_tune_family *const *f = clpk_tune_families; *f; ++f)
+        if (!strcmp((*f)->name, "sshopm")) return *f;
+    return NULL;
 }
 
 static void set(clpk_params *p, const char *kernel, const char *entries, const char *wg, const char *check) {
