@@ -1,10 +1,271 @@
-/* clpk sshopm family: public API (filled in by the family's issue). */
+/* clpk sshopm family: real eigenpairs (lambda, x), A x^(m-1) = lambda x, ||x|| = 1, of many small symmetric tensors
+ * of order m and dimension n (2 <= m, n <= 8) by the shifted symmetric higher-order power method (SS-HOPM) from
+ * many starts per tensor, then de-duplication and classification of what the starts reached.
+ *
+ * Storage: a tensor is its U = C(m+n-1, m) unique entries in lexicographic order of the nondecreasing index
+ * (0-based: (0,0,0,0), (0,0,0,1), ..., (n-1,...,n-1)); a batch is T x U values, tensor after tensor.
+ *
+ * Typical use:
+ *   clpk_sshopm_options o; clpk_sshopm_options_default(&o);
+ *   clpk_sshopm_plan *plan; clpk_sshopm_plan_create(ctx, 4, 3, CLPK_PRECISION_F32, T, &o, &plan);
+ *   clpk_sshopm_result r; clpk_sshopm_solve_host(plan, tensors, T, NULL, &r);   // eigenpairs per tensor
+ *   ... r.tensors[t].pairs[i].lambda ...; clpk_sshopm_result_free(&r); clpk_sshopm_plan_destroy(plan);
+ * or clpk_sshopm_solve_device(...) to de-duplicate on the device (large batches), or, on device buffers,
+ * clpk_sshopm_execute(...) then clpk_sshopm_reduce(...) (device) or clpk_sshopm_postprocess (host copies). */
 #ifndef CLPK_SSHOPM_H
 #define CLPK_SSHOPM_H
+
+#include "clpk.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define CLPK_SSHOPM_MAX_DIM 8
+
+/* Number of unique entries C(m+n-1, m) for 2 <= m, n <= 8, else 0. */
+int clpk_sshopm_unique_count(int order, int dim);
+
+typedef enum clpk_sshopm_find {
+    CLPK_SSHOPM_FIND_MAX = 1, /* convex shift: local maxima of A x^m on the sphere */
+    CLPK_SSHOPM_FIND_MIN = 2, /* concave shift: local minima */
+    CLPK_SSHOPM_FIND_BOTH = 3 /* both runs, results merged */
+} clpk_sshopm_find;
+
+typedef enum clpk_sshopm_shift {
+    CLPK_SSHOPM_SHIFT_BOUND = 0,   /* per tensor alpha = +-(m-1)||A||_F >= beta(A): convergence guaranteed (default) */
+    CLPK_SSHOPM_SHIFT_FIXED = 1,   /* alpha as given: >= 0 finds maxima, < 0 minima (alpha = 0 may not converge) */
+    CLPK_SSHOPM_SHIFT_ADAPTIVE = 2 /* per iteration, from the extreme eigenvalue bound of A x^(m-2) (Kolda-Mayo 2014) */
+} clpk_sshopm_shift;
+
+typedef enum clpk_sshopm_starts {
+    CLPK_SSHOPM_STARTS_SHARED = 0,     /* uniform on [-1,1]^n normalised, seeded, the same V starts for every tensor */
+    CLPK_SSHOPM_STARTS_PER_TENSOR = 1, /* the same generator, different starts per tensor (made in the kernel) */
+    CLPK_SSHOPM_STARTS_SPHERE = 2      /* evenly spread on the sphere (lattice for n <= 3, repelled points above) */
+} clpk_sshopm_starts;
+
+/* Outcome of one start; the device writes info = status | iterations << 2 per start. */
+typedef enum clpk_sshopm_start_status {
+    CLPK_SSHOPM_CONVERGED = 0, /* |dlambda| <= tol (and max |dx| <= xtol when set) at a check */
+    CLPK_SSHOPM_CAPPED = 1,    /* max_iter reached first */
+    CLPK_SSHOPM_FAILED = 2     /* the iterate vanished or became NaN/Inf */
+} clpk_sshopm_start_status;
+#define CLPK_SSHOPM_INFO_STATUS(info) ((info) & 3)
+#define CLPK_SSHOPM_INFO_ITERATIONS(info) ((info) >> 2)
+
+typedef struct clpk_sshopm_options {
+    int starts;                     /* V starts per tensor and direction (default 128) */
+    clpk_sshopm_starts starts_kind; /* default CLPK_SSHOPM_STARTS_SHARED */
+    uint64_t seed;                  /* of the random starts (default 1) */
+    clpk_sshopm_find find;          /* default CLPK_SSHOPM_FIND_MAX */
+    clpk_sshopm_shift shift;        /* default CLPK_SSHOPM_SHIFT_BOUND */
+    double alpha;                   /* CLPK_SSHOPM_SHIFT_FIXED: its sign must agree with `find` (|alpha| for BOTH) */
+    double tol;                     /* |dlambda| tolerance; 0: 1e-6 (f32) or 1e-12 (f64) */
+    double xtol;                    /* also require max |dx| <= xtol (0: off, the default) */
+    int max_iter;                   /* iteration cap (default 1000) */
+    const char *kernel;             /* NULL/"auto", "general" (loop kernel) or "generated" (unrolled per (m, n)) */
+    const char *params;             /* NULL or "k=v,..." tuning overrides (docs/sshopm.md lists the keys) */
+} clpk_sshopm_options;
+
+void clpk_sshopm_options_default(clpk_sshopm_options *opts);
+
+/* ---- Plans -------------------------------------------------------------------------------------------------- */
+
+typedef struct clpk_sshopm_plan clpk_sshopm_plan;
+
+/* Chooses the kernel and mapping for (order, dim, precision) and batches of up to max_tensors tensors (profile, then
+ * the caller's params), generates/builds the kernel, uploads index tables and shared starts. opts may be NULL. */
+clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_precision precision,
+                                    int64_t max_tensors, const clpk_sshopm_options *opts, clpk_sshopm_plan **plan);
+void clpk_sshopm_plan_destroy(clpk_sshopm_plan *plan);
+/* "kernel=generated entries=private wg=128 ..." */
+void clpk_sshopm_plan_describe(const clpk_sshopm_plan *plan, char *buf, size_t size);
+/* The chosen parameters as "k=v,..." (what a profile or the tuner would set). */
+void clpk_sshopm_plan_params(const clpk_sshopm_plan *plan, char *buf, size_t size);
+/* 1 when the plan runs the generated (unrolled) kernel, 0 for the general loop kernel. */
+int clpk_sshopm_plan_is_generated(const clpk_sshopm_plan *plan);
+/* Arithmetic of one start-iteration of the plan's kernel (for GFLOP/s). */
+double clpk_sshopm_plan_iteration_flops(const clpk_sshopm_plan *plan);
+
+/* Runs SS-HOPM for n_tensors (<= max_tensors) tensors in `tensors` (n_tensors x U values of the plan's precision) in
+ * one direction (+1: convex/maxima, -1: concave/minima). Writes, per (tensor, start) in that order, lambda
+ * (n_tensors x V values), x (n_tensors x V x n values) and info (n_tensors x V int32). Each is written exactly once. */
+clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction, cl_mem lambda,
+                                cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+/* Per-start results on the host, in double: index [t][d][s] with d over the plan's directions (max first). */
+typedef struct clpk_sshopm_raw {
+    int64_t n_tensors;
+    int order, dim;
+    int starts;     /* V */
+    int directions; /* 1 or 2 */
+    int direction[2];
+    double *lambda; /* n_tensors x directions x V */
+    double *x;      /* n_tensors x directions x V x dim */
+    int32_t *info;  /* n_tensors x directions x V */
+} clpk_sshopm_raw;
+void clpk_sshopm_raw_free(clpk_sshopm_raw *raw);
+
+/* Host convenience: uploads `tensors` (n_tensors x U doubles, converted to the plan's precision), runs the plan's
+ * directions and downloads the per-start results. */
+clpk_status clpk_sshopm_run_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+                                 clpk_sshopm_raw *raw);
+
+/* ---- Post-processing ---------------------------------------------------------------------------------------- */
+
+typedef enum clpk_sshopm_type {
+    CLPK_SSHOPM_TYPE_MAX = 1,       /* projected Hessian negative definite: local maximum of A x^m on the sphere */
+    CLPK_SSHOPM_TYPE_MIN = 2,       /* positive definite: local minimum */
+    CLPK_SSHOPM_TYPE_SADDLE = 3,    /* indefinite */
+    CLPK_SSHOPM_TYPE_DEGENERATE = 4 /* semidefinite with an eigenvalue within the tolerance of 0 */
+} clpk_sshopm_type;
+const char *clpk_sshopm_type_name(clpk_sshopm_type type); /* "max", "min", "saddle", "degenerate" */
+
+typedef struct clpk_sshopm_eigenpair {
+    double lambda;
+    double x[CLPK_SSHOPM_MAX_DIM];
+    clpk_sshopm_type type;
+    int hits;        /* converged starts that reached this pair */
+    double residual; /* ||A x^(m-1) - lambda x|| in double */
+} clpk_sshopm_eigenpair;
+
+typedef struct clpk_sshopm_tensor_result {
+    int count; /* distinct eigenpairs, sorted by lambda descending */
+    clpk_sshopm_eigenpair *pairs;
+    int converged, capped, failed; /* starts by status */
+    int dropped;                   /* converged starts left out (device post-processing: max_pairs reached) */
+} clpk_sshopm_tensor_result;
+
+typedef struct clpk_sshopm_result {
+    int64_t n_tensors;
+    int order, dim;
+    clpk_sshopm_tensor_result *tensors; /* n_tensors, input order */
+    clpk_sshopm_eigenpair *storage;     /* all pairs (tensors[t].pairs point into it) */
+} clpk_sshopm_result;
+
+typedef struct clpk_sshopm_post_options {
+    double lambda_tol; /* same pair: |dlambda| <= lambda_tol * max(1, |lambda|) (default 1e-4) */
+    double x_tol;      /* ... and ||x - y|| <= x_tol (up to sign for even m) (default 5e-2: the stop is on lambda, so
+                        * x at a flat extremum is only known to about sqrt(tol / curvature) in f32) */
+    double class_tol;  /* projected-Hessian eigenvalues within class_tol * max(1, |lambda|) of 0: degenerate (1e-6) */
+} clpk_sshopm_post_options;
+void clpk_sshopm_post_options_default(clpk_sshopm_post_options *opts);
+
+/* De-duplicates converged starts per tensor (for even m, x and -x are the same pair; for odd m, (lambda, x) and
+ * (-lambda, -x) are, represented with x as reached), classifies each pair with the projected Hessian
+ * U^T((m-1) A x^(m-2) - lambda I) U in double, counts hits and sorts by lambda descending. `tensors` are the inputs
+ * (n_tensors x U doubles). opts may be NULL. Free with clpk_sshopm_result_free. */
+clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw *raw,
+                                    const clpk_sshopm_post_options *opts, clpk_sshopm_result *out, clpk_error *err);
+void clpk_sshopm_result_free(clpk_sshopm_result *result);
+
+/* Classifies one eigenpair of one tensor (double); also returns the residual if not NULL. */
+clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double *tensor, double lambda, const double *x,
+                                      double class_tol, double *residual);
+
+/* Newton-polishes every pair of `result` in double on the eigen-equations A x^(m-1) = lambda x, x^T x = 1 (steps
+ * steps at most, each kept only if it lowers the residual): an f32 run then gives pairs accurate to double. Residuals
+ * and types are recomputed (class_tol as in the post options, <= 0 for the default), pairs that became the same
+ * (|dlambda| <= 1e-9 max(1, |lambda|), ||dx|| <= 1e-7, up to sign for even m) are merged (hits added), and each tensor's
+ * pairs re-sorted. `tensors`: n_tensors x U doubles. */
+clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *result, int steps, double class_tol,
+                               clpk_error *err);
+
+/* run_host + postprocess. post may be NULL. */
+clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+                                   const clpk_sshopm_post_options *post, clpk_sshopm_result *out);
+
+/* ---- Post-processing on the device ----------------------------------------------------------------------------
+ * The same de-duplication, classification and sorting as clpk_sshopm_postprocess, one work-item per tensor, in the
+ * plan's precision, without residuals, keeping at most max_pairs distinct pairs per tensor and run (converged starts
+ * beyond are counted as dropped). Avoids downloading every start of large batches. */
+
+/* Reduces one execute()'s outputs (lambda, x, info of n_tensors x V starts) into slots out_base .. out_base +
+ * n_tensors - 1 of: out_lambda (slots x max_pairs values), out_x (slots x max_pairs x n), out_meta (slots x max_pairs
+ * int32: type | hits << 3, 0 when unused; unused lambda and x are NaN) and out_counts (slots x 5 int32: pairs,
+ * converged, capped, failed, dropped). Every slot element of those tensors is written. opts may be NULL. */
+clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, cl_mem lambda, cl_mem x,
+                               cl_mem info, const clpk_sshopm_post_options *opts, int max_pairs, int64_t out_base,
+                               cl_mem out_lambda, cl_mem out_x, cl_mem out_meta, cl_mem out_counts, cl_uint n_wait,
+                               const cl_event *wait, cl_event *done);
+
+/* Host convenience for the device path: upload, run each direction, reduce on the device, download only the distinct
+ * pairs. Residuals are NaN (not computed on the device). max_pairs <= 0: 16. */
+clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+                                     const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out);
+
+/* Writes {"tensors": [{"eigenpairs": [{"lambda", "x", "type", "hits"}, ...]}, ...]} (plus per-tensor start counts). */
+clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_result *result, clpk_error *err);
+
+/* ---- Dense input -------------------------------------------------------------------------------------------- */
+
+/* Compresses n_tensors dense n^m tensors (row-major) into unique entries, refusing (CLPK_ERROR_INVALID_DATA) a
+ * tensor whose entries of one index class differ by more than tol * max|entry| (symmetry check) or are NaN. */
+clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, int64_t n_tensors, double tol,
+                                       double *unique, clpk_error *err);
+
+/* ---- Diffusion-MRI example --------------------------------------------------------------------------------- */
+
+typedef struct clpk_sshopm_dmri_options {
+    int64_t voxels;       /* default 1000 */
+    int order;            /* even, 2..8; 4 or 6 in practice (default 4) */
+    int max_fibres;       /* 1..3 fibres per voxel, drawn uniformly (default 2) */
+    double min_angle_deg; /* smallest angle between the fibres of a voxel (default 45) */
+    double snr;           /* ||signal||_F / ||noise||_F per voxel; 0: no noise (default 50) */
+    uint64_t seed;        /* default 1 */
+} clpk_sshopm_dmri_options;
+void clpk_sshopm_dmri_options_default(clpk_sshopm_dmri_options *opts);
+
+/* A synthetic field: voxel v holds A = sum_f w_f u_f^(x)m + E in unique entries (dimension 3), w_f in [0.5, 1],
+ * fibres at least min_angle_deg apart, E Gaussian on the unique entries scaled to the SNR. */
+typedef struct clpk_sshopm_dmri_field {
+    int64_t voxels;
+    int order, unique;
+    double *tensors;   /* voxels x unique */
+    int32_t *n_fibres; /* voxels */
+    double *dirs;      /* voxels x 3 x 3 true unit directions (unused rows 0) */
+    double *weights;   /* voxels x 3 */
+} clpk_sshopm_dmri_field;
+
+clpk_status clpk_sshopm_dmri_synth(const clpk_sshopm_dmri_options *opts, clpk_sshopm_dmri_field *field,
+                                   clpk_error *err);
+void clpk_sshopm_dmri_field_free(clpk_sshopm_dmri_field *field);
+
+/* Estimated fibres per voxel (up to 3). */
+typedef struct clpk_sshopm_dmri_fibres {
+    int64_t voxels;
+    int32_t *count;  /* voxels */
+    double *dirs;    /* voxels x 3 x 3 */
+    double *weights; /* voxels x 3 */
+} clpk_sshopm_dmri_fibres;
+void clpk_sshopm_dmri_fibres_free(clpk_sshopm_dmri_fibres *fibres);
+
+/* Fibres as the local maxima themselves: each voxel's maxima with lambda >= min_rel * (largest lambda), up to 3,
+ * largest first (the seed's reading). Peaks of crossing fibres closer than the lobes' width merge or bias towards
+ * each other (docs/sshopm.md), which the refinement below removes. */
+clpk_status clpk_sshopm_dmri_peaks(const clpk_sshopm_result *result, double min_rel, clpk_sshopm_dmri_fibres *out,
+                                   clpk_error *err);
+
+/* Fibres as a low-rank fit A ~ sum_f w_f u_f^(x)m started from the local maxima (largest first), completed by
+ * deflation (the maximum of the residual tensor, found with SS-HOPM on the host) when there are fewer maxima than
+ * fibres, refined by Levenberg-Marquardt; the smallest k in 1..3 whose relative residual ||A - fit||_F / ||A||_F is
+ * <= residual_tol wins. tensors: voxels x unique (dimension 3, the result's order). */
+clpk_status clpk_sshopm_dmri_refine(const double *tensors, const clpk_sshopm_result *result, double residual_tol,
+                                    clpk_sshopm_dmri_fibres *out, clpk_error *err);
+
+typedef struct clpk_sshopm_dmri_stats {
+    int64_t fibres, found; /* true fibres, and those matched by an estimate within match_deg */
+    double fraction_found;
+    double mean_deg, median_deg, p90_deg, max_deg; /* angular errors of the found fibres */
+    int64_t spurious;                              /* estimates matched to no fibre */
+    int64_t voxels_exact;                          /* voxels with exactly their fibre count, all matched */
+} clpk_sshopm_dmri_stats;
+
+/* Matches each voxel's estimates to its true fibres (greedily by smallest angle, up to sign) and summarises the
+ * angular errors. errors_deg (may be NULL) receives voxels x 3 errors (NAN for unmatched or absent fibres). */
+clpk_status clpk_sshopm_dmri_evaluate(const clpk_sshopm_dmri_field *field, const clpk_sshopm_dmri_fibres *est,
+                                      double match_deg, clpk_sshopm_dmri_stats *stats, double *errors_deg,
+                                      clpk_error *err);
 
 #ifdef __cplusplus
 }

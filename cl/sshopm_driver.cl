@@ -1,0 +1,124 @@
+/* SS-HOPM driver kernel: one work-item per (tensor, start), work-items of a group cover consecutive (tensor, start)
+ * pairs, so a group holds the starts of one or a few tensors. Entries come from local memory (the group's tensors,
+ * loaded coalesced once), straight from global memory, or private registers (generated kernels). Iterations run in
+ * fixed blocks of SSHOPM_CHECK_EVERY with the convergence test |dlambda| <= tol (and max|dx| <= xtol when xtol > 0)
+ * after each block; results are written once at the end.
+ *
+ * The gradient provider defines DIM (loop bound: a literal or n_rt), DIM_CAP (array size), sshopm_gradient,
+ * sshopm_frob2 and, with SSHOPM_ADAPTIVE, sshopm_hessian_bounds.
+ *
+ * lambda = x . (A x^(m-1)) comes from the gradient already computed for the next step, so one gradient per
+ * iteration does both jobs. */
+#define SSHOPM_CONVERGED 0
+#define SSHOPM_CAPPED 1
+#define SSHOPM_FAILED 2
+
+__kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __global const VALUE_T *tensors,
+                          __global const VALUE_T *starts, const int per_tensor_starts, const ulong seed,
+                          const int direction, const int shift_mode, const VALUE_T alpha, const VALUE_T tol,
+                          const VALUE_T xtol, const int max_iter, __global VALUE_T *lambda_out,
+                          __global VALUE_T *x_out, __global int *info_out, __local VALUE_T *local_entries) {
+    const long g = get_global_id(0);
+    const long total = T * (long)V;
+#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_LOCAL
+    /* The group's tensors are contiguous in global memory: one coalesced copy, then a uniform barrier. */
+    const long g0 = (long)get_group_id(0) * (long)get_local_size(0);
+    const long t_first = g0 / V;
+    long t_last = (g0 + (long)get_local_size(0) - 1) / V;
+    if (t_last > T - 1) t_last = T - 1;
+    const int count = t_last >= t_first ? (int)((t_last - t_first + 1) * U_rt) : 0;
+    for (int i = (int)get_local_id(0); i < count; i += (int)get_local_size(0))
+        local_entries[i] = tensors[t_first * U_rt + i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    if (g >= total) return;
+    const long t = g / V;
+    const int s = (int)(g - t * V);
+
+#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_LOCAL
+    __local const VALUE_T *A = local_entries + (t - t_first) * U_rt;
+#elif SSHOPM_ENTRIES == SSHOPM_ENTRIES_GLOBAL
+    __global const VALUE_T *A = tensors + t * U_rt;
+#else
+    /* Generated kernels only: the entries, pre-multiplied by their literal coefficients, in registers. */
+    VALUE_T A[SSHOPM_PRIVATE_COUNT];
+    VALUE_T A_raw[SSHOPM_U]; /* the plain entries, for A x^(m-2) of the adaptive shift (dead code otherwise) */
+    VALUE_T frob2_private;
+    SSHOPM_LOAD_PRIVATE(A, A_raw, tensors + t * SSHOPM_U, frob2_private);
+#define HESSIAN_ENTRIES A_raw
+#endif
+#ifndef HESSIAN_ENTRIES
+#define HESSIAN_ENTRIES A
+#endif
+
+    VALUE_T x[DIM_CAP], y[DIM_CAP];
+    VALUE_T norm2 = (VALUE_T)0;
+    for (int i = 0; i < DIM; ++i) {
+        x[i] = per_tensor_starts ? sshopm_start_component(seed, t, s, i) : starts[s * DIM + i];
+        norm2 += x[i] * x[i];
+    }
+    if (norm2 < (VALUE_T)1e-6) {
+        for (int i = 0; i < DIM; ++i) x[i] = (VALUE_T)(i == s % DIM);
+    } else {
+        const VALUE_T inv = rsqrt(norm2);
+        for (int i = 0; i < DIM; ++i) x[i] *= inv;
+    }
+
+    VALUE_T shift = alpha;
+    if (shift_mode == 0) {
+#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE
+        const VALUE_T frob2 = frob2_private;
+#else
+        const VALUE_T frob2 = sshopm_frob2(A, SSHOPM_TABLE_ARGS);
+#endif
+        shift = (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) * sqrt(frob2);
+    }
+    const VALUE_T sign = (VALUE_T)direction;
+    VALUE_T lambda = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+    int status = SSHOPM_CAPPED;
+    int it = 0;
+    while (it < max_iter) {
+        VALUE_T dlambda = (VALUE_T)0, dx = (VALUE_T)0;
+        for (int k = 0; k < SSHOPM_CHECK_EVERY; ++k) {
+#if SSHOPM_ADAPTIVE
+            {
+                VALUE_T lo, hi;
+                sshopm_hessian_bounds(HESSIAN_ENTRIES, x, &lo, &hi, SSHOPM_TABLE_ARGS);
+                const VALUE_T m_ = (VALUE_T)(SSHOPM_ORDER_EXPR);
+                const VALUE_T tau = (VALUE_T)1e-6;
+                shift = direction > 0 ? fmax((VALUE_T)0, tau / m_ - (m_ - (VALUE_T)1) * lo)
+                                      : fmin((VALUE_T)0, -(tau / m_ + (m_ - (VALUE_T)1) * hi));
+            }
+#endif
+            /* x = sign (y + shift x) / ||y + shift x||: the sign rides on the inverse norm. */
+            VALUE_T nrm = (VALUE_T)0;
+            for (int i = 0; i < DIM; ++i) {
+                y[i] = fma(shift, x[i], y[i]);
+                nrm = fma(y[i], y[i], nrm);
+            }
+            /* A vanished iterate gives inf * 0 = NaN below, caught as a failure at the check. */
+            const VALUE_T inv = sign * rsqrt(nrm);
+            dx = (VALUE_T)0;
+            for (int i = 0; i < DIM; ++i) {
+                const VALUE_T v = y[i] * inv;
+                dx = fmax(dx, fabs(v - x[i]));
+                x[i] = v;
+            }
+            const VALUE_T next = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+            dlambda = fabs(next - lambda);
+            lambda = next;
+        }
+        it += SSHOPM_CHECK_EVERY;
+        if (!isfinite(lambda) || isnan(dx)) {
+            status = SSHOPM_FAILED;
+            break;
+        }
+        if (dlambda <= tol && (xtol <= (VALUE_T)0 || dx <= xtol)) {
+            status = SSHOPM_CONVERGED;
+            break;
+        }
+    }
+    lambda_out[g] = lambda;
+    for (int i = 0; i < DIM; ++i) x_out[g * DIM + i] = x[i];
+    info_out[g] = status | (it << 2);
+}

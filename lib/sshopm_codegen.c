@@ -1,0 +1,270 @@
+/* Code generator: the SS-HOPM gradient A x^(m-1) of one (m, n) as straight-line OpenCL C with literal coefficients
+ * and shared monomials. Every degree-(m-1) monomial mu of x is formed once (one multiply from its degree-(m-2)
+ * prefix, itself shared), scaled by its literal multinomial (m-1)!/mu!, and feeds one fused multiply-add into each
+ * output component: y_j += a[rank(mu + e_j)] * w_mu. The coefficient (m-1)!/(k - e_j)! of entry k in y_j depends only
+ * on mu = k - e_j, which is why one scaled monomial serves all n components. */
+#include "sshopm_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct text_buf {
+    char *data;
+    size_t len, cap;
+    int failed;
+} text_buf;
+
+__attribute__((format(printf, 2, 3))) static void emit(text_buf *b, const char *fmt, ...) {
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->data ? b->data + b->len : NULL, b->data ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->failed = 1;
+            return;
+        }
+        if (b->data && b->len + (size_t)k < b->cap) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 65536;
+        while (cap < b->len + (size_t)k + 1) cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+}
+
+int64_t sshopm_unrolled_terms(int m, int n) { return n * sshopm_multiset_count(n, m - 1); }
+
+double sshopm_iteration_flops(int m, int n) {
+    double monomials = 0;
+    for (int d = 2; d <= m - 1; ++d) monomials += (double)sshopm_multiset_count(n, d);
+    double scale = (double)sshopm_multiset_count(n, m - 1);
+    /* gradient FMAs + monomial and scaling multiplies + lambda dot + shift/normalise/update */
+    return 2.0 * (double)sshopm_unrolled_terms(m, n) + monomials + scale + 2.0 * n + 6.0 * n;
+}
+
+/* Variable name of the monomial with nondecreasing index tuple idx[0..d-1]: x3 for degree 1, p013 above. */
+static void monomial_name(const int *idx, int d, char *out) {
+    if (d == 1) {
+        sprintf(out, "x%d", idx[0]);
+        return;
+    }
+    out[0] = 'p';
+    for (int i = 0; i < d; ++i) out[1 + i] = (char)('0' + idx[i]);
+    out[1 + d] = '\0';
+}
+
+/* Advances a nondecreasing tuple over n symbols; returns 0 after the last one. */
+static int next_tuple(int *idx, int d, int n) {
+    int p = d - 1;
+    while (p >= 0 && idx[p] == n - 1) --p;
+    if (p < 0) return 0;
+    int v = idx[p] + 1;
+    for (int q = p; q < d; ++q) idx[q] = v;
+    return 1;
+}
+
+static double factorial(int k) {
+    double f = 1;
+    for (int i = 2; i <= k; ++i) f *= i;
+    return f;
+}
+
+/* Gershgorin bounds of H = A x^(m-2) for the adaptive shift, unrolled the same way: H_ij = sum over degree-(m-2)
+ * monomials nu of a[rank(nu + e_i + e_j)] ((m-2)!/nu!) x^nu (the coefficient of entry k in H_ij is
+ * (m-2)!/(k - e_i - e_j)!, a function of nu alone). Takes the plain entries. */
+static void emit_hessian_bounds(text_buf *b, const sshopm_index *idx) {
+    const int m = idx->m, n = idx->n, d = m - 2;
+    int tup[SSHOPM_MAX_ORDER], counts[SSHOPM_MAX_DIM];
+    char name[16], prefix[16];
+    emit(b, "\n#if SSHOPM_ADAPTIVE\n");
+    emit(b, "void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi, "
+            "SSHOPM_TABLE_PARAMS);\n");
+    emit(b, "void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi, "
+            "SSHOPM_TABLE_PARAMS) {\n");
+    for (int i = 0; i < n; ++i) emit(b, "    const VALUE_T x%d = x[%d];\n", i, i);
+    for (int dd = 2; dd <= d - 1; ++dd) {
+        for (int i = 0; i < dd; ++i) tup[i] = 0;
+        do {
+            monomial_name(tup, dd, name);
+            monomial_name(tup, dd - 1, prefix);
+            emit(b, "    const VALUE_T %s = %s * x%d;\n", name, prefix, tup[dd - 1]);
+        } while (next_tuple(tup, dd, n));
+    }
+    for (int i = 0; i < n; ++i)
+        for (int j = i; j < n; ++j) emit(b, "    VALUE_T h%d_%d;\n", i, j);
+    for (int i = 0; i < d; ++i) tup[i] = 0;
+    int first = 1;
+    do {
+        for (int i = 0; i < n; ++i) counts[i] = 0;
+        for (int i = 0; i < d; ++i) counts[tup[i]]++;
+        double den = 1;
+        for (int i = 0; i < n; ++i) den *= factorial(counts[i]);
+        const double c = factorial(d) / den;
+        char product[48];
+        if (d == 0)
+            sprintf(product, "(VALUE_T)1");
+        else if (d == 1)
+            sprintf(product, "x%d", tup[0]);
+        else {
+            monomial_name(tup, d - 1, prefix);
+            sprintf(product, "%s * x%d", prefix, tup[d - 1]);
+        }
+        if (c == 1)
+            emit(b, "    {\n        const VALUE_T w = %s;\n", product);
+        else
+            emit(b, "    {\n        const VALUE_T w = (VALUE_T)%.0f * (%s);\n", c, product);
+        for (int i = 0; i < n; ++i)
+            for (int j = i; j < n; ++j) {
+                counts[i]++;
+                counts[j]++;
+                const int u = sshopm_rank_mono(m, n, counts);
+                counts[i]--;
+                counts[j]--;
+                if (first)
+                    emit(b, "        h%d_%d = A[%d] * w;\n", i, j, u);
+                else
+                    emit(b, "        h%d_%d = fma(A[%d], w, h%d_%d);\n", i, j, u, i, j);
+            }
+        emit(b, "    }\n");
+        first = 0;
+    } while (d > 0 && next_tuple(tup, d, n));
+    emit(b, "    VALUE_T l = (VALUE_T)INFINITY, g = -(VALUE_T)INFINITY, r;\n");
+    for (int i = 0; i < n; ++i) {
+        emit(b, "    r = (VALUE_T)0");
+        for (int j = 0; j < n; ++j)
+            if (j != i) emit(b, " + fabs(h%d_%d)", j < i ? j : i, j < i ? i : j);
+        emit(b, ";\n    l = fmin(l, h%d_%d - r);\n    g = fmax(g, h%d_%d + r);\n", i, i, i, i);
+    }
+    emit(b, "    *lo = l;\n    *hi = g;\n}\n#endif\n");
+}
+
+char *sshopm_generate_unrolled(const sshopm_index *idx) {
+    const int m = idx->m, n = idx->n, U = idx->U;
+    text_buf b = {0};
+    emit(&b,
+         "/* Generated by clpk (lib/sshopm_codegen.c): SS-HOPM gradient for order %d, dimension %d, %d unique "
+         "entries. */\n",
+         m, n, U);
+    emit(&b, "#define SSHOPM_ORDER %d\n#define SSHOPM_DIM %d\n#define SSHOPM_U %d\n", m, n, U);
+    emit(&b, "#define DIM %d\n#define DIM_CAP %d\n#define SSHOPM_ORDER_EXPR %d\n", n, n, m);
+    const int M1 = (int)sshopm_multiset_count(n, m - 1);
+    /* Private entries are stored pre-multiplied: A[j*M1 + i] = ((m-1)!/mu_i!) a[rank(mu_i + e_j)], so the gradient is
+     * pure FMAs on unscaled monomials; ||A||_F^2 comes from the raw entries while loading. */
+    emit(&b, "#define SSHOPM_PRIVATE_COUNT %d\n", n * M1);
+    emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, RAW, src, frob2) do { __global const VALUE_T *src_ = (src); VALUE_T s_ "
+             "= (VALUE_T)0;");
+    for (int u = 0; u < U; ++u)
+        emit(&b, " const VALUE_T r%d_ = src_[%d]; RAW[%d] = r%d_; s_ = fma((VALUE_T)%.0f * r%d_, r%d_, s_);", u, u, u,
+             u, idx->mult[u], u, u);
+    {
+        int tp[SSHOPM_MAX_ORDER], cnt[SSHOPM_MAX_DIM];
+        for (int i = 0; i < m - 1; ++i) tp[i] = 0;
+        int mi = 0;
+        do {
+            for (int i = 0; i < n; ++i) cnt[i] = 0;
+            for (int i = 0; i < m - 1; ++i) cnt[tp[i]]++;
+            double den = 1;
+            for (int i = 0; i < n; ++i) den *= factorial(cnt[i]);
+            double c = factorial(m - 1) / den;
+            for (int j = 0; j < n; ++j) {
+                cnt[j]++;
+                int u = sshopm_rank_mono(m, n, cnt);
+                cnt[j]--;
+                if (c == 1)
+                    emit(&b, " A[%d] = r%d_;", j * M1 + mi, u);
+                else
+                    emit(&b, " A[%d] = (VALUE_T)%.0f * r%d_;", j * M1 + mi, c, u);
+            }
+            ++mi;
+        } while (next_tuple(tp, m - 1, n));
+    }
+    emit(&b, " (frob2) = s_; } while (0)\n\n");
+
+    /* ||A||_F^2 with literal multiplicities (local/global entries; private ones get it while loading). */
+    emit(&b, "#if SSHOPM_ENTRIES != SSHOPM_ENTRIES_PRIVATE\n");
+    emit(&b, "VALUE_T sshopm_frob2(ENTRY_SPACE const VALUE_T *A, SSHOPM_TABLE_PARAMS);\n");
+    emit(&b,
+         "VALUE_T sshopm_frob2(ENTRY_SPACE const VALUE_T *A, SSHOPM_TABLE_PARAMS) {\n    VALUE_T s = (VALUE_T)0;\n");
+    for (int u = 0; u < U; ++u) emit(&b, "    s = fma((VALUE_T)%.0f * A[%d], A[%d], s);\n", idx->mult[u], u, u);
+    emit(&b, "    return s;\n}\n#endif\n\n");
+
+    emit(&b, "VALUE_T sshopm_gradient(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, "
+             "SSHOPM_TABLE_PARAMS);\n");
+    emit(&b, "VALUE_T sshopm_gradient(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, "
+             "SSHOPM_TABLE_PARAMS) {\n");
+    for (int i = 0; i < n; ++i) emit(&b, "    const VALUE_T x%d = x[%d];\n", i, i);
+    /* Shared prefixes: every monomial of degree 2 .. m-2, each one multiply from its own prefix. */
+    int tup[SSHOPM_MAX_ORDER];
+    char name[16], prefix[16];
+    for (int d = 2; d <= m - 2; ++d) {
+        for (int i = 0; i < d; ++i) tup[i] = 0;
+        do {
+            monomial_name(tup, d, name);
+            monomial_name(tup, d - 1, prefix);
+            emit(&b, "    const VALUE_T %s = %s * x%d;\n", name, prefix, tup[d - 1]);
+        } while (next_tuple(tup, d, n));
+    }
+    for (int j = 0; j < n; ++j) emit(&b, "    VALUE_T y%d;\n", j);
+    /* Degree m-1 monomials, scaled by (m-1)!/mu!, each feeding one FMA per output component. */
+    const int d = m - 1;
+    for (int i = 0; i < d; ++i) tup[i] = 0;
+    int counts[SSHOPM_MAX_DIM];
+    int mono_index = 0;
+    do {
+        for (int i = 0; i < n; ++i) counts[i] = 0;
+        for (int i = 0; i < d; ++i) counts[tup[i]]++;
+        double denom = 1;
+        for (int i = 0; i < n; ++i) denom *= factorial(counts[i]);
+        double coeff = factorial(d) / denom;
+        char product[48];
+        if (d == 1) {
+            sprintf(product, "x%d", tup[0]);
+        } else {
+            monomial_name(tup, d - 1, prefix);
+            sprintf(product, "%s * x%d", prefix, tup[d - 1]);
+        }
+        emit(&b, "    {\n#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE\n        const VALUE_T w = %s;\n", product);
+        /* the first monomial starts each sum with a multiply (fma(a, w, 0) is not folded without no-signed-zeros) */
+        for (int j = 0; j < n; ++j) {
+            if (mono_index == 0)
+                emit(&b, "        y%d = A[%d] * w;\n", j, j * M1);
+            else
+                emit(&b, "        y%d = fma(A[%d], w, y%d);\n", j, j * M1 + mono_index, j);
+        }
+        if (coeff == 1)
+            emit(&b, "#else\n        const VALUE_T w = %s;\n", product);
+        else
+            emit(&b, "#else\n        const VALUE_T w = (VALUE_T)%.0f * (%s);\n", coeff, product);
+        for (int j = 0; j < n; ++j) {
+            counts[j]++;
+            int u = sshopm_rank_mono(m, n, counts);
+            counts[j]--;
+            if (mono_index == 0)
+                emit(&b, "        y%d = A[%d] * w;\n", j, u);
+            else
+                emit(&b, "        y%d = fma(A[%d], w, y%d);\n", j, u, j);
+        }
+        emit(&b, "#endif\n    }\n");
+        ++mono_index;
+    } while (next_tuple(tup, d, n));
+    for (int j = 0; j < n; ++j) emit(&b, "    y[%d] = y%d;\n", j, j);
+    emit(&b, "    VALUE_T lambda = x0 * y0;\n");
+    for (int j = 1; j < n; ++j) emit(&b, "    lambda = fma(x%d, y%d, lambda);\n", j, j);
+    emit(&b, "    return lambda;\n}\n");
+    emit_hessian_bounds(&b, idx);
+    if (b.failed) {
+        free(b.data);
+        return NULL;
+    }
+    return b.data;
+}

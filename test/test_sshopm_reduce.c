@@ -1,0 +1,168 @@
+/* Post-processing on the device against the host's: the same distinct pairs (lambda, x, hits, type) and start
+ * counts per tensor for several shapes, precisions, directions and shifts; the reduce kernel writes every slot
+ * (NaN-poisoned before) and counts what it had to drop when max_pairs is small; bad arguments are refused. */
+#include "clpk_sshopm.h"
+#include "sshopm_util.h"
+
+typedef struct reduce_case {
+    int m, n;
+    clpk_precision prec;
+    clpk_sshopm_find find;
+    clpk_sshopm_shift shift;
+    double alpha;
+} reduce_case;
+
+static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng) {
+    const int T = 12, U = clpk_sshopm_unique_count(c->m, c->n);
+    double *a = malloc((size_t)T * U * sizeof *a);
+    for (int t = 0; t < T; ++t) sshopm_random_tensor(rng, U, a + (size_t)t * U);
+    clpk_sshopm_options o;
+    clpk_sshopm_options_default(&o);
+    o.starts = 48;
+    o.find = c->find;
+    o.shift = c->shift;
+    o.alpha = c->alpha;
+    o.seed = check_rand(rng);
+    o.max_iter = 3000;
+    char label[96];
+    snprintf(label, sizeof label, "(%d,%d) %s find %d shift %d", c->m, c->n, clpk_precision_name(c->prec), (int)c->find,
+             (int)c->shift);
+    clpk_sshopm_plan *plan = NULL;
+    if (!CHECK(clpk_sshopm_plan_create(ctx, c->m, c->n, c->prec, 5, &o, &plan) == CLPK_SUCCESS, "%s: plan: %s", label,
+               clpk_last_error(ctx))) {
+        free(a);
+        return;
+    }
+    clpk_sshopm_result host, dev;
+    /* max_tensors 5 < T: both paths run in chunks */
+    int ok = CHECK(clpk_sshopm_solve_host(plan, a, T, NULL, &host) == CLPK_SUCCESS, "%s: host: %s", label,
+                   clpk_last_error(ctx));
+    ok &= CHECK(clpk_sshopm_solve_device(plan, a, T, NULL, 0, &dev) == CLPK_SUCCESS, "%s: device: %s", label,
+                clpk_last_error(ctx));
+    int bad = 0, pairs = 0;
+    for (int t = 0; ok && t < T; ++t) {
+        const clpk_sshopm_tensor_result *h = &host.tensors[t], *d = &dev.tensors[t];
+        if (h->count != d->count || h->converged != d->converged || h->capped != d->capped || h->failed != d->failed ||
+            d->dropped != 0) {
+            if (bad++ < 3)
+                CHECK(0, "%s tensor %d: host %d pairs %d/%d/%d, device %d pairs %d/%d/%d (dropped %d)", label, t,
+                      h->count, h->converged, h->capped, h->failed, d->count, d->converged, d->capped, d->failed,
+                      d->dropped);
+            continue;
+        }
+        for (int i = 0; i < h->count; ++i) {
+            const clpk_sshopm_eigenpair *p = &h->pairs[i];
+            int match = 0;
+            for (int k = 0; k < d->count && !match; ++k) {
+                const clpk_sshopm_eigenpair *q = &d->pairs[k];
+                match = fabs(p->lambda - q->lambda) <= 1e-12 * fmax(1, fabs(p->lambda)) &&
+                        sshopm_xdist(c->n, p->x, q->x, 0) <= 1e-12 && p->hits == q->hits && p->type == q->type;
+            }
+            ++pairs;
+            if (!match && bad++ < 3)
+                CHECK(0, "%s tensor %d: host pair lambda %.9g (%s, %d hits) not on the device", label, t, p->lambda,
+                      clpk_sshopm_type_name(p->type), p->hits);
+        }
+        for (int k = 1; k < d->count; ++k)
+            if (d->pairs[k].lambda > d->pairs[k - 1].lambda && bad++ < 3)
+                CHECK(0, "%s: device pairs not sorted", label);
+    }
+    CHECK(bad == 0, "%s: %d mismatches", label, bad);
+    printf("%-40s %d tensors, %d pairs agree\n", label, T, pairs);
+    if (ok) {
+        clpk_sshopm_result_free(&host);
+        clpk_sshopm_result_free(&dev);
+    }
+    clpk_sshopm_plan_destroy(plan);
+    free(a);
+}
+
+/* Direct use: poisoned outputs, every slot written, dropped counted with a small max_pairs. */
+static void poisoned_slots(clpk_context *ctx, uint64_t *rng) {
+    const int T = 6, V = 64, K = 2, U = 15, base = 1, slots = base + T;
+    clpk_sshopm_options o;
+    clpk_sshopm_options_default(&o);
+    o.starts = V;
+    o.find = CLPK_SSHOPM_FIND_MAX;
+    clpk_sshopm_plan *plan = NULL;
+    if (!CHECK(clpk_sshopm_plan_create(ctx, 4, 3, CLPK_PRECISION_F32, T, &o, &plan) == CLPK_SUCCESS, "plan: %s",
+               clpk_last_error(ctx)))
+        return;
+    float a[6 * 15];
+    for (int i = 0; i < T * U; ++i) a[i] = (float)(2 * check_rand_double(rng) - 1);
+    cl_context cc = clpk_context_cl_context(ctx);
+    cl_command_queue q = clpk_context_queue(ctx);
+    cl_int rc;
+    cl_mem bt = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &rc);
+    cl_mem bl = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)T * V * 4, NULL, &rc);
+    cl_mem bx = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)T * V * 3 * 4, NULL, &rc);
+    cl_mem bi = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)T * V * 4, NULL, &rc);
+    cl_mem ol = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)slots * K * 4, NULL, &rc);
+    cl_mem ox = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)slots * K * 3 * 4, NULL, &rc);
+    cl_mem om = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)slots * K * 4, NULL, &rc);
+    cl_mem oc = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)slots * 5 * 4, NULL, &rc);
+    const float poison_f = 12345.0f;
+    const cl_int poison_i = -7;
+    clEnqueueFillBuffer(q, ol, &poison_f, 4, 0, (size_t)slots * K * 4, 0, NULL, NULL);
+    clEnqueueFillBuffer(q, ox, &poison_f, 4, 0, (size_t)slots * K * 3 * 4, 0, NULL, NULL);
+    clEnqueueFillBuffer(q, om, &poison_i, 4, 0, (size_t)slots * K * 4, 0, NULL, NULL);
+    clEnqueueFillBuffer(q, oc, &poison_i, 4, 0, (size_t)slots * 5 * 4, 0, NULL, NULL);
+    CHECK(clpk_sshopm_execute(plan, T, bt, 1, bl, bx, bi, 0, NULL, NULL) == CLPK_SUCCESS, "execute");
+    CHECK(clpk_sshopm_reduce(plan, T, bt, bl, bx, bi, NULL, K, base, ol, ox, om, oc, 0, NULL, NULL) == CLPK_SUCCESS,
+          "reduce: %s", clpk_last_error(ctx));
+    CHECK(clpk_sshopm_reduce(plan, T, bt, bl, bx, bi, NULL, K, base + 1, ol, ox, om, oc, 0, NULL, NULL) ==
+              CLPK_ERROR_INVALID_ARGUMENT,
+          "slots past the output buffers refused");
+    CHECK(clpk_sshopm_reduce(plan, T, bt, bl, bx, bi, NULL, 0, base, ol, ox, om, oc, 0, NULL, NULL) ==
+              CLPK_ERROR_INVALID_ARGUMENT,
+          "max_pairs 0 refused");
+    float hl[14], hx[42];
+    cl_int hm[14], hc[35];
+    clEnqueueReadBuffer(q, ol, CL_TRUE, 0, sizeof hl, hl, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, ox, CL_TRUE, 0, sizeof hx, hx, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, om, CL_TRUE, 0, sizeof hm, hm, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, oc, CL_TRUE, 0, sizeof hc, hc, 0, NULL, NULL);
+    CHECK(hl[0] == poison_f && hm[0] == poison_i && hc[0] == poison_i, "slot before out_base untouched");
+    int written = 1, sums = 1, dropped = 0;
+    for (int t = 0; t < T; ++t) {
+        const int s = base + t, count = hc[s * 5];
+        int hits = 0;
+        for (int k = 0; k < K; ++k) {
+            const int e = s * K + k;
+            if (k < count) {
+                written &= isfinite(hl[e]) && hm[e] > 0 && (hm[e] & 7) >= 1 && (hm[e] & 7) <= 4 && isfinite(hx[e * 3]);
+                hits += hm[e] >> 3;
+            } else {
+                written &= isnan(hl[e]) && hm[e] == 0 && isnan(hx[e * 3]);
+            }
+        }
+        written &= count >= 0 && count <= K;
+        sums &= hits + hc[s * 5 + 4] == hc[s * 5 + 1] && hc[s * 5 + 1] + hc[s * 5 + 2] + hc[s * 5 + 3] == V;
+        dropped += hc[s * 5 + 4];
+    }
+    CHECK(written, "every slot written (pairs or NaN/0)");
+    CHECK(sums, "hits + dropped = converged, and the statuses add up to V");
+    printf("max_pairs %d: %d converged starts dropped over %d tensors\n", K, dropped, T);
+    cl_mem all[] = {bt, bl, bx, bi, ol, ox, om, oc};
+    for (int i = 0; i < 8; ++i) clReleaseMemObject(all[i]);
+    clpk_sshopm_plan_destroy(plan);
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = sshopm_test_context();
+    if (!ctx) return check_summary();
+    const int fp64 = clpk_context_device_info(ctx)->has_fp64;
+    const clpk_precision p64 = fp64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+    const reduce_case cases[] = {
+        {4, 3, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0},
+        {3, 3, p64, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_FIXED, 2},
+        {6, 3, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_SHIFT_FIXED, -3},
+        {4, 5, p64, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0},
+        {2, 8, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) compare_case(ctx, &cases[i], &rng);
+    poisoned_slots(ctx, &rng);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

@@ -1,0 +1,268 @@
+/* Tuner search space of the SS-HOPM family. Class: (order, dim, precision). Parameters: kernel (generated per (m, n)
+ * or general), where the entries live (private registers, local memory, global memory), work-group size, and the
+ * iterations between convergence checks. Candidates run a fixed number of iterations (so every candidate does the
+ * same work) through the public plan path, on NaN-poisoned outputs, and are checked start by start against the
+ * double-precision reference on a sample before they are timed. */
+#include "clpk_sshopm.h"
+#include "sshopm_internal.h"
+#include "tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TUNE_ITERATIONS 48 /* divisible by every check_every candidate */
+#define TUNE_SAMPLE 192    /* (tensor, start) pairs checked against the reference */
+
+typedef struct tune_state {
+    int m, n, U, V;
+    int64_t T;
+    clpk_precision precision;
+    double *tensors;             /* T x U */
+    double *starts;              /* V x n, the plan's shared starts */
+    int64_t sample[TUNE_SAMPLE]; /* global (tensor, start) indices */
+    double ref_lambda[TUNE_SAMPLE];
+    double ref_x[TUNE_SAMPLE][SSHOPM_MAX_DIM];
+    cl_mem b_tensors, b_lambda, b_x, b_info;
+} tune_state;
+
+typedef struct shape {
+    int m, n;
+} shape;
+static const shape shapes[] = {{4, 3}, {3, 3}, {6, 3}, {8, 3}, {4, 4}, {4, 6}, {6, 4}, {3, 6}, {8, 8}};
+#define SHAPE_COUNT ((int)(sizeof shapes / sizeof shapes[0]))
+
+static int precisions(const clpk_tune_options *o, clpk_precision *out) {
+    if (o->precision && !strcmp(o->precision, "f64")) {
+        out[0] = CLPK_PRECISION_F64;
+        return 1;
+    }
+    out[0] = CLPK_PRECISION_F32;
+    if (o->precision && !strcmp(o->precision, "f32")) return 1;
+    out[1] = CLPK_PRECISION_F64;
+    return 2;
+}
+
+static int problem_count(const clpk_tune_options *o) {
+    clpk_precision p[2];
+    int np = precisions(o, p);
+    return o->quick ? np : SHAPE_COUNT * np;
+}
+
+static void problem_destroy(clpk_tune_problem *problem) {
+    tune_state *s = problem->state;
+    if (!s) return;
+    cl_mem bufs[] = {s->b_tensors, s->b_lambda, s->b_x, s->b_info};
+    for (int i = 0; i < 4; ++i)
+        if (bufs[i]) clReleaseMemObject(bufs[i]);
+    free(s->tensors);
+    free(s->starts);
+    free(s);
+    problem->state = NULL;
+}
+
+static uint64_t mix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o, int index,
+                                  clpk_tune_problem *problem) {
+    memset(problem, 0, sizeof *problem);
+    clpk_precision p[2];
+    int np = precisions(o, p);
+    const shape sh = shapes[o->quick ? 0 : index / np];
+    const clpk_precision prec = p[index % np];
+    if (prec == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm tune: no fp64 on this device");
+    tune_state *s = calloc(1, sizeof *s);
+    if (!s) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    problem->state = s;
+    s->m = sh.m;
+    s->n = sh.n;
+    s->U = sshopm_unique_count(sh.m, sh.n);
+    s->V = 128;
+    s->precision = prec;
+    /* Enough work to fill a GPU; a token size for quick runs. */
+    s->T = o->quick ? 48 : (int64_t)(1 << 22) / s->V / (s->U > 100 ? 8 : 1);
+    s->tensors = malloc((size_t)s->T * s->U * sizeof *s->tensors);
+    s->starts = malloc((size_t)s->V * s->n * sizeof *s->starts);
+    if (!s->tensors || !s->starts) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    uint64_t rng = o->seed * 0x2545f4914f6cdd1dull + (uint64_t)index;
+    for (int64_t i = 0; i < s->T * s->U; ++i)
+        s->tensors[i] = (double)(mix(&rng) >> 11) * (2.0 / 9007199254740992.0) - 1;
+    clpk_error err = {0};
+    if (sshopm_make_starts(s->n, s->V, CLPK_SSHOPM_STARTS_SHARED, 1, s->starts, &err) != CLPK_SUCCESS)
+        return clpk_fail_from(ctx, &err);
+    sshopm_index idx;
+    if (sshopm_index_build(s->m, s->n, &idx, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    for (int k = 0; k < TUNE_SAMPLE; ++k) {
+        int64_t g = k < 16 ? k : (int64_t)(mix(&rng) % (uint64_t)(s->T * s->V));
+        s->sample[k] = g;
+        double x[SSHOPM_MAX_DIM];
+        memcpy(x, s->starts + (g % s->V) * s->n, (size_t)s->n * sizeof *x);
+        int its;
+        sshopm_ref_run(&idx, s->tensors + (g / s->V) * s->U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 0, 0, TUNE_ITERATIONS, 1,
+                       &s->ref_lambda[k], &its);
+        memcpy(s->ref_x[k], x, sizeof x);
+    }
+    sshopm_index_free(&idx);
+    const size_t vs = clpk_precision_size(prec);
+    void *host = malloc((size_t)s->T * s->U * vs);
+    if (!host) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (int64_t i = 0; i < s->T * s->U; ++i) {
+        if (vs == 8)
+            ((double *)host)[i] = s->tensors[i];
+        else
+            ((float *)host)[i] = (float)s->tensors[i];
+    }
+    cl_context cc = clpk_context_cl_context(ctx);
+    cl_int rc;
+    s->b_tensors = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)s->T * s->U * vs, host, &rc);
+    free(host);
+    if (rc == CL_SUCCESS) s->b_lambda = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * vs, NULL, &rc);
+    if (rc == CL_SUCCESS) s->b_x = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * s->n * vs, NULL, &rc);
+    if (rc == CL_SUCCESS) s->b_info = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * 4, NULL, &rc);
+    if (rc != CL_SUCCESS) return clpk_fail_cl(ctx, rc, "clCreateBuffer (sshopm tune)");
+    snprintf(problem->label, sizeof problem->label, "(%d,%d) %s %lld tensors x %d starts", s->m, s->n,
+             clpk_precision_name(prec), (long long)s->T, s->V);
+    clpk_params_clear(&problem->klass);
+    clpk_params_set_int(&problem->klass, "order", s->m);
+    clpk_params_set_int(&problem->klass, "dim", s->n);
+    clpk_params_set(&problem->klass, "precision", clpk_precision_name(prec));
+    return CLPK_SUCCESS;
+}
+
+static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *sp) {
+    const tune_state *s = problem->state;
+    memset(sp, 0, sizeof *sp);
+    static const char *const both[] = {"generated", "general", NULL};
+    static const char *const general_only[] = {"general", NULL};
+    static const char *const entries[] = {"private", "local", "global", NULL};
+    static const char *const wgs[] = {"32", "64", "128", "256", "512", NULL};
+    static const char *const checks[] = {"1", "2", "4", "8", "16", NULL};
+    /* Generated kernels are candidates where test_sshopm_sweep checks them (the default unroll limit, 1536 FMAs per
+     * gradient); beyond that they are tested only for (8,5) and take long to compile. */
+    CLPK_TRY(clpk_tune_space_add(sp, "kernel", sshopm_unrolled_terms(s->m, s->n) <= 1536 ? both : general_only));
+    CLPK_TRY(clpk_tune_space_add(sp, "entries", entries));
+    CLPK_TRY(clpk_tune_space_add(sp, "wg", wgs));
+    CLPK_TRY(clpk_tune_space_add(sp, "check_every", checks));
+    (void)ctx;
+    return CLPK_SUCCESS;
+}
+
+static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    const tune_state *s = problem->state;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    const char *kernel = clpk_params_get(c, "kernel"), *entries = clpk_params_get(c, "entries");
+    long long wg = clpk_params_get_int(c, "wg", 128);
+    if (!kernel || !entries || wg < 1 || (size_t)wg > dev->max_work_group_size) return 0;
+    if (!strcmp(entries, "private") && (strcmp(kernel, "generated") || sshopm_unrolled_terms(s->m, s->n) > 256))
+        return 0;
+    if (!strcmp(entries, "local")) {
+        uint64_t bytes = (uint64_t)((wg - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
+        if (bytes > dev->local_mem_bytes) return 0;
+    }
+    return 1;
+}
+
+typedef struct tune_launch {
+    clpk_sshopm_plan *plan;
+    tune_state *s;
+} tune_launch;
+
+static clpk_status tune_launch_once(void *user, cl_event *first, cl_event *last) {
+    tune_launch *l = user;
+    clpk_status st = clpk_sshopm_execute(l->plan, l->s->T, l->s->b_tensors, 1, l->s->b_lambda, l->s->b_x, l->s->b_info,
+                                         0, NULL, first);
+    *last = *first;
+    return st;
+}
+
+static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate, int repeats,
+                            double *median_ms) {
+    tune_state *s = problem->state;
+    char params[256];
+    clpk_params_format(candidate, params, sizeof params);
+    clpk_sshopm_options o;
+    clpk_sshopm_options_default(&o);
+    o.starts = s->V;
+    o.seed = 1;
+    o.max_iter = TUNE_ITERATIONS;
+    o.tol = 1e-300; /* a fixed amount of work for every candidate */
+    o.params = params;
+    clpk_sshopm_plan *plan = NULL;
+    CLPK_TRY(clpk_sshopm_plan_create(ctx, s->m, s->n, s->precision, s->T, &o, &plan));
+    const size_t vs = clpk_precision_size(s->precision);
+    cl_command_queue q = clpk_context_queue(ctx);
+    const double nan_d = NAN;
+    const float nan_f = NAN;
+    const cl_int poison = -1;
+    const size_t nl = (size_t)s->T * s->V;
+    cl_int rc = clEnqueueFillBuffer(q, s->b_lambda, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0,
+                                    nl * vs, 0, NULL, NULL);
+    rc |= clEnqueueFillBuffer(q, s->b_x, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0, nl * s->n * vs,
+                              0, NULL, NULL);
+    rc |= clEnqueueFillBuffer(q, s->b_info, &poison, sizeof poison, 0, nl * 4, 0, NULL, NULL);
+    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: poison failed");
+    if (st == CLPK_SUCCESS)
+        st = clpk_sshopm_execute(plan, s->T, s->b_tensors, 1, s->b_lambda, s->b_x, s->b_info, 0, NULL, NULL);
+    /* check the sample and that nothing was left unwritten at its positions */
+    for (int k = 0; st == CLPK_SUCCESS && k < TUNE_SAMPLE; ++k) {
+        const int64_t g = s->sample[k];
+        double lam, x[SSHOPM_MAX_DIM];
+        float lf, xf[SSHOPM_MAX_DIM];
+        cl_int info;
+        if (vs == 8) {
+            rc = clEnqueueReadBuffer(q, s->b_lambda, CL_FALSE, (size_t)g * 8, 8, &lam, 0, NULL, NULL);
+            rc |= clEnqueueReadBuffer(q, s->b_x, CL_FALSE, (size_t)g * s->n * 8, (size_t)s->n * 8, x, 0, NULL, NULL);
+        } else {
+            rc = clEnqueueReadBuffer(q, s->b_lambda, CL_FALSE, (size_t)g * 4, 4, &lf, 0, NULL, NULL);
+            rc |= clEnqueueReadBuffer(q, s->b_x, CL_FALSE, (size_t)g * s->n * 4, (size_t)s->n * 4, xf, 0, NULL, NULL);
+        }
+        rc |= clEnqueueReadBuffer(q, s->b_info, CL_TRUE, (size_t)g * 4, 4, &info, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) {
+            st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: read-back failed");
+            break;
+        }
+        if (vs == 4) {
+            lam = lf;
+            for (int i = 0; i < s->n; ++i) x[i] = xf[i];
+        }
+        double dx = 0;
+        for (int i = 0; i < s->n; ++i) dx = fmax(dx, fabs(x[i] - s->ref_x[k][i]));
+        const double tol = vs == 8 ? 1e-9 : 2e-3;
+        const double scale = fmax(1.0, fabs(s->ref_lambda[k]));
+        if (info == -1 || !(fabs(lam - s->ref_lambda[k]) <= tol * scale) || !(dx <= tol * 10))
+            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT,
+                           "sshopm tune %s [%s]: start %lld: lambda %.9g vs reference %.9g, max |dx| %.3g, info %d",
+                           problem->label, params, (long long)g, lam, s->ref_lambda[k], dx, info);
+    }
+    if (st == CLPK_SUCCESS) {
+        tune_launch ls = {plan, s};
+        clpk_bench_stats stats;
+        st = clpk_bench_run(ctx, tune_launch_once, &ls, 1, repeats < 1 ? 1 : repeats, 0, 0, &stats);
+        if (st == CLPK_SUCCESS) *median_ms = stats.median_ms;
+    }
+    clpk_sshopm_plan_destroy(plan);
+    return st;
+}
+
+static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+    const tune_state *s = problem->state;
+    clpk_params_clear(out);
+    const int generated = sshopm_unrolled_terms(s->m, s->n) <= 1536;
+    clpk_params_set(out, "kernel", generated ? "generated" : "general");
+    const uint64_t local = (uint64_t)((128 - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
+    clpk_params_set(out, "entries",
+                    generated && sshopm_unrolled_terms(s->m, s->n) <= 128     ? "private"
+                    : local <= clpk_context_device_info(ctx)->local_mem_bytes ? "local"
+                                                                              : "global");
+    clpk_params_set_int(out, "wg", 128);
+    clpk_params_set_int(out, "check_every", 4);
+}
+
+const clpk_tune_family clpk_tune_family_sshopm = {"sshopm", problem_count, problem_create, problem_destroy,
+                                                  space,    valid,         evaluate,       defaults};
