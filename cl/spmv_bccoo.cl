@@ -10,9 +10,11 @@
  *
  * Options (all required, set by lib/spmv_plan.c):
  *   IS_DOUBLE 0|1, BH 1..4, BW 1|2|4, FLAG_BITS 8|16|32, COL_BITS 16|32, TILE blocks per thread, WG work-group
- *   size, STRATEGY 1|2, CACHE 1..4 (strategy 2 result cache = CACHE*WG block rows), SYNC_ADJ 0|1, SKIP_SCAN 0|1,
- *   ONLINE 0|1 (0: offline-transposed layout, block j of thread t at j*nt+t; 1: natural order), SLICED 0|1
- *   (BCCOO+: write raw partial rows to a temporary, combined by spmv_bccoo_combine).
+ *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
+ *   spmv_bccoo_combine).
+ * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
+ * of thread t at j*nt+t; 1: natural order), skip_scan, and the strategy-2 result cache (cache_rows block rows in
+ * the local buffer `cache`).
  */
 #if IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -57,13 +59,8 @@ typedef VT4 VTW;
 #define HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3))
 #endif
 
-#if ONLINE
-#define BLOCK_INDEX(j, t, nt) ((t) * TILE + (j))
-#define FLAG_INDEX(w, t, nt) ((t) * FLAG_WORDS + (w))
-#else
-#define BLOCK_INDEX(j, t, nt) ((j) * (nt) + (t))
-#define FLAG_INDEX(w, t, nt) ((w) * (nt) + (t))
-#endif
+#define BLOCK_INDEX(j, t, nt) (online ? (t) * TILE + (j) : (j) * (nt) + (t))
+#define FLAG_INDEX(w, t, nt) (online ? (t) * FLAG_WORDS + (w) : (w) * (nt) + (t))
 
 /* x[c*BW .. c*BW+BW-1], zero beyond the last column (the last block column may stick out of the matrix). */
 inline VTW load_x(const global VT *x, uint c, uint ncols) {
@@ -100,7 +97,7 @@ inline void store_out(global VT *y, uint r, VT v, uint out_rows, VT alpha, VT be
 #define EMIT(brow, vals)                                                                                               \
     do {                                                                                                               \
         uint lr_ = (brow) - grp_first;                                                                                 \
-        if (lr_ < CACHE * WG) {                                                                                        \
+        if (lr_ < cache_rows) {                                                                                        \
             for (uint i_ = 0; i_ < BH; ++i_) cache[lr_ * BH + i_] = (vals)[i_];                                        \
         } else {                                                                                                       \
             for (uint i_ = 0; i_ < BH; ++i_) store_out(y, (brow) * BH + i_, (vals)[i_], out_rows, alpha, beta);        \
@@ -174,7 +171,8 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
                        const global VT *restrict x_base, const uint x_off, global VT *y_base, const uint y_off,
                        const uint out_rows, const uint ncols, const VT alpha, const VT beta, const uint nt,
                        global uint *sync, global uint *grp_flag, global uint *grp_sum, global uint *grp_stop,
-                       const uint epoch, const uint spin_limit) {
+                       const uint epoch, const uint spin_limit, const uint online, const uint skip_scan,
+                       const uint cache_rows, local VT *cache) {
     const global VT *x = x_base + x_off;
     global VT *y = y_base + y_off;
     const uint lid = get_local_id(0);
@@ -182,9 +180,6 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     local uint lflag[WG];
     local uint lshared[2];
     local VT lcarry[BH];
-#if STRATEGY == 2
-    local VT cache[CACHE * WG * BH];
-#endif
 
 #if SYNC_ADJ
     /* Logical group ids in start order: a group only ever waits on one that has already started. The group that
@@ -208,25 +203,21 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     VT acc[BH], head[BH];
     for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
     uint nstops = 0;
-    for (uint w = 0; w < FLAG_WORDS; ++w) {
-        const uint fw = (uint)flags[FLAG_INDEX(w, t, nt)];
-#pragma unroll
-        for (uint b = 0; b < FLAG_BITS; ++b) {
-            const uint j = w * FLAG_BITS + b;
-            if (j < TILE) {
-                const uint pos = BLOCK_INDEX(j, t, nt);
-                const VTW xv = load_x(x, (uint)cols[pos], ncols);
-                for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
-                if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
-                    if (nstops == 0) {
-                        for (uint i = 0; i < BH; ++i) head[i] = acc[i];
-                    } else {
-                        EMIT(first_row + nstops, acc);
-                    }
-                    ++nstops;
-                    for (uint i = 0; i < BH; ++i) acc[i] = (VT)0;
-                }
+    uint fw = 0;
+    for (uint j = 0; j < TILE; ++j) {
+        const uint b = j % FLAG_BITS;
+        if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
+        const uint pos = BLOCK_INDEX(j, t, nt);
+        const VTW xv = load_x(x, (uint)cols[pos], ncols);
+        for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
+        if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
+            if (nstops == 0) {
+                for (uint i = 0; i < BH; ++i) head[i] = acc[i];
+            } else {
+                EMIT(first_row + nstops, acc);
             }
+            ++nstops;
+            for (uint i = 0; i < BH; ++i) acc[i] = (VT)0;
         }
     }
 
@@ -236,13 +227,12 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     lflag[lid] = myflag;
     if (lid == 0) lshared[1] = 1u;
     barrier(CLK_LOCAL_MEM_FENCE);
-#if SKIP_SCAN
-    if (!myflag) atomic_min(&lshared[1], 0u);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint all_stop = lshared[1]; /* uniform: every thread has a stop, segments have length 1, no scan */
-#else
-    const uint all_stop = 0;
-#endif
+    uint all_stop = 0;
+    if (skip_scan) { /* uniform: a kernel argument */
+        if (!myflag) atomic_min(&lshared[1], 0u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        all_stop = lshared[1]; /* every thread has a stop: segments have length 1, no scan needed */
+    }
     if (!all_stop) {
         for (uint d = 1; d < WG; d <<= 1) {
             VT pv[BH];
@@ -310,7 +300,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     barrier(CLK_LOCAL_MEM_FENCE);
     /* coalesced flush of the cached rows: block rows [grp_first, grp_end) all end inside this group */
     const uint grp_end = res_entry[(g + 1) * WG];
-    const uint ncached = min(grp_end - grp_first, (uint)(CACHE * WG)) * BH;
+    const uint ncached = min(grp_end - grp_first, cache_rows) * BH;
     for (uint e = lid; e < ncached; e += WG) store_out(y, grp_first * BH + e, cache[e], out_rows, alpha, beta);
 #endif
 }

@@ -1,6 +1,7 @@
 /* CSR SpMV, the in-house baseline: y = alpha*A*x + beta*y.
- * Options: IS_DOUBLE 0|1, WG work-group size, VEC work-items per row (1 = scalar kernel; 2..32 = vector kernel whose
- * lanes reduce through local memory with barriers, no lock-step assumption). */
+ * Option: IS_DOUBLE 0|1. The work-group size and the lanes per row of the vector kernel (vec, a power of two dividing
+ * the work-group size; its lanes reduce through local memory `red` of one value per work-item, with barriers, no
+ * lock-step assumption) are runtime arguments, so one program serves every CSR configuration. */
 #if IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double VT;
@@ -14,7 +15,6 @@ inline void csr_store(global VT *y, uint r, VT s, VT alpha, VT beta) {
     y[r] = o;
 }
 
-__attribute__((reqd_work_group_size(WG, 1, 1)))
 kernel void spmv_csr_scalar(const global uint *restrict row_ptr, const global uint *restrict col,
                             const global VT *restrict val, const global VT *restrict x_base, const uint x_off,
                             global VT *y_base, const uint y_off, const uint rows, const VT alpha, const VT beta) {
@@ -26,21 +26,20 @@ kernel void spmv_csr_scalar(const global uint *restrict row_ptr, const global ui
     csr_store(y_base + y_off, r, s, alpha, beta);
 }
 
-__attribute__((reqd_work_group_size(WG, 1, 1)))
 kernel void spmv_csr_vector(const global uint *restrict row_ptr, const global uint *restrict col,
                             const global VT *restrict val, const global VT *restrict x_base, const uint x_off,
-                            global VT *y_base, const uint y_off, const uint rows, const VT alpha, const VT beta) {
-    local VT red[WG];
+                            global VT *y_base, const uint y_off, const uint rows, const VT alpha, const VT beta,
+                            const uint vec, local VT *red) {
     const uint lid = get_local_id(0);
-    const uint lane = lid % VEC;
-    const uint r = get_group_id(0) * (WG / VEC) + lid / VEC;
+    const uint lane = lid % vec;
+    const uint r = get_group_id(0) * (get_local_size(0) / vec) + lid / vec;
     const global VT *x = x_base + x_off;
     VT s = (VT)0;
     if (r < rows)
-        for (uint k = row_ptr[r] + lane; k < row_ptr[r + 1]; k += VEC) s += val[k] * x[col[k]];
+        for (uint k = row_ptr[r] + lane; k < row_ptr[r + 1]; k += vec) s += val[k] * x[col[k]];
     red[lid] = s;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint h = VEC / 2; h > 0; h >>= 1) {
+    for (uint h = vec / 2; h > 0; h >>= 1) {
         if (lane < h) red[lid] += red[lid + h];
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -36,6 +36,11 @@ static clpk_status enqueue_csr(clpk_spmv_plan *p, double alpha, cl_mem x, cl_uin
     SET(k, 7, rows);
     CLPK_TRY(set_scalar(p, k, 8, alpha));
     CLPK_TRY(set_scalar(p, k, 9, beta));
+    if (p->cfg.csr_vec > 1) {
+        cl_uint vec = (cl_uint)p->cfg.csr_vec;
+        SET(k, 10, vec);
+        CLPK_CL_TRY(ctx, clSetKernelArg(k, 11, (size_t)p->cfg.wg * clpk_precision_size(p->precision), NULL));
+    }
     size_t wg = (size_t)p->cfg.wg;
     size_t rows_per_group = wg / (size_t)p->cfg.csr_vec;
     size_t global = round_up((size_t)p->rows, rows_per_group) / rows_per_group * wg;
@@ -73,6 +78,12 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     SET(k, 16, p->grp_stop);
     SET(k, 17, p->epoch);
     SET(k, 18, p->spin_limit);
+    cl_uint online = (cl_uint)c->online, skip = (cl_uint)c->skip_scan;
+    cl_uint cache_rows = c->strategy == 2 ? (cl_uint)(c->cache * c->wg) : 1u;
+    SET(k, 19, online);
+    SET(k, 20, skip);
+    SET(k, 21, cache_rows);
+    CLPK_CL_TRY(ctx, clSetKernelArg(k, 22, (size_t)cache_rows * c->block_h * clpk_precision_size(p->precision), NULL));
     size_t wg = (size_t)c->wg, global = (size_t)p->nt;
     cl_event e1 = NULL, e2 = NULL, e3 = NULL;
     cl_int rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, n_wait, wait, &e1);

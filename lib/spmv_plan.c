@@ -104,8 +104,7 @@ static clpk_status setup_csr(clpk_spmv_plan *plan, const clpk_csr *A) {
     free(val);
     CLPK_TRY(st);
     char opts[256];
-    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d -DWG=%d -DVEC=%d", plan->precision == CLPK_PRECISION_F64,
-             plan->cfg.wg, plan->cfg.csr_vec);
+    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
     const char *src[] = {"spmv_csr"};
     cl_program prog = NULL;
     CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
@@ -150,10 +149,9 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DCACHE=%d -DSYNC_ADJ=%d -DSKIP_SCAN=%d -DONLINE=%d -DSLICED=%d",
+             "-DSYNC_ADJ=%d -DSLICED=%d",
              plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->strategy == 2 ? c->cache : 1, c->sync_adjacent, c->skip_scan, c->online,
-             c->format == SPMV_BCCOO_PLUS);
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS);
     const char *src[] = {"spmv_bccoo"};
     cl_program prog = NULL;
     CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));

@@ -11,6 +11,10 @@ void spmv_util_reference(const clpk_csr *A, double alpha, const double *x, doubl
 void spmv_util_free(clpk_csr *A);
 /* Tolerance of the max-norm relative error for a precision. */
 double spmv_util_tolerance(clpk_precision p);
+/* Error of `got` against `ref`: the max-norm relative error, or if smaller the max error relative to
+ * max_i (|alpha| sum_j |a_ij x_j| + |beta y_i|) (the scale rounding errors of long sums grow with); INFINITY on NaN. */
+double spmv_util_error(const clpk_csr *A, double alpha, const double *x, double beta, const double *y_in,
+                       const double *ref, const double *got);
 /* Creates a plan (format/params as for clpk_spmv_plan_create), runs it twice through clpk_spmv_host against the
  * reference: beta = 0 with y poisoned with NaN, then beta = -0.5 on random y; checks both. `label` names the case in
  * failures. Returns the worst relative error (INFINITY on failure to run). */
