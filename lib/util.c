@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* FNV-1a, 64 bit: good enough to spread cache keys; the full key is stored beside the hash and compared. */
@@ -17,17 +18,11 @@ uint64_t clpk_hash64(const void *data, size_t size, uint64_t seed) {
     return h;
 }
 
-clpk_status clpk_read_file(const char *path, char **data, size_t *size, clpk_error *err) {
-    *data = NULL;
-    if (size) *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return clpk_error_set(err, CLPK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+/* One read when the size is known (regular files); a growing buffer for pipes and files that change under us. */
+static clpk_status read_growing(FILE *f, const char *path, char **data, size_t *size, clpk_error *err) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap + 1);
-    if (!buf) {
-        fclose(f);
-        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
+    if (!buf) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     for (;;) {
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
@@ -35,15 +30,12 @@ clpk_status clpk_read_file(const char *path, char **data, size_t *size, clpk_err
         char *bigger = realloc(buf, cap * 2 + 1);
         if (!bigger) {
             free(buf);
-            fclose(f);
             return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         }
         buf = bigger;
         cap *= 2;
     }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
+    if (ferror(f)) {
         free(buf);
         return clpk_error_set(err, CLPK_ERROR_IO, "%s: read error", path);
     }
@@ -51,6 +43,37 @@ clpk_status clpk_read_file(const char *path, char **data, size_t *size, clpk_err
     *data = buf;
     if (size) *size = len;
     return CLPK_SUCCESS;
+}
+
+clpk_status clpk_read_file(const char *path, char **data, size_t *size, clpk_error *err) {
+    *data = NULL;
+    if (size) *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return clpk_error_set(err, CLPK_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    clpk_status status;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+        (uint64_t)st.st_size < (uint64_t)SIZE_MAX) {
+        size_t expect = (size_t)st.st_size;
+        char *buf = malloc(expect + 1);
+        if (!buf) {
+            fclose(f);
+            return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, expect);
+        }
+        size_t got = fread(buf, 1, expect, f);
+        if (got == expect && !ferror(f) && fgetc(f) == EOF) {
+            buf[got] = '\0';
+            *data = buf;
+            if (size) *size = got;
+            fclose(f);
+            return CLPK_SUCCESS;
+        }
+        free(buf);
+        rewind(f);
+    }
+    status = read_growing(f, path, data, size, err);
+    fclose(f);
+    return status;
 }
 
 double clpk_wall_seconds(void) {
