@@ -72,6 +72,9 @@ clpk_status spmv_features(const clpk_csr *A, clpk_precision precision, clpk_para
 /* Checks A's structure (sizes, row pointers, column range, finite values). */
 clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err);
 
+/* Sum of the sizes of the plan's matrix buffers as the device reports them (tests compare it with the footprint). */
+uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan);
+
 struct clpk_spmv_plan {
     clpk_context *ctx;
     clpk_precision precision;

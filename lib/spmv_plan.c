@@ -267,3 +267,25 @@ clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, con
     *bytes = spmv_bccoo_footprint(A, &cfg, precision, blocks);
     return CLPK_SUCCESS;
 }
+clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk_precision precision,
+                                      const char *format, const char *params, clpk_spmv_plan **plan) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    clpk_csr csr;
+    clpk_error err = {0};
+    if (clpk_coo_to_csr(A, &csr, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    clpk_status st = clpk_spmv_plan_create(ctx, &csr, precision, format, params, plan);
+    clpk_csr_free(&csr);
+    return st;
+}
+
+uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
+    const cl_mem mems[] = {plan->row_ptr, plan->col,      plan->val,      plan->values,   plan->flags,
+                           plan->cols_idx, plan->entries, plan->sync,     plan->grp_flag, plan->grp_sum,
+                           plan->grp_stop, plan->tmp};
+    uint64_t total = 0;
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {
+        size_t size = 0;
+        if (mems[i] && clGetMemObjectInfo(mems[i], CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS) total += size;
+    }
+    return total;
+}
