@@ -6,7 +6,7 @@
 
 const char *const spmv_param_keys[] = {"format", "block_h", "block_w", "flag_bits", "col",       "tile",
                                        "wg",     "strategy", "cache",  "sync",      "skip_scan", "transpose",
-                                       "slices", "csr_vec",  NULL};
+                                       "slices", "csr_vec",  "block", NULL};
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -53,8 +53,17 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
         CLPK_TRY(get_choice(p, "format", formats, &f, err));
     }
     cfg->format = (spmv_format)(f + 1);
-    CLPK_TRY(get_int(p, "block_h", 1, 4, &cfg->block_h, err));
-    CLPK_TRY(get_int(p, "block_w", 1, 4, &cfg->block_w, err));
+    const char *block = clpk_params_get(p, "block"); /* "HxW", the tuner's joint shape parameter */
+    if (block) {
+        char extra = 0;
+        if (sscanf(block, "%dx%d%c", &cfg->block_h, &cfg->block_w, &extra) != 2 || cfg->block_h < 1 ||
+            cfg->block_h > 4 || cfg->block_w < 1 || cfg->block_w > 4)
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: block=%s is not HxW with H in 1..4, W in 1|2|4",
+                                  block);
+    } else {
+        CLPK_TRY(get_int(p, "block_h", 1, 4, &cfg->block_h, err));
+        CLPK_TRY(get_int(p, "block_w", 1, 4, &cfg->block_w, err));
+    }
     if (cfg->block_w == 3) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: block_w must be 1, 2 or 4");
     CLPK_TRY(get_int(p, "flag_bits", 8, 32, &cfg->flag_bits, err));
     if (cfg->flag_bits != 8 && cfg->flag_bits != 16 && cfg->flag_bits != 32)
