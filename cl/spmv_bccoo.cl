@@ -11,7 +11,8 @@
  * Options (all required, set by lib/spmv_plan.c):
  *   IS_DOUBLE 0|1, BH 1..4, BW 1|2|4, FLAG_BITS 8|16|32, COL_BITS 16|32, TILE blocks per thread, WG work-group
  *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
- *   spmv_bccoo_combine).
+ *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
+ *   to esc[esc_start[t] + k]).
  * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
  * of thread t at j*nt+t; 1: natural order), skip_scan, and the strategy-2 result cache (cache_rows block rows in
  * the local buffer `cache`).
@@ -172,7 +173,8 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
                        const uint out_rows, const uint ncols, const VT alpha, const VT beta, const uint nt,
                        global uint *sync, global uint *grp_flag, global uint *grp_sum, global uint *grp_stop,
                        const uint epoch, const uint spin_limit, const uint online, const uint skip_scan,
-                       const uint cache_rows, local VT *cache) {
+                       const uint cache_rows, local VT *cache, const global uint *restrict col_base,
+                       const global uint *restrict esc_start, const global uint *restrict esc) {
     const global VT *x = x_base + x_off;
     global VT *y = y_base + y_off;
     const uint lid = get_local_id(0);
@@ -204,11 +206,21 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
     uint nstops = 0;
     uint fw = 0;
+#if COL_DELTA
+    uint cprev = col_base[t], ek = esc_start[t];
+#endif
     for (uint j = 0; j < TILE; ++j) {
         const uint b = j % FLAG_BITS;
         if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
         const uint pos = BLOCK_INDEX(j, t, nt);
-        const VTW xv = load_x(x, (uint)cols[pos], ncols);
+#if COL_DELTA
+        const ushort d = cols[pos];
+        const uint c = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);
+        cprev = c;
+#else
+        const uint c = (uint)cols[pos];
+#endif
+        const VTW xv = load_x(x, c, ncols);
         for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
         if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
             if (nstops == 0) {

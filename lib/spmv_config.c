@@ -68,7 +68,7 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
     CLPK_TRY(get_int(p, "flag_bits", 8, 32, &cfg->flag_bits, err));
     if (cfg->flag_bits != 8 && cfg->flag_bits != 16 && cfg->flag_bits != 32)
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: flag_bits must be 8, 16 or 32");
-    static const char *const colnames[] = {"auto", "short", "int", NULL};
+    static const char *const colnames[] = {"auto", "short", "int", "delta", NULL};
     int col = 0;
     CLPK_TRY(get_choice(p, "col", colnames, &col, err));
     CLPK_TRY(get_int(p, "tile", 1, 256, &cfg->tile, err));
@@ -92,8 +92,9 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
                               cfg->wg);
     if (cfg->format == SPMV_BCCOO) cfg->slices = 1;
     int64_t block_cols = A ? ((int64_t)A->cols + cfg->block_w - 1) / cfg->block_w : 0;
-    cfg->col_bits = col == 1 ? 16 : col == 2 ? 32 : (block_cols < 65535 ? 16 : 32);
-    if (cfg->col_bits == 16 && block_cols > 65535)
+    cfg->col_delta = col == 3;
+    cfg->col_bits = col == 1 || col == 3 ? 16 : col == 2 ? 32 : (block_cols < 65535 ? 16 : 32);
+    if (cfg->col_bits == 16 && !cfg->col_delta && block_cols > 65535)
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                               "spmv: col=short needs at most 65535 block columns (this matrix has %lld)",
                               (long long)block_cols);
@@ -109,7 +110,7 @@ void spmv_config_format(const spmv_config *c, char *buf, size_t size) {
              "format=%s,block_h=%d,block_w=%d,flag_bits=%d,col=%s,tile=%d,wg=%d,strategy=%d,cache=%d,sync=%s,"
              "skip_scan=%d,transpose=%s,slices=%d",
              c->format == SPMV_BCCOO ? "bccoo" : "bccoo+", c->block_h, c->block_w, c->flag_bits,
-             c->col_bits == 16 ? "short" : "int", c->tile, c->wg, c->strategy, c->cache,
+             c->col_delta ? "delta" : c->col_bits == 16 ? "short" : "int", c->tile, c->wg, c->strategy, c->cache,
              c->sync_adjacent < 0 ? "auto" : c->sync_adjacent ? "adjacent" : "fallback", c->skip_scan,
              c->online ? "online" : "offline", c->slices);
 }

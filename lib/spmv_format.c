@@ -151,12 +151,14 @@ static void sizes_of(const clpk_csr *A, const spmv_config *cfg, clpk_precision p
     b->entry_bytes = (size_t)(b->nt + 1) * sizeof(uint32_t);
 }
 
-uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks) {
+uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
+                              int64_t n_esc) {
     spmv_bccoo b;
     sizes_of(A, cfg, precision, blocks, &b);
     size_t vs = clpk_precision_size(precision);
     uint64_t bytes = b.value_bytes + b.flag_bytes + b.col_bytes + b.entry_bytes;
     bytes += 4 * sizeof(uint32_t);                                      /* sync words */
+    if (cfg->col_delta) bytes += (uint64_t)(2 * b.nt + 1 + (n_esc ? n_esc : 1)) * sizeof(uint32_t);
     bytes += (uint64_t)b.groups * sizeof(uint32_t) * 2;                 /* ready flags, stop flags */
     bytes += (uint64_t)b.groups * cfg->block_h * (vs > 4 ? vs : 4);     /* carries */
     if (cfg->format == SPMV_BCCOO_PLUS)
@@ -174,6 +176,9 @@ void spmv_bccoo_free(spmv_bccoo *b) {
     free(b->flags);
     free(b->cols);
     free(b->entries);
+    free(b->col_base);
+    free(b->esc_start);
+    free(b->esc);
     memset(b, 0, sizeof *b);
 }
 
@@ -222,8 +227,76 @@ static inline void put_stop(const writer *w, int64_t b) {
         ((uint32_t *)w->flags)[idx] &= ~(1u << bit);
 }
 
+static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision,
+                              spmv_bccoo *out, clpk_error *err);
+
+/* col=delta: replaces the full 32-bit column array by 16-bit deltas within each thread's segment. The first block
+ * of a thread has delta 0 from col_base[t]; a delta outside [-32767, 32767] is stored as 0x8000 and its column goes
+ * to esc[esc_start[t] + k] (k-th escape of the thread), so the kernel needs no search. */
+static clpk_status compress_columns(const spmv_config *cfg, spmv_bccoo *b, clpk_error *err) {
+    const uint32_t *full = b->cols;
+    int64_t nt = b->nt, tile = cfg->tile;
+    b->col_base = malloc((size_t)nt * sizeof *b->col_base);
+    b->esc_start = malloc((size_t)(nt + 1) * sizeof *b->esc_start);
+    uint16_t *delta = malloc((size_t)(nt * tile) * sizeof *delta);
+    if (!b->col_base || !b->esc_start || !delta) {
+        free(delta);
+        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory compressing columns");
+    }
+    int64_t n_esc = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        n_esc = 0;
+        for (int64_t t = 0; t < nt; ++t) {
+            if (pass == 1) b->esc_start[t] = (uint32_t)n_esc;
+            int64_t prev = 0;
+            for (int64_t j = 0; j < tile; ++j) {
+                int64_t pos = cfg->online ? t * tile + j : j * nt + t;
+                int64_t c = full[pos];
+                if (j == 0) prev = c;
+                int64_t d = c - prev;
+                if (d >= -32767 && d <= 32767) {
+                    if (pass == 1) delta[pos] = (uint16_t)(int16_t)d;
+                } else {
+                    if (pass == 1) {
+                        delta[pos] = 0x8000u;
+                        b->esc[n_esc] = (uint32_t)c;
+                    }
+                    ++n_esc;
+                }
+                if (pass == 1 && j == 0) b->col_base[t] = (uint32_t)c;
+                prev = c;
+            }
+        }
+        if (pass == 0) {
+            b->esc = malloc((size_t)(n_esc ? n_esc : 1) * sizeof *b->esc);
+            if (!b->esc) {
+                free(delta);
+                return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory compressing columns");
+            }
+        }
+    }
+    b->esc_start[nt] = (uint32_t)n_esc;
+    b->n_esc = n_esc;
+    free(b->cols);
+    b->cols = delta;
+    b->col_bytes = (size_t)(nt * tile) * sizeof *delta;
+    return CLPK_SUCCESS;
+}
+
 clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, spmv_bccoo *out,
                              clpk_error *err) {
+    if (!cfg->col_delta) return build_full(A, cfg, precision, out, err);
+    spmv_config wide = *cfg;
+    wide.col_delta = 0;
+    wide.col_bits = 32;
+    CLPK_TRY(build_full(A, &wide, precision, out, err));
+    clpk_status st = compress_columns(cfg, out, err);
+    if (st != CLPK_SUCCESS) spmv_bccoo_free(out);
+    return st;
+}
+
+static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision,
+                              spmv_bccoo *out, clpk_error *err) {
     memset(out, 0, sizeof *out);
     geometry g = geometry_of(A, cfg);
     int64_t *counts = NULL, real = 0, total = 0;
@@ -236,7 +309,7 @@ clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_pre
         return clpk_error_set(err, CLPK_ERROR_UNSUPPORTED, "spmv: BCCOO of %lld blocks exceeds 32-bit indexing",
                               (long long)total);
     }
-    if (cfg->col_bits == 16 && g.bc > 65535) {
+    if (cfg->col_bits == 16 && !cfg->col_delta && g.bc > 65535) {
         free(counts);
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                               "spmv: col=short needs fewer than 65536 block columns (this matrix has %lld)",

@@ -12,6 +12,7 @@ typedef struct spmv_config {
     int block_h, block_w; /* 1..4, 1|2|4 */
     int flag_bits;        /* 8, 16, 32 */
     int col_bits;         /* 16 or 32 (col=short|int|auto; auto = 16 when block columns < 65535) */
+    int col_delta;        /* col=delta: 16-bit deltas per thread segment, escape 0x8000 to a full index */
     int tile;             /* blocks per thread */
     int wg;               /* work-group size */
     int strategy;         /* 1 or 2 */
@@ -53,6 +54,9 @@ typedef struct spmv_bccoo {
     size_t entry_bytes;  /* nt + 1 result entries */
     void *values, *flags, *cols;
     uint32_t *entries;
+    /* col=delta: first column of each thread, escape start per thread (nt + 1), escaped full columns */
+    int64_t n_esc;
+    uint32_t *col_base, *esc_start, *esc;
 } spmv_bccoo;
 
 /* Counts blocks (real + dummy) of A with the config's shape and slices: O(nnz). */
@@ -62,7 +66,8 @@ clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_pre
                              clpk_error *err);
 void spmv_bccoo_free(spmv_bccoo *b);
 /* Exact device bytes of a BCCOO image of `blocks` blocks (matrix data + synchronization + temporaries). */
-uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks);
+uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
+                              int64_t n_esc);
 uint64_t spmv_csr_footprint(const clpk_csr *A, clpk_precision precision);
 
 /* Features for the profile class: rows, cols, nnz, nnz_row_mean, nnz_row_std, max_row, fill_2x2, fill_4x4 and
@@ -88,6 +93,7 @@ struct clpk_spmv_plan {
     /* BCCOO */
     int64_t block_rows, nt, groups;
     cl_mem values, flags, cols_idx, entries;
+    cl_mem col_base, esc_start, esc; /* col=delta only */
     cl_mem sync;      /* [0] ticket, [1] progress counter, [2] watchdog error, [3] spare */
     cl_mem grp_flag;  /* per group: epoch of its last publication */
     cl_mem grp_sum;   /* per group: block_h carries (as 32-bit words) */

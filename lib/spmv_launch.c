@@ -84,6 +84,11 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     SET(k, 20, skip);
     SET(k, 21, cache_rows);
     CLPK_CL_TRY(ctx, clSetKernelArg(k, 22, (size_t)cache_rows * c->block_h * clpk_precision_size(p->precision), NULL));
+    cl_mem base = c->col_delta ? p->col_base : p->entries, esc_start = c->col_delta ? p->esc_start : p->entries;
+    cl_mem esc = c->col_delta ? p->esc : p->entries; /* unused without col=delta: any valid buffer */
+    SET(k, 23, base);
+    SET(k, 24, esc_start);
+    SET(k, 25, esc);
     size_t wg = (size_t)c->wg, global = (size_t)p->nt;
     cl_event e1 = NULL, e2 = NULL, e3 = NULL;
     cl_int rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, n_wait, wait, &e1);

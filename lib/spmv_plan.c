@@ -44,6 +44,7 @@ void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
     if (!plan) return;
     cl_mem *mems[] = {&plan->row_ptr, &plan->col,      &plan->val,      &plan->values,  &plan->flags,
                       &plan->cols_idx, &plan->entries, &plan->sync,     &plan->grp_flag, &plan->grp_sum,
+                      &plan->col_base, &plan->esc_start, &plan->esc,
                       &plan->grp_stop, &plan->tmp,     &plan->bench_x,  &plan->bench_y};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         if (*mems[i]) clReleaseMemObject(*mems[i]);
@@ -130,12 +131,17 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     plan->block_rows = b.block_rows;
     plan->nt = b.nt;
     plan->groups = b.groups;
-    plan->footprint = spmv_bccoo_footprint(A, c, plan->precision, b.blocks);
+    plan->footprint = spmv_bccoo_footprint(A, c, plan->precision, b.blocks, b.n_esc);
     size_t vs = clpk_precision_size(plan->precision);
     st = make_buffer(ctx, b.value_bytes, b.values, &plan->values);
     if (st == CLPK_SUCCESS) st = make_buffer(ctx, b.flag_bytes, b.flags, &plan->flags);
     if (st == CLPK_SUCCESS) st = make_buffer(ctx, b.col_bytes, b.cols, &plan->cols_idx);
     if (st == CLPK_SUCCESS) st = make_buffer(ctx, b.entry_bytes, b.entries, &plan->entries);
+    if (st == CLPK_SUCCESS && c->col_delta) {
+        st = make_buffer(ctx, (size_t)b.nt * 4, b.col_base, &plan->col_base);
+        if (st == CLPK_SUCCESS) st = make_buffer(ctx, (size_t)(b.nt + 1) * 4, b.esc_start, &plan->esc_start);
+        if (st == CLPK_SUCCESS) st = make_buffer(ctx, (size_t)(b.n_esc ? b.n_esc : 1) * 4, b.esc, &plan->esc);
+    }
     spmv_bccoo_free(&b);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, 4 * sizeof(cl_uint), &plan->sync);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, (size_t)plan->groups * 4, &plan->grp_flag);
@@ -149,9 +155,9 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d",
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d",
              plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS);
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta);
     const char *src[] = {"spmv_bccoo"};
     cl_program prog = NULL;
     CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
@@ -264,7 +270,14 @@ clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, con
     }
     int64_t blocks = 0;
     CLPK_TRY(spmv_bccoo_count(A, &cfg, &blocks, err));
-    *bytes = spmv_bccoo_footprint(A, &cfg, precision, blocks);
+    int64_t n_esc = 0;
+    if (cfg.col_delta) { /* the escapes depend on the layout: build it (still linear in nnz) */
+        spmv_bccoo b;
+        CLPK_TRY(spmv_bccoo_build(A, &cfg, precision, &b, err));
+        n_esc = b.n_esc;
+        spmv_bccoo_free(&b);
+    }
+    *bytes = spmv_bccoo_footprint(A, &cfg, precision, blocks, n_esc);
     return CLPK_SUCCESS;
 }
 clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk_precision precision,
@@ -281,7 +294,7 @@ clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
     const cl_mem mems[] = {plan->row_ptr, plan->col,      plan->val,      plan->values,   plan->flags,
                            plan->cols_idx, plan->entries, plan->sync,     plan->grp_flag, plan->grp_sum,
-                           plan->grp_stop, plan->tmp};
+                           plan->grp_stop, plan->tmp,     plan->col_base, plan->esc_start, plan->esc};
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {
         size_t size = 0;

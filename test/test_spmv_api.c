@@ -54,6 +54,41 @@ static void test_format(void) {
     CHECK(blocks == 6, "BCCOO+ blocks %lld, expected 6", (long long)blocks);
 }
 
+/* col=delta decodes to exactly the full column array, with escapes where a delta does not fit in 16 bits. */
+static void test_delta(void) {
+    clpk_csr A;
+    clpk_error err = {0};
+    clpk_spmv_generate("random:60:200000:40", 9, &A, &err);
+    for (int online = 0; online < 2; ++online) {
+        spmv_config cfg = {.format = SPMV_BCCOO, .block_h = 1, .block_w = 2, .flag_bits = 8, .col_bits = 32,
+                           .tile = 7, .wg = 16, .strategy = 1, .cache = 1, .sync_adjacent = 1, .slices = 1,
+                           .csr_vec = 1, .online = online};
+        spmv_bccoo full, d;
+        CHECK(spmv_bccoo_build(&A, &cfg, CLPK_PRECISION_F32, &full, &err) == CLPK_SUCCESS, "%s", err.message);
+        cfg.col_delta = 1;
+        cfg.col_bits = 16;
+        CHECK(spmv_bccoo_build(&A, &cfg, CLPK_PRECISION_F32, &d, &err) == CLPK_SUCCESS, "%s", err.message);
+        CHECK(d.n_esc > 0 && d.esc_start[d.nt] == (uint32_t)d.n_esc, "escapes: %lld", (long long)d.n_esc);
+        int64_t bad = 0;
+        for (int64_t t = 0; t < d.nt; ++t) {
+            uint32_t prev = d.col_base[t], k = d.esc_start[t];
+            for (int64_t j = 0; j < cfg.tile; ++j) {
+                int64_t pos = online ? t * cfg.tile + j : j * d.nt + t;
+                uint16_t v = ((const uint16_t *)d.cols)[pos];
+                uint32_t c = v == 0x8000 ? d.esc[k++] : (uint32_t)((int32_t)prev + (int16_t)v);
+                if (c != ((const uint32_t *)full.cols)[pos]) ++bad;
+                prev = c;
+            }
+            if (k != d.esc_start[t + 1]) ++bad;
+        }
+        CHECK(bad == 0, "col=delta (%s) decodes wrongly at %lld places", online ? "online" : "offline",
+              (long long)bad);
+        spmv_bccoo_free(&full);
+        spmv_bccoo_free(&d);
+    }
+    spmv_util_free(&A);
+}
+
 static void test_errors(clpk_context *ctx, uint64_t *rng) {
     clpk_csr A;
     clpk_error err = {0};
@@ -145,6 +180,7 @@ static void test_footprint(clpk_context *ctx) {
     } cases[] = {{"csr", "csr_vec=8,wg=64"},
                  {"bccoo", "tile=4,wg=32,sync=adjacent,strategy=1"},
                  {"bccoo", "block_h=2,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent"},
+                 {"bccoo", "block_h=1,block_w=2,tile=7,wg=16,strategy=1,sync=adjacent,col=delta"},
                  {"bccoo+", "block_h=3,block_w=4,tile=5,wg=16,slices=3,strategy=2,cache=2,sync=fallback,flag_bits=8"}};
     for (int pi = 0; pi < 2; ++pi) {
         clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
@@ -177,6 +213,7 @@ static void test_footprint(clpk_context *ctx) {
 int main(void) {
     uint64_t rng = check_seed();
     test_format();
+    test_delta();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();
     test_errors(ctx, &rng);

@@ -60,9 +60,11 @@ int main(void) {
         {"chain 3x20011 (hundreds of groups without a stop)", make(3, 20011, len_full, &rng)},
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
-    clpk_csr gen[3];
-    const char *gen_specs[] = {"fem:9", "longrow:203:4099:2999", "powerlaw:777"};
-    for (int i = 0; i < 3; ++i) {
+    enum { NGEN = 4 };
+    clpk_csr gen[NGEN];
+    /* the last one has column jumps beyond 32767 inside thread segments: col=delta escapes */
+    const char *gen_specs[NGEN] = {"fem:9", "longrow:203:4099:2999", "powerlaw:777", "random:60:200000:40"};
+    for (int i = 0; i < NGEN; ++i) {
         clpk_error err = {0};
         CHECK(clpk_spmv_generate(gen_specs[i], check_rand(&rng), &gen[i], &err) == CLPK_SUCCESS, "generate %s: %s",
               gen_specs[i], err.message);
@@ -73,6 +75,7 @@ int main(void) {
         {"bccoo", "tile=4,wg=32,sync=adjacent,strategy=1"},
         {"bccoo", "tile=4,wg=32,sync=fallback,strategy=1"},
         {"bccoo", "block_h=2,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent"},
+        {"bccoo", "block_h=1,block_w=2,tile=7,wg=16,strategy=1,sync=adjacent,col=delta"},
         {"bccoo+", "block_h=3,block_w=4,tile=5,wg=16,slices=3,strategy=2,cache=2,sync=fallback,flag_bits=8"},
         {"csr", "csr_vec=1,wg=64"},
         {"csr", "csr_vec=8,wg=64"},
@@ -90,7 +93,7 @@ int main(void) {
         }
         for (int c = 0; c < nconfigs; ++c) {
             double worst = 0;
-            for (int i = 0; i < ncases + 3; ++i) {
+            for (int i = 0; i < ncases + NGEN; ++i) {
                 const clpk_csr *A = i < ncases ? &cases[i].m : &gen[i - ncases];
                 const char *label = i < ncases ? cases[i].label : gen_specs[i - ncases];
                 double e = spmv_util_check(ctx, A, p, configs[c].format, configs[c].params, label, &rng);
@@ -101,7 +104,7 @@ int main(void) {
         }
     }
     for (int i = 0; i < ncases; ++i) spmv_util_free(&cases[i].m);
-    for (int i = 0; i < 3; ++i) spmv_util_free(&gen[i]);
+    for (int i = 0; i < NGEN; ++i) spmv_util_free(&gen[i]);
     clpk_context_destroy(ctx);
     return check_summary();
 }

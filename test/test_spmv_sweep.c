@@ -12,7 +12,7 @@
 /* The tuner's value lists (kept in step with tuner/tune_spmv.c). */
 static const char *const shapes[] = {"1x1", "1x2", "1x4", "2x1", "2x2", "2x4", "3x1", "3x2", "3x4", "4x1", "4x2", "4x4"};
 static const char *const flags[] = {"8", "16", "32"};
-static const char *const colt[] = {"short", "int"};
+static const char *const colt[] = {"short", "int", "delta"};
 static const char *const tiles[] = {"8", "16", "24", "32", "40", "64", "96", "128"};
 static const char *const wgs[] = {"64", "128", "256", "512"};
 static const char *const caches[] = {"1", "2", "3", "4"};

@@ -1,7 +1,7 @@
 /* Tuner search space of the spmv family (seed 001, Table I) with the seed's pruning:
  *  - block shape: the 4 shapes of smallest exact device footprint (one joint parameter "block" = HxW);
- *  - BCCOO+ only when the matrix is wider than tall; offline transpose only; skip_scan on; col=auto (short
- *    indices whenever they fit);
+ *  - BCCOO+ only when the matrix is wider than tall; offline transpose only; skip_scan on; col = auto (short
+ *    indices whenever they fit) or delta (16-bit deltas with escapes);
  *  - tile range from the matrix size (enough threads to fill the device);
  *  - adjacent synchronization only where the device is known to give started work-groups forward progress;
  *  - CSR (scalar / vector) as the in-house baseline candidate.
@@ -170,6 +170,8 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     }
     shapes[4] = NULL;
     CLPK_TRY(clpk_tune_space_add(space, "block", shapes));
+    const char *cols[] = {"auto", "delta", NULL}; /* Table I "col compress": short/int as they fit, or deltas */
+    CLPK_TRY(clpk_tune_space_add(space, "col", cols));
     const char *flags[] = {"8", "16", "32", NULL};
     CLPK_TRY(clpk_tune_space_add(space, "flag_bits", flags));
     /* tiles: keep those leaving at least ~4 work-items per device lane-group (compute_units * 256); the two
@@ -231,7 +233,7 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
     if (cfg.format == SPMV_CSR) {
-        static const char *const ignored[] = {"block", "flag_bits", "tile", "strategy", "cache", "sync", "slices"};
+        static const char *const ignored[] = {"block", "flag_bits", "col", "tile", "strategy", "cache", "sync", "slices"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
             if (!at_first(space, candidate, ignored[i])) return 0;
         return cfg.csr_vec <= cfg.wg;
