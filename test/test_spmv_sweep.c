@@ -3,6 +3,7 @@
  * f32 and f64, against the double-precision reference with NaN-poisoned y. The points are arranged as a covering
  * array so few distinct programs are built. */
 #include "check.h"
+#include "spmv_internal.h"
 #include "spmv_util.h"
 
 #include <stdio.h>
@@ -52,10 +53,10 @@ int main(void) {
             for (int v = 0; v < 4; ++v) {
                 int online = v & 1, skip = v >> 1;
                 int cache = (k + v) % N(caches) + 1;
-                size_t vs = pi ? 8 : 4;
-                /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory */
-                while (strategy == 2 && (size_t)atoi(wg) * bh * vs * (cache + 1) > dev->local_mem_bytes && cache > 1)
-                    --cache;
+                /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory (48 KiB on NVIDIA):
+                 * use the largest that fits, exactly as the plan computes it */
+                spmv_config lc = {.block_h = bh, .wg = atoi(wg), .strategy = strategy, .cache = cache};
+                while (cache > 1 && spmv_bccoo_local_bytes(&lc, p) > dev->local_mem_bytes) lc.cache = --cache;
                 char params[256];
                 snprintf(params, sizeof params,
                          "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
