@@ -53,6 +53,8 @@ int main(void) {
         {"empty rows 301x250", make(301, 250, len_empty_rows, &rng)},
         {"empty matrix 0x0", make(0, 0, len_none, &rng)},
         {"all-zero 5x7", make(5, 7, len_none, &rng)},
+        {"no columns 4x0", make(4, 0, len_none, &rng)},
+        {"no rows 0x9", make(0, 9, len_none, &rng)},
         {"one row 1x3001", make(1, 3001, len_full, &rng)},
         {"one column 1001x1", make(1001, 1, len_one, &rng)},
         {"short rows 997x1013", make(997, 1013, len_short, &rng)},

@@ -2,6 +2,7 @@
  * 100 launches on device buffers with offsets give the same answer every time, for adjacent synchronization and the
  * fallback, on a matrix whose long rows chain hundreds of work-groups and on one with short rows. */
 #include "check.h"
+#include "spmv_internal.h"
 #include "spmv_util.h"
 
 #include <math.h>
@@ -68,6 +69,45 @@ static void run(clpk_context *ctx, const clpk_csr *A, const char *format, const 
     clpk_spmv_plan_destroy(plan);
 }
 
+/* The watchdog's reporting path: with a window of one spin, waits on a live predecessor "time out" at once; the
+ * launch must still finish (no hang), clpk_spmv_plan_check must report CLPK_ERROR_TIMEOUT once and clear it, and
+ * with the normal window the plan must compute correctly again (ticket and flags recovered). */
+static void test_watchdog(clpk_context *ctx, const clpk_csr *A, uint64_t *rng) {
+    clpk_spmv_plan *plan = NULL;
+    if (!CHECK(clpk_spmv_plan_create(ctx, A, CLPK_PRECISION_F32, "bccoo", "tile=4,wg=32,sync=adjacent", &plan) ==
+                   CLPK_SUCCESS,
+               "plan: %s", clpk_last_error(ctx)))
+        return;
+    size_t nx = (size_t)A->cols, ny = (size_t)A->rows;
+    double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y), *ref = malloc(ny * sizeof *ref);
+    for (size_t i = 0; i < nx; ++i) x[i] = 2 * check_rand_double(rng) - 1;
+    spmv_util_reference(A, 1.0, x, 0.0, NULL, ref);
+    cl_uint normal = plan->spin_limit;
+    plan->spin_limit = 1;
+    int fired = 0;
+    for (int it = 0; it < 20 && !fired; ++it) {
+        clpk_status st = clpk_spmv_host(plan, 1.0, x, 0.0, y); /* includes the check */
+        if (st == CLPK_ERROR_TIMEOUT) {
+            fired = 1;
+            CHECK(strstr(clpk_last_error(ctx), "fallback") != NULL, "timeout message: %s", clpk_last_error(ctx));
+        } else {
+            CHECK(st == CLPK_SUCCESS, "run: %s", clpk_last_error(ctx));
+        }
+    }
+    CHECK(fired, "a one-spin watchdog window never fired in 20 launches over %lld groups", (long long)plan->groups);
+    CHECK(clpk_spmv_plan_check(plan) == CLPK_SUCCESS, "the report is cleared after being read");
+    plan->spin_limit = normal;
+    for (size_t i = 0; i < ny; ++i) y[i] = NAN;
+    CHECK(clpk_spmv_host(plan, 1.0, x, 0.0, y) == CLPK_SUCCESS, "run after the watchdog: %s", clpk_last_error(ctx));
+    double e = spmv_util_error(A, 1.0, x, 0.0, NULL, ref, y);
+    CHECK(e <= spmv_util_tolerance(CLPK_PRECISION_F32), "correct again after the watchdog fired: error %.3g", e);
+    printf("watchdog: fired %s, then error %.3g with the normal window\n", fired ? "yes" : "no", e);
+    free(x);
+    free(y);
+    free(ref);
+    clpk_spmv_plan_destroy(plan);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     clpk_context *ctx = NULL;
@@ -88,6 +128,7 @@ int main(void) {
         run(ctx, &mixed, "bccoo+", "block_h=3,block_w=4,tile=5,wg=16,slices=3,strategy=2,cache=2,sync=fallback,"
                                    "flag_bits=8", p, &rng);
     }
+    test_watchdog(ctx, &chain, &rng);
     spmv_util_free(&chain);
     spmv_util_free(&mixed);
     clpk_context_destroy(ctx);
