@@ -106,7 +106,7 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
         rc = clSetKernelArg(kc, 7, sizeof(cl_uint), &groups);
         size_t gsize = round_up(p->groups, 64), lsize = 64;
         if (st == CLPK_SUCCESS && rc == CL_SUCCESS)
-            rc = clEnqueueNDRangeKernel(q, kc, 1, NULL, &gsize, &lsize, 0, NULL, &e2);
+            rc = clEnqueueNDRangeKernel(q, kc, 1, NULL, &gsize, &lsize, 1, &e1, &e2); /* explicit: OOO queues */
         if (st == CLPK_SUCCESS && rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "enqueue spmv_bccoo_carry");
     }
     if (st == CLPK_SUCCESS && sliced) {
@@ -122,7 +122,7 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
         if (st == CLPK_SUCCESS) st = set_scalar(p, kb, 7, beta);
         size_t gsize = round_up(p->rows ? (size_t)p->rows : 1, 64), lsize = 64;
         if (st == CLPK_SUCCESS) {
-            rc = clEnqueueNDRangeKernel(q, kb, 1, NULL, &gsize, &lsize, 0, NULL, &e3);
+            rc = clEnqueueNDRangeKernel(q, kb, 1, NULL, &gsize, &lsize, 1, e2 ? &e2 : &e1, &e3);
             if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "enqueue spmv_bccoo_combine");
         }
     }

@@ -302,3 +302,15 @@ uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
     }
     return total;
 }
+
+clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision,
+                                      const char *format, const char *params, clpk_spmv_plan **plan) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!path) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create_mtx: NULL path");
+    clpk_coo coo;
+    clpk_error err = {0};
+    if (clpk_mtx_read(path, &coo, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    clpk_status st = clpk_spmv_plan_create_coo(ctx, &coo, precision, format, params, plan);
+    clpk_coo_free(&coo);
+    return st;
+}

@@ -52,6 +52,10 @@ int main(void) {
             CHECK(strstr(err.message, "complex") != NULL && st == CLPK_ERROR_PARSE, "%s refused unexpectedly: %s",
                   names[i], err.message);
             printf("%-28s refused: %s\n", names[i], err.message);
+            clpk_spmv_plan *plan = NULL;
+            CHECK(clpk_spmv_plan_create_mtx(ctx, path, CLPK_PRECISION_F32, NULL, NULL, &plan) == st && !plan &&
+                      strstr(clpk_last_error(ctx), "complex"),
+                  "plan from a refused file: %s", clpk_last_error(ctx));
             ++refused;
             continue;
         }
@@ -70,6 +74,11 @@ int main(void) {
                 clpk_spmv_plan_destroy(plan);
                 clpk_coo_free(&again);
             }
+            plan = NULL;
+            CHECK(clpk_spmv_plan_create_mtx(ctx, path, CLPK_PRECISION_F32, "csr", NULL, &plan) == CLPK_SUCCESS &&
+                      clpk_spmv_plan_rows(plan) == A.rows && clpk_spmv_plan_cols(plan) == A.cols,
+                  "plan from the file: %s", clpk_last_error(ctx));
+            clpk_spmv_plan_destroy(plan);
         }
         for (int pi = 0; pi < 2; ++pi) {
             clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;

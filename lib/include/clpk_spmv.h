@@ -26,6 +26,9 @@ clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_pre
 /* The same from a coordinate matrix (sorted and duplicates summed first). */
 clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk_precision precision,
                                       const char *format, const char *params, clpk_spmv_plan **plan);
+/* The same from a Matrix Market file (symmetric, skew-symmetric and pattern files expanded; complex refused). */
+clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision,
+                                      const char *format, const char *params, clpk_spmv_plan **plan);
 void clpk_spmv_plan_destroy(clpk_spmv_plan *plan);
 
 /* y[y_off .. y_off+rows) = alpha * A * x[x_off .. x_off+cols) + beta * y, enqueued on the context's queue after
