@@ -14,7 +14,9 @@
  *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
  *   to esc[esc_start[t] + k]).
  * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
- * of thread t at j*nt+t; 1: natural order), skip_scan, and the strategy-2 result cache (cache_rows block rows in
+ * of thread t at j*nt+t; 1: natural order; 2: natural order with the online transpose: the group multiplies its
+ * WG*TILE blocks cooperatively with coalesced loads into the local buffer `stage`, then each work-item reads its
+ * tile's products from there), skip_scan, and the strategy-2 result cache (cache_rows block rows in
  * the local buffer `cache`).
  */
 #if IS_DOUBLE
@@ -174,7 +176,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
                        global uint *sync, global uint *grp_flag, global uint *grp_sum, global uint *grp_stop,
                        const uint epoch, const uint spin_limit, const uint online, const uint skip_scan,
                        const uint cache_rows, local VT *cache, const global uint *restrict col_base,
-                       const global uint *restrict esc_start, const global uint *restrict esc) {
+                       const global uint *restrict esc_start, const global uint *restrict esc, local VT *stage) {
     const global VT *x = x_base + x_off;
     global VT *y = y_base + y_off;
     const uint lid = get_local_id(0);
@@ -205,6 +207,17 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     VT acc[BH], head[BH];
     for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
     uint nstops = 0;
+#if !COL_DELTA
+    if (online == 2) { /* uniform: a kernel argument */
+        const uint base = g * WG * TILE;
+        for (uint e = lid; e < WG * TILE; e += WG) {
+            const uint pos = base + e;
+            const VTW xv = load_x(x, (uint)cols[pos], ncols);
+            for (uint i = 0; i < BH; ++i) stage[e * BH + i] = HSUM(LOADW(pos, vals + i * nbpw) * xv);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
     uint fw = 0;
 #if COL_DELTA
     uint cprev = col_base[t], ek = esc_start[t];
@@ -213,15 +226,19 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
         const uint b = j % FLAG_BITS;
         if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
         const uint pos = BLOCK_INDEX(j, t, nt);
+        if (online == 2) {
+            for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
+        } else {
 #if COL_DELTA
-        const ushort d = cols[pos];
-        const uint c = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);
-        cprev = c;
+            const ushort d = cols[pos];
+            const uint c = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);
+            cprev = c;
 #else
-        const uint c = (uint)cols[pos];
+            const uint c = (uint)cols[pos];
 #endif
-        const VTW xv = load_x(x, c, ncols);
-        for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
+            const VTW xv = load_x(x, c, ncols);
+            for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
+        }
         if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
             if (nstops == 0) {
                 for (uint i = 0; i < BH; ++i) head[i] = acc[i];

@@ -28,8 +28,9 @@ typedef struct spmv_config {
 void spmv_default_params(const clpk_device_info *dev, clpk_params *p);
 /* Whether adjacent synchronization is known safe (forward progress of started work-groups) on this device. */
 int spmv_device_has_forward_progress(const clpk_device_info *dev);
-/* Local memory the BCCOO kernel needs, in bytes. */
+/* Local memory the BCCOO kernel needs, in bytes (without / with the online-transpose staging buffer). */
 size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision);
+size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision);
 /* Enqueues one multiply; *first / *last (may be NULL) receive the events of the first and last kernel. */
 clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
                          size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *last);
@@ -100,6 +101,7 @@ struct clpk_spmv_plan {
     cl_mem grp_stop;  /* per group: 1 if it has a row stop (fallback) */
     cl_mem tmp;       /* BCCOO+: slices * block_rows * block_h partial rows */
     cl_kernel main_kernel, carry_kernel, combine_kernel;
+    cl_uint online_mode; /* kernel's `online`: 0 offline, 1 natural order, 2 natural order staged in local memory */
     cl_uint epoch;
     cl_uint spin_limit;
     /* bench vectors, created on first use */

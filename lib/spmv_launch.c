@@ -78,7 +78,7 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     SET(k, 16, p->grp_stop);
     SET(k, 17, p->epoch);
     SET(k, 18, p->spin_limit);
-    cl_uint online = (cl_uint)c->online, skip = (cl_uint)c->skip_scan;
+    cl_uint online = p->online_mode, skip = (cl_uint)c->skip_scan;
     cl_uint cache_rows = c->strategy == 2 ? (cl_uint)(c->cache * c->wg) : 1u;
     SET(k, 19, online);
     SET(k, 20, skip);
@@ -89,6 +89,8 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     SET(k, 23, base);
     SET(k, 24, esc_start);
     SET(k, 25, esc);
+    size_t stage = online == 2 ? spmv_bccoo_stage_bytes(c, p->precision) : clpk_precision_size(p->precision);
+    CLPK_CL_TRY(ctx, clSetKernelArg(k, 26, stage, NULL));
     size_t wg = (size_t)c->wg, global = (size_t)p->nt;
     cl_event e1 = NULL, e2 = NULL, e3 = NULL;
     cl_int rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, n_wait, wait, &e1);

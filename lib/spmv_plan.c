@@ -40,6 +40,10 @@ size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision) 
     return bytes;
 }
 
+size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) {
+    return (size_t)cfg->wg * cfg->tile * cfg->block_h * clpk_precision_size(precision);
+}
+
 void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
     if (!plan) return;
     cl_mem *mems[] = {&plan->row_ptr, &plan->col,      &plan->val,      &plan->values,  &plan->flags,
@@ -166,6 +170,13 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     if (!c->sync_adjacent) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
     if (c->format == SPMV_BCCOO_PLUS) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
     plan->epoch = 0;
+    /* The online transpose stages the group's products in local memory when they fit (and columns are not
+     * delta-coded, whose decoding is sequential per work-item); otherwise natural order is read directly. */
+    plan->online_mode = 0;
+    if (c->online)
+        plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= dev->local_mem_bytes
+                                 ? 2u
+                                 : 1u;
     /* Watchdog window in spin iterations without any group publishing; long enough for one group's tile on a slow
      * or time-shared device (a CPU iteration is ~10 ns, a GPU atomic round trip ~1 us). */
     plan->spin_limit = dev->kind == CLPK_DEVICE_GPU ? (1u << 24) : (1u << 27);
