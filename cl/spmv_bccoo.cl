@@ -12,7 +12,8 @@
  *   IS_DOUBLE 0|1, BH 1..4, BW 1|2|4, FLAG_BITS 8|16|32, COL_BITS 16|32, TILE blocks per thread, WG work-group
  *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
  *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
- *   to esc[esc_start[t] + k]).
+ *   to esc[esc_start[t] + k]), STAGE 0|1 (compile the online-transpose staging; only plans that use it, since it
+ *   doubles PoCL's compile time).
  * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
  * of thread t at j*nt+t; 1: natural order; 2: natural order with the online transpose: the group multiplies its
  * WG*TILE blocks cooperatively with coalesced loads into the local buffer `stage`, then each work-item reads its
@@ -207,7 +208,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     VT acc[BH], head[BH];
     for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
     uint nstops = 0;
-#if !COL_DELTA
+#if STAGE
     if (online == 2) { /* uniform: a kernel argument */
         const uint base = g * WG * TILE;
         for (uint e = lid; e < WG * TILE; e += WG) {
@@ -226,9 +227,12 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
         const uint b = j % FLAG_BITS;
         if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
         const uint pos = BLOCK_INDEX(j, t, nt);
+#if STAGE
         if (online == 2) {
             for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
-        } else {
+        } else
+#endif
+        {
 #if COL_DELTA
             const ushort d = cols[pos];
             const uint c = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);

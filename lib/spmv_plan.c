@@ -156,20 +156,6 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
         st = make_zero_buffer(ctx, (size_t)c->slices * plan->block_rows * c->block_h * vs, &plan->tmp);
     CLPK_TRY(st);
 
-    char opts[512];
-    snprintf(opts, sizeof opts,
-             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d",
-             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta);
-    const char *src[] = {"spmv_bccoo"};
-    cl_program prog = NULL;
-    CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
-    CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
-    CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
-    if (!c->sync_adjacent) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
-    if (c->format == SPMV_BCCOO_PLUS) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
-    plan->epoch = 0;
     /* The online transpose stages the group's products in local memory when they fit (and columns are not
      * delta-coded, whose decoding is sequential per work-item); otherwise natural order is read directly. */
     plan->online_mode = 0;
@@ -177,6 +163,21 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
         plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= dev->local_mem_bytes
                                  ? 2u
                                  : 1u;
+    plan->epoch = 0;
+    char opts[512];
+    snprintf(opts, sizeof opts,
+             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d",
+             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2);
+    const char *src[] = {"spmv_bccoo"};
+    cl_program prog = NULL;
+    CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
+    CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
+    CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
+    if (!c->sync_adjacent) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
+    if (c->format == SPMV_BCCOO_PLUS) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
+
     /* Watchdog window in spin iterations without any group publishing; long enough for one group's tile on a slow
      * or time-shared device (a CPU iteration is ~10 ns, a GPU atomic round trip ~1 us). */
     plan->spin_limit = dev->kind == CLPK_DEVICE_GPU ? (1u << 24) : (1u << 27);

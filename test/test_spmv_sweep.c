@@ -1,5 +1,6 @@
 /* Sweep over the spmv parameter space the tuner may choose (tuner/tune_spmv.c): every value of every parameter and
- * every combination of the switches that change code paths (strategy x sync x BCCOO+ x transpose x skip_scan), in
+ * every combination of the switches that change code paths (strategy x sync x BCCOO+, each with skip_scan on and
+ * off; transpose offline and online with and without staging), in
  * f32 and f64, against the double-precision reference with NaN-poisoned y. The points are arranged as a covering
  * array so few distinct programs are built. */
 #include "check.h"
@@ -37,7 +38,7 @@ int main(void) {
     }
     /* Compile-time parameters (one program each): 12 points per precision, point i has shape i and the code-path
      * switches strategy x sync x BCCOO+ from its low bits (all 8 combinations within the first 8); the other lists
-     * are walked with coprime strides. Runtime switches (transpose, skip_scan, cache) are varied on each point. */
+     * are walked with coprime strides. Runtime switches (skip_scan, cache) are varied on each point. */
     const int npoints = N(shapes);
     for (int pi = 0; pi < 2; ++pi) {
         clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
@@ -50,8 +51,11 @@ int main(void) {
             int strategy = 1 + (i & 1), adjacent = (i >> 1) & 1, plus = (i >> 2) & 1;
             int bh = shapes[i][0] - '0', bw = shapes[i][2] - '0';
             const char *wg = wgs[k % N(wgs)];
+            /* transpose is per point (the online staging is compiled only into plans that use it): points 8..11
+             * are online, with and without col=delta (delta reads natural order without staging) */
+            int online = i >= 8;
             for (int v = 0; v < 4; ++v) {
-                int online = v & 1, skip = v >> 1;
+                int skip = v & 1;
                 int cache = (k + v) % N(caches) + 1;
                 /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory (48 KiB on NVIDIA):
                  * use the largest that fits, exactly as the plan computes it */
