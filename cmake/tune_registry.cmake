@@ -1,10 +1,16 @@
-# Writes OUTPUT: the list of tuner families, one per tuner/tune_<family>.c, each defining
-# `const clpk_tune_family clpk_tune_family_<family>;`.
+# Writes OUTPUT: the list of tuner families, one per tuner/tune_<family>.c that defines
+# `const clpk_tune_family clpk_tune_family_<family>`. Files of the tuner framework that share the prefix
+# (tune_space.c, tune_profile.c, tune_progress.c...) define no family and are left out.
 set(decls "")
 set(items "")
 foreach(src ${SOURCES})
   get_filename_component(stem ${src} NAME_WE)
   string(REGEX REPLACE "^tune_" "" fam ${stem})
+  file(READ ${src} text)
+  string(REGEX MATCH "clpk_tune_family[ \t\r\n]+clpk_tune_family_${fam}[^A-Za-z0-9_]" defines "${text}")
+  if(NOT defines)
+    continue()
+  endif()
   string(APPEND decls "extern const clpk_tune_family clpk_tune_family_${fam};\n")
   string(APPEND items "    &clpk_tune_family_${fam},\n")
 endforeach()

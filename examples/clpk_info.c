@@ -5,11 +5,14 @@
 #include <string.h>
 
 static void usage(void) {
-    printf("usage: clpk-info [--device SEL] [--bandwidth]\n"
+    printf("usage: clpk-info [--device SEL] [--bandwidth] [--family F --features k=v,...]\n"
            "  Lists every OpenCL device with the facts clpk uses and the profile it would use.\n"
            "  --device SEL   also open SEL (index, P:D, or name substring; default $CLPK_DEVICE, else first GPU,\n"
            "                 else first CPU) and report the chosen device, cache and profile\n"
-           "  --bandwidth    measure the chosen device's copy bandwidth\n");
+           "  --bandwidth    measure the chosen device's copy bandwidth\n"
+           "  --family F --features k=v,...\n"
+           "                 which profile entry (class and parameters) a problem of family F with these features\n"
+           "                 would use on the chosen device\n");
 }
 
 static void print_device(size_t index, const clpk_device_info *d) {
@@ -31,10 +34,17 @@ static void print_device(size_t index, const clpk_device_info *d) {
 
 int main(int argc, char **argv) {
     const char *selector = NULL;
+    const char *family = NULL, *features_text = NULL;
     int bandwidth = 0, open_device = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             selector = argv[++i];
+            open_device = 1;
+        } else if (!strcmp(argv[i], "--family") && i + 1 < argc) {
+            family = argv[++i];
+            open_device = 1;
+        } else if (!strcmp(argv[i], "--features") && i + 1 < argc) {
+            features_text = argv[++i];
             open_device = 1;
         } else if (!strcmp(argv[i], "--bandwidth")) {
             bandwidth = open_device = 1;
@@ -46,6 +56,13 @@ int main(int argc, char **argv) {
             usage();
             return 2;
         }
+    }
+    clpk_params features;
+    clpk_params_clear(&features);
+    clpk_error perr = {0};
+    if ((features_text && !family) || clpk_params_parse(&features, features_text, &perr) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-info: %s\n", perr.message[0] ? perr.message : "--features needs --family");
+        return 2;
     }
     clpk_device_info infos[64];
     size_t n = 0;
@@ -71,6 +88,24 @@ int main(int argc, char **argv) {
     printf("\nchosen device: %s / %s\n", d->platform_name, d->name);
     printf("program cache: %s\n", clpk_context_cache_dir(ctx)[0] ? clpk_context_cache_dir(ctx) : "(disk cache off)");
     printf("profile: %s %s\n", clpk_profile_level_string(level), profile_path);
+    if (family) {
+        clpk_params params;
+        clpk_params_clear(&params);
+        clpk_profile_choice choice;
+        char text[1024];
+        clpk_profile_choose(ctx, family, &features, &params, &choice);
+        clpk_params_format(&features, text, sizeof text);
+        printf("family %s, features {%s}:\n", family, text);
+        if (choice.found) {
+            clpk_params_format(&choice.klass, text, sizeof text);
+            printf("  profile entry of class {%s} (distance %.3g) in %s (%s)\n", text, choice.distance, choice.path,
+                   clpk_profile_level_string(choice.level));
+            clpk_params_format(&params, text, sizeof text);
+            printf("  parameters: %s\n", text);
+        } else {
+            printf("  no profile entry fits: the family's built-in defaults\n");
+        }
+    }
     if (bandwidth) {
         clpk_bench_stats s;
         size_t bytes = d->kind == CLPK_DEVICE_GPU ? (size_t)1 << 30 : (size_t)1 << 27;

@@ -87,8 +87,7 @@ static clpk_status launch_copy(void *user, cl_event *first, cl_event *last) {
     size_t local = 256, global = job->global;
     CLPK_CL_TRY(job->ctx, clEnqueueNDRangeKernel(clpk_context_queue(job->ctx), job->kernel, 1, NULL, &global, &local, 0,
                                                  NULL, first));
-    clRetainEvent(*first);
-    *last = *first;
+    *last = *first; /* one event, one reference: released once */
     return CLPK_SUCCESS;
 }
 

@@ -56,7 +56,7 @@ static const char *string_item(const cJSON *obj, const char *key) {
 static int validate(const cJSON *root, char *why, size_t size) {
     if (!cJSON_IsObject(root)) return snprintf(why, size, "top level is not an object"), 0;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-    if (!cJSON_IsNumber(schema) || schema->valueint != 1)
+    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1)
         return snprintf(why, size, "\"schema\" must be 1"), 0;
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
     if (!cJSON_IsObject(dev) || !string_item(dev, "name") || !string_item(dev, "vendor"))
@@ -211,8 +211,8 @@ static int parse_number(const char *s, double *x) {
 }
 
 static double log_gap(double a, double b) {
-    double d = log1p(fabs(a)) - log1p(fabs(b));
-    if ((a < 0) != (b < 0)) d += 1.0;
+    double d = fabs(log1p(fabs(a)) - log1p(fabs(b)));
+    if ((a < 0) != (b < 0)) d += 1.0; /* on |d|, so the distance stays symmetric */
     return d * d;
 }
 

@@ -54,6 +54,22 @@ seed_npy() {
     h="{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }"
     npy_file 1 "$h" '\x01\x00\x00\x00\x00\x00\x00\x80' >"$dir/i8"
 }
+seed_trk() { # the shared dipy tractogram (3976 bytes) when it is there
+    local src=$root/../shared/data/life/EuDX_small_25.trk
+    if [ -f "$src" ]; then cp "$src" "$1/eudx.trk"; else printf 'TRACK' >"$1/magic"; fi
+}
+seed_nifti() { # a 2x2x1x2 uint8 NIfTI-1 volume
+    local f=$1/small.nii
+    head -c 352 /dev/zero >"$f"
+    put() { printf "$2" | dd of="$f" bs=1 seek="$1" conv=notrunc status=none; }
+    put 0 '\x5c\x01\x00\x00'
+    put 40 '\x04\x00\x02\x00\x02\x00\x01\x00\x02\x00\x01\x00\x01\x00\x01\x00'
+    put 70 '\x02\x00\x08\x00'
+    put 76 '\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x00\x40\x00\x00\x00\x40'
+    put 108 '\x00\x00\xb0\x43'
+    put 344 'n+1\x00'
+    printf '\x01\x02\x03\x04\x05\x06\x07\x08' >>"$f"
+}
 
 write_dict() {
     case $1 in
@@ -63,6 +79,10 @@ write_dict() {
     fuzz_npy) printf '%s\n' '"\x93NUMPY"' '"{"' '"}"' '"\x27descr\x27: "' '"\x27fortran_order\x27: "' \
         '"\x27shape\x27: "' '"False"' '"True"' '"\x27<f8\x27"' '"\x27>f4\x27"' '"\x27<i4\x27"' '"\x27>i8\x27"' \
         '"\x27|u1\x27"' '"(1,)"' '"()"' '"(2, 3)"' '"L"' '"9223372036854775807"' ;;
+    fuzz_trk) printf '%s\n' '"TRACK\x00"' '"RAS"' '"LPS"' '"LAS"' '"\xe8\x03\x00\x00"' '"\x00\x00\x03\xe8"' \
+        '"\x02\x00\x00\x00"' '"\x00\x00\x80\x3f"' '"\xff\xff\xff\x7f"' '"\x00\x00\xc0\x7f"' ;;
+    fuzz_nifti) printf '%s\n' '"n+1\x00"' '"ni1\x00"' '"\x5c\x01\x00\x00"' '"\x00\x00\x01\x5c"' \
+        '"\x1c\x02\x00\x00"' '"\x00\x00\xb0\x43"' '"\x10\x00\x20\x00"' '"\x40\x00\x40\x00"' '"\x00\x00\xc0\x7f"' ;;
     esac
 }
 
@@ -71,7 +91,10 @@ for t in $targets; do
     corpus=$build/corpus/$t crashes=$build/crashes/$t
     mkdir -p "$corpus" "$crashes"
     if [ -z "$(ls -A "$corpus")" ]; then
-        case $t in fuzz_mtx) seed_mtx "$corpus" ;; fuzz_npy) seed_npy "$corpus" ;; esac
+        case $t in
+        fuzz_mtx) seed_mtx "$corpus" ;; fuzz_npy) seed_npy "$corpus" ;;
+        fuzz_trk) seed_trk "$corpus" ;; fuzz_nifti) seed_nifti "$corpus" ;;
+        esac
     fi
     write_dict "$t" >"$build/$t.dict"
     echo "== $t for ${seconds}s"

@@ -48,7 +48,8 @@ typedef struct clpk_tune_family {
     const char *name; /* profile key: "spmv", "life", "sshopm", "xcorr" */
     /* Number of training problems for these options. */
     int (*problem_count)(const clpk_tune_options *opts);
-    /* Creates problem `index`: inputs drawn fresh from opts->seed, the double-precision reference, the class. */
+    /* Creates problem `index`: inputs drawn fresh from opts->seed, the double-precision reference, the class. On
+     * failure, state left non-NULL is passed to problem_destroy (which must accept a partly built state). */
     clpk_status (*problem_create)(clpk_context *ctx, const clpk_tune_options *opts, int index,
                                   clpk_tune_problem *problem);
     void (*problem_destroy)(clpk_tune_problem *problem);
@@ -59,7 +60,9 @@ typedef struct clpk_tune_family {
     /* Builds the plan with `candidate`, runs it on poisoned outputs, checks against the reference (returning
      * CLPK_ERROR_WRONG_RESULT with a message when off), and times `repeats` runs after warm-up with profiling events,
      * returning the median in *median_ms. Build failures return CLPK_ERROR_BUILD; out-of-resources
-     * CLPK_ERROR_OUT_OF_MEMORY or CLPK_ERROR_UNSUPPORTED; the tuner records and skips them. */
+     * CLPK_ERROR_OUT_OF_MEMORY or CLPK_ERROR_UNSUPPORTED; the tuner records and skips them. The best candidate goes
+     * into the profile as it is, and the library merges it into a plan's defaults: plan creation must accept every
+     * candidate of the space, keys its strategy does not read included. */
     clpk_status (*evaluate)(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate, int repeats,
                             double *median_ms);
     /* The built-in defaults the library uses without a profile (to report tuned vs default speed-up). */

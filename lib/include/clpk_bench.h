@@ -9,7 +9,8 @@ extern "C" {
 #endif
 
 /* One timed launch: enqueue the work on the context's queue and return, in *first and *last, the events of its first
- * and last command (the same event twice for one kernel; the callee keeps ownership: clpk_bench releases them). */
+ * and last command; clpk_bench releases each distinct event once. For a single command, put the same handle in both
+ * with a single reference (do not retain it a second time: that leaks one event per launch). */
 typedef clpk_status (*clpk_bench_launch)(void *user, cl_event *first, cl_event *last);
 
 typedef struct clpk_bench_stats {

@@ -52,7 +52,8 @@ clpk_status clpk_life_synth(const clpk_life_synth_options *opts, clpk_life_datas
                             clpk_error *err);
 
 /* Encodes real inputs to a dataset: a NIfTI diffusion volume, FSL bval/bvec files and a TrackVis .trk tractogram.
- * The options may be NULL for defaults. *b0_mean (may be NULL) receives per-voxel S0 (n_voxels, caller frees). */
+ * The options may be NULL for defaults. The mapping follows dipy's FiberModel (docs/life.md, "Data"): phi = node
+ * counts per (voxel, fibre, orientation), signal = S/S0 demeaned per voxel over the diffusion-weighted directions. */
 typedef struct clpk_life_encode_options {
     int n_atoms;        /* dictionary orientations (default 360, as ENCODE) */
     double b0_threshold; /* volumes with b <= this are b0 (default 50) */
@@ -67,7 +68,8 @@ clpk_status clpk_life_encode(const char *nifti_path, const char *bval_path, cons
 typedef struct clpk_life_plan clpk_life_plan;
 
 /* Uploads the dataset, builds the restructured copies (voxel- and atom-sorted runs) and kernels. `strategy`: NULL or
- * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted"; `params`: NULL or "k=v,..." overrides. */
+ * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted" / "timed" (times every kernel on this dataset
+ * and keeps the fastest); `params`: NULL or "k=v,..." overrides (see docs/life.md). */
 clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
                                   const char *strategy, const char *params, clpk_life_plan **plan);
 void clpk_life_plan_destroy(clpk_life_plan *plan);

@@ -5,6 +5,8 @@
 #ifndef CLPK_XCORR_H
 #define CLPK_XCORR_H
 
+#include "clpk.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

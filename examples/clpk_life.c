@@ -1,0 +1,360 @@
+/* clpk-life: the LiFE products and the SBB-NNLS fit from the command line.
+ *   clpk-life synth  --out DIR [--size tiny|small|medium|ds1] [--seed S]
+ *   clpk-life encode --dwi X.nii.gz --bval X.bval --bvec X.bvec --trk X.trk --out DIR [--atoms N]
+ *   clpk-life dsc    --data DIR --w w.npy --out y.npy
+ *   clpk-life wc     --data DIR --y y.npy --out w.npy
+ *   clpk-life fit    --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] [--compare ref.npy]
+ * Common: --device SEL, --precision f32|f64, --strategy auto|atomics|sorted, --params k=v,..., --check (compare with
+ * the double-precision host reference), --bench N (dsc/wc: median of N timed runs). */
+#include "clpk_internal.h"
+#include "life_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cli {
+    const char *cmd, *data, *out, *w, *y, *w0, *compare, *device, *strategy, *params, *size;
+    const char *dwi, *bval, *bvec, *trk;
+    clpk_precision precision;
+    int iters, every, check, bench, atoms;
+    double tol;
+    uint64_t seed;
+} cli;
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: clpk-life synth --out DIR [--size tiny|small|medium|ds1] [--seed S]\n"
+            "       clpk-life encode --dwi F.nii.gz --bval F --bvec F --trk F.trk --out DIR [--atoms N]\n"
+            "       clpk-life dsc --data DIR --w w.npy --out y.npy\n"
+            "       clpk-life wc --data DIR --y y.npy --out w.npy\n"
+            "       clpk-life fit --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] "
+            "[--compare ref.npy]\n"
+            "options: --device SEL --precision f32|f64 --strategy auto|atomics|sorted --params k=v,... --check "
+            "--bench N\n");
+    return 2;
+}
+
+static int parse(int argc, char **argv, cli *c) {
+    memset(c, 0, sizeof *c);
+    c->precision = CLPK_PRECISION_F32;
+    c->iters = 500;
+    c->every = 10;
+    c->tol = 1e-6;
+    c->size = "small";
+    c->seed = 1;
+    if (argc < 2) return usage();
+    c->cmd = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--check") == 0) {
+            c->check = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "clpk-life: %s needs a value\n", a);
+            return usage();
+        }
+        const char *v = argv[++i];
+        char *end = NULL;
+        if (strcmp(a, "--data") == 0) c->data = v;
+        else if (strcmp(a, "--out") == 0) c->out = v;
+        else if (strcmp(a, "--w") == 0) c->w = v;
+        else if (strcmp(a, "--y") == 0) c->y = v;
+        else if (strcmp(a, "--w0") == 0) c->w0 = v;
+        else if (strcmp(a, "--compare") == 0) c->compare = v;
+        else if (strcmp(a, "--device") == 0) c->device = v;
+        else if (strcmp(a, "--strategy") == 0) c->strategy = v;
+        else if (strcmp(a, "--params") == 0) c->params = v;
+        else if (strcmp(a, "--size") == 0) c->size = v;
+        else if (strcmp(a, "--dwi") == 0) c->dwi = v;
+        else if (strcmp(a, "--bval") == 0) c->bval = v;
+        else if (strcmp(a, "--bvec") == 0) c->bvec = v;
+        else if (strcmp(a, "--trk") == 0) c->trk = v;
+        else if (strcmp(a, "--precision") == 0) {
+            if (clpk_precision_parse(v, &c->precision) != CLPK_SUCCESS) {
+                fprintf(stderr, "clpk-life: unknown precision '%s'\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--iters") == 0 || strcmp(a, "--every") == 0 || strcmp(a, "--bench") == 0 ||
+                   strcmp(a, "--atoms") == 0 || strcmp(a, "--seed") == 0) {
+            long long n = strtoll(v, &end, 10);
+            if (!end || *end || n < 0 || n > 1000000000) {
+                fprintf(stderr, "clpk-life: %s needs a non-negative integer, not '%s'\n", a, v);
+                return 2;
+            }
+            if (a[2] == 'i') c->iters = (int)n;
+            else if (a[2] == 'e') c->every = (int)n;
+            else if (a[2] == 'b') c->bench = (int)n;
+            else if (a[2] == 'a') c->atoms = (int)n;
+            else c->seed = (uint64_t)n;
+        } else if (strcmp(a, "--tol") == 0) {
+            c->tol = strtod(v, &end);
+            if (!end || *end || !(c->tol >= 0)) {
+                fprintf(stderr, "clpk-life: --tol needs a non-negative number, not '%s'\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "clpk-life: unknown option %s\n", a);
+            return usage();
+        }
+    }
+    return 0;
+}
+
+static int fail(const char *what, clpk_status st, const char *message) {
+    fprintf(stderr, "clpk-life: %s: %s: %s\n", what, clpk_status_string(st), message ? message : "");
+    return 1;
+}
+
+/* Reads a 1-D or 2-D .npy of `expected` values into doubles. */
+static int read_vector(const char *path, int64_t expected, double **out) {
+    clpk_npy a;
+    clpk_error err = {0};
+    if (clpk_npy_read(path, &a, &err) != CLPK_SUCCESS) return fail(path, err.status, err.message);
+    if (clpk_npy_convert(&a, CLPK_DTYPE_F64, &err) != CLPK_SUCCESS) {
+        clpk_npy_free(&a);
+        return fail(path, err.status, err.message);
+    }
+    if (a.count != expected) {
+        fprintf(stderr, "clpk-life: %s has %lld values, expected %lld\n", path, (long long)a.count,
+                (long long)expected);
+        clpk_npy_free(&a);
+        return 1;
+    }
+    for (int64_t i = 0; i < a.count; ++i)
+        if (!isfinite(((double *)a.data)[i])) {
+            fprintf(stderr, "clpk-life: %s: value %lld is not finite\n", path, (long long)i);
+            clpk_npy_free(&a);
+            return 1;
+        }
+    *out = a.data;
+    a.data = NULL;
+    clpk_npy_free(&a);
+    return 0;
+}
+
+static int write_vector(const char *path, const double *v, int ndim, int64_t d0, int64_t d1) {
+    int64_t shape[2] = {d0, d1};
+    clpk_error err = {0};
+    if (clpk_npy_write_raw(path, CLPK_DTYPE_F64, ndim, shape, v, &err) != CLPK_SUCCESS)
+        return fail(path, err.status, err.message);
+    return 0;
+}
+
+static double correlation(const double *a, const double *b, int64_t n) {
+    double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+    for (int64_t i = 0; i < n; ++i) ma += a[i], mb += b[i];
+    ma /= (double)n, mb /= (double)n;
+    for (int64_t i = 0; i < n; ++i) {
+        sab += (a[i] - ma) * (b[i] - mb);
+        saa += (a[i] - ma) * (a[i] - ma);
+        sbb += (b[i] - mb) * (b[i] - mb);
+    }
+    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
+}
+
+static int cmd_synth(const cli *c) {
+    if (!c->out) return usage();
+    clpk_life_synth_options o;
+    clpk_error err = {0};
+    clpk_status st = clpk_life_synth_defaults(c->size, &o);
+    if (st != CLPK_SUCCESS) return fail("synth", st, "unknown --size (tiny, small, medium, ds1)");
+    o.seed = c->seed;
+    clpk_life_dataset d;
+    double *w_true = NULL;
+    if ((st = clpk_life_synth(&o, &d, &w_true, &err)) != CLPK_SUCCESS) return fail("synth", st, err.message);
+    int rc = 0;
+    if ((st = clpk_life_dataset_save(c->out, &d, &err)) != CLPK_SUCCESS) rc = fail(c->out, st, err.message);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/w_true.npy", c->out);
+    if (!rc) rc = write_vector(path, w_true, 1, d.n_fibers, 0);
+    if (!rc)
+        printf("synth %s: %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients -> %s\n", c->size, d.n_voxels,
+               d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs, c->out);
+    free(w_true);
+    clpk_life_dataset_free(&d);
+    return rc;
+}
+
+static int cmd_encode(const cli *c) {
+    if (!c->out || !c->dwi || !c->bval || !c->bvec || !c->trk) return usage();
+    clpk_life_encode_options o = {.n_atoms = c->atoms > 0 ? c->atoms : 360, .b0_threshold = 50, .use_mask = 1};
+    clpk_life_dataset d;
+    clpk_error err = {0};
+    clpk_status st = clpk_life_encode(c->dwi, c->bval, c->bvec, c->trk, &o, &d, &err);
+    if (st != CLPK_SUCCESS) return fail("encode", st, err.message);
+    int rc = 0;
+    if ((st = clpk_life_dataset_save(c->out, &d, &err)) != CLPK_SUCCESS) rc = fail(c->out, st, err.message);
+    if (!rc)
+        printf("encode: %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients -> %s\n", d.n_voxels, d.n_fibers,
+               d.n_atoms, d.n_theta, (long long)d.n_coeffs, c->out);
+    clpk_life_dataset_free(&d);
+    return rc;
+}
+
+typedef struct bench_user {
+    clpk_life_plan *plan;
+    int dsc;
+    cl_mem in, out;
+} bench_user;
+
+static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
+    bench_user *u = user;
+    clpk_status st = u->dsc ? clpk_life_dsc(u->plan, u->in, u->out, 0, NULL, first)
+                            : clpk_life_wc(u->plan, u->in, u->out, 0, NULL, first);
+    if (st == CLPK_SUCCESS) *last = *first; /* one kernel: the same event twice, released once by the helper */
+    return st;
+}
+
+static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repeats, const clpk_life_dataset *d) {
+    const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
+    const size_t vs = clpk_precision_size(plan->precision);
+    cl_int rc;
+    bench_user u = {plan, dsc, NULL, NULL};
+    u.in = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? nw : ny) * vs, NULL, &rc);
+    u.out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? ny : nw) * vs, NULL, &rc);
+    const double zero = 0.5;
+    clEnqueueFillBuffer(clpk_context_queue(ctx), u.in, &zero, vs, 0, (dsc ? nw : ny) * vs, 0, NULL, NULL);
+    /* bytes: coefficient data (3 ints + value), the D row and the y row once per coefficient (cache-oblivious) */
+    const double bytes = (double)d->n_coeffs * (12.0 + vs + 2.0 * d->n_theta * vs);
+    const double flops = 2.0 * (double)d->n_coeffs * d->n_theta;
+    clpk_bench_stats stats;
+    clpk_status st = clpk_bench_run(ctx, bench_launch, &u, 2, repeats, bytes, flops, &stats);
+    if (st == CLPK_SUCCESS)
+        printf("bench %s: median %.4f ms (min %.4f, max %.4f) over %d runs, %.2f GFLOP/s, %.2f GB/s (nominal)\n",
+               dsc ? "dsc" : "wc", stats.median_ms, stats.min_ms, stats.max_ms, stats.runs, stats.gflops, stats.gbps);
+    clReleaseMemObject(u.in);
+    clReleaseMemObject(u.out);
+    return st == CLPK_SUCCESS ? 0 : fail("bench", st, clpk_last_error(ctx));
+}
+
+static int cmd_product(const cli *c, clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dataset *d, int dsc) {
+    const char *in_path = dsc ? c->w : c->y;
+    if (!in_path || !c->out) return usage();
+    const int64_t ny = (int64_t)d->n_voxels * d->n_theta, nw = d->n_fibers;
+    double *in = NULL;
+    if (read_vector(in_path, dsc ? nw : ny, &in)) return 1;
+    double *out = malloc((size_t)(dsc ? ny : nw) * sizeof *out);
+    const double t0 = clpk_wall_seconds();
+    clpk_status st = dsc ? clpk_life_dsc_host(plan, in, out) : clpk_life_wc_host(plan, in, out);
+    int rc = st == CLPK_SUCCESS ? 0 : fail(c->cmd, st, clpk_last_error(ctx));
+    if (!rc) {
+        printf("%s: %lld coefficients, %.3f ms (with transfers)\n", c->cmd, (long long)d->n_coeffs,
+               1e3 * (clpk_wall_seconds() - t0));
+        rc = dsc ? write_vector(c->out, out, 2, d->n_voxels, d->n_theta) : write_vector(c->out, out, 1, nw, 0);
+    }
+    if (!rc && c->check) {
+        double *ref = malloc((size_t)(dsc ? ny : nw) * sizeof *ref);
+        if (dsc) life_ref_dsc(d, in, ref);
+        else life_ref_wc(d, in, ref);
+        double err = 0, scale = 0;
+        for (int64_t i = 0; i < (dsc ? ny : nw); ++i) {
+            double e = fabs(out[i] - ref[i]);
+            if (!(e <= err)) err = isnan(e) ? INFINITY : e;
+            scale = fmax(scale, fabs(ref[i]));
+        }
+        double rel = scale > 0 ? err / scale : err;
+        double tol = plan->precision == CLPK_PRECISION_F32 ? 1e-4 : 1e-10;
+        printf("check: relative error %.3g vs double host reference: %s\n", rel, rel <= tol ? "OK" : "WRONG");
+        if (!(rel <= tol)) rc = 1;
+        free(ref);
+    }
+    if (!rc && c->bench > 0) rc = run_bench(ctx, plan, dsc, c->bench, d);
+    free(in);
+    free(out);
+    return rc;
+}
+
+static int cmd_fit(const cli *c, clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dataset *d) {
+    if (!c->out) return usage();
+    if (!d->signal) {
+        fprintf(stderr, "clpk-life: %s has no signal.npy: nothing to fit\n", c->data);
+        return 1;
+    }
+    const int64_t ny = (int64_t)d->n_voxels * d->n_theta, nw = d->n_fibers;
+    double *w0 = NULL;
+    if (c->w0 && read_vector(c->w0, nw, &w0)) return 1;
+    double *w = malloc((size_t)nw * sizeof *w);
+    clpk_life_fit_options o = {.max_iterations = c->iters, .tolerance = c->tol, .objective_every = c->every,
+                               .w_start = w0, .progress = 1};
+    clpk_life_fit_result res;
+    clpk_status st = clpk_life_fit(plan, &o, w, &res);
+    int rc = st == CLPK_SUCCESS ? 0 : fail("fit", st, clpk_last_error(ctx));
+    if (!rc) {
+        int64_t zeros = 0;
+        for (int64_t i = 0; i < nw; ++i) zeros += w[i] == 0;
+        printf("fit: %d iterations%s, objective %.6e, %.3f s, %lld of %lld weights zero\n", res.iterations,
+               res.converged ? " (converged)" : "", res.objective, res.seconds, (long long)zeros, (long long)nw);
+        /* RMSE of the model over all voxels and directions, in the units of the dataset's signal */
+        double *pred = malloc((size_t)ny * sizeof *pred);
+        life_ref_dsc(d, w, pred);
+        double sse = 0;
+        for (int64_t i = 0; i < ny; ++i) sse += (pred[i] - d->signal[i]) * (pred[i] - d->signal[i]);
+        printf("rmse: %.6e (host evaluation of the returned weights)\n", sqrt(sse / (double)ny));
+        if (c->check) {
+            double rel = fabs(0.5 * sse - res.objective) / fmax(0.5 * sse, 1e-300);
+            double tol = plan->precision == CLPK_PRECISION_F32 ? 1e-3 : 1e-9;
+            printf("check: device objective vs host %.3g: %s\n", rel, rel <= tol ? "OK" : "WRONG");
+            if (!(rel <= tol)) rc = 1;
+        }
+        free(pred);
+        rc = rc ? rc : write_vector(c->out, w, 1, nw, 0);
+    }
+    char truth[4096];
+    snprintf(truth, sizeof truth, "%s/w_true.npy", c->data);
+    const char *refs[2] = {c->compare, NULL};
+    FILE *f = fopen(truth, "rb");
+    if (f) {
+        fclose(f);
+        refs[1] = truth;
+    }
+    for (int r = 0; !rc && r < 2; ++r) {
+        if (!refs[r]) continue;
+        double *ref = NULL;
+        if (read_vector(refs[r], nw, &ref)) {
+            rc = 1;
+            break;
+        }
+        printf("correlation with %s: %.4f\n", refs[r], correlation(w, ref, nw));
+        free(ref);
+    }
+    free(w);
+    free(w0);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    cli c;
+    int rc = parse(argc, argv, &c);
+    if (rc) return rc;
+    if (strcmp(c.cmd, "synth") == 0) return cmd_synth(&c);
+    if (strcmp(c.cmd, "encode") == 0) return cmd_encode(&c);
+    int dsc = strcmp(c.cmd, "dsc") == 0, wc = strcmp(c.cmd, "wc") == 0, fit = strcmp(c.cmd, "fit") == 0;
+    if (!dsc && !wc && !fit) return usage();
+    if (!c.data) return usage();
+    clpk_life_dataset d;
+    clpk_error err = {0};
+    clpk_status st = clpk_life_dataset_load(c.data, &d, &err);
+    if (st != CLPK_SUCCESS) return fail(c.data, st, err.message);
+    clpk_context *ctx = NULL;
+    st = clpk_context_create(&ctx, c.device);
+    if (st != CLPK_SUCCESS) {
+        clpk_life_dataset_free(&d);
+        return fail("device", st, "no OpenCL device matches");
+    }
+    clpk_life_plan *plan = NULL;
+    st = clpk_life_plan_create(ctx, &d, c.precision, c.strategy, c.params, &plan);
+    if (st != CLPK_SUCCESS) {
+        rc = fail("plan", st, clpk_last_error(ctx));
+    } else {
+        char text[1024];
+        clpk_life_plan_describe(plan, text, sizeof text);
+        printf("device: %s\n%s\n", clpk_context_device_info(ctx)->name, text);
+        rc = fit ? cmd_fit(&c, ctx, plan, &d) : cmd_product(&c, ctx, plan, &d, dsc);
+    }
+    clpk_life_plan_destroy(plan);
+    clpk_context_destroy(ctx);
+    clpk_life_dataset_free(&d);
+    return rc;
+}

@@ -1,0 +1,404 @@
+/* clpk-tune: the offline autotuner. Tunes the built-in families on one device and writes the profile the library
+ * reads at run time; also merges profiles and lists the families and their search spaces. See docs/tuning.md. */
+#include "tune_run.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FAMILIES 16
+#define MAX_MERGE 64
+
+static volatile sig_atomic_t interrupted;
+
+/* The first Ctrl-C stops after the current candidate; a second one (a kernel that does not return) ends the process
+ * at once: the point in flight stays marked pending in the cache, and --resume refuses it. */
+static void on_sigint(int sig) {
+    (void)sig;
+    if (interrupted) _exit(130);
+    interrupted = 1;
+}
+
+/* ---- Watchdog: a kernel that never returns cannot be stopped inside the driver, so the whole process is replaced by
+ * a fresh run with --resume, in which the hung point (still marked pending in the cache) counts as a timeout. */
+
+#define MAX_RESTARTS 3
+
+typedef struct watchdog {
+    clpk_tune_progress *progress;
+    atomic_llong started_ns; /* the evaluation in flight started then; 0: none */
+    double hang_s;
+    int argc, restarts;
+    char **argv;
+} watchdog;
+
+static long long monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void watch_event(void *user, const clpk_tune_event *ev) {
+    watchdog *w = user;
+    if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE_START) atomic_store(&w->started_ns, monotonic_ns());
+    else if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE) atomic_store(&w->started_ns, 0);
+    clpk_tune_progress_event(w->progress, ev);
+}
+
+static void restart(watchdog *w, double seconds) {
+    fprintf(stderr, "\nclpk-tune: a candidate has run for %.0f s (hang limit %.0f s): ", seconds, w->hang_s);
+    if (w->restarts >= MAX_RESTARTS) {
+        fprintf(stderr, "giving up after %d restarts; run again with --resume\n", w->restarts);
+        _exit(3);
+    }
+    fprintf(stderr, "restarting with --resume; the point is recorded as a timeout\n");
+    char **args = calloc((size_t)w->argc + 4, sizeof *args);
+    char count[16];
+    snprintf(count, sizeof count, "%d", w->restarts + 1);
+    int n = 0, has_resume = 0;
+    for (int i = 0; i < w->argc; ++i) {
+        if (!strcmp(w->argv[i], "--restart-count")) {
+            ++i;
+            continue;
+        }
+        has_resume |= !strcmp(w->argv[i], "--resume");
+        if (args) args[n++] = w->argv[i];
+    }
+    if (args) {
+        if (!has_resume) args[n++] = "--resume";
+        args[n++] = "--restart-count";
+        args[n++] = count;
+        fflush(NULL);
+        execv("/proc/self/exe", args);
+    }
+    fprintf(stderr, "clpk-tune: restart failed; run again with --resume\n");
+    _exit(3);
+}
+
+static void *watch(void *user) {
+    watchdog *w = user;
+    for (;;) {
+        sleep(1);
+        long long t = atomic_load(&w->started_ns);
+        double seconds = t ? (double)(monotonic_ns() - t) * 1e-9 : 0;
+        if (t && seconds > w->hang_s) restart(w, seconds);
+    }
+    return NULL;
+}
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: clpk-tune [options]                 tune and write a profile\n"
+            "       clpk-tune --merge A.json B.json ... --out C.json [--force]\n"
+            "       clpk-tune --list [--device SEL] [--families LIST] [--quick]\n"
+            "options:\n"
+            "  --device SEL          index, P:D or name substring (default $CLPK_DEVICE, else first GPU, else CPU)\n"
+            "  --families LIST       comma-separated families (default: all built in)\n"
+            "  --budget SECONDS      time budget of the whole run (default: none)\n"
+            "  --family-budget S     time budget of each family (default: an equal share of the run's budget)\n"
+            "  --candidate-limit S   a candidate taking longer (build included) is a timeout (default 30)\n"
+            "  --hang-limit S        a candidate still running after S seconds is taken as hung: the run restarts\n"
+            "                        itself with --resume, skipping it (default 4 x the candidate limit; 0: never)\n"
+            "  --strategy NAME       hill (default), random or exhaustive\n"
+            "  --samples N           random points (hill: half of them start the climbs; default 24)\n"
+            "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
+            "  --top-k N             best candidates measured again (default 3)\n"
+            "  --max-points N        at most N evaluations per problem\n"
+            "  --precision P         f32 or f64 (default: both where the family supports them)\n"
+            "  --quick               small problems and a reduced set (CI)\n"
+            "  --seed N              seed of the inputs and of the random strategies (default 1)\n"
+            "  --data-dir DIR        shared real data (default $CLPK_SHARED_DATA_DIR)\n"
+            "  --out FILE            profile to write (default clpk-profile-<device>.json)\n"
+            "  --cache FILE          measured points, for --resume (default FILE.cache.jsonl)\n"
+            "  --resume              continue an interrupted run: points in the cache are not measured again\n"
+            "  --vs-exhaustive       then search exhaustively too and report tuned/exhaustive per problem\n"
+            "  --verbose             print every rejected candidate with its reason\n");
+}
+
+static void sanitize(const char *in, char *out, size_t size) {
+    size_t n = 0;
+    for (const char *p = in; *p && n + 1 < size; ++p) {
+        char c = (char)tolower((unsigned char)*p);
+        out[n++] = isalnum((unsigned char)c) ? c : '-';
+    }
+    out[n] = '\0';
+}
+
+static int parse_int(const char *text, int *out) {
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < 0 || v > 1000000000) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+static int parse_seconds(const char *text, double *out) {
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= 0) || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+static double geometric_mean_speedup(const clpk_tune_report *r, const char *family, int *n) {
+    double sum = 0;
+    *n = 0;
+    for (int i = 0; i < r->count; ++i) {
+        const clpk_tune_result *x = &r->items[i];
+        if (strcmp(x->family, family) || !x->found || !x->default_ok || !(x->best_ms > 0)) continue;
+        sum += log(x->default_ms / x->best_ms);
+        ++*n;
+    }
+    return *n ? exp(sum / *n) : NAN;
+}
+
+static void print_table(const clpk_tune_report *r) {
+    for (int f = 0; f < r->family_count; ++f) {
+        const char *fam = r->families[f];
+        printf("\n%s\n  %-40s %12s %12s %8s %7s  %s\n", fam, "problem", "default ms", "tuned ms", "speed-up", "points",
+               "tuned parameters / note");
+        for (int i = 0; i < r->count; ++i) {
+            const clpk_tune_result *x = &r->items[i];
+            if (strcmp(x->family, fam)) continue;
+            char text[256] = "";
+            if (x->found) clpk_params_format(&x->best, text, sizeof text);
+            if (!x->found) {
+                printf("  %-40.40s %12s %12s %8s %7d  %s\n", x->label, "-", "-", "-", x->evaluated, x->note);
+            } else if (x->default_ok) {
+                printf("  %-40.40s %12.4g %12.4g %7.2fx %7d  %s%s\n", x->label, x->default_ms, x->best_ms,
+                       x->default_ms / x->best_ms, x->evaluated, text, x->complete ? "" : " (cut short)");
+            } else {
+                printf("  %-40.40s %12s %12.4g %8s %7d  %s (defaults failed)\n", x->label, "-", x->best_ms, "-",
+                       x->evaluated, text);
+            }
+        }
+        int n;
+        double g = geometric_mean_speedup(r, fam, &n);
+        if (n) {
+            printf("  %s: tuned vs defaults, geometric mean over %d problem%s: %.2fx\n", fam, n, n == 1 ? "" : "s", g);
+        } else {
+            printf("  %s: no speed-up to report (no problem tuned, or the defaults failed)\n", fam);
+        }
+    }
+}
+
+/* The quality check of the issue: how close the chosen strategy came to the exhaustive best. */
+static void print_vs_exhaustive(const clpk_tune_report *tuned, const clpk_tune_report *full) {
+    printf("\ntuned vs exhaustive (time of the exhaustive best / time of the tuned choice; 1.00 = as good)\n");
+    double sum = 0, worst = INFINITY;
+    int n = 0;
+    for (int i = 0; i < tuned->count && i < full->count; ++i) {
+        const clpk_tune_result *a = &tuned->items[i], *b = &full->items[i];
+        if (!a->found || !b->found || !(a->best_ms > 0)) continue;
+        double ratio = b->best_ms / a->best_ms;
+        if (ratio > 1) ratio = 1; /* a tuned choice faster than the exhaustive best is noise */
+        printf("  %-8s %-40.40s %.3f (%d vs %d points)\n", a->family, a->label, ratio, a->evaluated, b->evaluated);
+        sum += log(ratio);
+        if (ratio < worst) worst = ratio;
+        ++n;
+    }
+    if (n) printf("  geometric mean %.3f, worst %.3f over %d problem%s\n", exp(sum / n), worst, n, n == 1 ? "" : "s");
+}
+
+static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts) {
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, selector) != CLPK_SUCCESS)
+        fprintf(stderr, "clpk-tune: no device: listing families without their spaces\n");
+    int n = 0;
+    for (; fams[n]; ++n) {
+        const clpk_tune_family *f = fams[n];
+        int problems = f->problem_count(opts);
+        printf("%s: %d problem%s\n", f->name, problems, problems == 1 ? "" : "s");
+        for (int i = 0; ctx && i < problems; ++i) {
+            clpk_tune_problem prob;
+            memset(&prob, 0, sizeof prob);
+            if (f->problem_create(ctx, opts, i, &prob) != CLPK_SUCCESS) {
+                printf("  [%d] not created: %s\n", i, clpk_last_error(ctx));
+                if (prob.state && f->problem_destroy) f->problem_destroy(&prob);
+                continue;
+            }
+            char klass[512];
+            clpk_params_format(&prob.klass, klass, sizeof klass);
+            clpk_tune_space space;
+            memset(&space, 0, sizeof space);
+            if (f->space(ctx, &prob, &space) == CLPK_SUCCESS) {
+                double size = clpk_tune_space_size(&space);
+                char valid_text[48] = "";
+                if (size <= (1 << 21)) { /* the constrained space, as the searches list it */
+                    unsigned long long valid = 0;
+                    clpk_params point;
+                    for (unsigned long long k = 0; k < (unsigned long long)size; ++k) {
+                        clpk_tune_space_point(&space, k, &point);
+                        valid += !f->valid || f->valid(ctx, &prob, &point);
+                    }
+                    snprintf(valid_text, sizeof valid_text, ", %llu valid", valid);
+                }
+                printf("  [%d] %s  class {%s}  %.0f points%s\n", i, prob.label, klass, size, valid_text);
+                for (int p = 0; p < space.count; ++p) {
+                    printf("      %-16s", space.params[p].name);
+                    for (int v = 0; v < space.params[p].count; ++v) printf(" %s", space.params[p].values[v]);
+                    putchar('\n');
+                }
+            } else {
+                printf("  [%d] %s: no space: %s\n", i, prob.label, clpk_last_error(ctx));
+            }
+            if (f->problem_destroy) f->problem_destroy(&prob);
+        }
+    }
+    if (n == 0) printf("no tuner family is built in\n");
+    clpk_context_destroy(ctx);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    clpk_tune_config cfg;
+    clpk_tune_config_defaults(&cfg);
+    cfg.candidate_limit_s = 30;
+    const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL;
+    const char *merge[MAX_MERGE];
+    int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0;
+    double hang_s = -1;
+    cfg.opts.data_dir = getenv("CLPK_SHARED_DATA_DIR");
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1, takes = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--device")) selector = v;
+        else if (!strcmp(a, "--families")) family_names = v;
+        else if (!strcmp(a, "--budget")) ok = v && parse_seconds(v, &cfg.budget_s);
+        else if (!strcmp(a, "--family-budget")) ok = v && parse_seconds(v, &cfg.family_budget_s);
+        else if (!strcmp(a, "--candidate-limit")) ok = v && parse_seconds(v, &cfg.candidate_limit_s);
+        else if (!strcmp(a, "--hang-limit")) ok = v && parse_seconds(v, &hang_s);
+        else if (!strcmp(a, "--restart-count")) ok = v && parse_int(v, &restarts);
+        else if (!strcmp(a, "--strategy")) ok = v && clpk_tune_strategy_parse(v, &cfg.strategy) == CLPK_SUCCESS;
+        else if (!strcmp(a, "--samples")) ok = v && parse_int(v, &cfg.samples) && cfg.samples > 0;
+        else if (!strcmp(a, "--repeats")) ok = v && parse_int(v, &cfg.repeats) && cfg.repeats > 0;
+        else if (!strcmp(a, "--final-repeats")) ok = v && parse_int(v, &cfg.final_repeats) && cfg.final_repeats > 0;
+        else if (!strcmp(a, "--top-k")) ok = v && parse_int(v, &cfg.top_k);
+        else if (!strcmp(a, "--max-points")) ok = v && parse_int(v, &cfg.max_points);
+        else if (!strcmp(a, "--precision")) {
+            clpk_precision p;
+            ok = v && clpk_precision_parse(v, &p) == CLPK_SUCCESS;
+            cfg.opts.precision = ok ? clpk_precision_name(p) : NULL;
+        } else if (!strcmp(a, "--seed")) ok = v && (cfg.opts.seed = strtoull(v, NULL, 0), 1);
+        else if (!strcmp(a, "--data-dir")) cfg.opts.data_dir = v;
+        else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--cache")) cache = v;
+        else {
+            takes = 0;
+            if (!strcmp(a, "--quick")) cfg.opts.quick = 1;
+            else if (!strcmp(a, "--resume")) cfg.resume = 1;
+            else if (!strcmp(a, "--merge")) merging = 1;
+            else if (!strcmp(a, "--force")) force = 1;
+            else if (!strcmp(a, "--list")) list = 1;
+            else if (!strcmp(a, "--verbose")) verbose = 1;
+            else if (!strcmp(a, "--vs-exhaustive")) vs_exhaustive = 1;
+            else if (merging && a[0] != '-' && nmerge < MAX_MERGE) merge[nmerge++] = a;
+            else ok = 0;
+        }
+        if (!ok || (takes && !v)) {
+            fprintf(stderr, "clpk-tune: bad or incomplete argument '%s%s%s'\n", a, v && takes ? " " : "",
+                    v && takes ? v : "");
+            usage(stderr);
+            return 2;
+        }
+        i += takes;
+    }
+    if (merging) {
+        if (nmerge == 0 || !out) {
+            fprintf(stderr, "clpk-tune: --merge needs input profiles and --out\n");
+            return 2;
+        }
+        clpk_error err = {0};
+        if (clpk_tune_profile_merge(merge, nmerge, out, force, &err) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-tune: merge failed: %s\n", err.message);
+            return 1;
+        }
+        printf("merged %d profile%s into %s\n", nmerge, nmerge == 1 ? "" : "s", out);
+        return 0;
+    }
+    const clpk_tune_family *families[MAX_FAMILIES + 1];
+    clpk_error err = {0};
+    if (clpk_tune_select(clpk_tune_families, family_names, families, MAX_FAMILIES + 1, &err) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-tune: %s\n", err.message);
+        return 2;
+    }
+    if (list) return list_families(families, selector, &cfg.opts);
+
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, selector) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-tune: cannot open device '%s' (see clpk-info)\n", selector ? selector : "(default)");
+        return 1;
+    }
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    char default_out[300], default_cache[1100];
+    if (!out) {
+        char name[200];
+        sanitize(dev->name, name, sizeof name);
+        snprintf(default_out, sizeof default_out, "clpk-profile-%s.json", name);
+        out = default_out;
+    }
+    if (!cache) {
+        snprintf(default_cache, sizeof default_cache, "%s.cache.jsonl", out);
+        cache = default_cache;
+    }
+    cfg.cache_path = cache;
+    cfg.stop = &interrupted;
+    clpk_tune_progress progress;
+    clpk_tune_progress_init(&progress, stderr, verbose);
+    watchdog dog = {.progress = &progress, .argc = argc, .argv = argv, .restarts = restarts};
+    atomic_init(&dog.started_ns, 0);
+    dog.hang_s = hang_s >= 0 ? hang_s : 4 * cfg.candidate_limit_s;
+    cfg.on_event = watch_event;
+    cfg.event_user = &dog;
+    pthread_t watcher;
+    if (dog.hang_s > 0 && pthread_create(&watcher, NULL, watch, &dog) == 0) pthread_detach(watcher);
+    if (restarts) printf("restart %d after a hung candidate\n", restarts);
+    signal(SIGINT, on_sigint);
+    printf("device: %s / %s (driver %s)\nstrategy: %s%s, cache %s\n", dev->platform_name, dev->name,
+           dev->driver_version, clpk_tune_strategy_name(cfg.strategy), cfg.resume ? ", resuming" : "", cache);
+    fflush(stdout);
+
+    clpk_tune_report report;
+    int rc = 0;
+    if (clpk_tune_run(ctx, families, &cfg, &report) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-tune: %s\n", clpk_last_error(ctx));
+        clpk_context_destroy(ctx);
+        return 1;
+    }
+    print_table(&report);
+    if (clpk_tune_profile_write(out, dev, &report, &err) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-tune: %s\n", err.message);
+        rc = 1;
+    } else {
+        printf("\nprofile written: %s (%.1f s%s)\n", out, report.elapsed_s,
+               report.budget_exhausted ? ", budget exhausted: some searches were cut short" : "");
+    }
+    if (report.stopped) {
+        printf("interrupted: run again with --resume to continue from %s\n", cache);
+        rc = rc ? rc : 130;
+    }
+    if (vs_exhaustive && !report.stopped) {
+        clpk_tune_config full = cfg;
+        full.strategy = CLPK_TUNE_EXHAUSTIVE;
+        full.resume = 1; /* the points the first search measured are not measured again */
+        full.on_event = watch_event; /* the watchdog keeps watching; its progress lines go to stderr */
+        clpk_tune_report exhaustive;
+        if (clpk_tune_run(ctx, families, &full, &exhaustive) == CLPK_SUCCESS) {
+            print_vs_exhaustive(&report, &exhaustive);
+            clpk_tune_report_free(&exhaustive);
+        }
+    }
+    clpk_tune_report_free(&report);
+    clpk_context_destroy(ctx);
+    return rc;
+}

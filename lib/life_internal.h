@@ -1,0 +1,93 @@
+/* LiFE device half: the plan's fields, the restructured (sorted) coefficient copies and the CPU reference. Shared by
+ * lib/life_plan.c, lib/life_sort.c, lib/life_fit.c, lib/life_reference.c, the tuner and the tests. */
+#ifndef CLPK_LIFE_INTERNAL_H
+#define CLPK_LIFE_INTERNAL_H
+
+#include "clpk_internal.h"
+
+/* ---- Restructured coefficients (host side, built once per plan) ------------------------------------------- */
+
+typedef enum life_order { LIFE_ORDER_VOXEL = 0, LIFE_ORDER_ATOM, LIFE_ORDER_FIBER } life_order;
+
+/* The coefficients permuted so that the key (voxel, atom or fibre) is non-decreasing, with run pointers over the
+ * key (n_keys + 1 entries) and offsets premultiplied: atom_off = atom * ld_dict, voxel_off = voxel * n_theta. */
+typedef struct life_sorted {
+    life_order order;
+    int64_t n_coeffs;
+    int32_t n_keys;
+    int64_t *run_ptr; /* n_keys + 1 */
+    int32_t *atom_off, *voxel_off, *fiber;
+    double *phi;
+} life_sorted;
+
+/* Stable counting sort by the key: O(Nc + n_keys). */
+clpk_status life_sort_build(const clpk_life_dataset *data, life_order order, int32_t ld_dict, life_sorted *out,
+                            clpk_error *err);
+void life_sorted_free(life_sorted *s);
+
+/* Run-length statistics of a key: mean and max coefficients per non-empty run (the tuner's problem class). */
+void life_run_stats(const clpk_life_dataset *data, life_order order, double *mean_run, double *max_run);
+
+/* Checks sizes, index ranges and finiteness of what the device kernels read (no crash on bad data). */
+clpk_status life_check_dataset(const clpk_life_dataset *data, clpk_error *err);
+
+/* ---- CPU reference (double precision, the seed's naive serial loops) -------------------------------------- */
+
+void life_ref_dsc(const clpk_life_dataset *data, const double *w, double *y);
+void life_ref_wc(const clpk_life_dataset *data, const double *y, double *w);
+/* `iterations` SBB-NNLS steps from w (in/out) exactly as clpk_life_fit takes them; *objective = 0.5||Mw - y||^2. */
+void life_ref_fit(const clpk_life_dataset *data, int iterations, double *w, double *objective);
+
+/* Random streamline-like datasets for tests and the tuner (no files): fibres visit runs of voxels of mean length
+ * mean_run, empty_fraction of the fibres have no coefficient, signal = M w_true + uniform noise of amplitude noise,
+ * zero_fraction of w_true is 0. Free with clpk_life_dataset_free; *w_true (may be NULL) is malloc'ed. */
+typedef struct life_random_options {
+    int32_t n_theta, n_atoms, n_voxels, n_fibers, mean_run;
+    double empty_fraction, zero_fraction, noise;
+} life_random_options;
+clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, clpk_life_dataset *out,
+                                double **w_true, clpk_error *err);
+
+/* ---- Plan ------------------------------------------------------------------------------------------------- */
+
+typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL } life_dsc_kind;
+typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LIFE_WC_VOXEL } life_wc_kind;
+
+/* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device. */
+extern const char *const life_param_keys[];
+void life_default_params(const clpk_device_info *dev, clpk_params *params);
+
+struct clpk_life_plan {
+    clpk_context *ctx;
+    clpk_precision precision;
+    size_t value_size;
+    int32_t n_atoms, n_voxels, n_fibers, n_theta, ld_dict;
+    int64_t n_coeffs;
+    clpk_params params;
+    char origin[640]; /* where the parameters came from: defaults, a profile entry, a strategy, timing */
+    life_dsc_kind dsc_kind;
+    life_wc_kind wc_kind;
+    int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;
+    cl_program program;
+    cl_kernel k_dsc, k_wc, k_zero;
+    /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */
+    cl_mem dict, signal;
+    /* coefficient copies used by the chosen kernels (unused ones are NULL) */
+    cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
+    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */
+    cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
+    /* solver kernels (built lazily by clpk_life_fit) */
+    cl_program fit_program;
+    cl_kernel k_mask, k_step;
+};
+
+/* Strategy "timed": times every DSC and WC kernel on the dataset (caller's params kept, dsc/wc replaced) and
+ * creates the plan with the fastest of each. */
+clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
+                                   const char *params, clpk_life_plan **plan_out);
+
+/* Names of the strategies for messages and the profile. */
+const char *life_dsc_name(life_dsc_kind k);
+const char *life_wc_name(life_wc_kind k);
+
+#endif

@@ -1,0 +1,168 @@
+/* SBB-NNLS on the device: the same iterates as the double-precision host solver for a few iterations (f32 and f64,
+ * odd and even step rules, warm start), then to convergence on a small problem with the KKT conditions checked on the
+ * result (w >= 0, gradient >= -eps where w = 0, |gradient| <= eps where w > 0), a decreasing objective, and bad
+ * options refused. */
+#include "check.h"
+#include "life_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void compare_iterates(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec, const char *strategy,
+                             int iterations, const double *w_start, double tol) {
+    const size_t nw = (size_t)d->n_fibers;
+    double *w_ref = malloc(nw * sizeof *w_ref), *w_dev = malloc(nw * sizeof *w_dev);
+    for (size_t i = 0; i < nw; ++i) w_ref[i] = w_start ? w_start[i] : 0;
+    double obj_ref = 0;
+    life_ref_fit(d, iterations, w_ref, &obj_ref);
+    clpk_life_plan *plan = NULL;
+    if (CHECK(clpk_life_plan_create(ctx, d, prec, strategy, NULL, &plan) == CLPK_SUCCESS, "plan: %s",
+              clpk_last_error(ctx))) {
+        for (size_t i = 0; i < nw; ++i) w_dev[i] = NAN;
+        clpk_life_fit_options o = {.max_iterations = iterations, .tolerance = 0, .objective_every = 3,
+                                   .w_start = w_start};
+        clpk_life_fit_result res;
+        clpk_status st = clpk_life_fit(plan, &o, w_dev, &res);
+        double e = check_rel_error(w_ref, w_dev, nw);
+        CHECK(st == CLPK_SUCCESS && res.iterations == iterations, "fit %s: %s (%d iterations)",
+              clpk_precision_name(prec), clpk_last_error(ctx), res.iterations);
+        CHECK(e <= tol, "%s %s, %d iterations%s: w differs from the host solver by %.3g", clpk_precision_name(prec),
+              strategy, iterations, w_start ? " (warm)" : "", e);
+        CHECK(fabs(res.objective - obj_ref) <= 10 * tol * obj_ref, "objective %.10g vs host %.10g", res.objective,
+              obj_ref);
+        clpk_life_plan_destroy(plan);
+    }
+    free(w_ref);
+    free(w_dev);
+}
+
+static void convergence(clpk_context *ctx, const clpk_life_dataset *d, const double *w_true) {
+    const size_t nw = (size_t)d->n_fibers, ny = (size_t)d->n_voxels * d->n_theta;
+    clpk_life_plan *plan = NULL;
+    if (!CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F64, "sorted", NULL, &plan) == CLPK_SUCCESS, "plan: %s",
+               clpk_last_error(ctx)))
+        return;
+    double *w = malloc(nw * sizeof *w), *g = malloc(nw * sizeof *g), *r = malloc(ny * sizeof *r);
+    double obj_prev = INFINITY;
+    /* objective after 5, 20, 80 iterations from zero: decreasing */
+    const int caps[] = {5, 20, 80};
+    for (int c = 0; c < 3; ++c) {
+        clpk_life_fit_options o = {.max_iterations = caps[c], .tolerance = 0, .objective_every = 5};
+        clpk_life_fit_result res;
+        CHECK(clpk_life_fit(plan, &o, w, &res) == CLPK_SUCCESS, "%s", clpk_last_error(ctx));
+        CHECK(res.objective < obj_prev, "objective %.6g after %d iterations is not below %.6g", res.objective,
+              caps[c], obj_prev);
+        obj_prev = res.objective;
+    }
+    clpk_life_fit_options o = {.max_iterations = 5000, .tolerance = 1e-9, .objective_every = 10};
+    clpk_life_fit_result res;
+    CHECK(clpk_life_fit(plan, &o, w, &res) == CLPK_SUCCESS, "%s", clpk_last_error(ctx));
+    CHECK(res.converged, "no convergence in %d iterations (objective %.6g)", res.iterations, res.objective);
+    CHECK(res.objective <= obj_prev * (1 + 1e-6), "converged objective %.6g above %.6g", res.objective, obj_prev);
+    printf("converged in %d iterations, objective %.6e, %.3f s\n", res.iterations, res.objective, res.seconds);
+    /* KKT on the host in double: g = M^T (M w - y) */
+    life_ref_dsc(d, w, r);
+    for (size_t i = 0; i < ny; ++i) r[i] -= d->signal[i];
+    life_ref_wc(d, r, g);
+    double *w0 = calloc(nw, sizeof *w0), *g0 = malloc(nw * sizeof *g0);
+    for (size_t i = 0; i < ny; ++i) r[i] = -d->signal[i];
+    life_ref_wc(d, r, g0);
+    double scale = 0;
+    for (size_t i = 0; i < nw; ++i) scale = fmax(scale, fabs(g0[i]));
+    const double eps = 1e-6 * scale;
+    int negative = 0, bad_free = 0, bad_bound = 0, zeros = 0;
+    for (size_t i = 0; i < nw; ++i) {
+        if (w[i] < 0) negative++;
+        if (w[i] == 0) {
+            zeros++;
+            if (g[i] < -eps) bad_bound++;
+        } else if (fabs(g[i]) > eps) {
+            bad_free++;
+        }
+    }
+    CHECK(negative == 0, "%d negative weights", negative);
+    CHECK(bad_bound == 0, "%d weights at 0 with gradient < -%.3g", bad_bound, eps);
+    CHECK(bad_free == 0, "%d positive weights with |gradient| > %.3g", bad_free, eps);
+    CHECK(zeros > 0, "no active bound: the problem does not exercise the projection");
+    /* The noise-free part of the signal is M w_true: the fit must explain the data at least as well. */
+    double obj_true = 0;
+    life_ref_dsc(d, w_true, r);
+    for (size_t i = 0; i < ny; ++i) obj_true += 0.5 * (r[i] - d->signal[i]) * (r[i] - d->signal[i]);
+    CHECK(res.objective <= obj_true * (1 + 1e-9), "fit objective %.6g above that of w_true %.6g", res.objective,
+          obj_true);
+    printf("zero weights %d of %zu; KKT eps %.3g\n", zeros, nw, eps);
+    free(w0), free(g0);
+    free(w), free(g), free(r);
+    clpk_life_plan_destroy(plan);
+}
+
+static void bad_options(clpk_context *ctx, const clpk_life_dataset *d) {
+    clpk_life_plan *plan = NULL;
+    if (!CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_SUCCESS, "%s",
+               clpk_last_error(ctx)))
+        return;
+    double *w = calloc((size_t)d->n_fibers, sizeof *w);
+    clpk_life_fit_options o = {.max_iterations = -1, .tolerance = 1e-6, .objective_every = 10};
+    CHECK(clpk_life_fit(plan, &o, w, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "negative iteration cap accepted");
+    o.max_iterations = 10;
+    o.tolerance = NAN;
+    CHECK(clpk_life_fit(plan, &o, w, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "NaN tolerance accepted");
+    o.tolerance = 1e-6;
+    double *start = calloc((size_t)d->n_fibers, sizeof *start);
+    start[1] = NAN;
+    o.w_start = start;
+    CHECK(clpk_life_fit(plan, &o, w, NULL) == CLPK_ERROR_INVALID_DATA, "NaN warm start accepted");
+    CHECK(clpk_life_fit(plan, NULL, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "NULL w accepted");
+    clpk_life_plan_destroy(plan);
+    /* no signal: nothing to fit */
+    clpk_life_dataset copy = *d;
+    copy.signal = NULL;
+    if (CHECK(clpk_life_plan_create(ctx, &copy, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_SUCCESS, "%s",
+              clpk_last_error(ctx))) {
+        CHECK(clpk_life_fit(plan, NULL, w, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "fit without a signal accepted");
+        clpk_life_plan_destroy(plan);
+    }
+    free(start);
+    free(w);
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, NULL) != CLPK_SUCCESS) {
+        CHECK(0, "no OpenCL device");
+        return check_summary();
+    }
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    printf("device: %s\n", dev->name);
+    /* More fibres than the data pin down would make the problem rank-deficient; keep it overdetermined with zeros
+     * in w_true so some bounds are active. */
+    life_random_options o = {.n_theta = 24, .n_atoms = 30, .n_voxels = 80, .n_fibers = 60, .mean_run = 6,
+                             .empty_fraction = 0.0, .zero_fraction = 0.4, .noise = 0.05};
+    clpk_life_dataset d;
+    double *w_true = NULL;
+    clpk_error err;
+    if (!CHECK(life_random_dataset(&o, check_rand(&rng), &d, &w_true, &err) == CLPK_SUCCESS, "%s", err.message))
+        return check_summary();
+    double *w_start = malloc((size_t)d.n_fibers * sizeof *w_start);
+    for (int i = 0; i < d.n_fibers; ++i) w_start[i] = check_rand_double(&rng) - 0.2; /* some negative: projected */
+
+    if (dev->has_fp64) {
+        compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 1, NULL, 1e-10);
+        compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 6, NULL, 1e-9);
+        compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 6, w_start, 1e-9);
+        if (dev->has_int64_atomics) compare_iterates(ctx, &d, CLPK_PRECISION_F64, "atomics", 6, NULL, 1e-9);
+        convergence(ctx, &d, w_true);
+    } else {
+        printf("no fp64: iterate comparison in f64 and the convergence test skipped\n");
+    }
+    compare_iterates(ctx, &d, CLPK_PRECISION_F32, "sorted", 4, NULL, 2e-3);
+    compare_iterates(ctx, &d, CLPK_PRECISION_F32, "atomics", 4, w_start, 2e-3);
+    bad_options(ctx, &d);
+    free(w_start);
+    free(w_true);
+    clpk_life_dataset_free(&d);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

@@ -1,0 +1,257 @@
+/* LiFE DSC (y = M w) and WC (w = M^T y) on the device against the double-precision serial reference, on fresh random
+ * streamline-like datasets, outputs poisoned with NaN: every strategy and every value of every tuning parameter the
+ * tuner may pick (life_tune_values), f32 and f64; determinism of the sorted kernels; bad inputs refused. */
+#include "check.h"
+#include "life_internal.h"
+#include "life_tune_space.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs one product on device buffers whose output is poisoned with NaN first; returns the status. */
+static clpk_status run_product(clpk_context *ctx, clpk_life_plan *plan, int dsc, const double *in, double *out) {
+    const size_t ny = (size_t)plan->n_voxels * plan->n_theta, nw = (size_t)plan->n_fibers;
+    const size_t n_in = dsc ? nw : ny, n_out = dsc ? ny : nw, vs = plan->value_size;
+    char *hin = malloc(n_in * vs), *hout = malloc(n_out * vs);
+    for (size_t i = 0; i < n_in; ++i) {
+        if (vs == 4) ((float *)hin)[i] = (float)in[i];
+        else ((double *)hin)[i] = in[i];
+    }
+    for (size_t i = 0; i < n_out; ++i) {
+        if (vs == 4) ((float *)hout)[i] = NAN;
+        else ((double *)hout)[i] = NAN;
+    }
+    cl_int rc;
+    cl_context c = clpk_context_cl_context(ctx);
+    cl_mem bin = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n_in * vs, hin, &rc);
+    cl_mem bout = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n_out * vs, hout, &rc);
+    clpk_status st = dsc ? clpk_life_dsc(plan, bin, bout, 0, NULL, NULL) : clpk_life_wc(plan, bin, bout, 0, NULL, NULL);
+    if (st == CLPK_SUCCESS)
+        clEnqueueReadBuffer(clpk_context_queue(ctx), bout, CL_TRUE, 0, n_out * vs, hout, 0, NULL, NULL);
+    for (size_t i = 0; i < n_out; ++i) out[i] = vs == 4 ? ((float *)hout)[i] : ((double *)hout)[i];
+    clReleaseMemObject(bin);
+    clReleaseMemObject(bout);
+    free(hin);
+    free(hout);
+    return st;
+}
+
+typedef struct problem {
+    clpk_life_dataset data;
+    double *w, *y, *y_ref, *w_ref, *y_got, *w_got;
+} problem;
+
+static void problem_make(problem *p, const life_random_options *o, uint64_t *rng) {
+    clpk_error err;
+    memset(p, 0, sizeof *p);
+    CHECK(life_random_dataset(o, check_rand(rng), &p->data, NULL, &err) == CLPK_SUCCESS, "%s", err.message);
+    const size_t ny = (size_t)o->n_voxels * o->n_theta, nw = (size_t)o->n_fibers;
+    p->w = malloc(nw * sizeof(double));
+    p->y = malloc(ny * sizeof(double));
+    p->y_ref = malloc(ny * sizeof(double));
+    p->y_got = malloc(ny * sizeof(double));
+    p->w_ref = malloc(nw * sizeof(double));
+    p->w_got = malloc(nw * sizeof(double));
+    /* a third of the weights are zero: exercises the zero-weight skip */
+    for (size_t i = 0; i < nw; ++i) p->w[i] = check_rand_double(rng) < 0.33 ? 0 : check_rand_double(rng) + 0.1;
+    for (size_t i = 0; i < ny; ++i) p->y[i] = 2 * check_rand_double(rng) - 1;
+    life_ref_dsc(&p->data, p->w, p->y_ref);
+    life_ref_wc(&p->data, p->y, p->w_ref);
+}
+
+static void problem_free(problem *p) {
+    clpk_life_dataset_free(&p->data);
+    free(p->w), free(p->y), free(p->y_ref), free(p->y_got), free(p->w_ref), free(p->w_got);
+}
+
+static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const char *strategy, const char *params,
+                       int check_determinism) {
+    clpk_life_plan *plan = NULL;
+    clpk_status st = clpk_life_plan_create(ctx, &p->data, prec, strategy, params, &plan);
+    if (!CHECK(st == CLPK_SUCCESS, "plan %s %s [%s]: %s", clpk_precision_name(prec), strategy, params,
+               clpk_last_error(ctx)))
+        return;
+    const double tol = prec == CLPK_PRECISION_F32 ? 2e-5 : 1e-12;
+    const size_t ny = (size_t)p->data.n_voxels * p->data.n_theta, nw = (size_t)p->data.n_fibers;
+    st = run_product(ctx, plan, 1, p->w, p->y_got);
+    double e = check_rel_error(p->y_ref, p->y_got, ny);
+    CHECK(st == CLPK_SUCCESS && e <= tol, "DSC %s %s [%s]: error %.3g (status %d %s)", clpk_precision_name(prec),
+          strategy, params, e, (int)st, clpk_last_error(ctx));
+    st = run_product(ctx, plan, 0, p->y, p->w_got);
+    e = check_rel_error(p->w_ref, p->w_got, nw);
+    CHECK(st == CLPK_SUCCESS && e <= tol, "WC %s %s [%s]: error %.3g (status %d %s)", clpk_precision_name(prec),
+          strategy, params, e, (int)st, clpk_last_error(ctx));
+    if (check_determinism) {
+        /* The sorted DSC and the fibre-sorted WC have no atomics: the same bits on every run. */
+        double *again = malloc((ny > nw ? ny : nw) * sizeof *again);
+        run_product(ctx, plan, 1, p->w, again);
+        CHECK(memcmp(again, p->y_got, ny * sizeof *again) == 0, "DSC voxel not bitwise repeatable [%s]", params);
+        if (plan->wc_kind == LIFE_WC_FIBER) {
+            run_product(ctx, plan, 0, p->y, again);
+            CHECK(memcmp(again, p->w_got, nw * sizeof *again) == 0, "WC fiber not bitwise repeatable [%s]", params);
+        }
+        free(again);
+    }
+    clpk_life_plan_destroy(plan);
+}
+
+/* Every value of every tuning parameter at least once for every kernel, and every (dsc, wc) pair (2 x 4): the -D
+ * parameters (team, unroll, wc_team) advance together so only a few programs are built; runtime parameters rotate
+ * independently. */
+static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
+    clpk_tune_space space;
+    life_tune_values(clpk_context_device_info(ctx), &space);
+    int points = 0;
+    for (int i = 0; i < space.count; ++i)
+        if (space.params[i].count > points) points = space.params[i].count;
+    for (int pt = 0; pt < points; ++pt) {
+        clpk_params cand;
+        clpk_params_clear(&cand);
+        for (int i = 0; i < space.count; ++i) {
+            const clpk_tune_param *tp = &space.params[i];
+            if (strcmp(tp->name, "dsc") == 0 || strcmp(tp->name, "wc") == 0) continue;
+            /* runs/wc_runs/wg rotate against the compiled parameters */
+            int shift = strcmp(tp->name, "wc_runs") == 0 ? 1 : strcmp(tp->name, "runs") == 0 ? 2 : 0;
+            clpk_params_set(&cand, tp->name, tp->values[(pt + shift) % tp->count]);
+        }
+        char base[256];
+        clpk_params_format(&cand, base, sizeof base);
+        /* All 8 (dsc, wc) pairs at the first point; afterwards 4 pairs that still run every kernel once (the two
+         * products are independent kernels), which halves the PoCL compiles (it specialises per work-group size). */
+        for (int d = 0; d < 2; ++d)
+            for (int w = 0; w < 4; ++w) {
+                if (pt > 0 && d != (w % 2 == 0 ? LIFE_DSC_VOXEL : LIFE_DSC_ATOMICS)) continue;
+                char params[320];
+                snprintf(params, sizeof params, "%s,dsc=%s,wc=%s", base, life_dsc_name((life_dsc_kind)d),
+                         life_wc_name((life_wc_kind)w));
+                check_plan(ctx, p, prec, "auto", params, d == LIFE_DSC_VOXEL && w == LIFE_WC_FIBER);
+            }
+    }
+}
+
+/* The tuner family's own path (quick problem, defaults and a baseline candidate) runs and checks. */
+static void tuner_family(clpk_context *ctx, uint64_t *rng) {
+    extern const clpk_tune_family clpk_tune_family_life;
+    const clpk_tune_family *fam = &clpk_tune_family_life;
+    clpk_tune_options o = {.precision = "f32", .quick = 1, .seed = check_rand(rng), .data_dir = NULL};
+    CHECK(fam->problem_count(&o) == 1, "quick problem count %d", fam->problem_count(&o));
+    clpk_tune_problem tp;
+    memset(&tp, 0, sizeof tp);
+    if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx)))
+        return;
+    clpk_tune_space space;
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 8, "space of %d parameters", space.count);
+    clpk_params cand;
+    clpk_params_clear(&cand);
+    fam->defaults(ctx, &tp, &cand);
+    CHECK(fam->valid(ctx, &tp, &cand) == 1, "defaults pruned");
+    double ms = -1;
+    CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate defaults: %s (%.3g ms)",
+          clpk_last_error(ctx), ms);
+    clpk_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128", NULL);
+    CHECK(fam->valid(ctx, &tp, &cand) == 1, "atomics baseline pruned");
+    CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate atomics: %s",
+          clpk_last_error(ctx));
+    clpk_params_set(&cand, "team", "32"); /* dsc=atomics ignores team: a duplicate point, pruned */
+    CHECK(fam->valid(ctx, &tp, &cand) == 0, "duplicate atomics point kept");
+    CHECK(strcmp(clpk_params_get(&tp.klass, "precision"), "f32") == 0 &&
+              clpk_params_get_int(&tp.klass, "n_theta", 0) == 96,
+          "problem class");
+    fam->problem_destroy(&tp);
+}
+
+static void bad_inputs(clpk_context *ctx, problem *p) {
+    clpk_life_plan *plan = NULL;
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "magic", NULL, &plan) ==
+              CLPK_ERROR_INVALID_ARGUMENT && !plan, "unknown strategy accepted");
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "sorted", "team=3", &plan) ==
+              CLPK_ERROR_INVALID_ARGUMENT, "team=3 accepted");
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "sorted", "bogus=1", &plan) ==
+              CLPK_ERROR_INVALID_ARGUMENT, "unknown key accepted");
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "sorted", "team=64,runs=1024", &plan) ==
+              CLPK_ERROR_UNSUPPORTED, "over-large work-group accepted");
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, "wc=nope", &plan) ==
+              CLPK_ERROR_INVALID_ARGUMENT, "wc=nope accepted");
+    int32_t saved = p->data.atoms[3];
+    p->data.atoms[3] = p->data.n_atoms;
+    clpk_status st = clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, NULL, &plan);
+    CHECK(st == CLPK_ERROR_INVALID_DATA && strstr(clpk_last_error(ctx), "out of range"),
+          "atom index out of range: %d %s", (int)st, clpk_last_error(ctx));
+    p->data.atoms[3] = saved;
+    double phi = p->data.phi[5];
+    p->data.phi[5] = NAN;
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_ERROR_INVALID_DATA,
+          "NaN phi accepted");
+    p->data.phi[5] = phi;
+    int32_t nv = p->data.n_voxels;
+    p->data.n_voxels = 0;
+    CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_ERROR_INVALID_DATA,
+          "no voxels accepted");
+    p->data.n_voxels = nv;
+    /* an undersized buffer is refused before any launch */
+    if (CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_SUCCESS, "%s",
+              clpk_last_error(ctx))) {
+        cl_int rc;
+        cl_mem small = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, 16, NULL, &rc);
+        cl_mem big = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE,
+                                    (size_t)p->data.n_voxels * p->data.n_theta * 4, NULL, &rc);
+        CHECK(clpk_life_dsc(plan, small, big, 0, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "short w accepted");
+        CHECK(clpk_life_wc(plan, small, big, 0, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "short y accepted");
+        clReleaseMemObject(small);
+        clReleaseMemObject(big);
+        clpk_life_plan_destroy(plan);
+    }
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, NULL) != CLPK_SUCCESS) {
+        printf("no OpenCL device: skipping\n");
+        CHECK(0, "no device");
+        return check_summary();
+    }
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    printf("device: %s\n", dev->name);
+    /* n_theta 37: not a multiple of any team width; empty voxels and fibres; runs longer and shorter than unroll */
+    life_random_options o = {.n_theta = 37, .n_atoms = 23, .n_voxels = 61, .n_fibers = 47, .mean_run = 6,
+                             .empty_fraction = 0.1, .zero_fraction = 0.3, .noise = 0.01};
+    problem p;
+    problem_make(&p, &o, &rng);
+    sweep(ctx, &p, CLPK_PRECISION_F32);
+    if (dev->has_fp64)
+        sweep(ctx, &p, CLPK_PRECISION_F64);
+    else
+        printf("no fp64 on this device: f64 sweep skipped\n");
+    bad_inputs(ctx, &p);
+    problem_free(&p);
+    tuner_family(ctx, &rng);
+
+    /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
+    life_random_options o96 = {.n_theta = 96, .n_atoms = 50, .n_voxels = 200, .n_fibers = 120, .mean_run = 10,
+                               .empty_fraction = 0.05, .zero_fraction = 0.2, .noise = 0};
+    problem_make(&p, &o96, &rng);
+    const char *strategies[] = {"auto", "atomics", "sorted", "timed"};
+    for (int s = 0; s < 4; ++s) {
+        check_plan(ctx, &p, CLPK_PRECISION_F32, strategies[s], NULL, 0);
+        if (dev->has_fp64) check_plan(ctx, &p, CLPK_PRECISION_F64, strategies[s], NULL, 0);
+    }
+    /* Host conveniences agree with the reference too. */
+    clpk_life_plan *plan = NULL;
+    if (CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_SUCCESS, "%s",
+              clpk_last_error(ctx))) {
+        const size_t ny = (size_t)p.data.n_voxels * p.data.n_theta;
+        CHECK(clpk_life_dsc_host(plan, p.w, p.y_got) == CLPK_SUCCESS, "%s", clpk_last_error(ctx));
+        CHECK(check_rel_error(p.y_ref, p.y_got, ny) <= 2e-5, "dsc_host error");
+        CHECK(clpk_life_wc_host(plan, p.y, p.w_got) == CLPK_SUCCESS, "%s", clpk_last_error(ctx));
+        CHECK(check_rel_error(p.w_ref, p.w_got, (size_t)p.data.n_fibers) <= 2e-5, "wc_host error");
+        char text[512];
+        clpk_life_plan_describe(plan, text, sizeof text);
+        printf("%s\n", text);
+        clpk_life_plan_destroy(plan);
+    }
+    problem_free(&p);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

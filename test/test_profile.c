@@ -1,0 +1,331 @@
+/* Profile lookup (lib/profile.c): file precedence in temporary profile directories (exact device and driver, same
+ * device, same vendor and type, defaults), CLPK_PROFILE over the directories, malformed files reported and ignored,
+ * and the nearest-class choice (numbers by log distance, "lo..hi" ranges, strings that must match). */
+#include "check.h"
+#include "clpk_internal.h"
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+static clpk_device_info dev; /* the real device's facts */
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A profile for a device (NULL fields are left out) whose "fam" family holds `entries` (JSON array text). */
+static void write_profile(const char *name, const char *dev_name, const char *vendor, const char *driver,
+                          const char *type, const char *entries) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddStringToObject(root, "clpk_version", CLPK_VERSION_STRING);
+    cJSON *d = cJSON_AddObjectToObject(root, "device");
+    if (dev_name) cJSON_AddStringToObject(d, "name", dev_name);
+    if (vendor) cJSON_AddStringToObject(d, "vendor", vendor);
+    if (driver) cJSON_AddStringToObject(d, "driver", driver);
+    if (type) cJSON_AddStringToObject(d, "type", type);
+    cJSON *fams = cJSON_AddObjectToObject(root, "families");
+    cJSON_AddItemToObject(fams, "fam", cJSON_Parse(entries));
+    char *text = cJSON_Print(root);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    write_text(path, text);
+    free(text);
+    cJSON_Delete(root);
+}
+
+static void remove_file(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    remove(path);
+}
+
+/* Creates a context with stderr captured; returns the warnings printed. */
+static clpk_context *open_capturing(char *warnings, size_t size) {
+    char log_path[512];
+    snprintf(log_path, sizeof log_path, "%s/stderr.log", tmpdir);
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) dup2(fd, 2);
+    clpk_context *ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    fflush(stderr);
+    if (fd >= 0) close(fd);
+    dup2(saved, 2);
+    close(saved);
+    char *text = NULL;
+    warnings[0] = '\0';
+    if (clpk_read_file(log_path, &text, NULL, NULL) == CLPK_SUCCESS) snprintf(warnings, size, "%s", text);
+    free(text);
+    remove(log_path);
+    return ctx;
+}
+
+/* Which "which" parameter the family's (class-free) entry gives, or "defaults". */
+static void chosen_tag(clpk_context *ctx, char *tag, size_t size) {
+    clpk_params features, params;
+    clpk_params_clear(&features);
+    clpk_params_clear(&params);
+    clpk_params_set(&params, "which", "defaults");
+    clpk_profile_choose(ctx, "fam", &features, &params, NULL);
+    snprintf(tag, size, "%s", clpk_params_get(&params, "which"));
+}
+
+static const char *entry(const char *which) {
+    static char buf[128];
+    snprintf(buf, sizeof buf, "[{\"class\": {}, \"params\": {\"which\": \"%s\"}}]", which);
+    return buf;
+}
+
+static void test_precedence(void) {
+    const char *type = clpk_device_kind_string(dev.kind);
+    write_profile("1-other.json", "Another Device", "Another Vendor", "1.0", type, entry("other"));
+    write_profile("2-vendor.json", "A Sibling Device", dev.vendor, "1.0", type, entry("vendor"));
+    write_profile("3-device.json", dev.name, dev.vendor, "some other driver", type, entry("device"));
+    write_profile("4-exact.json", dev.name, dev.vendor, dev.driver_version, type, entry("exact"));
+    write_profile("5-exact-later.json", dev.name, dev.vendor, dev.driver_version, type, entry("exact-later"));
+    /* The same vendor but another device type does not match at the vendor level. */
+    write_profile("0-vendor-other-type.json", "Yet Another", dev.vendor, "1.0",
+                  dev.kind == CLPK_DEVICE_GPU ? "CPU" : "GPU", entry("wrong-type"));
+    /* With 4 and 5 both exact, the earlier file name wins; then remove files one level at a time. */
+    clpk_context *ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    char tag[64];
+    chosen_tag(ctx, tag, sizeof tag);
+    CHECK(!strcmp(tag, "exact") && clpk_context_profile(ctx, NULL) == CLPK_PROFILE_EXACT,
+          "two exact files: the first by name wins (%s)", tag);
+    char path[1024];
+    CHECK(clpk_profile_for_device(&dev, path, sizeof path) == CLPK_PROFILE_EXACT && strstr(path, "4-exact.json"),
+          "clpk-info's lookup agrees: %s", path);
+    clpk_context_destroy(ctx);
+    remove_file("4-exact.json");
+    remove_file("5-exact-later.json");
+    struct {
+        const char *remove_after, *tag;
+        clpk_profile_level level;
+    } steps[] = {{"3-device.json", "device", CLPK_PROFILE_SAME_DEVICE},
+                 {"2-vendor.json", "vendor", CLPK_PROFILE_SAME_VENDOR},
+                 {NULL, "defaults", CLPK_PROFILE_DEFAULTS}};
+    for (int k = 0; k < 3; ++k) {
+        ctx = NULL;
+        clpk_context_create(&ctx, NULL);
+        chosen_tag(ctx, tag, sizeof tag);
+        const char *used;
+        clpk_profile_level level = clpk_context_profile(ctx, &used);
+        CHECK(!strcmp(tag, steps[k].tag) && level == steps[k].level, "step %d: %s at level %s (want %s)", k, tag,
+              clpk_profile_level_string(level), steps[k].tag);
+        CHECK((level == CLPK_PROFILE_DEFAULTS) == (used[0] == '\0'), "the path is given with a profile: '%s'", used);
+        clpk_context_destroy(ctx);
+        if (steps[k].remove_after) remove_file(steps[k].remove_after);
+    }
+    /* CLPK_PROFILE names a file used whatever device it was tuned for. */
+    char other[512];
+    snprintf(other, sizeof other, "%s/1-other.json", tmpdir);
+    setenv("CLPK_PROFILE", other, 1);
+    ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    chosen_tag(ctx, tag, sizeof tag);
+    const char *used;
+    CHECK(!strcmp(tag, "other") && clpk_context_profile(ctx, &used) != CLPK_PROFILE_DEFAULTS && !strcmp(used, other),
+          "CLPK_PROFILE is used as asked (%s)", tag);
+    clpk_context_destroy(ctx);
+    unsetenv("CLPK_PROFILE");
+    remove_file("1-other.json");
+    remove_file("0-vendor-other-type.json");
+
+    const char *dirs[4];
+    CHECK(clpk_profile_search_dirs(dirs, 4) == 1 && !strcmp(dirs[0], tmpdir),
+          "CLPK_PROFILE_DIR replaces the built-in directories");
+    unsetenv("CLPK_PROFILE_DIR");
+    CHECK(clpk_profile_search_dirs(dirs, 4) == 2, "installed and source-tree profiles otherwise");
+    setenv("CLPK_PROFILE_DIR", tmpdir, 1);
+}
+
+static void test_malformed(void) {
+    char path[512];
+    const char *type = clpk_device_kind_string(dev.kind);
+    /* A valid file at a lower level, and broken ones that would otherwise match exactly. */
+    write_profile("z-vendor.json", "A Sibling Device", dev.vendor, "1.0", type, entry("vendor"));
+    const char *bad_entries[] = {
+        "{\"class\": {}}",                                              /* family not an array */
+        "[{\"class\": {}}]",                                            /* entry without params */
+        "[{\"class\": {\"n\": {\"x\": 1}}, \"params\": {}}]",           /* class value an object */
+        "[{\"class\": {\"n\": [1, 2, 3]}, \"params\": {}}]",            /* a range of three */
+        "[{\"class\": {}, \"params\": {\"wg\": [64]}}]",                /* params value an array */
+        "[7]",                                                          /* entry not an object */
+    };
+    int nbad = (int)(sizeof bad_entries / sizeof bad_entries[0]);
+    for (int i = 0; i < nbad; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "bad-%d.json", i);
+        write_profile(name, dev.name, dev.vendor, dev.driver_version, type, bad_entries[i]);
+    }
+    snprintf(path, sizeof path, "%s/bad-json.json", tmpdir);
+    write_text(path, "{\"schema\": 1, \"device\": {\"name\": \"x\", ");
+    snprintf(path, sizeof path, "%s/bad-schema.json", tmpdir);
+    write_text(path, "{\"schema\": 2, \"device\": {\"name\": \"x\", \"vendor\": \"y\"}, \"families\": {}}");
+    snprintf(path, sizeof path, "%s/bad-schema-frac.json", tmpdir);
+    write_text(path, "{\"schema\": 1.5, \"device\": {\"name\": \"x\", \"vendor\": \"y\"}, \"families\": {}}");
+    snprintf(path, sizeof path, "%s/bad-device.json", tmpdir);
+    write_text(path, "{\"schema\": 1, \"device\": {\"vendor\": \"y\"}, \"families\": {}}");
+    snprintf(path, sizeof path, "%s/bad-empty.json", tmpdir);
+    write_text(path, "");
+    char warnings[16384];
+    clpk_context *ctx = open_capturing(warnings, sizeof warnings);
+    if (!CHECK(ctx != NULL, "context despite malformed profiles")) return;
+    char tag[64];
+    chosen_tag(ctx, tag, sizeof tag);
+    CHECK(!strcmp(tag, "vendor"), "malformed files ignored, the valid one used (%s)", tag);
+    for (int i = 0; i < nbad; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "bad-%d.json ignored", i);
+        CHECK(strstr(warnings, name) != NULL, "reported: %s", name);
+    }
+    CHECK(strstr(warnings, "bad-json.json ignored: not valid JSON"), "invalid JSON reported");
+    CHECK(strstr(warnings, "bad-schema.json ignored: \"schema\" must be 1"), "schema 2 reported");
+    CHECK(strstr(warnings, "bad-schema-frac.json ignored"), "schema 1.5 reported");
+    CHECK(strstr(warnings, "bad-device.json ignored"), "device without a name reported");
+    CHECK(strstr(warnings, "bad-empty.json ignored"), "empty file reported");
+    clpk_context_destroy(ctx);
+
+    /* A malformed CLPK_PROFILE falls back to the built-in defaults, with a warning. */
+    snprintf(path, sizeof path, "%s/bad-json.json", tmpdir);
+    setenv("CLPK_PROFILE", path, 1);
+    ctx = open_capturing(warnings, sizeof warnings);
+    chosen_tag(ctx, tag, sizeof tag);
+    CHECK(!strcmp(tag, "defaults") && clpk_context_profile(ctx, NULL) == CLPK_PROFILE_DEFAULTS &&
+              strstr(warnings, "bad-json.json"),
+          "malformed CLPK_PROFILE: defaults (%s)", tag);
+    clpk_context_destroy(ctx);
+    setenv("CLPK_PROFILE", "/nonexistent/profile.json", 1);
+    ctx = open_capturing(warnings, sizeof warnings);
+    CHECK(ctx && clpk_context_profile(ctx, NULL) == CLPK_PROFILE_DEFAULTS && strstr(warnings, "cannot open"),
+          "missing CLPK_PROFILE reported: %.200s", warnings);
+    clpk_context_destroy(ctx);
+    unsetenv("CLPK_PROFILE");
+    for (int i = 0; i < nbad; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "bad-%d.json", i);
+        remove_file(name);
+    }
+    remove_file("bad-json.json");
+    remove_file("bad-schema.json");
+    remove_file("bad-schema-frac.json");
+    remove_file("bad-device.json");
+    remove_file("bad-empty.json");
+    remove_file("z-vendor.json");
+}
+
+static double distance(const char *klass_text, const char *features_text) {
+    clpk_params k, f;
+    clpk_params_clear(&k);
+    clpk_params_clear(&f);
+    clpk_params_parse(&k, klass_text, NULL);
+    clpk_params_parse(&f, features_text, NULL);
+    return clpk_class_distance(&k, &f);
+}
+
+static void test_distance(void) {
+    CHECK(distance("n=100,p=f32", "n=100,p=f32") == 0, "same class: 0");
+    CHECK(distance("", "n=100") == 0, "an empty class fits everything");
+    CHECK(isinf(distance("p=f32", "p=f64")), "a different string never matches");
+    CHECK(distance("n=10..20", "n=15") == 0 && distance("n=10..20", "n=10") == 0 && distance("n=10..20", "n=20") == 0,
+          "inside a range: 0");
+    CHECK(distance("n=10..20", "n=40") > 0 && fabs(distance("n=10..20", "n=40") - distance("n=20", "n=40")) < 1e-12,
+          "above a range: distance to its top");
+    CHECK(fabs(distance("n=10..20", "n=5") - distance("n=10", "n=5")) < 1e-12, "below: distance to its bottom");
+    CHECK(distance("n=100", "n=200") < distance("n=100", "n=400"), "log distance grows");
+    CHECK(fabs(distance("n=100", "n=200") - distance("n=200", "n=100")) < 1e-12, "symmetric");
+    CHECK(fabs(distance("x=-10", "x=0.001") - distance("x=0.001", "x=-10")) < 1e-12,
+          "symmetric across signs: %g vs %g", distance("x=-10", "x=0.001"), distance("x=0.001", "x=-10"));
+    CHECK(distance("x=-1", "x=1") > distance("x=1", "x=1.5"), "a sign change is far");
+    CHECK(distance("n=100,m=5", "n=100") == 1, "a class key the problem lacks costs 1");
+    CHECK(distance("n=100", "n=100,m=5") == 0, "features the class ignores cost nothing");
+    CHECK(isinf(distance("n=10..20", "n=abc")), "a non-number against a range never matches");
+}
+
+static void test_nearest(void) {
+    const char *type = clpk_device_kind_string(dev.kind);
+    write_profile("exact.json", dev.name, dev.vendor, dev.driver_version, type,
+                  "[{\"class\": {\"precision\": \"f32\", \"rows\": 1000}, \"params\": {\"which\": \"small\", "
+                  "\"wg\": 64, \"fast\": true}},"
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": 1000000}, \"params\": {\"which\": \"large\"}},"
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": [2000, 50000]}, \"params\": {\"which\": \"mid\"}},"
+                  " {\"class\": {\"precision\": \"f64\"}, \"params\": {\"which\": \"double\"}},"
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": \"50..100\"}, \"params\": {\"which\": \"tiny\"}}]");
+    clpk_context *ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    if (!CHECK(ctx != NULL, "context")) return;
+    struct {
+        const char *features, *which;
+        double distance;
+    } cases[] = {
+        {"precision=f32,rows=1000", "small", 0},  {"precision=f32,rows=1100", "small", -1},
+        {"precision=f32,rows=3000", "mid", 0},    {"precision=f32,rows=50000", "mid", 0},
+        {"precision=f32,rows=900000", "large", -1}, {"precision=f64,rows=1000", "double", 0},
+        {"precision=f32,rows=70", "tiny", 0},     {"precision=f16,rows=1000", "defaults", -2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        clpk_params f, p;
+        clpk_params_clear(&f);
+        clpk_params_clear(&p);
+        clpk_params_parse(&f, cases[i].features, NULL);
+        clpk_params_set(&p, "which", "defaults");
+        clpk_params_set(&p, "keep", "yes");
+        clpk_profile_choice choice;
+        CHECK(clpk_profile_choose(ctx, "fam", &f, &p, &choice) == CLPK_SUCCESS, "choose");
+        const char *which = clpk_params_get(&p, "which");
+        CHECK(!strcmp(which, cases[i].which), "%s -> %s (want %s)", cases[i].features, which, cases[i].which);
+        CHECK(!strcmp(clpk_params_get(&p, "keep"), "yes"), "defaults the entry does not set are kept");
+        if (cases[i].distance == 0) CHECK(choice.distance == 0 && choice.found, "exact class: distance 0");
+        if (cases[i].distance == -1) CHECK(choice.found && choice.distance > 0, "near class: distance > 0");
+        if (cases[i].distance == -2) CHECK(!choice.found && choice.level == CLPK_PROFILE_DEFAULTS, "no class fits");
+        if (choice.found)
+            CHECK(choice.level == CLPK_PROFILE_EXACT && strstr(choice.path, "exact.json"), "choice names the file");
+    }
+    clpk_params f, p;
+    clpk_params_clear(&f);
+    clpk_params_clear(&p);
+    clpk_params_parse(&f, "precision=f32,rows=1000", NULL);
+    clpk_profile_choose(ctx, "fam", &f, &p, NULL);
+    CHECK(!strcmp(clpk_params_get(&p, "wg"), "64") && !strcmp(clpk_params_get(&p, "fast"), "1"),
+          "numbers and booleans become parameter strings: wg=%s fast=%s", clpk_params_get(&p, "wg"),
+          clpk_params_get(&p, "fast"));
+    CHECK(clpk_profile_choose(ctx, NULL, &f, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT &&
+              clpk_profile_choose(ctx, "fam", NULL, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT &&
+              clpk_profile_choose(NULL, "fam", &f, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
+          "NULL arguments refused");
+    clpk_context_destroy(ctx);
+    remove_file("exact.json");
+}
+
+int main(void) {
+    check_seed();
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/clpk-test-profile-XXXXXX");
+    if (!CHECK(mkdtemp(tmpdir) != NULL, "temporary directory")) return check_summary();
+    unsetenv("CLPK_PROFILE");
+    setenv("CLPK_PROFILE_DIR", tmpdir, 1);
+    setenv("CLPK_LOG", "warn", 1);
+    clpk_context *ctx = NULL;
+    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no OpenCL device")) return check_summary();
+    dev = *clpk_context_device_info(ctx);
+    CHECK(clpk_context_profile(ctx, NULL) == CLPK_PROFILE_DEFAULTS, "an empty directory: built-in defaults");
+    clpk_context_destroy(ctx);
+    test_distance();
+    test_precedence();
+    test_malformed();
+    test_nearest();
+    rmdir(tmpdir);
+    return check_summary();
+}

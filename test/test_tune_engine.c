@@ -1,0 +1,349 @@
+/* The tuner's engine with fake families: strategies, pruning, budgets, the stop flag, failure handling (wrong
+ * results, build failures, out of resources, candidates past the time limit, flaky candidates), defaults and the
+ * re-measure of the best few. */
+#include "check.h"
+#include "tune_fakes.h"
+
+FAKE_FAMILY(plain, 0);
+FAKE_FAMILY(wrong, FAKE_WRONG_B1);
+FAKE_FAMILY(build, FAKE_BUILD_A2);
+FAKE_FAMILY(slow, FAKE_SLOW_CX);
+FAKE_FAMILY(flaky, FAKE_FLAKY_BEST);
+FAKE_FAMILY(sleepy, FAKE_SLEEP);
+FAKE_FAMILY(oom, FAKE_OOM_A64);
+FAKE_FAMILY(create, FAKE_FAIL_CREATE1);
+
+static const char *get(const clpk_params *p, const char *key) {
+    const char *v = clpk_params_get(p, key);
+    return v ? v : "(none)";
+}
+
+static void test_space_points(void) {
+    clpk_tune_space space = {0};
+    fake_space(NULL, NULL, &space);
+    CHECK(clpk_tune_space_size(&space) == 128, "space size %g", clpk_tune_space_size(&space));
+    clpk_params p;
+    clpk_tune_space_point(&space, 0, &p);
+    CHECK(!strcmp(get(&p, "a"), "1") && !strcmp(get(&p, "b"), "1") && !strcmp(get(&p, "c"), "x"), "first point");
+    clpk_tune_space_point(&space, 127, &p);
+    CHECK(!strcmp(get(&p, "a"), "128") && !strcmp(get(&p, "b"), "8") && !strcmp(get(&p, "c"), "y"), "last point");
+    clpk_tune_space_point(&space, 1, &p);
+    CHECK(!strcmp(get(&p, "c"), "y") && !strcmp(get(&p, "a"), "1"), "the last parameter varies fastest");
+    const char *too_many[CLPK_TUNE_MAX_VALUES + 2];
+    for (int i = 0; i < CLPK_TUNE_MAX_VALUES + 1; ++i) too_many[i] = "1";
+    too_many[CLPK_TUNE_MAX_VALUES + 1] = NULL;
+    CHECK(clpk_tune_space_add(&space, "big", too_many) == CLPK_ERROR_INVALID_ARGUMENT, "too many values refused");
+}
+
+static void test_exhaustive(clpk_context *ctx) {
+    fake_reset_counts();
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    const clpk_tune_family *fams[] = {&fake_family_plain, NULL};
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run: %s", clpk_last_error(ctx));
+    CHECK(r.count == FAKE_PROBLEMS, "%d results", r.count);
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        CHECK(x->found && fake_is_optimum(x, i), "problem %d: exhaustive finds the optimum, got a=%s b=%s c=%s", i,
+              get(&x->best, "a"), get(&x->best, "b"), get(&x->best, "c"));
+        CHECK(fabs(x->best_ms - fake_time_ms(i, 3, 2 + i % 3, 1)) < 1e-12, "best time %g", x->best_ms);
+        CHECK(x->default_ok && fabs(x->default_ms - fake_time_ms(i, 0, 0, 0)) < 1e-12, "default time %g",
+              x->default_ms);
+        CHECK(x->evaluated == 126 && x->pruned == 2 && x->complete, "126 valid points measured once, 2 pruned: %d %d",
+              x->evaluated, x->pruned);
+        CHECK(!strcmp(get(&x->klass, "size"), i == 0 ? "1000" : i == 1 ? "2000" : "3000"), "class kept");
+        CHECK(x->outcomes[CLPK_TUNE_OK] == 126 + cfg.top_k + 1, "outcomes ok %d", x->outcomes[CLPK_TUNE_OK]);
+        int once = 1, pruned_untouched = fake_search_calls[i][7][7][0] == 0 && fake_search_calls[i][7][7][1] == 0;
+        for (int a = 0; a < FAKE_NA; ++a)
+            for (int b = 0; b < FAKE_NB; ++b)
+                for (int c = 0; c < FAKE_NC; ++c)
+                    if (!(a == 7 && b == 7)) once &= fake_search_calls[i][a][b][c] == 1;
+        CHECK(once, "every valid point measured exactly once (the defaults included)");
+        CHECK(pruned_untouched, "pruned points never evaluated");
+        int finals = 0;
+        for (int a = 0; a < FAKE_NA; ++a)
+            for (int b = 0; b < FAKE_NB; ++b)
+                for (int c = 0; c < FAKE_NC; ++c) finals += fake_final_calls[i][a][b][c];
+        CHECK(finals == cfg.top_k + 1, "top %d and the defaults measured again: %d", cfg.top_k, finals);
+        CHECK(fake_final_calls[i][3][2 + i % 3][1] == 1, "the best was measured again");
+    }
+    clpk_tune_report_free(&r);
+}
+
+static void test_random_and_hill(clpk_context *ctx) {
+    const clpk_tune_family *fams[] = {&fake_family_plain, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_RANDOM);
+    fake_reset_counts();
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "random run");
+    int max_calls = 0;
+    for (int i = 0; i < FAKE_PROBLEMS; ++i)
+        for (int a = 0; a < FAKE_NA; ++a)
+            for (int b = 0; b < FAKE_NB; ++b)
+                for (int c = 0; c < FAKE_NC; ++c)
+                    if (fake_search_calls[i][a][b][c] > max_calls) max_calls = fake_search_calls[i][a][b][c];
+    CHECK(max_calls == 1, "random never measures a point twice (max %d)", max_calls);
+    for (int i = 0; i < r.count; ++i) {
+        CHECK(r.items[i].evaluated <= cfg.samples + 1 && r.items[i].evaluated >= cfg.samples,
+              "random measures the samples and the defaults: %d", r.items[i].evaluated);
+        CHECK(r.items[i].found && r.items[i].best_ms <= r.items[i].default_ms, "random no worse than defaults");
+    }
+    clpk_tune_report_free(&r);
+
+    /* Hill climbing reaches the exhaustive best (>= 95%) with far fewer points. */
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "hill run");
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        double ratio = fake_time_ms(i, 3, 2 + i % 3, 1) / x->best_ms;
+        CHECK(x->found && ratio >= 0.95, "problem %d: hill reaches %.3f of the exhaustive best", i, ratio);
+        CHECK(x->evaluated < 100, "hill used %d of 126 points", x->evaluated);
+        CHECK(x->strategy == CLPK_TUNE_HILL && x->complete, "hill ran to its end");
+    }
+    clpk_tune_report_free(&r);
+
+    /* Repeatable: the same seed draws the same points. */
+    clpk_tune_report r2;
+    clpk_tune_run(ctx, fams, &cfg, &r);
+    clpk_tune_run(ctx, fams, &cfg, &r2);
+    CHECK(r.count == r2.count && r.items[0].evaluated == r2.items[0].evaluated, "same seed, same search");
+    clpk_tune_report_free(&r);
+    clpk_tune_report_free(&r2);
+}
+
+static void test_failures(clpk_context *ctx) {
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    cfg.candidate_limit_s = FAKE_SLOW_S * 0.5;
+    clpk_tune_options quick = {.quick = 1, .seed = 7};
+    cfg.opts = quick;
+    const clpk_tune_family *fams[] = {&fake_family_wrong, &fake_family_build, &fake_family_slow, &fake_family_oom,
+                                      NULL};
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "failures never stop the run");
+    if (!CHECK(r.count == 4, "one problem per family: %d", r.count)) return;
+    const clpk_tune_result *wrong = &r.items[0], *build = &r.items[1], *slow = &r.items[2], *oom = &r.items[3];
+    CHECK(wrong->outcomes[CLPK_TUNE_WRONG] == 16, "16 wrong candidates recorded: %d", wrong->outcomes[CLPK_TUNE_WRONG]);
+    CHECK(wrong->found && strcmp(get(&wrong->best, "b"), "1") != 0 && fake_is_optimum(wrong, 0),
+          "a wrong candidate is never chosen though it claims to be fastest (b=%s)", get(&wrong->best, "b"));
+    CHECK(!wrong->default_ok, "the defaults (b=1) are wrong here: no default time");
+    CHECK(strstr(wrong->note, "wrong") && strstr(wrong->note, "relative error"), "note says why: %s", wrong->note);
+    CHECK(build->outcomes[CLPK_TUNE_BUILD] == 16 && build->found && fake_is_optimum(build, 0),
+          "build failures skipped: %d", build->outcomes[CLPK_TUNE_BUILD]);
+    CHECK(strstr(build->note, "build log") != NULL, "the build log is kept: %s", build->note);
+    CHECK(slow->outcomes[CLPK_TUNE_TIMEOUT] == 63, "candidates past the time limit recorded: %d",
+          slow->outcomes[CLPK_TUNE_TIMEOUT]);
+    CHECK(slow->found && !strcmp(get(&slow->best, "c"), "y"), "a candidate past the limit is never chosen");
+    CHECK(oom->outcomes[CLPK_TUNE_RESOURCES] == 16 && oom->found && fake_is_optimum(oom, 0),
+          "out of resources skipped");
+    clpk_tune_report_free(&r);
+
+    /* A candidate that passes once and fails when measured again (a race) is refused; the next best wins. */
+    const clpk_tune_family *flaky[] = {&fake_family_flaky, NULL};
+    CHECK(clpk_tune_run(ctx, flaky, &cfg, &r) == CLPK_SUCCESS, "flaky run");
+    CHECK(r.items[0].found && !fake_is_optimum(&r.items[0], 0) && r.items[0].outcomes[CLPK_TUNE_WRONG] == 1,
+          "the flaky optimum is refused at the re-measure");
+    CHECK(r.items[0].best_ms < fake_time_ms(0, 3, 2, 1) + 0.25, "the runner-up is chosen: %g", r.items[0].best_ms);
+    clpk_tune_report_free(&r);
+
+    /* A problem that cannot be created is recorded; the others are tuned. */
+    const clpk_tune_family *create[] = {&fake_family_create, NULL};
+    cfg.opts.quick = 0;
+    cfg.strategy = CLPK_TUNE_RANDOM;
+    int destroyed = fake_destroyed;
+    CHECK(clpk_tune_run(ctx, create, &cfg, &r) == CLPK_SUCCESS, "create-failure run");
+    CHECK(fake_destroyed - destroyed == 3, "the half-built state of the failed problem is destroyed too: %d",
+          fake_destroyed - destroyed);
+    CHECK(r.count == 3 && r.items[0].found && !r.items[1].found && r.items[2].found, "problem 1 skipped only");
+    CHECK(strstr(r.items[1].note, "cannot be created") != NULL, "note: %s", r.items[1].note);
+    clpk_tune_report_free(&r);
+
+    /* A family missing its functions is reported, not called. */
+    clpk_tune_family broken = fake_family_plain;
+    broken.name = "broken";
+    broken.evaluate = NULL;
+    const clpk_tune_family *br[] = {&broken, &fake_family_plain, NULL};
+    CHECK(clpk_tune_run(ctx, br, &cfg, &r) == CLPK_SUCCESS, "broken family run");
+    CHECK(r.count == 1 + FAKE_PROBLEMS && !r.items[0].found && strstr(r.items[0].note, "lacks"),
+          "broken family noted: %s", r.count ? r.items[0].note : "");
+    clpk_tune_report_free(&r);
+
+    /* Bad configuration is an argument error, not a crash. */
+    cfg.repeats = 0;
+    CHECK(clpk_tune_run(ctx, br, &cfg, &r) == CLPK_ERROR_INVALID_ARGUMENT, "repeats 0 refused");
+    CHECK(clpk_tune_run(NULL, br, &cfg, &r) == CLPK_ERROR_INVALID_ARGUMENT, "NULL context refused");
+}
+
+typedef struct stopper {
+    int candidates, after;
+    volatile sig_atomic_t flag;
+} stopper;
+
+static void stop_after(void *user, const clpk_tune_event *ev) {
+    stopper *s = user;
+    if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE && ++s->candidates >= s->after) s->flag = 1;
+}
+
+static void test_budgets_and_stop(clpk_context *ctx) {
+    const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    /* 3 problems x 126 points x 3 ms would take > 1 s. */
+    cfg.budget_s = 0.15;
+    clpk_tune_report r;
+    double t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "budget run");
+    double dt = clpk_wall_seconds() - t0;
+    CHECK(dt < 0.15 + 0.15, "the budget holds: %.3f s", dt);
+    CHECK(r.budget_exhausted && r.count == FAKE_PROBLEMS, "budget exhausted reported");
+    int found = 0, cut = 0;
+    for (int i = 0; i < r.count; ++i) {
+        found += r.items[i].found;
+        cut += !r.items[i].complete;
+        CHECK(r.items[i].evaluated < 126, "problem %d cut short (%d points)", i, r.items[i].evaluated);
+    }
+    CHECK(found == FAKE_PROBLEMS && cut == FAKE_PROBLEMS, "each problem got a share of the budget: %d found", found);
+    clpk_tune_report_free(&r);
+
+    /* A family budget smaller than the run's. */
+    cfg.budget_s = 0;
+    cfg.family_budget_s = 0.06;
+    t0 = clpk_wall_seconds();
+    clpk_tune_run(ctx, fams, &cfg, &r);
+    dt = clpk_wall_seconds() - t0;
+    CHECK(dt < 0.06 + 0.1 && r.budget_exhausted, "the family budget holds: %.3f s", dt);
+    clpk_tune_report_free(&r);
+
+    /* The stop flag (SIGINT in clpk-tune) ends the run after the current candidate. */
+    stopper s = {0, 10, 0};
+    cfg.family_budget_s = 0;
+    cfg.stop = &s.flag;
+    cfg.on_event = stop_after;
+    cfg.event_user = &s;
+    clpk_tune_run(ctx, fams, &cfg, &r);
+    CHECK(r.stopped && s.candidates == 10, "stopped after 10 candidates (%d)", s.candidates);
+    CHECK(!r.items[1].found && strstr(r.items[1].note, "stopped"), "later problems not tuned");
+    clpk_tune_report_free(&r);
+
+    /* The point cap. */
+    cfg.stop = NULL;
+    cfg.on_event = NULL;
+    cfg.max_points = 5;
+    clpk_tune_run(ctx, fams, &cfg, &r);
+    CHECK(r.items[0].evaluated == 5 && r.items[0].found, "max_points caps the search: %d", r.items[0].evaluated);
+    clpk_tune_report_free(&r);
+}
+
+/* A large space: 20^4 = 160000 points, half of them pruned; time is a bowl around (7, 11, 3, 15). */
+static const char *const big_values[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
+                                         "14", "15", "16", "17", "18", "19", NULL};
+static int big_count(const clpk_tune_options *opts) { return 1; }
+static clpk_status big_create(clpk_context *ctx, const clpk_tune_options *opts, int index, clpk_tune_problem *p) {
+    snprintf(p->label, sizeof p->label, "big");
+    return CLPK_SUCCESS;
+}
+static clpk_status big_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    const char *names[] = {"p", "q", "r", "s"};
+    for (int i = 0; i < 4; ++i) CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
+    return CLPK_SUCCESS;
+}
+static int big_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    return (clpk_params_get_int(c, "p", 0) + clpk_params_get_int(c, "q", 0)) % 2 == 0;
+}
+static int sparse_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    int p = (int)clpk_params_get_int(c, "p", 0), q = (int)clpk_params_get_int(c, "q", 0);
+    int r = (int)clpk_params_get_int(c, "r", 0), t = (int)clpk_params_get_int(c, "s", 0);
+    return p == 19 ? (r == 0 && t == 0) : (q == 0 && r == 0 && t == 0);
+}
+static clpk_status big_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *c, int repeats,
+                                double *ms) {
+    static const int centre[] = {7, 11, 3, 15};
+    const char *names[] = {"p", "q", "r", "s"};
+    *ms = 1;
+    for (int i = 0; i < 4; ++i) {
+        double d = (double)(clpk_params_get_int(c, names[i], 0) - centre[i]);
+        *ms += 0.01 * d * d;
+    }
+    return CLPK_SUCCESS;
+}
+static const clpk_tune_family big_family = {"big", big_count, big_create, NULL, big_space, big_valid, big_evaluate,
+                                            NULL};
+
+static void test_large_space(clpk_context *ctx) {
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    const clpk_tune_family *fams[] = {&big_family, NULL};
+    clpk_tune_report r;
+    double t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "large exhaustive run");
+    double dt = clpk_wall_seconds() - t0;
+    const clpk_tune_result *x = &r.items[0];
+    CHECK(x->evaluated == 80000 && x->pruned == 80000 && x->found && x->best_ms == 1, "%d points, %d pruned, best %g",
+          x->evaluated, x->pruned, x->best_ms);
+    CHECK(!x->default_ok && x->defaults.count == 0, "no defaults function: no baseline");
+    CHECK(dt < 20, "exhaustive over 160000 points stays linear: %.2f s", dt);
+    clpk_tune_report_free(&r);
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "large hill run");
+    x = &r.items[0];
+    CHECK(x->found && x->best_ms <= 1.0 / 0.95 && x->evaluated < 400, "hill: %g ms with %d points", x->best_ms,
+          x->evaluated);
+    CHECK(x->pruned == 80000, "the space's invalid points are listed once: %d", x->pruned);
+    clpk_tune_report_free(&r);
+
+    /* Conditional parameters: only 20 of 160000 points are valid (q, r, s matter only when p is 19). Random draws
+     * from the product would find almost none; the listed valid points are all found. */
+    clpk_tune_family sparse = big_family;
+    sparse.valid = sparse_valid;
+    const clpk_tune_family *sp[] = {&sparse, NULL};
+    cfg.strategy = CLPK_TUNE_RANDOM;
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "sparse run");
+    x = &r.items[0];
+    CHECK(x->evaluated == 12 && x->pruned == 160000 - 39, "random draws 12 valid points of 39: %d (pruned %d)",
+          x->evaluated, x->pruned);
+    clpk_tune_report_free(&r);
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "sparse hill run");
+    x = &r.items[0];
+    CHECK(x->found && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9, "hill finds the sparse optimum: %g",
+          x->best_ms);
+    clpk_tune_report_free(&r);
+}
+
+static void test_select(void) {
+    const clpk_tune_family *all[] = {&fake_family_plain, &fake_family_wrong, &fake_family_build, NULL};
+    const clpk_tune_family *out[8];
+    clpk_error err = {0};
+    CHECK(clpk_tune_select(all, NULL, out, 8, &err) == CLPK_SUCCESS && out[3] == NULL && out[2] == all[2], "all");
+    CHECK(clpk_tune_select(all, "fake_build,fake_plain,fake_build", out, 8, &err) == CLPK_SUCCESS &&
+              out[0] == all[2] && out[1] == all[0] && out[2] == NULL,
+          "by name, in the order asked, without duplicates");
+    CHECK(clpk_tune_select(all, "fake_plain,spmv", out, 8, &err) == CLPK_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "spmv") && strstr(err.message, "fake_wrong"),
+          "unknown name reported with the known ones: %s", err.message);
+    clpk_tune_strategy s;
+    CHECK(clpk_tune_strategy_parse("random", &s) == CLPK_SUCCESS && s == CLPK_TUNE_RANDOM, "strategy parse");
+    CHECK(clpk_tune_strategy_parse("annealing", &s) == CLPK_ERROR_INVALID_ARGUMENT, "unknown strategy refused");
+    CHECK(clpk_tune_outcome_of(CLPK_ERROR_UNSUPPORTED) == CLPK_TUNE_RESOURCES &&
+              clpk_tune_outcome_of(CLPK_ERROR_OPENCL) == CLPK_TUNE_ERROR,
+          "outcome mapping");
+    CHECK(clpk_tune_eta(10, 0.5, 0) == 10 && clpk_tune_eta(10, 0.5, 12) == 2 && clpk_tune_eta(1, 0, 0) < 0,
+          "ETA from the fraction done, capped by the budget");
+}
+
+int main(void) {
+    check_seed();
+    test_space_points();
+    test_select();
+    clpk_context *ctx = NULL;
+    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no OpenCL device")) return check_summary();
+    test_exhaustive(ctx);
+    test_random_and_hill(ctx);
+    test_failures(ctx);
+    test_budgets_and_stop(ctx);
+    test_large_space(ctx);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

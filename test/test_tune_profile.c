@@ -1,0 +1,383 @@
+/* Profiles written by the tuner, read back by the library: round trip through clpk_profile_choose, the file's
+ * values, lookup precedence of tuner-written files, an empty profile, merging, and resuming an interrupted run from
+ * the cache without measuring a point twice. */
+#include "check.h"
+#include "tune_fakes.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+FAKE_FAMILY(plain, 0);
+FAKE_FAMILY(sleepy, FAKE_SLEEP);
+
+static char tmpdir[256];
+
+static void path_in(char *out, size_t size, const char *name) { snprintf(out, size, "%s/%s", tmpdir, name); }
+
+static cJSON *read_json(const char *path) {
+    char *text = NULL;
+    if (clpk_read_file(path, &text, NULL, NULL) != CLPK_SUCCESS) return NULL;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    return root;
+}
+
+/* Opens a context with CLPK_PROFILE=path (or the directory search when path is NULL). */
+static clpk_context *open_with_profile(const char *path) {
+    if (path) setenv("CLPK_PROFILE", path, 1);
+    else unsetenv("CLPK_PROFILE");
+    clpk_context *ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    return ctx;
+}
+
+static void run_fake(clpk_context *ctx, const clpk_tune_family *fam, clpk_tune_report *r) {
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    const clpk_tune_family *fams[] = {fam, NULL};
+    CHECK(clpk_tune_run(ctx, fams, &cfg, r) == CLPK_SUCCESS, "tune run: %s", clpk_last_error(ctx));
+}
+
+static void test_round_trip(clpk_context *ctx) {
+    clpk_tune_report r;
+    run_fake(ctx, &fake_family_plain, &r);
+    char path[512];
+    path_in(path, sizeof path, "round.json");
+    clpk_error err = {0};
+    CHECK(clpk_tune_profile_write(path, clpk_context_device_info(ctx), &r, &err) == CLPK_SUCCESS, "write: %s",
+          err.message);
+
+    /* The file as the schema says. */
+    cJSON *root = read_json(path);
+    const cJSON *fam = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "fake_plain");
+    const cJSON *dev = cJSON_GetObjectItem(root, "device");
+    CHECK(cJSON_GetObjectItem(root, "schema")->valuedouble == 1, "schema 1");
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(root, "clpk_version")), "clpk_version");
+    CHECK(!strcmp(cJSON_GetObjectItem(dev, "name")->valuestring, clpk_context_device_info(ctx)->name) &&
+              cJSON_IsString(cJSON_GetObjectItem(dev, "vendor")) &&
+              cJSON_IsString(cJSON_GetObjectItem(dev, "driver")) && cJSON_IsString(cJSON_GetObjectItem(dev, "type")) &&
+              cJSON_IsNumber(cJSON_GetObjectItem(dev, "compute_units")),
+          "device block");
+    CHECK(cJSON_GetArraySize(fam) == FAKE_PROBLEMS, "one entry per class: %d", cJSON_GetArraySize(fam));
+    const cJSON *e0 = cJSON_GetArrayItem(fam, 0);
+    const cJSON *params = cJSON_GetObjectItem(e0, "params"), *klass = cJSON_GetObjectItem(e0, "class");
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(params, "a")) && cJSON_GetObjectItem(params, "a")->valuedouble == 8,
+          "numeric parameter stored as a number");
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(params, "c")) &&
+              !strcmp(cJSON_GetObjectItem(params, "c")->valuestring, "y"),
+          "string parameter stored as a string");
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(klass, "precision")) &&
+              cJSON_GetObjectItem(klass, "size")->valuedouble == 1000,
+          "class kept");
+    CHECK(fabs(cJSON_GetObjectItem(e0, "time_ms")->valuedouble - 1.0) < 1e-9 &&
+              fabs(cJSON_GetObjectItem(e0, "default_time_ms")->valuedouble - fake_time_ms(0, 0, 0, 0)) < 1e-9,
+          "best and default times");
+    CHECK(!strcmp(cJSON_GetObjectItem(e0, "strategy")->valuestring, "exhaustive") &&
+              cJSON_GetObjectItem(e0, "evaluated")->valueint == 126,
+          "strategy and points evaluated");
+    cJSON_Delete(root);
+
+    /* The library reads it back and picks each class's parameters. */
+    clpk_context *c2 = open_with_profile(path);
+    if (!CHECK(c2 != NULL, "context with the profile")) return;
+    const char *used;
+    CHECK(clpk_context_profile(c2, &used) == CLPK_PROFILE_EXACT && !strcmp(used, path),
+          "the tuner's file is accepted by the library's validator at the exact level: '%s'", used);
+    for (int i = 0; i < r.count; ++i) {
+        clpk_params chosen, features = r.items[i].klass;
+        clpk_params_clear(&chosen);
+        fake_defaults(c2, NULL, &chosen);
+        clpk_profile_choice choice;
+        CHECK(clpk_profile_choose(c2, "fake_plain", &features, &chosen, &choice) == CLPK_SUCCESS, "choose");
+        char want[128], got[128];
+        clpk_params_format(&r.items[i].best, want, sizeof want);
+        clpk_params_format(&chosen, got, sizeof got);
+        CHECK(choice.found && choice.distance == 0 && !strcmp(want, got), "class %d: tuned %s, chosen %s", i, want,
+              got);
+    }
+    /* Nearest class: a size between the tuned ones picks the closer class; another precision matches none. */
+    clpk_params features, chosen;
+    clpk_params_clear(&features);
+    clpk_params_set(&features, "precision", "f32");
+    clpk_params_set(&features, "size", "2900");
+    clpk_params_clear(&chosen);
+    clpk_profile_choice choice;
+    clpk_profile_choose(c2, "fake_plain", &features, &chosen, &choice);
+    CHECK(choice.found && !strcmp(clpk_params_get(&choice.klass, "size"), "3000") &&
+              !strcmp(clpk_params_get(&chosen, "b"), "5"),
+          "size 2900 uses the class of 3000 (b=%s)", clpk_params_get(&chosen, "b"));
+    clpk_params_set(&features, "precision", "f64");
+    clpk_params_clear(&chosen);
+    clpk_params_set(&chosen, "a", "1");
+    clpk_profile_choose(c2, "fake_plain", &features, &chosen, &choice);
+    CHECK(!choice.found && chosen.count == 1 && !strcmp(clpk_params_get(&chosen, "a"), "1"),
+          "no class of another precision: the defaults stay");
+    clpk_profile_choose(c2, "spmv", &features, &chosen, &choice);
+    CHECK(!choice.found, "a family absent from the profile: defaults");
+    clpk_context_destroy(c2);
+
+    /* A run with no family (a branch with no tuned family yet) writes a valid empty profile. */
+    clpk_tune_report empty;
+    const clpk_tune_family *none[] = {NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_HILL);
+    CHECK(clpk_tune_run(ctx, none, &cfg, &empty) == CLPK_SUCCESS && empty.count == 0, "empty run");
+    path_in(path, sizeof path, "empty.json");
+    CHECK(clpk_tune_profile_write(path, clpk_context_device_info(ctx), &empty, &err) == CLPK_SUCCESS, "empty write");
+    c2 = open_with_profile(path);
+    CHECK(c2 && clpk_context_profile(c2, &used) == CLPK_PROFILE_EXACT, "the empty profile is valid");
+    clpk_context_destroy(c2);
+    clpk_tune_report_free(&r);
+}
+
+/* Tuner-written files for variants of this device, searched in a directory: the best level wins. */
+static void test_precedence(clpk_context *ctx) {
+    char dir[300];
+    path_in(dir, sizeof dir, "profiles");
+    mkdir(dir, 0755);
+    setenv("CLPK_PROFILE_DIR", dir, 1);
+    const clpk_device_info *real = clpk_context_device_info(ctx);
+    struct {
+        const char *file;
+        clpk_device_info dev;
+    } variants[4];
+    for (int i = 0; i < 4; ++i) variants[i].dev = *real;
+    variants[0].file = "a-other-vendor.json";
+    snprintf(variants[0].dev.vendor, sizeof variants[0].dev.vendor, "Other Vendor");
+    snprintf(variants[0].dev.name, sizeof variants[0].dev.name, "Other Device");
+    variants[1].file = "b-same-vendor.json";
+    snprintf(variants[1].dev.name, sizeof variants[1].dev.name, "Sibling Device");
+    variants[2].file = "c-same-device.json";
+    snprintf(variants[2].dev.driver_version, sizeof variants[2].dev.driver_version, "0.0-older");
+    variants[3].file = "d-exact.json";
+    const clpk_profile_level expect[] = {CLPK_PROFILE_DEFAULTS, CLPK_PROFILE_SAME_VENDOR, CLPK_PROFILE_SAME_DEVICE,
+                                         CLPK_PROFILE_EXACT};
+    clpk_tune_report r;
+    run_fake(ctx, &fake_family_plain, &r);
+    char paths[4][512];
+    clpk_error err = {0};
+    for (int i = 0; i < 4; ++i) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, variants[i].file);
+        clpk_tune_profile_write(paths[i], &variants[i].dev, &r, &err);
+    }
+    /* Remove the best file each time: exact -> same device -> same vendor -> defaults. */
+    for (int k = 3; k >= 0; --k) {
+        clpk_context *c = open_with_profile(NULL);
+        const char *used = "";
+        clpk_profile_level level = c ? clpk_context_profile(c, &used) : 0;
+        CHECK(level == expect[k] && (k == 0 ? used[0] == '\0' : strstr(used, variants[k].file) != NULL),
+              "with files up to %s: level %s, file '%s'", variants[k].file, clpk_profile_level_string(level), used);
+        clpk_context_destroy(c);
+        remove(paths[k]);
+    }
+    clpk_tune_report_free(&r);
+    unsetenv("CLPK_PROFILE_DIR");
+    rmdir(dir);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_merge(clpk_context *ctx) {
+    clpk_tune_report r;
+    run_fake(ctx, &fake_family_plain, &r);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    /* Run A: classes 0 and 1, with class 1 slower than in run B; run B: classes 1 and 2. */
+    clpk_tune_report a = r, b = r;
+    a.items = malloc(sizeof *a.items * 2);
+    b.items = malloc(sizeof *b.items * 2);
+    a.items[0] = r.items[0];
+    a.items[1] = r.items[1];
+    a.items[1].best_ms = 9;
+    clpk_params_set(&a.items[1].best, "b", "8");
+    b.items[0] = r.items[1];
+    b.items[1] = r.items[2];
+    a.count = b.count = 2;
+    char pa[512], pb[512], pc[512], bad[512], other[512];
+    path_in(pa, sizeof pa, "a.json");
+    path_in(pb, sizeof pb, "b.json");
+    path_in(pc, sizeof pc, "merged.json");
+    path_in(bad, sizeof bad, "bad.json");
+    path_in(other, sizeof other, "other.json");
+    clpk_error err = {0};
+    clpk_tune_profile_write(pa, dev, &a, &err);
+    clpk_tune_profile_write(pb, dev, &b, &err);
+    const char *both[] = {pa, pb};
+    CHECK(clpk_tune_profile_merge(both, 2, pc, 0, &err) == CLPK_SUCCESS, "merge: %s", err.message);
+    cJSON *root = read_json(pc);
+    const cJSON *fam = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "fake_plain");
+    CHECK(cJSON_GetArraySize(fam) == 3, "the union of the classes: %d", cJSON_GetArraySize(fam));
+    const cJSON *e;
+    int checked = 0;
+    cJSON_ArrayForEach(e, fam) {
+        if (cJSON_GetObjectItem(cJSON_GetObjectItem(e, "class"), "size")->valuedouble != 2000) continue;
+        checked = 1;
+        CHECK(cJSON_GetObjectItem(e, "time_ms")->valuedouble < 9 &&
+                  cJSON_GetObjectItem(cJSON_GetObjectItem(e, "params"), "b")->valuedouble == 4,
+              "a class in both runs keeps the faster entry");
+    }
+    CHECK(checked, "class 2000 present");
+    cJSON_Delete(root);
+    clpk_context *c = open_with_profile(pc);
+    const char *used = "";
+    CHECK(c && clpk_context_profile(c, &used) != CLPK_PROFILE_DEFAULTS && !strcmp(used, pc), "merged file is valid");
+    clpk_context_destroy(c);
+
+    /* Another device is refused unless forced; a malformed input is refused with its name. */
+    clpk_device_info dev2 = *dev;
+    snprintf(dev2.name, sizeof dev2.name, "Another Device");
+    clpk_tune_profile_write(other, &dev2, &b, &err);
+    const char *mixed[] = {pa, other};
+    CHECK(clpk_tune_profile_merge(mixed, 2, pc, 0, &err) == CLPK_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "Another Device"),
+          "different devices refused: %s", err.message);
+    CHECK(clpk_tune_profile_merge(mixed, 2, pc, 1, &err) == CLPK_SUCCESS, "--force merges anyway");
+    write_text(bad, "{\"schema\": 1, \"device\": {\"name\": \"x\"}");
+    const char *with_bad[] = {pa, bad};
+    CHECK(clpk_tune_profile_merge(with_bad, 2, pc, 0, &err) == CLPK_ERROR_PROFILE && strstr(err.message, "bad.json"),
+          "malformed input refused: %s", err.message);
+    free(a.items);
+    free(b.items);
+    clpk_tune_report_free(&r);
+    remove(pa);
+    remove(pb);
+    remove(pc);
+    remove(bad);
+    remove(other);
+}
+
+static int count_search_calls(int min_calls) {
+    int n = 0;
+    for (int i = 0; i < FAKE_PROBLEMS; ++i)
+        for (int a = 0; a < FAKE_NA; ++a)
+            for (int b = 0; b < FAKE_NB; ++b)
+                for (int c = 0; c < FAKE_NC; ++c) n += fake_search_calls[i][a][b][c] >= min_calls;
+    return n;
+}
+
+/* An interrupted run (here: a budget that stops it midway) continues with --resume; no point is measured twice. */
+static void test_resume(clpk_context *ctx) {
+    char cache[512];
+    path_in(cache, sizeof cache, "points.jsonl");
+    const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    cfg.cache_path = cache;
+    cfg.budget_s = 0.2; /* 3 x 126 points x 3 ms need > 1.1 s */
+    fake_reset_counts();
+    clpk_tune_report r1, r2;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r1) == CLPK_SUCCESS && r1.budget_exhausted, "first run stops midway");
+    int measured_first = count_search_calls(1);
+    CHECK(measured_first > 10 && measured_first < 3 * 126, "first run measured %d points", measured_first);
+
+    /* Simulate a kill in the middle of writing a line. */
+    FILE *f = fopen(cache, "a");
+    if (f) {
+        fputs("{\"device\":\"cut", f);
+        fclose(f);
+    }
+    cfg.budget_s = 0;
+    cfg.resume = 1;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r2) == CLPK_SUCCESS, "resumed run");
+    CHECK(count_search_calls(2) == 0, "no point measured twice (%d were)", count_search_calls(2));
+    CHECK(count_search_calls(1) == 3 * 126, "every valid point measured once over both runs: %d",
+          count_search_calls(1));
+    int from_cache = 0;
+    for (int i = 0; i < r2.count; ++i) {
+        from_cache += r2.items[i].from_cache;
+        CHECK(r2.items[i].complete && fake_is_optimum(&r2.items[i], i), "problem %d: finished at the optimum", i);
+    }
+    CHECK(from_cache >= measured_first, "the resumed run took %d points from the cache (first run: %d)", from_cache,
+          measured_first);
+
+    clpk_tune_cache *c = NULL;
+    clpk_error err = {0};
+    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err) == CLPK_SUCCESS, "reopen");
+    CHECK(clpk_tune_cache_skipped(c) == 1, "the cut line is skipped: %d", clpk_tune_cache_skipped(c));
+    CHECK(clpk_tune_cache_size(c) >= 3 * 126, "all points held: %d", clpk_tune_cache_size(c));
+    clpk_tune_cache_close(c);
+    /* Points of another driver are not reused. */
+    clpk_device_info other = *clpk_context_device_info(ctx);
+    snprintf(other.driver_version, sizeof other.driver_version, "another-driver");
+    CHECK(clpk_tune_cache_open(cache, &other, 1, &c, &err) == CLPK_SUCCESS && clpk_tune_cache_size(c) == 0,
+          "another driver's points are ignored");
+    clpk_tune_cache_close(c);
+    /* Without --resume the cache starts over. */
+    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS &&
+              clpk_tune_cache_size(c) == 0,
+          "a fresh run starts an empty cache");
+    clpk_tune_cache_close(c);
+    /* A point whose evaluation never reported (the run died in it) is refused on resume, never tried again. */
+    clpk_params klass, optimum, neighbour;
+    clpk_params_clear(&klass);
+    clpk_params_set(&klass, "precision", "f32");
+    clpk_params_set(&klass, "size", "1000");
+    clpk_params_clear(&optimum);
+    clpk_params_parse(&optimum, "a=8,b=3,c=y", NULL);
+    clpk_params_clear(&neighbour);
+    clpk_params_parse(&neighbour, "a=4,b=3,c=y", NULL);
+    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS, "fresh cache");
+    clpk_tune_cache_mark_pending(c, "fake_plain", &klass, "search", &optimum);
+    clpk_tune_cache_mark_pending(c, "fake_plain", &klass, "search", &neighbour);
+    clpk_tune_cache_store(c, "fake_plain", &klass, "search", &neighbour, CLPK_TUNE_OK, 2.5);
+    clpk_tune_cache_close(c);
+    clpk_tune_outcome outcome;
+    double ms;
+    clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err);
+    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &optimum, &outcome, &ms) &&
+              outcome == CLPK_TUNE_TIMEOUT && isinf(ms),
+          "a point left pending reads as a timeout");
+    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) &&
+              outcome == CLPK_TUNE_OK && ms == 2.5,
+          "a pending mark followed by a result reads as the result");
+    clpk_tune_cache_close(c);
+    fake_reset_counts();
+    clpk_tune_config quick;
+    fake_config(&quick, CLPK_TUNE_EXHAUSTIVE);
+    quick.opts.quick = 1;
+    quick.cache_path = cache;
+    quick.resume = 1;
+    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
+    clpk_tune_report r3;
+    CHECK(clpk_tune_run(ctx, plain, &quick, &r3) == CLPK_SUCCESS && r3.count == 1, "run over a pending point");
+    CHECK(fake_search_calls[0][3][2][1] == 0 && fake_final_calls[0][3][2][1] == 0 &&
+              !fake_is_optimum(&r3.items[0], 0) && r3.items[0].outcomes[CLPK_TUNE_TIMEOUT] == 1,
+          "the point that took a run down is not tried again");
+    CHECK(fake_search_calls[0][2][2][1] == 0, "the cached point is not measured again");
+    clpk_tune_report_free(&r3);
+    char bad_path[600];
+    snprintf(bad_path, sizeof bad_path, "%s/no/such/dir/cache.jsonl", tmpdir);
+    CHECK(clpk_tune_cache_open(bad_path, &other, 0, &c, &err) == CLPK_ERROR_IO && c == NULL, "unwritable cache: %s",
+          err.message);
+    clpk_tune_report_free(&r1);
+    clpk_tune_report_free(&r2);
+    remove(cache);
+}
+
+int main(void) {
+    check_seed();
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/clpk-test-tune-XXXXXX");
+    if (!CHECK(mkdtemp(tmpdir) != NULL, "temporary directory")) return check_summary();
+    unsetenv("CLPK_PROFILE_DIR");
+    clpk_context *ctx = open_with_profile(NULL);
+    if (!CHECK(ctx != NULL, "no OpenCL device")) return check_summary();
+    test_round_trip(ctx);
+    test_precedence(ctx);
+    test_merge(ctx);
+    test_resume(ctx);
+    clpk_context_destroy(ctx);
+    char path[512];
+    path_in(path, sizeof path, "round.json");
+    remove(path);
+    path_in(path, sizeof path, "empty.json");
+    remove(path);
+    rmdir(tmpdir);
+    return check_summary();
+}

@@ -1,0 +1,208 @@
+/* Every direct variant at every value of every parameter the tuner may choose (tuner/tune_xcorr.c), on random
+ * inputs against the double CPU reference, on all four patterns, odd and non-square sizes from 1x1 up, full outputs
+ * and search windows, buffer offsets, poisoned outputs and guards. The sweep covers each parameter value with few
+ * distinct programs (values paired along a diagonal: kernels are compiled per -D set). Also: f64, determinism. */
+#include "check.h"
+#include "clpk_internal.h"
+#include "clpk_xcorr.h"
+#include "xcorr_reference.h"
+#include "xcorr_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sweep_case {
+    const char *algorithm;
+    const char *params;
+} sweep_case;
+
+/* Keep in step with the space in tuner/tune_xcorr.c. */
+static const sweep_case cases[] = {
+    {"naive", "wg=64"},
+    {"naive", "wg=256"},
+    {"shift-buffer", "team=8"},
+    {"shift-buffer", "team=16"},
+    {"shift-buffer", "team=32"},
+    {"shift-buffer", "team=64"},
+    {"shift-buffer", "team=128"},
+    {"split-row", "rows_per_worker=1,combine=ordered,wg=64"},
+    {"split-row", "rows_per_worker=2,combine=atomic,wg=128"},
+    {"split-row", "rows_per_worker=4,combine=ordered,wg=256"},
+    {"split-row", "rows_per_worker=8,combine=atomic,wg=64"},
+    {"split-row", "rows_per_worker=16,combine=ordered,wg=128"},
+    {"split-row", "rows_per_worker=16,combine=atomic,wg=256"},
+    {"grouped", "shifts=1,rows=8,wg=64"},
+    {"grouped", "shifts=2,rows=4,wg=128"},
+    {"grouped", "shifts=4,rows=2,wg=256"},
+    {"grouped", "shifts=8,rows=1,wg=128"},
+    {"multi-right", "rights=2,shifts=4,rows=2,wg=64"},
+    {"multi-right", "rights=4,shifts=1,rows=4,wg=128"},
+    {"multi-right", "rights=8,shifts=2,rows=1,wg=256"},
+    {"multi-both", "lefts=2,rights=4,shifts=1,rows=2,wg=64"},
+    {"multi-both", "lefts=4,rights=2,shifts=2,rows=1,wg=128"},
+    {"multi-both", "lefts=2,rights=2,shifts=4,rows=1,wg=256"},
+    {"warp-per-overlap", "wg=32"},
+    {"warp-per-overlap", "wg=64"},
+    {"warp-per-overlap", "wg=128"},
+    {"warp-per-overlap", "wg=256"},
+};
+
+/* pattern, rows, cols, n_left, n_right, search rows, search cols */
+static const clpk_xcorr_shape shapes[] = {
+    {CLPK_XCORR_ONE_TO_ONE, 1, 1, 3, 3, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_ONE_TO_ONE, 17, 13, 2, 2, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_ONE_TO_MANY, 7, 1, 1, 5, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_ONE_TO_MANY, 33, 31, 1, 3, 9, 15, CLPK_PRECISION_F32},
+    {CLPK_XCORR_N_TO_MN, 5, 9, 2, 6, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_N_TO_M, 6, 6, 3, 5, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_N_TO_M, 2, 3, 1, 2, 1, 5, CLPK_PRECISION_F32},
+};
+
+/* Whether the plan is expected to refuse these parameters on this pattern. */
+static int refused(const char *params, clpk_xcorr_pattern pattern) {
+    const int rights = strstr(params, "rights=") ? atoi(strstr(params, "rights=") + 7) : 1;
+    const int lefts = strstr(params, "lefts=") ? atoi(strstr(params, "lefts=") + 6) : 1;
+    return (rights > 1 && pattern == CLPK_XCORR_ONE_TO_ONE) || (lefts > 1 && pattern != CLPK_XCORR_N_TO_M);
+}
+
+static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const char *algo, const char *params) {
+    snprintf(buf, size, "%s %s %dx%d %d/%d win %dx%d %s {%s}", clpk_xcorr_pattern_name(s->pattern),
+             clpk_precision_name(s->precision), s->rows, s->cols, s->n_left, s->n_right, s->search_rows, s->search_cols,
+             algo, params ? params : "");
+}
+
+static void sweep(clpk_context *ctx, uint64_t *rng) {
+    char label[256];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+            const clpk_xcorr_shape *shape = &shapes[s];
+            label_of(label, sizeof label, shape, cases[c].algorithm, cases[c].params);
+            if (refused(cases[c].params, shape->pattern)) {
+                clpk_xcorr_plan *plan = NULL;
+                clpk_status st = clpk_xcorr_plan_create(ctx, shape, cases[c].algorithm, cases[c].params, &plan);
+                CHECK(st == CLPK_ERROR_INVALID_ARGUMENT && !plan, "%s: accepted on a pattern it cannot serve", label);
+                clpk_xcorr_plan_destroy(plan);
+                continue;
+            }
+            xcorr_check_case(ctx, rng, shape, cases[c].algorithm, cases[c].params, (c + s) % 3, label);
+        }
+}
+
+/* Sizes at the ends of the issue's range (1x1 .. 300x300) at each algorithm's defaults. Full outputs where the
+ * double reference stays cheap; 300x300 with a search window (a full 300x300 reference is 8e9 multiply-adds). */
+static void sizes(clpk_context *ctx, uint64_t *rng) {
+    static const clpk_xcorr_shape big[] = {
+        {CLPK_XCORR_ONE_TO_ONE, 300, 300, 1, 1, 7, 11, CLPK_PRECISION_F32},
+        {CLPK_XCORR_ONE_TO_MANY, 300, 7, 1, 2, 0, 0, CLPK_PRECISION_F32},
+        {CLPK_XCORR_N_TO_MN, 1, 300, 1, 2, 0, 0, CLPK_PRECISION_F32},
+        {CLPK_XCORR_N_TO_M, 64, 48, 2, 2, 0, 0, CLPK_PRECISION_F32},
+    };
+    static const char *const algos[] = {"naive",       "shift-buffer", "split-row",        "grouped",
+                                        "multi-right", "multi-both",   "warp-per-overlap", "auto"};
+    char label[256];
+    for (size_t s = 0; s < sizeof big / sizeof big[0]; ++s)
+        for (size_t a = 0; a < sizeof algos / sizeof algos[0]; ++a) {
+            if (strcmp(algos[a], "multi-right") == 0 && big[s].pattern == CLPK_XCORR_ONE_TO_ONE) continue;
+            if (strcmp(algos[a], "multi-both") == 0 && big[s].pattern != CLPK_XCORR_N_TO_M) continue;
+            label_of(label, sizeof label, &big[s], algos[a], NULL);
+            xcorr_check_case(ctx, rng, &big[s], algos[a], NULL, 1, label);
+        }
+}
+
+/* f64: every algorithm at its defaults on two patterns, and the atomic combine. */
+static void doubles(clpk_context *ctx, uint64_t *rng) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (!dev->has_fp64) {
+        printf("skip f64: %s has no double precision\n", dev->name);
+        return;
+    }
+    static const clpk_xcorr_shape f64_shapes[] = {
+        {CLPK_XCORR_N_TO_MN, 11, 6, 2, 4, 0, 0, CLPK_PRECISION_F64},
+        {CLPK_XCORR_N_TO_M, 9, 10, 2, 3, 5, 0, CLPK_PRECISION_F64},
+    };
+    static const sweep_case f64_cases[] = {
+        {"naive", NULL},       {"shift-buffer", NULL}, {"split-row", NULL},        {"grouped", NULL},
+        {"multi-right", NULL}, {"multi-both", NULL},   {"warp-per-overlap", NULL},
+    };
+    char label[256];
+    for (size_t s = 0; s < sizeof f64_shapes / sizeof f64_shapes[0]; ++s) {
+        for (size_t c = 0; c < sizeof f64_cases / sizeof f64_cases[0]; ++c) {
+            label_of(label, sizeof label, &f64_shapes[s], f64_cases[c].algorithm, NULL);
+            xcorr_check_case(ctx, rng, &f64_shapes[s], f64_cases[c].algorithm, f64_cases[c].params, s, label);
+        }
+        label_of(label, sizeof label, &f64_shapes[s], "split-row", "combine=atomic");
+        if (dev->has_int64_atomics)
+            xcorr_check_case(ctx, rng, &f64_shapes[s], "split-row", "rows_per_worker=2,combine=atomic", 0, label);
+        else
+            printf("skip %s: no 64-bit atomics\n", label);
+    }
+}
+
+/* The deterministic variants give bit-identical results run after run (a moving result would be a race). */
+static void determinism(clpk_context *ctx, uint64_t *rng) {
+    const clpk_xcorr_shape shape = {CLPK_XCORR_ONE_TO_MANY, 23, 19, 1, 3, 0, 0, CLPK_PRECISION_F32};
+    const char *const algos[][2] = {{"split-row", "rows_per_worker=2,combine=ordered"},
+                                    {"shift-buffer", "team=16"},
+                                    {"multi-right", NULL},
+                                    {"warp-per-overlap", NULL}};
+    const size_t mat = (size_t)shape.rows * shape.cols;
+    const size_t no = clpk_xcorr_output_count(&shape) * clpk_xcorr_output_rows(&shape) * clpk_xcorr_output_cols(&shape);
+    double *l = malloc(mat * sizeof *l), *r = malloc(3 * mat * sizeof *r);
+    double *a = malloc(no * sizeof *a), *b = malloc(no * sizeof *b);
+    xcorr_fill_random(rng, l, mat);
+    xcorr_fill_random(rng, r, 3 * mat);
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; ++i) {
+        clpk_xcorr_plan *plan = NULL;
+        int g1 = 0, g2 = 0;
+        clpk_status st = clpk_xcorr_plan_create(ctx, &shape, algos[i][0], algos[i][1], &plan);
+        if (st == CLPK_SUCCESS) st = xcorr_run(ctx, plan, &shape, l, r, 0, a, &g1);
+        if (st == CLPK_SUCCESS) st = xcorr_run(ctx, plan, &shape, l, r, 0, b, &g2);
+        if (CHECK(st == CLPK_SUCCESS, "%s: %s", algos[i][0], clpk_last_error(ctx)))
+            CHECK(memcmp(a, b, no * sizeof *a) == 0 && g1 && g2, "%s: two runs differ", algos[i][0]);
+        clpk_xcorr_plan_destroy(plan);
+    }
+    free(l);
+    free(r);
+    free(a);
+    free(b);
+}
+
+/* "fft" and "auto" through the plan (the FFT path itself is tested in test_xcorr_fft). */
+static void through_plan(clpk_context *ctx, uint64_t *rng) {
+    const clpk_xcorr_shape shape = {CLPK_XCORR_N_TO_MN, 12, 10, 2, 4, 0, 0, CLPK_PRECISION_F32};
+    clpk_xcorr_plan *plan = NULL;
+    clpk_status st = clpk_xcorr_plan_create(ctx, &shape, "fft", NULL, &plan);
+    clpk_xcorr_plan_destroy(plan);
+    if (st == CLPK_ERROR_UNSUPPORTED) {
+        printf("skip fft through the plan: %s\n", clpk_last_error(ctx));
+    } else {
+        xcorr_check_case(ctx, rng, &shape, "fft", NULL, 2, "n-to-mn 12x10 fft");
+    }
+    /* A large one-pair problem takes the FFT path by the built-in rule when it is built in, else a direct one. */
+    const clpk_xcorr_shape large = {CLPK_XCORR_ONE_TO_ONE, 400, 400, 1, 1, 0, 0, CLPK_PRECISION_F32};
+    st = clpk_xcorr_plan_create(ctx, &large, "auto", NULL, &plan);
+    if (CHECK(st == CLPK_SUCCESS, "auto 400x400: %s", clpk_last_error(ctx)))
+        printf("auto 400x400 one-to-one: %s\n", clpk_xcorr_plan_algorithm(plan));
+    clpk_xcorr_plan_destroy(plan);
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = NULL;
+    clpk_status st = clpk_context_create(&ctx, NULL);
+    if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
+    printf("device: %s\n", clpk_context_device_info(ctx)->name);
+    double t0 = clpk_wall_seconds();
+    sweep(ctx, &rng);
+    printf("sweep: %.1f s\n", clpk_wall_seconds() - t0);
+    sizes(ctx, &rng);
+    printf("sizes: %.1f s\n", clpk_wall_seconds() - t0);
+    doubles(ctx, &rng);
+    printf("f64: %.1f s\n", clpk_wall_seconds() - t0);
+    determinism(ctx, &rng);
+    through_plan(ctx, &rng);
+    printf("total: %.1f s\n", clpk_wall_seconds() - t0);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

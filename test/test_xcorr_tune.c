@@ -1,0 +1,102 @@
+/* The cross-correlation tuner space (tuner/tune_xcorr.c): the quick problems build, the space enumerates to distinct
+ * valid points that name every algorithm applying to the pattern, `valid` refuses what the plan would refuse, and
+ * `evaluate` (through the public plan path, with a check against the reference) succeeds on the defaults and on a
+ * seeded sample of valid points. Every value of the space is also swept for correctness in test_xcorr_direct. */
+#include "check.h"
+#include "tune.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const clpk_tune_family clpk_tune_family_xcorr;
+
+/* Calls `visit` for each valid point of the space (odometer over the parameter lists); returns how many. */
+static int enumerate(clpk_context *ctx, const clpk_tune_family *fam, const clpk_tune_problem *problem,
+                     const clpk_tune_space *sp, clpk_params *points, int capacity) {
+    int idx[CLPK_TUNE_MAX_PARAMS] = {0}, count = 0;
+    for (;;) {
+        clpk_params c;
+        clpk_params_clear(&c);
+        for (int i = 0; i < sp->count; ++i)
+            clpk_params_set(&c, sp->params[i].name, sp->params[i].values[idx[i]]);
+        if (fam->valid(ctx, problem, &c)) {
+            if (count < capacity) points[count] = c;
+            ++count;
+        }
+        int i = 0;
+        while (i < sp->count && ++idx[i] == sp->params[i].count)
+            idx[i++] = 0;
+        if (i == sp->count) break;
+    }
+    return count;
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = NULL;
+    clpk_status st = clpk_context_create(&ctx, NULL);
+    if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
+    const clpk_tune_family *fam = &clpk_tune_family_xcorr;
+    int registered = 0;
+    for (int i = 0; clpk_tune_families[i]; ++i) registered |= clpk_tune_families[i] == fam;
+    CHECK(registered && strcmp(fam->name, "xcorr") == 0, "xcorr is not in the tuner registry");
+    clpk_tune_options opts = {.precision = "f32", .quick = 1, .seed = rng, .data_dir = NULL};
+    const int problems = fam->problem_count(&opts);
+    CHECK(problems >= 3, "only %d quick problems", problems);
+    enum { CAPACITY = 4096 };
+    clpk_params *points = malloc(CAPACITY * sizeof *points);
+    for (int p = 0; p < problems; ++p) {
+        clpk_tune_problem problem;
+        st = fam->problem_create(ctx, &opts, p, &problem);
+        if (!CHECK(st == CLPK_SUCCESS, "problem %d: %s", p, clpk_last_error(ctx))) continue;
+        printf("%s\n", problem.label);
+        CHECK(clpk_params_get(&problem.klass, "pattern") && clpk_params_get(&problem.klass, "rows") &&
+                  clpk_params_get(&problem.klass, "n_right") && clpk_params_get(&problem.klass, "precision"),
+              "%s: class lacks features", problem.label);
+        clpk_tune_space sp;
+        st = fam->space(ctx, &problem, &sp);
+        if (CHECK(st == CLPK_SUCCESS, "%s: space", problem.label)) {
+            const int n = enumerate(ctx, fam, &problem, &sp, points, CAPACITY);
+            printf("  %d valid points\n", n);
+            CHECK(n > 20 && n <= CAPACITY, "%s: %d valid points", problem.label, n);
+            /* Every algorithm of the space has at least one valid point; points are distinct. */
+            for (int a = 0; a < sp.params[0].count; ++a) {
+                int seen = 0;
+                for (int i = 0; i < n && i < CAPACITY; ++i)
+                    seen |= strcmp(clpk_params_get(&points[i], "algorithm"), sp.params[0].values[a]) == 0;
+                CHECK(seen, "%s: no valid point for %s", problem.label, sp.params[0].values[a]);
+            }
+            /* The defaults, then a seeded sample of valid points, through evaluate (which checks results). */
+            clpk_params cand;
+            fam->defaults(ctx, &problem, &cand);
+            double ms = -1;
+            st = fam->evaluate(ctx, &problem, &cand, 3, &ms);
+            CHECK(st == CLPK_SUCCESS && ms >= 0, "%s: defaults: %s", problem.label, clpk_last_error(ctx));
+            for (int k = 0; k < 5 && n > 0; ++k) {
+                const clpk_params *c = &points[check_rand(&rng) % (uint64_t)(n < CAPACITY ? n : CAPACITY)];
+                char text[512];
+                clpk_params_format(c, text, sizeof text);
+                ms = -1;
+                st = fam->evaluate(ctx, &problem, c, 2, &ms);
+                CHECK(st == CLPK_SUCCESS && ms >= 0, "%s {%s}: %s", problem.label, text, clpk_last_error(ctx));
+            }
+            /* What the plan refuses, valid refuses too. */
+            clpk_params bad;
+            clpk_params_clear(&bad);
+            for (int i = 0; i < sp.count; ++i)
+                clpk_params_set(&bad, sp.params[i].name, sp.params[i].values[0]);
+            clpk_params_set(&bad, "algorithm", "grouped");
+            clpk_params_set(&bad, "shifts", "8");
+            clpk_params_set(&bad, "rows", "8");
+            CHECK(!fam->valid(ctx, &problem, &bad), "%s: 64 accumulators accepted", problem.label);
+            clpk_params_set(&bad, "algorithm", "naive");
+            clpk_params_set(&bad, "rows", "1");
+            clpk_params_set(&bad, "shifts", "2");
+            CHECK(!fam->valid(ctx, &problem, &bad), "%s: duplicate naive point accepted", problem.label);
+        }
+        fam->problem_destroy(&problem);
+    }
+    free(points);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

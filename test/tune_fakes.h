@@ -1,0 +1,166 @@
+/* Fake tuner families for the framework's tests: a synthetic space whose "time" is a known function of the
+ * parameters, with switches that make some points fail the way real candidates do (wrong result, build failure,
+ * out of resources, past the time limit, flaky between runs). Header-only: included by test_tune_*.c. */
+#ifndef CLPK_TEST_TUNE_FAKES_H
+#define CLPK_TEST_TUNE_FAKES_H
+
+#include "tune_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    FAKE_WRONG_B1 = 1 << 0,    /* b == 1: wrong result (while claiming to be the fastest) */
+    FAKE_BUILD_A2 = 1 << 1,    /* a == 2: build failure */
+    FAKE_SLOW_CX = 1 << 2,     /* c == x: takes FAKE_SLOW_S of wall time (past the test's per-candidate limit) */
+    FAKE_FLAKY_BEST = 1 << 3,  /* the optimum passes the search but fails when measured again */
+    FAKE_SLEEP = 1 << 4,       /* every evaluation takes FAKE_SLEEP_S of wall time (budget tests) */
+    FAKE_OOM_A64 = 1 << 5,     /* a == 64: out of resources */
+    FAKE_FAIL_CREATE1 = 1 << 6 /* problem 1 cannot be created */
+};
+
+#define FAKE_SLOW_S 0.030
+#define FAKE_SLEEP_S 0.003
+#define FAKE_NA 8
+#define FAKE_NB 8
+#define FAKE_NC 2
+
+static const char *const fake_a_values[] = {"1", "2", "4", "8", "16", "32", "64", "128", NULL};
+static const char *const fake_b_values[] = {"1", "2", "3", "4", "5", "6", "7", "8", NULL};
+static const char *const fake_c_values[] = {"x", "y", NULL};
+
+/* How many times each point was evaluated, per phase (repeats == FAKE_REPEATS: search; else the re-measure),
+ * over the whole test process so a resumed run can be compared with the interrupted one. */
+#define FAKE_REPEATS 3
+#define FAKE_PROBLEMS 3
+static int fake_search_calls[FAKE_PROBLEMS][FAKE_NA][FAKE_NB][FAKE_NC];
+static int fake_final_calls[FAKE_PROBLEMS][FAKE_NA][FAKE_NB][FAKE_NC];
+
+typedef struct fake_state {
+    int mode, index;
+} fake_state;
+
+static void fake_sleep(double s) {
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static int fake_digit(const char *const *values, const char *v) {
+    for (int i = 0; v && values[i]; ++i)
+        if (strcmp(values[i], v) == 0) return i;
+    return -1;
+}
+
+/* Separable and convex in (log2 a, b): the optimum is a = 8, b = 3, c = y with 1 ms (problem 0); other problems
+ * shift the optimum of b so classes differ. */
+static double fake_time_ms(int index, int ia, int ib, int ic) {
+    double da = ia - 3, db = ib - (2 + index % 3);
+    return 1.0 + 0.3 * da * da + 0.2 * db * db + (ic == 0 ? 0.5 : 0.0) + 0.1 * index;
+}
+
+static int fake_count(const clpk_tune_options *opts) { return opts->quick ? 1 : FAKE_PROBLEMS; }
+
+static clpk_status fake_create_mode(clpk_context *ctx, const clpk_tune_options *opts, int index,
+                                    clpk_tune_problem *problem, int mode) {
+    fake_state *st = malloc(sizeof *st);
+    if (!st) return CLPK_ERROR_OUT_OF_MEMORY;
+    st->mode = mode;
+    st->index = index;
+    problem->state = st;
+    /* Fails with its state half built, left for fake_destroy as tune.h allows. */
+    if ((mode & FAKE_FAIL_CREATE1) && index == 1)
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_DATA, "fake: problem 1 cannot be created");
+    snprintf(problem->label, sizeof problem->label, "fake problem %d", index);
+    clpk_params_clear(&problem->klass);
+    clpk_params_set(&problem->klass, "precision", "f32");
+    clpk_params_set_int(&problem->klass, "size", 1000 * (index + 1));
+    return CLPK_SUCCESS;
+}
+
+static int fake_destroyed; /* problem states destroyed, over the process */
+
+static void fake_destroy(clpk_tune_problem *problem) {
+    fake_destroyed += problem->state != NULL;
+    free(problem->state);
+    problem->state = NULL;
+}
+
+static clpk_status fake_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    CLPK_TRY(clpk_tune_space_add(space, "a", fake_a_values));
+    CLPK_TRY(clpk_tune_space_add(space, "b", fake_b_values));
+    return clpk_tune_space_add(space, "c", fake_c_values);
+}
+
+/* Pruning as a family would (e.g. a local-memory limit): the largest corner is refused. */
+static int fake_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *p) {
+    return !(clpk_params_get_int(p, "a", 0) == 128 && clpk_params_get_int(p, "b", 0) == 8);
+}
+
+static void fake_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+    clpk_params_set(out, "a", "1");
+    clpk_params_set(out, "b", "1");
+    clpk_params_set(out, "c", "x");
+}
+
+static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *p, int repeats,
+                                 double *median_ms) {
+    const fake_state *st = problem->state;
+    int ia = fake_digit(fake_a_values, clpk_params_get(p, "a"));
+    int ib = fake_digit(fake_b_values, clpk_params_get(p, "b"));
+    int ic = fake_digit(fake_c_values, clpk_params_get(p, "c"));
+    if (ia < 0 || ib < 0 || ic < 0) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "fake: unknown point");
+    if (st->index < FAKE_PROBLEMS) {
+        if (repeats == FAKE_REPEATS) fake_search_calls[st->index][ia][ib][ic]++;
+        else fake_final_calls[st->index][ia][ib][ic]++;
+    }
+    if (st->mode & FAKE_SLEEP) fake_sleep(FAKE_SLEEP_S);
+    if ((st->mode & FAKE_BUILD_A2) && ia == 1)
+        return clpk_fail(ctx, CLPK_ERROR_BUILD, "fake: kernel build failed; build log:\nerror: a == 2");
+    if ((st->mode & FAKE_OOM_A64) && ia == 6) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "fake: out of resources");
+    if ((st->mode & FAKE_SLOW_CX) && ic == 0) fake_sleep(FAKE_SLOW_S);
+    *median_ms = fake_time_ms(st->index, ia, ib, ic);
+    if ((st->mode & FAKE_WRONG_B1) && ib == 0) {
+        *median_ms = 0.01; /* a broken candidate is often the fastest one */
+        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: max relative error 0.5 > 1e-5");
+    }
+    if ((st->mode & FAKE_SLOW_CX) && ic == 0) *median_ms = 0.02; /* fast kernel, slow everything else */
+    if ((st->mode & FAKE_FLAKY_BEST) && repeats != FAKE_REPEATS && ia == 3 && ib == 2 + st->index % 3 && ic == 1)
+        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed between runs");
+    return CLPK_SUCCESS;
+}
+
+#define FAKE_FAMILY(suffix, mode_bits)                                                                                \
+    static clpk_status fake_create_##suffix(clpk_context *ctx, const clpk_tune_options *opts, int index,            \
+                                            clpk_tune_problem *problem) {                                            \
+        return fake_create_mode(ctx, opts, index, problem, (mode_bits));                                             \
+    }                                                                                                                \
+    static const clpk_tune_family fake_family_##suffix = {"fake_" #suffix, fake_count, fake_create_##suffix,        \
+                                                          fake_destroy, fake_space, fake_valid, fake_evaluate,      \
+                                                          fake_defaults}
+
+/* The best point of problem `index` is a = 8, b = 3 + index % 3, c = y. */
+static inline int fake_is_optimum(const clpk_tune_result *r, int index) {
+    char b[8];
+    snprintf(b, sizeof b, "%d", 3 + index % 3);
+    const char *va = clpk_params_get(&r->best, "a"), *vb = clpk_params_get(&r->best, "b");
+    const char *vc = clpk_params_get(&r->best, "c");
+    return va && vb && vc && !strcmp(va, "8") && !strcmp(vb, b) && !strcmp(vc, "y");
+}
+
+static inline void fake_reset_counts(void) {
+    memset(fake_search_calls, 0, sizeof fake_search_calls);
+    memset(fake_final_calls, 0, sizeof fake_final_calls);
+}
+
+/* A tuner configuration for the fakes: few repeats, no budget. */
+static inline void fake_config(clpk_tune_config *cfg, clpk_tune_strategy strategy) {
+    clpk_tune_config_defaults(cfg);
+    cfg->strategy = strategy;
+    cfg->repeats = FAKE_REPEATS;
+    cfg->final_repeats = FAKE_REPEATS + 2;
+    cfg->samples = 12;
+}
+
+#endif

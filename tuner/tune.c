@@ -1,0 +1,765 @@
+/* The tuner's engine: walks each family's problems, searches the constrained space with a strategy under time
+ * budgets, checks and times every candidate through the family's `evaluate`, measures the best few and the defaults
+ * again, and records every failure instead of stopping on it. */
+#include "tune_run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TUNE_MAX_FAMILIES 16
+#define HILL_STARTS 3
+
+const char *clpk_tune_strategy_name(clpk_tune_strategy s) {
+    switch (s) {
+    case CLPK_TUNE_EXHAUSTIVE: return "exhaustive";
+    case CLPK_TUNE_RANDOM: return "random";
+    case CLPK_TUNE_HILL: return "hill";
+    }
+    return "unknown";
+}
+
+clpk_status clpk_tune_strategy_parse(const char *text, clpk_tune_strategy *out) {
+    static const clpk_tune_strategy all[] = {CLPK_TUNE_EXHAUSTIVE, CLPK_TUNE_RANDOM, CLPK_TUNE_HILL};
+    for (size_t i = 0; text && i < sizeof all / sizeof all[0]; ++i) {
+        if (strcmp(text, clpk_tune_strategy_name(all[i])) == 0) {
+            *out = all[i];
+            return CLPK_SUCCESS;
+        }
+    }
+    return CLPK_ERROR_INVALID_ARGUMENT;
+}
+
+const char *clpk_tune_outcome_name(clpk_tune_outcome o) {
+    static const char *const names[CLPK_TUNE_OUTCOMES] = {"ok", "wrong", "build", "timeout", "resources", "error"};
+    return (unsigned)o < CLPK_TUNE_OUTCOMES ? names[o] : "unknown";
+}
+
+clpk_tune_outcome clpk_tune_outcome_of(clpk_status st) {
+    switch (st) {
+    case CLPK_SUCCESS: return CLPK_TUNE_OK;
+    case CLPK_ERROR_WRONG_RESULT: return CLPK_TUNE_WRONG;
+    case CLPK_ERROR_BUILD: return CLPK_TUNE_BUILD;
+    case CLPK_ERROR_TIMEOUT: return CLPK_TUNE_TIMEOUT;
+    case CLPK_ERROR_OUT_OF_MEMORY:
+    case CLPK_ERROR_UNSUPPORTED: return CLPK_TUNE_RESOURCES;
+    default: return CLPK_TUNE_ERROR;
+    }
+}
+
+void clpk_tune_config_defaults(clpk_tune_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->strategy = CLPK_TUNE_HILL;
+    cfg->repeats = 5;
+    cfg->final_repeats = 15;
+    cfg->top_k = 3;
+    cfg->samples = 24;
+    cfg->opts.seed = 1;
+}
+
+void clpk_tune_report_free(clpk_tune_report *report) {
+    if (!report) return;
+    free(report->items);
+    memset(report, 0, sizeof *report);
+}
+
+/* ---- Space points ---------------------------------------------------------------------------------------------- */
+
+double clpk_tune_space_size(const clpk_tune_space *space) {
+    double n = 1;
+    for (int i = 0; i < space->count; ++i) n *= space->params[i].count;
+    return n;
+}
+
+static void point_from_digits(const clpk_tune_space *space, const int *digits, clpk_params *out) {
+    clpk_params_clear(out);
+    for (int i = 0; i < space->count; ++i)
+        clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
+}
+
+/* The last parameter varies fastest. */
+static void digits_of_index(const clpk_tune_space *space, unsigned long long index, int *digits) {
+    for (int i = space->count - 1; i >= 0; --i) {
+        unsigned long long n = (unsigned long long)space->params[i].count;
+        digits[i] = n ? (int)(index % n) : 0;
+        index = n ? index / n : 0;
+    }
+}
+
+void clpk_tune_space_point(const clpk_tune_space *space, unsigned long long index, clpk_params *out) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    digits_of_index(space, index, digits);
+    point_from_digits(space, digits, out);
+}
+
+/* ---- One problem's search -------------------------------------------------------------------------------------- */
+
+/* Points keep their digits only (parameters are rebuilt from them), so a large space costs little memory; the one
+ * point outside the space, the defaults, is kept in the search. */
+typedef struct point {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    int in_space;  /* digits are meaningful */
+    int pruned;    /* refused by the family's `valid`: never measured, remembered so it is not asked again */
+    clpk_tune_outcome outcome;
+    double ms;
+} point;
+
+typedef struct run_state {
+    clpk_context *ctx;
+    const clpk_tune_config *cfg;
+    clpk_tune_cache *cache;
+    clpk_tune_report *report;
+    double start, deadline; /* deadline: INFINITY when unlimited */
+    int problem_index, total_problems;
+} run_state;
+
+typedef struct search {
+    run_state *run;
+    const clpk_tune_family *fam;
+    clpk_tune_problem *prob;
+    const clpk_tune_space *space;
+    clpk_tune_result *res;
+    double deadline;
+    point *pts;
+    int count, capacity;
+    int default_index; /* in pts, or -1 */
+    clpk_params default_params;
+    unsigned long long *valid; /* the valid points' indices, when listed (enumerate_valid) */
+    size_t valid_count;
+    int enumerated;
+    int *table;        /* indices into pts by digits, -1 empty */
+    size_t table_size;
+    int remembered;
+    int planned;
+    uint64_t rng;
+    int cut; /* a budget, the point cap or the stop flag ended the search */
+} search;
+
+static uint64_t next_random(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void emit(run_state *run, clpk_tune_event *ev) {
+    if (!run->cfg->on_event) return;
+    ev->problem_index = run->problem_index;
+    ev->total_problems = run->total_problems;
+    ev->elapsed_s = clpk_wall_seconds() - run->start;
+    ev->budget_s = run->cfg->budget_s;
+    run->cfg->on_event(run->cfg->event_user, ev);
+}
+
+static int stop_requested(const run_state *run) { return run->cfg->stop && *run->cfg->stop; }
+
+/* 1 when the search may not start another candidate. */
+static int must_stop(search *s) {
+    if (stop_requested(s->run)) {
+        s->run->report->stopped = 1;
+        return s->cut = 1;
+    }
+    if (clpk_wall_seconds() >= s->deadline) {
+        s->run->report->budget_exhausted = 1;
+        return s->cut = 1;
+    }
+    if (s->run->cfg->max_points > 0 && s->res->evaluated >= s->run->cfg->max_points) return s->cut = 1;
+    return 0;
+}
+
+/* Visited points of the space are found through a hash table of their digits (open addressing, power-of-two size),
+ * so an exhaustive search of a large space stays linear. */
+static size_t digits_hash(const search *s, const int *digits) {
+    return (size_t)clpk_hash64(digits, sizeof(int) * (size_t)s->space->count, 0);
+}
+
+static int find_point(const search *s, const int *digits) {
+    if (!s->table_size) return -1;
+    for (size_t h = digits_hash(s, digits) & (s->table_size - 1);; h = (h + 1) & (s->table_size - 1)) {
+        int at = s->table[h];
+        if (at < 0) return -1;
+        if (memcmp(s->pts[at].digits, digits, sizeof(int) * (size_t)s->space->count) == 0) return at;
+    }
+}
+
+static void table_put(search *s, int at) {
+    for (size_t h = digits_hash(s, s->pts[at].digits) & (s->table_size - 1);; h = (h + 1) & (s->table_size - 1)) {
+        if (s->table[h] < 0) {
+            s->table[h] = at;
+            return;
+        }
+    }
+}
+
+/* Adds pts[at] (a point of the space) to the table, growing it to stay at most half full. */
+static int remember(search *s, int at) {
+    if (2 * (size_t)(s->remembered + 1) > s->table_size) {
+        size_t size = s->table_size ? 2 * s->table_size : 256;
+        int *table = malloc(sizeof *table * size);
+        if (!table) return 0;
+        for (size_t i = 0; i < size; ++i) table[i] = -1;
+        free(s->table);
+        s->table = table;
+        s->table_size = size;
+        for (int i = 0; i < s->count; ++i)
+            if (s->pts[i].in_space && i != at) table_put(s, i);
+    }
+    table_put(s, at);
+    s->remembered++;
+    return 1;
+}
+
+/* Measures one candidate (or takes it from the cache) in `phase` with `repeats` runs. */
+static void measure(search *s, const clpk_params *params, const char *phase, int repeats, clpk_tune_outcome *outcome,
+                    double *ms) {
+    run_state *run = s->run;
+    *ms = INFINITY;
+    if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, phase, params, outcome, ms)) {
+        if (strcmp(phase, "search") == 0) s->res->from_cache++;
+        s->res->outcomes[*outcome]++;
+        return;
+    }
+    clpk_tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
+    clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START, .family = s->fam->name, .label = s->prob->label,
+                             .evaluated = s->res->evaluated, .planned = s->planned, .best_ms = -1};
+    emit(run, &start);
+    double t0 = clpk_wall_seconds();
+    double got = INFINITY;
+    clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);
+    double dt = clpk_wall_seconds() - t0;
+    *outcome = clpk_tune_outcome_of(st);
+    const char *message = st == CLPK_SUCCESS ? NULL : clpk_last_error(run->ctx);
+    if (*outcome == CLPK_TUNE_OK && !(got >= 0 && isfinite(got))) {
+        *outcome = CLPK_TUNE_ERROR;
+        message = "evaluate succeeded without a valid time";
+    }
+    /* A candidate cannot be interrupted inside the driver; one that ran past the limit is refused afterwards. */
+    if (run->cfg->candidate_limit_s > 0 && dt > run->cfg->candidate_limit_s) {
+        *outcome = CLPK_TUNE_TIMEOUT;
+        message = "ran past the per-candidate time limit";
+    }
+    *ms = *outcome == CLPK_TUNE_OK ? got : INFINITY;
+    s->res->outcomes[*outcome]++;
+    if (message && !s->res->note[0]) {
+        char text[160], note[512];
+        clpk_params_format(params, text, sizeof text);
+        snprintf(note, sizeof note, "%s at %s: %s", clpk_tune_outcome_name(*outcome), text, message);
+        size_t n = strlen(note) < sizeof s->res->note - 1 ? strlen(note) : sizeof s->res->note - 1;
+        memcpy(s->res->note, note, n);
+        s->res->note[n] = '\0';
+    }
+    clpk_tune_cache_store(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms);
+    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE, .family = s->fam->name, .label = s->prob->label,
+                          .evaluated = s->res->evaluated + 1, .planned = s->planned,
+                          .best_ms = isfinite(s->res->best_ms) ? s->res->best_ms : -1, .outcome = *outcome,
+                          .message = message};
+    emit(run, &ev);
+}
+
+static void params_of(const search *s, const point *p, clpk_params *out) {
+    if (p->in_space) point_from_digits(s->space, p->digits, out);
+    else *out = s->default_params;
+}
+
+static int grow(search *s) {
+    if (s->count < s->capacity) return 1;
+    int cap = s->capacity ? 2 * s->capacity : 64;
+    point *bigger = realloc(s->pts, sizeof *bigger * (size_t)cap);
+    if (!bigger) return 0;
+    s->pts = bigger;
+    s->capacity = cap;
+    return 1;
+}
+
+/* Adds a point to the search (measuring it); returns its index, or -1 when the search must stop. */
+static int visit(search *s, const int *digits, const clpk_params *params) {
+    if (must_stop(s)) return -1;
+    if (!grow(s)) return s->cut = 1, -1;
+    point *p = &s->pts[s->count];
+    memset(p, 0, sizeof *p);
+    if (digits) {
+        memcpy(p->digits, digits, sizeof(int) * (size_t)s->space->count);
+        p->in_space = 1;
+        if (!remember(s, s->count)) return s->cut = 1, -1;
+    } else {
+        s->default_params = *params;
+    }
+    clpk_params current;
+    params_of(s, p, &current);
+    measure(s, &current, "search", s->run->cfg->repeats, &p->outcome, &p->ms);
+    s->res->evaluated++;
+    if (p->outcome == CLPK_TUNE_OK && p->ms < s->res->best_ms) s->res->best_ms = p->ms;
+    return s->count++;
+}
+
+
+/* A point of the space: already visited (its index), pruned by `valid` (-2), or measured now (-1: stop). */
+static int visit_digits(search *s, const int *digits) {
+    int at = find_point(s, digits);
+    if (at >= 0) return s->pts[at].pruned ? -2 : at;
+    clpk_params params;
+    point_from_digits(s->space, digits, &params);
+    if (s->fam->valid && !s->fam->valid(s->run->ctx, s->prob, &params)) {
+        if (!s->enumerated) s->res->pruned++; /* else counted when listed */
+        if (grow(s)) {
+            point *p = &s->pts[s->count];
+            memset(p, 0, sizeof *p);
+            memcpy(p->digits, digits, sizeof(int) * (size_t)s->space->count);
+            p->in_space = p->pruned = 1;
+            p->outcome = CLPK_TUNE_ERROR;
+            p->ms = INFINITY;
+            if (remember(s, s->count)) s->count++;
+        }
+        return -2;
+    }
+    return visit(s, digits, NULL);
+}
+
+/* Spaces up to this size have their valid points listed once before a random or hill search: a space whose
+ * parameters only matter for some strategies (conditional parameters) can be almost all invalid, and drawing from the
+ * whole product would then find next to nothing. */
+#define ENUMERATE_LIMIT (1u << 21)
+
+/* Lists the valid points (as indices) in s->valid; returns 0 (and lists nothing) when the space is too large, or
+ * the search must stop meanwhile. */
+static int enumerate_valid(search *s) {
+    double size = clpk_tune_space_size(s->space);
+    if (size > ENUMERATE_LIMIT) return 0;
+    unsigned long long n = (unsigned long long)size;
+    s->valid = malloc(sizeof *s->valid * (size_t)(n ? n : 1));
+    if (!s->valid) return 0;
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    clpk_params params;
+    for (unsigned long long i = 0; i < n; ++i) {
+        if ((i & 4095) == 4095 && must_stop(s)) {
+            free(s->valid);
+            s->valid = NULL;
+            s->valid_count = 0;
+            return 0;
+        }
+        digits_of_index(s->space, i, digits);
+        point_from_digits(s->space, digits, &params);
+        if (!s->fam->valid || s->fam->valid(s->run->ctx, s->prob, &params)) s->valid[s->valid_count++] = i;
+    }
+    s->enumerated = 1;
+    s->res->pruned = (int)(n - s->valid_count);
+    return 1;
+}
+
+static void search_exhaustive(search *s) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    if (s->enumerated) {
+        for (size_t i = 0; i < s->valid_count; ++i) {
+            digits_of_index(s->space, s->valid[i], digits);
+            if (visit_digits(s, digits) == -1) return;
+        }
+        return;
+    }
+    double size = clpk_tune_space_size(s->space);
+    /* Beyond 2^62 points an exhaustive search cannot end anyway: the budget stops it. */
+    unsigned long long n = size < 4.6e18 ? (unsigned long long)size : 1ull << 62;
+    for (unsigned long long i = 0; i < n; ++i) {
+        digits_of_index(s->space, i, digits);
+        if (visit_digits(s, digits) == -1) return;
+    }
+}
+
+static void random_digits(search *s, int *digits) {
+    for (int i = 0; i < s->space->count; ++i)
+        digits[i] = (int)(next_random(&s->rng) % (uint64_t)s->space->params[i].count);
+}
+
+/* Draws `n` new valid points: from the list of valid points when there is one (a partial shuffle), else by rejection
+ * sampling with a cap so a mostly invalid space still ends. */
+static void search_random(search *s, int n) {
+    if (s->enumerated ? s->valid_count <= (size_t)n : clpk_tune_space_size(s->space) <= n) {
+        search_exhaustive(s);
+        return;
+    }
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    if (s->enumerated) {
+        size_t left = s->valid_count;
+        for (int drawn = 0; drawn < n && left > 0;) {
+            size_t pick = (size_t)(next_random(&s->rng) % left);
+            unsigned long long index = s->valid[pick];
+            s->valid[pick] = s->valid[--left]; /* the list's order no longer matters once drawn from */
+            s->valid[left] = index;
+            digits_of_index(s->space, index, digits);
+            if (find_point(s, digits) >= 0) continue;
+            if (visit_digits(s, digits) == -1) return;
+            ++drawn;
+        }
+        return;
+    }
+    for (int drawn = 0, tries = 0; drawn < n && tries < 64 * n; ++tries) {
+        random_digits(s, digits);
+        if (find_point(s, digits) >= 0) continue;
+        int at = visit_digits(s, digits);
+        if (at == -1) return;
+        if (at >= 0) ++drawn;
+    }
+}
+
+static int better(const search *s, int a, int b) {
+    if (a < 0 || s->pts[a].outcome != CLPK_TUNE_OK) return 0;
+    return b < 0 || s->pts[b].outcome != CLPK_TUNE_OK || s->pts[a].ms < s->pts[b].ms;
+}
+
+/* Measures one neighbour of `current` (digits moved by d1 on parameter i and d2 on parameter j, j < 0: none) and
+ * keeps the better of it and *next; returns 0 when the search must stop. */
+static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, int *next) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    memcpy(digits, s->pts[current].digits, sizeof digits);
+    digits[i] += d1;
+    if (digits[i] < 0 || digits[i] >= s->space->params[i].count) return 1;
+    if (j >= 0) {
+        digits[j] += d2;
+        if (digits[j] < 0 || digits[j] >= s->space->params[j].count) return 1;
+    }
+    int at = visit_digits(s, digits);
+    if (at == -1) return 0;
+    if (better(s, at, *next)) *next = at;
+    return 1;
+}
+
+/* Best-improvement hill climbing: measure the neighbours (one parameter one value up or down), move to the best while
+ * it beats the current point. When none does, wider rings are tried before stopping: one parameter two values, then
+ * two parameters one value each, which step over constraints such as "block sizes multiply to at most N" or parity
+ * rules that make every nearest neighbour invalid. */
+static void climb(search *s, int from) {
+    int current = from, n = s->space->count;
+    while (current >= 0) {
+        int next = current;
+        for (int ring = 0; ring < 3 && next == current; ++ring) {
+            for (int i = 0; i < n; ++i) {
+                for (int d = -1; d <= 1; d += 2) {
+                    if (ring < 2 && !try_neighbour(s, current, i, d * (ring + 1), -1, 0, &next)) return;
+                    for (int j = i + 1; ring == 2 && j < n; ++j)
+                        for (int e = -1; e <= 1; e += 2)
+                            if (!try_neighbour(s, current, i, d, j, e, &next)) return;
+                }
+            }
+        }
+        current = next == current ? -1 : next;
+    }
+}
+
+/* Random starting points that cover every value of the first parameter (families put their strategy there: format,
+ * algorithm, kernel variant), drawn from the listed valid points. */
+static void stratified_starts(search *s, int n) {
+    int digits[CLPK_TUNE_MAX_PARAMS];
+    for (size_t i = s->valid_count; i > 1; --i) { /* shuffle */
+        size_t j = (size_t)(next_random(&s->rng) % i);
+        unsigned long long t = s->valid[i - 1];
+        s->valid[i - 1] = s->valid[j];
+        s->valid[j] = t;
+    }
+    int covered[CLPK_TUNE_MAX_VALUES] = {0}, drawn = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < s->valid_count && drawn < n; ++i) {
+            digits_of_index(s->space, s->valid[i], digits);
+            if ((pass == 0 && covered[digits[0]]) || find_point(s, digits) >= 0) continue;
+            covered[digits[0]] = 1;
+            if (visit_digits(s, digits) == -1) return;
+            ++drawn;
+        }
+    }
+}
+
+/* Random starts, then climbs from the best point of each of the best HILL_STARTS values of the first parameter (or
+ * from the best HILL_STARTS points when it has one value). A small valid space is searched exhaustively instead: a
+ * few climbs would cost about as much. */
+static void search_hill(search *s) {
+    int samples = s->run->cfg->samples;
+    int starts = samples / 2 > 4 ? samples / 2 : 4;
+    if (s->enumerated && s->valid_count <= (size_t)(4 * samples)) {
+        search_exhaustive(s);
+        return;
+    }
+    if (s->enumerated) stratified_starts(s, starts);
+    else search_random(s, starts);
+    int used[HILL_STARTS], nused = 0, per_value = s->space->params[0].count > 1;
+    for (int k = 0; k < HILL_STARTS && !s->cut; ++k) {
+        int best = -1;
+        for (int i = 0; i < s->count; ++i) {
+            if (!s->pts[i].in_space) continue;
+            int taken = 0;
+            for (int u = 0; u < nused && !taken; ++u)
+                taken = i == used[u] || (per_value && s->pts[i].digits[0] == s->pts[used[u]].digits[0]);
+            if (!taken && better(s, i, best)) best = i;
+        }
+        if (best < 0) break;
+        used[nused++] = best;
+        climb(s, best);
+    }
+}
+
+static int compare_ms(const void *a, const void *b) {
+    const point *x = *(point *const *)a, *y = *(point *const *)b;
+    return (x->ms > y->ms) - (x->ms < y->ms);
+}
+
+/* Measures the best `top_k` and the defaults again with more repeats: the search's few repeats are noisy, and a
+ * candidate whose answer changes between runs (a race) is refused here. */
+static void remeasure(search *s) {
+    const clpk_tune_config *cfg = s->run->cfg;
+    clpk_tune_result *res = s->res;
+    point **ok = malloc(sizeof *ok * (size_t)(s->count ? s->count : 1));
+    if (!ok) return;
+    int n = 0;
+    for (int i = 0; i < s->count; ++i)
+        if (s->pts[i].outcome == CLPK_TUNE_OK) ok[n++] = &s->pts[i];
+    qsort(ok, (size_t)n, sizeof *ok, compare_ms);
+    res->found = 0;
+    res->best_ms = INFINITY;
+    int again = cfg->top_k > 0 && !stop_requested(s->run) && clpk_wall_seconds() < s->run->deadline;
+    int default_done = 0; /* the defaults were among the top and measured again */
+    clpk_tune_outcome default_outcome = CLPK_TUNE_OK;
+    for (int i = 0, kept = 0; i < n && kept < (again ? cfg->top_k : 1); ++i) {
+        clpk_tune_outcome outcome = CLPK_TUNE_OK;
+        double ms = ok[i]->ms;
+        clpk_params params;
+        params_of(s, ok[i], &params);
+        if (again) measure(s, &params, "final", cfg->final_repeats, &outcome, &ms);
+        if (again && s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) {
+            default_done = 1;
+            default_outcome = outcome;
+        }
+        if (outcome != CLPK_TUNE_OK) continue;
+        ++kept;
+        if (ms < res->best_ms) {
+            res->best_ms = ms;
+            res->best = params;
+            res->found = 1;
+        }
+        if (s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) res->default_ms = ms;
+    }
+    if (s->default_index >= 0 && s->pts[s->default_index].outcome == CLPK_TUNE_OK) {
+        double ms = s->pts[s->default_index].ms;
+        clpk_tune_outcome outcome = default_outcome;
+        if (again && !default_done) measure(s, &res->defaults, "final", cfg->final_repeats, &outcome, &ms);
+        if (!isfinite(res->default_ms)) res->default_ms = ms;
+        res->default_ok = outcome == CLPK_TUNE_OK;
+        /* The defaults measured again may beat the candidates measured again: keep the faster. */
+        if (res->default_ok && (!res->found || res->default_ms < res->best_ms)) {
+            res->best_ms = res->default_ms;
+            res->best = res->defaults;
+            res->found = 1;
+        }
+    }
+    if (!res->default_ok) res->default_ms = INFINITY;
+    free(ok);
+}
+
+/* Where the defaults sit in the space, if they are a point of it. */
+static int digits_of_params(const clpk_tune_space *space, const clpk_params *params, int *digits) {
+    if (params->count != space->count) return 0;
+    for (int i = 0; i < space->count; ++i) {
+        const char *v = clpk_params_get(params, space->params[i].name);
+        int found = -1;
+        for (int j = 0; v && j < space->params[i].count && found < 0; ++j)
+            if (strcmp(space->params[i].values[j], v) == 0) found = j;
+        if (found < 0) return 0;
+        digits[i] = found;
+    }
+    return 1;
+}
+
+static void tune_problem(search *s) {
+    const clpk_tune_config *cfg = s->run->cfg;
+    clpk_tune_result *res = s->res;
+    res->space_size = clpk_tune_space_size(s->space);
+    switch (cfg->strategy) {
+    case CLPK_TUNE_EXHAUSTIVE: s->planned = res->space_size < 1e9 ? (int)res->space_size : 1000000000; break;
+    case CLPK_TUNE_RANDOM: s->planned = cfg->samples; break;
+    case CLPK_TUNE_HILL: s->planned = cfg->samples / 2 + 4 * s->space->count; break;
+    }
+    if (cfg->max_points > 0 && s->planned > cfg->max_points) s->planned = cfg->max_points;
+    /* The defaults first: the speed-up is reported against them, and they are the fallback. */
+    if (s->fam->defaults) {
+        clpk_params def;
+        clpk_params_clear(&def);
+        s->fam->defaults(s->run->ctx, s->prob, &def);
+        res->defaults = def;
+        int digits[CLPK_TUNE_MAX_PARAMS];
+        int in_space = digits_of_params(s->space, &def, digits);
+        s->default_index = visit(s, in_space ? digits : NULL, &def);
+    }
+    if (!s->cut && s->space->count > 0) {
+        if (cfg->strategy != CLPK_TUNE_EXHAUSTIVE) enumerate_valid(s);
+        switch (cfg->strategy) {
+        case CLPK_TUNE_EXHAUSTIVE: search_exhaustive(s); break;
+        case CLPK_TUNE_RANDOM: search_random(s, cfg->samples); break;
+        case CLPK_TUNE_HILL: search_hill(s); break;
+        }
+    }
+    res->complete = !s->cut;
+    remeasure(s);
+}
+
+/* ---- Families and the run -------------------------------------------------------------------------------------- */
+
+static clpk_tune_result *new_result(clpk_tune_report *report, const char *family) {
+    if (report->count == report->capacity) {
+        int cap = report->capacity ? 2 * report->capacity : 32;
+        clpk_tune_result *bigger = realloc(report->items, sizeof *bigger * (size_t)cap);
+        if (!bigger) return NULL;
+        report->items = bigger;
+        report->capacity = cap;
+    }
+    clpk_tune_result *res = &report->items[report->count++];
+    memset(res, 0, sizeof *res);
+    snprintf(res->family, sizeof res->family, "%s", family);
+    res->best_ms = res->default_ms = INFINITY;
+    return res;
+}
+
+static int family_usable(const clpk_tune_family *f) {
+    return f->name && f->problem_count && f->problem_create && f->space && f->evaluate;
+}
+
+static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int problems, double deadline) {
+    const clpk_tune_config *cfg = run->cfg;
+    for (int i = 0; i < problems; ++i, ++run->problem_index) {
+        clpk_tune_result *res = new_result(run->report, fam->name);
+        if (!res) return CLPK_ERROR_OUT_OF_MEMORY;
+        res->strategy = cfg->strategy;
+        snprintf(res->label, sizeof res->label, "problem %d", i);
+        double now = clpk_wall_seconds();
+        if (stop_requested(run)) {
+            run->report->stopped = 1;
+            snprintf(res->note, sizeof res->note, "not tuned: stopped");
+            continue;
+        }
+        if (now >= deadline) {
+            run->report->budget_exhausted = 1;
+            snprintf(res->note, sizeof res->note, "not tuned: budget exhausted");
+            continue;
+        }
+        /* An equal share of what the family has left; time a problem does not use goes to the next ones. */
+        double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (problems - i) : INFINITY;
+        clpk_tune_problem prob;
+        memset(&prob, 0, sizeof prob);
+        clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
+        if (st != CLPK_SUCCESS) {
+            snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
+                     clpk_last_error(run->ctx));
+            /* A family may leave partial state behind for its destroy function (which must accept it). */
+            if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
+            continue;
+        }
+        if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
+        res->klass = prob.klass;
+        clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
+                              .best_ms = -1};
+        emit(run, &ev);
+        clpk_tune_space space;
+        memset(&space, 0, sizeof space);
+        st = fam->space(run->ctx, &prob, &space);
+        int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
+        for (int p = 0; space_ok && p < space.count; ++p)
+            space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
+        if (!space_ok) {
+            snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
+                     clpk_last_error(run->ctx));
+        } else {
+            search s = {.run = run, .fam = fam, .prob = &prob, .space = &space, .res = res,
+                        .deadline = problem_deadline, .default_index = -1,
+                        .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
+            tune_problem(&s);
+            free(s.pts);
+            free(s.table);
+            free(s.valid);
+        }
+        if (fam->problem_destroy) fam->problem_destroy(&prob);
+        ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
+                               .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1,
+                               .result = res};
+        emit(run, &ev);
+    }
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *families, const clpk_tune_config *cfg,
+                          clpk_tune_report *report) {
+    if (!report) return CLPK_ERROR_INVALID_ARGUMENT;
+    memset(report, 0, sizeof *report);
+    if (!ctx || !families || !cfg || cfg->repeats <= 0 || cfg->final_repeats <= 0 || cfg->top_k < 0 ||
+        cfg->samples <= 0)
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune: NULL argument or non-positive repeats/samples");
+    run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = clpk_wall_seconds()};
+    run.deadline = cfg->budget_s > 0 ? run.start + cfg->budget_s : INFINITY;
+    if (cfg->cache_path) {
+        clpk_error err = {0};
+        clpk_status st = clpk_tune_cache_open(cfg->cache_path, clpk_context_device_info(ctx), cfg->resume,
+                                              &run.cache, &err);
+        if (st != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    }
+    int counts[TUNE_MAX_FAMILIES] = {0};
+    int nfam = 0;
+    for (; families[nfam] && nfam < TUNE_MAX_FAMILIES; ++nfam) {
+        const clpk_tune_family *f = families[nfam];
+        counts[nfam] = family_usable(f) ? f->problem_count(&cfg->opts) : 0;
+        if (counts[nfam] < 0) counts[nfam] = 0;
+        run.total_problems += counts[nfam];
+        snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
+    }
+    report->family_count = nfam;
+    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
+    emit(&run, &ev);
+    clpk_status st = CLPK_SUCCESS;
+    for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
+        const clpk_tune_family *fam = families[f];
+        if (!family_usable(fam)) {
+            clpk_tune_result *res = new_result(report, fam->name ? fam->name : "?");
+            if (!res) st = CLPK_ERROR_OUT_OF_MEMORY;
+            else snprintf(res->note, sizeof res->note, "family lacks a required function: skipped");
+            continue;
+        }
+        double now = clpk_wall_seconds(), deadline = run.deadline;
+        if (cfg->family_budget_s > 0 && now + cfg->family_budget_s < deadline) deadline = now + cfg->family_budget_s;
+        else if (isfinite(deadline) && cfg->family_budget_s <= 0) deadline = now + (deadline - now) / (nfam - f);
+        st = tune_family(&run, fam, counts[f], deadline);
+    }
+    report->elapsed_s = clpk_wall_seconds() - run.start;
+    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
+    emit(&run, &ev);
+    clpk_tune_cache_close(run.cache);
+    if (st != CLPK_SUCCESS) return clpk_fail(ctx, st, "tune: out of memory");
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *names, const clpk_tune_family **out,
+                             int capacity, clpk_error *err) {
+    int n = 0;
+    if (capacity <= 0) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "no room for families");
+    if (!names || !*names) {
+        for (int i = 0; all[i] && n < capacity - 1; ++i) out[n++] = all[i];
+        out[n] = NULL;
+        return CLPK_SUCCESS;
+    }
+    const char *at = names;
+    while (*at) {
+        size_t len = strcspn(at, ",");
+        int found = 0;
+        for (int i = 0; all[i] && !found; ++i) {
+            if (strlen(all[i]->name) != len || strncmp(all[i]->name, at, len) != 0) continue;
+            found = 1;
+            int dup = 0;
+            for (int j = 0; j < n; ++j) dup |= out[j] == all[i];
+            if (!dup && n < capacity - 1) out[n++] = all[i];
+        }
+        if (!found && len > 0) {
+            char known[256] = "";
+            size_t k = 0;
+            for (int i = 0; all[i] && k < sizeof known; ++i)
+                k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "", all[i]->name);
+            out[0] = NULL;
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "unknown family '%.*s' (built in: %s)", (int)len,
+                                  at, known[0] ? known : "none");
+        }
+        at += len + (at[len] == ',');
+    }
+    out[n] = NULL;
+    return CLPK_SUCCESS;
+}

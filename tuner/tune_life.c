@@ -1,0 +1,260 @@
+/* Tuner space of the LiFE family: the DSC and WC strategies and their team widths, runs per work-group, unrolling and
+ * the atomics baseline's work-group size. Problems are random streamline-like datasets built in memory, classed by
+ * precision, n_theta and the mean voxel and fibre run lengths (what the plan passes to clpk_profile_choose). The time
+ * of a candidate is one DSC plus one WC (what an SBB-NNLS iteration spends, up to the 2:1.5 ratio). */
+#include "life_internal.h"
+#include "life_tune_space.h"
+#include "tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
+    static const char *const dsc[] = {"voxel", "atomics", NULL};
+    static const char *const wc[] = {"fiber", "voxel", "atom", "atomics", NULL};
+    static const char *const teams[] = {"8", "16", "32", "64", NULL};
+    static const char *const runs[] = {"1", "2", "4", "8", NULL};
+    static const char *const unroll[] = {"1", "2", "4", "8", NULL};
+    static const char *const wg[] = {"64", "128", "256", NULL};
+    (void)dev;
+    memset(space, 0, sizeof *space);
+    clpk_tune_space_add(space, "dsc", dsc);
+    clpk_tune_space_add(space, "wc", wc);
+    clpk_tune_space_add(space, "team", teams);
+    clpk_tune_space_add(space, "runs", runs);
+    clpk_tune_space_add(space, "unroll", unroll);
+    clpk_tune_space_add(space, "wc_team", teams);
+    clpk_tune_space_add(space, "wc_runs", runs);
+    clpk_tune_space_add(space, "wg", wg);
+}
+
+typedef struct life_tune_state {
+    clpk_life_dataset data;
+    clpk_precision precision;
+    double *w, *y, *y_ref, *w_ref;
+    cl_mem bw, by, bout_y, bout_w;
+} life_tune_state;
+
+typedef struct life_tune_shape {
+    const char *label;
+    life_random_options o;
+} life_tune_shape;
+
+/* Classes: the seed's n_theta = 96 with short (DS1-like, ~5 coefficients per fibre and voxel... scaled down) and
+ * long runs, and a low-angular-resolution shape (dipy's small_25 has 8 directions... 64-direction protocols). */
+static const life_tune_shape life_shapes[] = {
+    {"nt96 short runs", {96, 360, 20000, 8000, 8, 0.02, 0.3, 0}},
+    {"nt96 long runs", {96, 360, 8000, 4000, 40, 0.02, 0.3, 0}},
+    {"nt64", {64, 360, 20000, 8000, 12, 0.02, 0.3, 0}},
+};
+static const life_tune_shape life_shapes_quick[] = {
+    {"nt96 quick", {96, 60, 600, 300, 8, 0.05, 0.3, 0}},
+};
+
+static int life_problem_count(const clpk_tune_options *opts) {
+    int shapes = opts->quick ? 1 : (int)(sizeof life_shapes / sizeof life_shapes[0]);
+    int precisions = opts->precision ? 1 : 2;
+    return shapes * precisions;
+}
+
+static void life_problem_destroy(clpk_tune_problem *problem) {
+    life_tune_state *s = problem->state;
+    if (!s) return;
+    cl_mem mems[] = {s->bw, s->by, s->bout_y, s->bout_w};
+    for (int i = 0; i < 4; ++i)
+        if (mems[i]) clReleaseMemObject(mems[i]);
+    clpk_life_dataset_free(&s->data);
+    free(s->w), free(s->y), free(s->y_ref), free(s->w_ref);
+    free(s);
+    problem->state = NULL;
+}
+
+static clpk_status life_upload_host(clpk_context *ctx, const double *src, size_t n, clpk_precision p, cl_mem *out) {
+    const size_t vs = clpk_precision_size(p);
+    void *tmp = malloc(n * vs);
+    if (!tmp) return CLPK_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; ++i) {
+        if (vs == 4) ((float *)tmp)[i] = (float)src[i];
+        else ((double *)tmp)[i] = src[i];
+    }
+    cl_int rc;
+    *out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vs, tmp, &rc);
+    free(tmp);
+    return rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail_cl(ctx, rc, "clCreateBuffer (tune)");
+}
+
+static clpk_status life_problem_create(clpk_context *ctx, const clpk_tune_options *opts, int index,
+                                       clpk_tune_problem *problem) {
+    const life_tune_shape *shapes = opts->quick ? life_shapes_quick : life_shapes;
+    int n_shapes = opts->quick ? 1 : (int)(sizeof life_shapes / sizeof life_shapes[0]);
+    const life_tune_shape *shape = &shapes[index % n_shapes];
+    clpk_precision prec = CLPK_PRECISION_F32;
+    if (opts->precision) CLPK_TRY(clpk_precision_parse(opts->precision, &prec));
+    else if (index / n_shapes == 1) prec = CLPK_PRECISION_F64;
+    if (prec == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE tune: no fp64 on this device");
+    life_tune_state *s = calloc(1, sizeof *s);
+    if (!s) return CLPK_ERROR_OUT_OF_MEMORY;
+    problem->state = s;
+    s->precision = prec;
+    clpk_error err;
+    if (life_random_dataset(&shape->o, opts->seed + (uint64_t)index, &s->data, NULL, &err) != CLPK_SUCCESS) {
+        life_problem_destroy(problem);
+        return clpk_fail_from(ctx, &err);
+    }
+    const size_t ny = (size_t)s->data.n_voxels * s->data.n_theta, nw = (size_t)s->data.n_fibers;
+    s->w = malloc(nw * sizeof(double));
+    s->y = malloc(ny * sizeof(double));
+    s->y_ref = malloc(ny * sizeof(double));
+    s->w_ref = malloc(nw * sizeof(double));
+    if (!s->w || !s->y || !s->y_ref || !s->w_ref) {
+        life_problem_destroy(problem);
+        return CLPK_ERROR_OUT_OF_MEMORY;
+    }
+    uint64_t r = opts->seed ^ 0x5eedull;
+    for (size_t i = 0; i < nw; ++i) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        s->w[i] = (double)(r >> 40) / 16777216.0;
+    }
+    for (size_t i = 0; i < nw; i += 3) s->w[i] = 0;
+    for (size_t i = 0; i < ny; ++i) s->y[i] = s->data.signal[i];
+    life_ref_dsc(&s->data, s->w, s->y_ref);
+    life_ref_wc(&s->data, s->y, s->w_ref);
+    clpk_status st = life_upload_host(ctx, s->w, nw, prec, &s->bw);
+    if (st == CLPK_SUCCESS) st = life_upload_host(ctx, s->y, ny, prec, &s->by);
+    if (st == CLPK_SUCCESS) st = life_upload_host(ctx, s->y_ref, ny, prec, &s->bout_y);
+    if (st == CLPK_SUCCESS) st = life_upload_host(ctx, s->w_ref, nw, prec, &s->bout_w);
+    if (st != CLPK_SUCCESS) {
+        life_problem_destroy(problem);
+        return st;
+    }
+    double voxel_run, fiber_run, longest;
+    life_run_stats(&s->data, LIFE_ORDER_VOXEL, &voxel_run, &longest);
+    life_run_stats(&s->data, LIFE_ORDER_FIBER, &fiber_run, &longest);
+    snprintf(problem->label, sizeof problem->label, "%s %s (%lld coeffs)", shape->label, clpk_precision_name(prec),
+             (long long)s->data.n_coeffs);
+    clpk_params_clear(&problem->klass);
+    clpk_params_set(&problem->klass, "precision", clpk_precision_name(prec));
+    clpk_params_set_int(&problem->klass, "n_theta", s->data.n_theta);
+    clpk_params_set_num(&problem->klass, "voxel_run", voxel_run > 1 ? voxel_run : 1);
+    clpk_params_set_num(&problem->klass, "fiber_run", fiber_run > 1 ? fiber_run : 1);
+    return CLPK_SUCCESS;
+}
+
+static clpk_status life_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    life_tune_values(clpk_context_device_info(ctx), space);
+    return CLPK_SUCCESS;
+}
+
+static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    const life_tune_state *s = problem->state;
+    long long max_wg = dev->max_work_group_size < 1024 ? (long long)dev->max_work_group_size : 1024;
+    const char *dsc = clpk_params_get(c, "dsc"), *wc = clpk_params_get(c, "wc");
+    long long team = clpk_params_get_int(c, "team", 32), runs = clpk_params_get_int(c, "runs", 4);
+    long long wc_team = clpk_params_get_int(c, "wc_team", 32), wc_runs = clpk_params_get_int(c, "wc_runs", 4);
+    if (team * runs > max_wg || wc_team * wc_runs > max_wg) return 0;
+    if (clpk_params_get_int(c, "wg", 256) > max_wg) return 0;
+    if (s && (s->data.n_theta + team - 1) / team > 64) return 0;
+    /* Parameters a strategy does not read would only repeat the same measurement: keep their first value. */
+    const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
+    const int wc_teams = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "atom") == 0);
+    const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
+    const int uses_unroll = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
+    if (dsc_atomics && (team != 8 || runs != 1)) return 0;
+    if (!uses_unroll && clpk_params_get_int(c, "unroll", 1) != 1) return 0;
+    if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
+    if (!uses_wg && clpk_params_get_int(c, "wg", 64) != 64) return 0;
+    if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
+        (strcmp(dsc, "atomics") == 0 || strcmp(wc, "fiber") != 0))
+        return 0;
+    return 1;
+}
+
+typedef struct life_bench_user {
+    clpk_life_plan *plan;
+    life_tune_state *s;
+} life_bench_user;
+
+static clpk_status life_bench_launch(void *user, cl_event *first, cl_event *last) {
+    life_bench_user *u = user;
+    CLPK_TRY(clpk_life_dsc(u->plan, u->s->bw, u->s->bout_y, 0, NULL, first));
+    return clpk_life_wc(u->plan, u->s->by, u->s->bout_w, 0, NULL, last);
+}
+
+static clpk_status life_read_check(clpk_context *ctx, cl_mem buf, const double *ref, size_t n, clpk_precision p,
+                                   const char *what) {
+    const size_t vs = clpk_precision_size(p);
+    void *tmp = malloc(n * vs);
+    double *got = malloc(n * sizeof *got);
+    clpk_status st = CLPK_SUCCESS;
+    if (!tmp || !got) st = CLPK_ERROR_OUT_OF_MEMORY;
+    if (st == CLPK_SUCCESS) {
+        cl_int rc = clEnqueueReadBuffer(clpk_context_queue(ctx), buf, CL_TRUE, 0, n * vs, tmp, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer (tune)");
+    }
+    if (st == CLPK_SUCCESS) {
+        double err = 0, scale = 0;
+        for (size_t i = 0; i < n; ++i) {
+            got[i] = vs == 4 ? ((float *)tmp)[i] : ((double *)tmp)[i];
+            double e = fabs(got[i] - ref[i]);
+            if (!(e <= err)) err = isnan(e) ? INFINITY : e;
+            if (fabs(ref[i]) > scale) scale = fabs(ref[i]);
+        }
+        double rel = scale > 0 ? err / scale : err;
+        if (!(rel <= (vs == 4 ? 1e-4 : 1e-11)))
+            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "LiFE tune: %s relative error %.3g", what, rel);
+    }
+    free(tmp);
+    free(got);
+    return st;
+}
+
+static clpk_status life_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate,
+                                 int repeats, double *median_ms) {
+    life_tune_state *s = problem->state;
+    char params[512];
+    clpk_params_format(candidate, params, sizeof params);
+    clpk_life_plan *plan = NULL;
+    CLPK_TRY(clpk_life_plan_create(ctx, &s->data, s->precision, "auto", params, &plan));
+    const size_t ny = (size_t)s->data.n_voxels * s->data.n_theta, nw = (size_t)s->data.n_fibers;
+    /* poison the outputs, run once, compare */
+    const double nan_pattern = NAN;
+    const float nan_f = NAN;
+    const void *pattern = s->precision == CLPK_PRECISION_F32 ? (const void *)&nan_f : (const void *)&nan_pattern;
+    const size_t vs = clpk_precision_size(s->precision);
+    cl_command_queue q = clpk_context_queue(ctx);
+    clpk_status st = CLPK_SUCCESS;
+    if (clEnqueueFillBuffer(q, s->bout_y, pattern, vs, 0, ny * vs, 0, NULL, NULL) != CL_SUCCESS ||
+        clEnqueueFillBuffer(q, s->bout_w, pattern, vs, 0, nw * vs, 0, NULL, NULL) != CL_SUCCESS)
+        st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "LiFE tune: poisoning failed");
+    if (st == CLPK_SUCCESS) st = clpk_life_dsc(plan, s->bw, s->bout_y, 0, NULL, NULL);
+    if (st == CLPK_SUCCESS) st = clpk_life_wc(plan, s->by, s->bout_w, 0, NULL, NULL);
+    if (st == CLPK_SUCCESS) st = life_read_check(ctx, s->bout_y, s->y_ref, ny, s->precision, "DSC");
+    if (st == CLPK_SUCCESS) st = life_read_check(ctx, s->bout_w, s->w_ref, nw, s->precision, "WC");
+    if (st == CLPK_SUCCESS) {
+        life_bench_user u = {plan, s};
+        clpk_bench_stats stats;
+        st = clpk_bench_run(ctx, life_bench_launch, &u, 1, repeats > 0 ? repeats : 1, 0, 0, &stats);
+        if (st == CLPK_SUCCESS) *median_ms = stats.median_ms;
+    }
+    clpk_life_plan_destroy(plan);
+    return st;
+}
+
+static void life_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+    clpk_params_clear(out);
+    life_default_params(clpk_context_device_info(ctx), out);
+}
+
+const clpk_tune_family clpk_tune_family_life = {
+    .name = "life",
+    .problem_count = life_problem_count,
+    .problem_create = life_problem_create,
+    .problem_destroy = life_problem_destroy,
+    .space = life_space,
+    .valid = life_valid,
+    .evaluate = life_evaluate,
+    .defaults = life_defaults,
+};

@@ -1,0 +1,192 @@
+/* The tuner's engine (tune.c), profile writer and resume cache (tune_profile.c) and progress display
+ * (tune_progress.c). The engine takes any NULL-terminated list of families, so tests pass fake ones and clpk-tune
+ * passes clpk_tune_families. Nothing here is global: every run carries its own state. */
+#ifndef CLPK_TUNE_RUN_H
+#define CLPK_TUNE_RUN_H
+
+#include "tune.h"
+
+#include <signal.h>
+
+/* ---- Strategies ------------------------------------------------------------------------------------------------ */
+
+typedef enum clpk_tune_strategy {
+    CLPK_TUNE_EXHAUSTIVE = 0, /* every valid point of the space, in order */
+    CLPK_TUNE_RANDOM,         /* `samples` distinct valid points drawn at random */
+    CLPK_TUNE_HILL            /* random points, then hill-climbing (one parameter one step) from the best two */
+} clpk_tune_strategy;
+
+const char *clpk_tune_strategy_name(clpk_tune_strategy s); /* "exhaustive", "random", "hill" */
+clpk_status clpk_tune_strategy_parse(const char *text, clpk_tune_strategy *out);
+
+/* What became of one candidate. */
+typedef enum clpk_tune_outcome {
+    CLPK_TUNE_OK = 0,
+    CLPK_TUNE_WRONG,     /* CLPK_ERROR_WRONG_RESULT, or a non-finite time */
+    CLPK_TUNE_BUILD,     /* CLPK_ERROR_BUILD */
+    CLPK_TUNE_TIMEOUT,   /* past the per-candidate limit, or CLPK_ERROR_TIMEOUT */
+    CLPK_TUNE_RESOURCES, /* CLPK_ERROR_OUT_OF_MEMORY, CLPK_ERROR_UNSUPPORTED */
+    CLPK_TUNE_ERROR,     /* anything else */
+    CLPK_TUNE_OUTCOMES
+} clpk_tune_outcome;
+
+const char *clpk_tune_outcome_name(clpk_tune_outcome o); /* "ok", "wrong", "build", "timeout", ... */
+clpk_tune_outcome clpk_tune_outcome_of(clpk_status st);
+
+/* ---- Configuration --------------------------------------------------------------------------------------------- */
+
+typedef struct clpk_tune_event clpk_tune_event;
+
+typedef struct clpk_tune_config {
+    clpk_tune_options opts;
+    clpk_tune_strategy strategy;
+    double budget_s;          /* the whole run; <= 0: unlimited */
+    double family_budget_s;   /* each family; <= 0: an equal share of what the run has left */
+    double candidate_limit_s; /* one evaluate call; <= 0: none. A longer call counts as a timeout */
+    int repeats;              /* timed runs per candidate during the search */
+    int final_repeats;        /* timed runs when the top candidates and the defaults are measured again */
+    int top_k;                /* how many of the best candidates are measured again (0: none) */
+    int samples;              /* points drawn by the random strategy (the hill climber starts with half) */
+    int max_points;           /* at most this many evaluations per problem; <= 0: no cap */
+    const char *cache_path;   /* JSON-lines cache of measured points; NULL: none */
+    int resume;               /* reuse the points of cache_path (else the cache starts empty) */
+    /* When it becomes non-zero (e.g. on SIGINT) the run stops after the current candidate. */
+    volatile const sig_atomic_t *stop;
+    /* Called on every event (may be NULL); clpk_tune_progress_event is one such sink. */
+    void (*on_event)(void *user, const clpk_tune_event *ev);
+    void *event_user;
+} clpk_tune_config;
+
+/* Fills the defaults: hill climbing, no budget, 5 repeats, 15 final repeats, top 3, 24 samples. */
+void clpk_tune_config_defaults(clpk_tune_config *cfg);
+
+/* ---- Results --------------------------------------------------------------------------------------------------- */
+
+typedef struct clpk_tune_result {
+    char family[32];
+    char label[96];
+    clpk_params klass;
+    clpk_tune_strategy strategy;
+    int found;          /* a candidate passed the check: best/best_ms are set */
+    clpk_params best;
+    double best_ms;
+    int default_ok;     /* the defaults passed: default_ms is set */
+    clpk_params defaults;
+    double default_ms;
+    double space_size;  /* product of the values' counts */
+    int evaluated;      /* points measured (or taken from the cache) in the search */
+    int from_cache;     /* of which taken from the resume cache */
+    int pruned;         /* points the family's `valid` refused */
+    int outcomes[CLPK_TUNE_OUTCOMES]; /* search + re-measure outcomes */
+    int complete;       /* the strategy ran to its end (not cut by a budget or a stop) */
+    char note[256];     /* why the problem was not tuned, or the first failure's message */
+} clpk_tune_result;
+
+typedef struct clpk_tune_report {
+    int count, capacity;
+    clpk_tune_result *items;
+    int family_count;
+    char families[16][32]; /* the families the run covered, even those with no result */
+    double elapsed_s;
+    int stopped;           /* the stop flag ended the run */
+    int budget_exhausted;  /* a budget cut the run */
+} clpk_tune_report;
+
+void clpk_tune_report_free(clpk_tune_report *report);
+
+/* ---- Events (progress) ----------------------------------------------------------------------------------------- */
+
+typedef enum clpk_tune_event_kind {
+    CLPK_TUNE_EVENT_START,         /* total_problems known */
+    CLPK_TUNE_EVENT_PROBLEM_START,
+    CLPK_TUNE_EVENT_CANDIDATE,     /* after each evaluation */
+    CLPK_TUNE_EVENT_PROBLEM_DONE,  /* result set */
+    CLPK_TUNE_EVENT_FINISH,
+    CLPK_TUNE_EVENT_CANDIDATE_START /* an evaluation starts (its pending mark is in the cache): for watchdogs */
+} clpk_tune_event_kind;
+
+struct clpk_tune_event {
+    clpk_tune_event_kind kind;
+    const char *family;
+    const char *label;
+    int problem_index, total_problems; /* over the whole run */
+    int evaluated, planned;            /* in the current problem; planned is an estimate */
+    double elapsed_s, budget_s;        /* budget_s <= 0: none */
+    double best_ms;                    /* best so far in the problem, or < 0 */
+    clpk_tune_outcome outcome;         /* for CANDIDATE */
+    const char *message;               /* for a failed CANDIDATE: the context's last error */
+    const clpk_tune_result *result;    /* for PROBLEM_DONE */
+};
+
+/* ---- Running --------------------------------------------------------------------------------------------------- */
+
+/* Tunes every problem of every family of `families` (NULL-terminated) on ctx. Failures of candidates, problems or
+ * families are recorded in the report, never returned: the status is CLPK_SUCCESS unless the arguments are bad, the
+ * cache cannot be opened or memory runs out. */
+clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *families, const clpk_tune_config *cfg,
+                          clpk_tune_report *report);
+
+/* Picks families by a comma-separated list of names ("" or NULL: all) into out (capacity entries, NULL-terminated).
+ * An unknown name fails with CLPK_ERROR_INVALID_ARGUMENT naming it and the known ones. */
+clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *names, const clpk_tune_family **out,
+                             int capacity, clpk_error *err);
+
+/* The space's points: mixed-radix index <-> parameter list. */
+double clpk_tune_space_size(const clpk_tune_space *space);
+void clpk_tune_space_point(const clpk_tune_space *space, unsigned long long index, clpk_params *out);
+
+/* ---- Resume cache (JSON lines, one measured point each) ------------------------------------------------------- */
+
+typedef struct clpk_tune_cache clpk_tune_cache;
+
+/* Opens the cache of `path` for the device. With `resume` the points already there for this device and driver are
+ * loaded (unreadable lines, e.g. a line cut by a kill, are skipped); without it the file starts empty. */
+clpk_status clpk_tune_cache_open(const char *path, const clpk_device_info *dev, int resume, clpk_tune_cache **out,
+                                 clpk_error *err);
+void clpk_tune_cache_close(clpk_tune_cache *cache); /* accepts NULL */
+/* Looks a point up; returns 1 and its outcome and time if it was measured. `phase` is "search" or "final". */
+int clpk_tune_cache_lookup(const clpk_tune_cache *cache, const char *family, const clpk_params *klass,
+                           const char *phase, const clpk_params *params, clpk_tune_outcome *outcome, double *ms);
+/* Records a point in memory and appends it to the file at once (flushed), so a killed run loses nothing. */
+void clpk_tune_cache_store(clpk_tune_cache *cache, const char *family, const clpk_params *klass, const char *phase,
+                           const clpk_params *params, clpk_tune_outcome outcome, double ms);
+/* Records that a point's evaluation starts; its result replaces the mark. A mark still there when the cache is
+ * loaded again (the run died in that evaluation: a hang that was killed, a driver crash) reads as a timeout, so a
+ * resumed run does not try the point again. */
+void clpk_tune_cache_mark_pending(clpk_tune_cache *cache, const char *family, const clpk_params *klass,
+                                  const char *phase, const clpk_params *params);
+int clpk_tune_cache_size(const clpk_tune_cache *cache);      /* points held */
+int clpk_tune_cache_skipped(const clpk_tune_cache *cache);   /* unreadable lines skipped when loading */
+
+/* ---- Profiles -------------------------------------------------------------------------------------------------- */
+
+/* The profile document of a report (schema of docs/profiles.md) as malloc'ed JSON text. */
+clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_report *report, char **text,
+                                   clpk_error *err);
+/* Writes it to `path` atomically (temporary file + rename). */
+clpk_status clpk_tune_profile_write(const char *path, const clpk_device_info *dev, const clpk_tune_report *report,
+                                    clpk_error *err);
+/* Merges profiles of one device (same name and vendor; with `force`, any) into `out`: for each family the union of
+ * the classes, and for a class present in several files the entry with the lowest time_ms. The device block of
+ * the first file is kept. */
+clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const char *out, int force, clpk_error *err);
+
+/* ---- Progress display ------------------------------------------------------------------------------------------ */
+
+typedef struct clpk_tune_progress {
+    FILE *out;
+    int tty;           /* redraw a bar with '\r'; else plain lines */
+    int verbose;       /* print every failed candidate */
+    double last_draw;  /* throttles redraws */
+    int drawn;         /* a bar is on the line */
+    int total_problems;
+} clpk_tune_progress;
+
+/* Sets up the display on `out` (a bar with ETA when out is a terminal, plain lines otherwise). */
+void clpk_tune_progress_init(clpk_tune_progress *p, FILE *out, int verbose);
+/* An event sink for clpk_tune_config.on_event (user = the clpk_tune_progress). */
+void clpk_tune_progress_event(void *user, const clpk_tune_event *ev);
+/* The estimated seconds left: from the fraction done, capped by the budget; < 0 when unknown. */
+double clpk_tune_eta(double elapsed_s, double fraction_done, double budget_s);
+
+#endif

@@ -1,0 +1,324 @@
+/* Tuner search space of the cross-correlation family: the algorithm (every direct variant that applies to the
+ * pattern, and "fft" when the FFT path is built in, so the direct/FFT crossover is measured, not assumed) and the
+ * parameters of each. Irrelevant parameters are pinned to their first value by `valid`, so each distinct plan
+ * appears once. test/test_xcorr_direct.c covers every value listed here. */
+#include "tune.h"
+
+#include "clpk_xcorr.h"
+#include "xcorr_direct.h"
+#include "xcorr_fft.h"
+#include "xcorr_plan.h"
+#include "xcorr_reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct xcorr_problem {
+    clpk_xcorr_shape shape;
+    cl_mem left, right, out;
+    size_t out_count;
+    double *ref;
+    clpk_xcorr_plan *plan; /* the plan being timed (bench callback) */
+} xcorr_problem;
+
+typedef struct problem_spec {
+    clpk_xcorr_pattern pattern;
+    int size, n_left, n_right;
+} problem_spec;
+
+/* The seed's evaluation grid, trimmed: sizes 16..128, counts from one pair to the saturated 4000. */
+static const problem_spec full_specs[] = {
+    {CLPK_XCORR_ONE_TO_ONE, 16, 1, 1},       {CLPK_XCORR_ONE_TO_ONE, 64, 1, 1},
+    {CLPK_XCORR_ONE_TO_ONE, 16, 4000, 4000}, {CLPK_XCORR_ONE_TO_MANY, 16, 1, 4000},
+    {CLPK_XCORR_ONE_TO_MANY, 32, 1, 1000},   {CLPK_XCORR_ONE_TO_MANY, 64, 1, 32},
+    {CLPK_XCORR_ONE_TO_MANY, 128, 1, 8},     {CLPK_XCORR_N_TO_MN, 32, 4, 64},
+    {CLPK_XCORR_N_TO_MN, 96, 8, 32},         {CLPK_XCORR_N_TO_M, 16, 32, 32},
+    {CLPK_XCORR_N_TO_M, 64, 8, 8},
+};
+static const problem_spec quick_specs[] = {
+    {CLPK_XCORR_ONE_TO_ONE, 8, 2, 2},
+    {CLPK_XCORR_ONE_TO_MANY, 11, 1, 5},
+    {CLPK_XCORR_N_TO_M, 9, 2, 3},
+};
+
+static int spec_count(const clpk_tune_options *opts) {
+    return opts->quick ? (int)(sizeof quick_specs / sizeof quick_specs[0])
+                       : (int)(sizeof full_specs / sizeof full_specs[0]);
+}
+
+static int precision_count(const clpk_tune_options *opts) { return opts->precision ? 1 : 2; }
+
+static int problem_count(const clpk_tune_options *opts) { return spec_count(opts) * precision_count(opts); }
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void problem_destroy(clpk_tune_problem *problem) {
+    xcorr_problem *p = problem->state;
+    if (!p) return;
+    if (p->left) clReleaseMemObject(p->left);
+    if (p->right) clReleaseMemObject(p->right);
+    if (p->out) clReleaseMemObject(p->out);
+    free(p->ref);
+    free(p);
+    problem->state = NULL;
+}
+
+/* Uploads `n` doubles as the problem's precision. */
+static clpk_status upload(clpk_context *ctx, const double *v, size_t n, clpk_precision precision, cl_mem *out) {
+    const size_t elem = clpk_precision_size(precision);
+    void *host = malloc(n * elem);
+    if (!host) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: out of host memory");
+    for (size_t i = 0; i < n; ++i) {
+        if (precision == CLPK_PRECISION_F64)
+            ((double *)host)[i] = v[i];
+        else
+            ((float *)host)[i] = (float)v[i];
+    }
+    cl_int rc = CL_SUCCESS;
+    *out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * elem, host, &rc);
+    free(host);
+    return rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner input)");
+}
+
+static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *opts, int index,
+                                  clpk_tune_problem *problem) {
+    memset(problem, 0, sizeof *problem);
+    const int specs = spec_count(opts);
+    if (index < 0 || index >= problem_count(opts))
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr tuner: no problem %d", index);
+    const problem_spec *spec = opts->quick ? &quick_specs[index % specs] : &full_specs[index % specs];
+    clpk_precision precision = CLPK_PRECISION_F32;
+    if (opts->precision)
+        CLPK_TRY(clpk_precision_parse(opts->precision, &precision));
+    else if (index >= specs)
+        precision = CLPK_PRECISION_F64;
+    if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr tuner: the device has no f64");
+    xcorr_problem *p = calloc(1, sizeof *p);
+    if (!p) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: out of host memory");
+    problem->state = p;
+    p->shape = (clpk_xcorr_shape){spec->pattern, spec->size, spec->size, spec->n_left, spec->n_right, 0, 0, precision};
+    const size_t mat = (size_t)spec->size * spec->size;
+    const size_t nl = mat * spec->n_left, nr = mat * spec->n_right;
+    p->out_count = clpk_xcorr_output_count(&p->shape) * (size_t)clpk_xcorr_output_rows(&p->shape) *
+                   (size_t)clpk_xcorr_output_cols(&p->shape);
+    double *l = malloc(nl * sizeof *l), *r = malloc(nr * sizeof *r);
+    p->ref = malloc(p->out_count * sizeof *p->ref);
+    clpk_status st = l && r && p->ref ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: memory");
+    if (st == CLPK_SUCCESS) {
+        uint64_t rng = opts->seed ^ (0x5851f42d4c957f2dull * (uint64_t)(index + 1));
+        for (size_t i = 0; i < nl; ++i)
+            l[i] = (double)(splitmix(&rng) >> 11) * 0x1p-52 - 1.0;
+        for (size_t i = 0; i < nr; ++i)
+            r[i] = (double)(splitmix(&rng) >> 11) * 0x1p-52 - 1.0;
+        clpk_xcorr_reference(&p->shape, l, r, p->ref);
+        st = upload(ctx, l, nl, precision, &p->left);
+    }
+    if (st == CLPK_SUCCESS) st = upload(ctx, r, nr, precision, &p->right);
+    if (st == CLPK_SUCCESS) {
+        cl_int rc = CL_SUCCESS;
+        p->out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE,
+                                p->out_count * clpk_precision_size(precision), NULL, &rc);
+        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner output)");
+    }
+    free(l);
+    free(r);
+    if (st != CLPK_SUCCESS) {
+        problem_destroy(problem);
+        return st;
+    }
+    snprintf(problem->label, sizeof problem->label, "%s %dx%d %d/%d %s", clpk_xcorr_pattern_name(spec->pattern),
+             spec->size, spec->size, spec->n_left, spec->n_right, clpk_precision_name(precision));
+    clpk_xcorr_features(&p->shape, &problem->klass);
+    return CLPK_SUCCESS;
+}
+
+/* Per algorithm: the parameters it reads, each with the values the tuner tries. Irrelevant parameters stay at the
+ * first value of the space's list. */
+static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
+                                         "multi-both", "warp-per-overlap", "fft",       NULL};
+static const char *const wg_values[] = {"64", "128", "256", "32", NULL};
+static const char *const team_values[] = {"32", "8", "16", "64", "128", NULL};
+static const char *const rpw_values[] = {"4", "1", "2", "8", "16", NULL};
+static const char *const combine_values[] = {"ordered", "atomic", NULL};
+static const char *const shifts_values[] = {"1", "2", "4", "8", NULL};
+static const char *const rows_values[] = {"1", "2", "4", "8", NULL};
+static const char *const lefts_values[] = {"1", "2", "4", NULL};
+static const char *const rights_values[] = {"1", "2", "4", "8", NULL};
+static const char *const pad_values[] = {"pow2", "smooth", NULL};
+
+static int fft_available(clpk_context *ctx, const clpk_xcorr_shape *shape) {
+    clpk_xcorr_fft *fft = NULL;
+    clpk_params none;
+    clpk_params_clear(&none);
+    if (clpk_xcorr_fft_create(ctx, shape, &none, &fft) != CLPK_SUCCESS) return 0;
+    clpk_xcorr_fft_destroy(fft);
+    return 1;
+}
+
+static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *sp) {
+    const xcorr_problem *p = problem->state;
+    const char *algos[16];
+    int n = 0;
+    for (int i = 0; algorithms[i]; ++i) {
+        if (strcmp(algorithms[i], "multi-right") == 0 && p->shape.pattern == CLPK_XCORR_ONE_TO_ONE) continue;
+        if (strcmp(algorithms[i], "multi-both") == 0 && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
+        if (strcmp(algorithms[i], "fft") == 0 && !fft_available(ctx, &p->shape)) continue;
+        algos[n++] = algorithms[i];
+    }
+    algos[n] = NULL;
+    memset(sp, 0, sizeof *sp);
+    CLPK_TRY(clpk_tune_space_add(sp, "algorithm", algos));
+    CLPK_TRY(clpk_tune_space_add(sp, "wg", wg_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "team", team_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "rows_per_worker", rpw_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "combine", combine_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "shifts", shifts_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "rows", rows_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "lefts", lefts_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "rights", rights_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "fft_pad", pad_values));
+    return CLPK_SUCCESS;
+}
+
+/* Whether `key` is one of `algorithm`'s parameters. */
+static int reads(const char *algorithm, const char *key) {
+    const char *const *names =
+        strcmp(algorithm, "fft") == 0 ? clpk_xcorr_fft_param_names : clpk_xcorr_direct_param_names(algorithm);
+    for (int i = 0; names && names[i]; ++i)
+        if (strcmp(names[i], key) == 0) return 1;
+    return 0;
+}
+
+static const char *const *values_of(const char *key) {
+    static const struct {
+        const char *key;
+        const char *const *values;
+    } lists[] = {{"wg", wg_values},           {"team", team_values},     {"rows_per_worker", rpw_values},
+                 {"combine", combine_values}, {"shifts", shifts_values}, {"rows", rows_values},
+                 {"lefts", lefts_values},     {"rights", rights_values}, {"fft_pad", pad_values}};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; ++i)
+        if (strcmp(lists[i].key, key) == 0) return lists[i].values;
+    return NULL;
+}
+
+static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+    const xcorr_problem *p = problem->state;
+    const char *algo = clpk_params_get(c, "algorithm");
+    if (!algo) return 0;
+    /* One point per distinct plan: parameters the algorithm ignores sit at their first value. */
+    for (int i = 0; i < c->count; ++i) {
+        const char *key = c->items[i].key;
+        if (strcmp(key, "algorithm") == 0 || reads(algo, key)) continue;
+        const char *const *values = values_of(key);
+        if (values && strcmp(c->items[i].value, values[0]) != 0) return 0;
+    }
+    const int wg = (int)clpk_params_get_int(c, "wg", 64);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (reads(algo, "wg") && (size_t)wg > dev->max_work_group_size) return 0;
+    if (strcmp(algo, "naive") == 0 || strcmp(algo, "split-row") == 0) return wg >= 64;
+    if (strcmp(algo, "shift-buffer") == 0) {
+        /* Teams much wider than an output row only add idle lanes. */
+        const int team = (int)clpk_params_get_int(c, "team", 32);
+        return (size_t)team <= dev->max_work_group_size && team <= 2 * clpk_xcorr_output_cols(&p->shape) + 8;
+    }
+    const int shifts = (int)clpk_params_get_int(c, "shifts", 1), rows = (int)clpk_params_get_int(c, "rows", 1);
+    const int lefts = (int)clpk_params_get_int(c, "lefts", 1), rights = (int)clpk_params_get_int(c, "rights", 1);
+    /* Register pressure: at most 32 accumulators (and as many partial sums) per work-item. */
+    if (shifts * rows * lefts * rights > 32) return 0;
+    /* grouped: one pair per work-item; multi-right: several rights of one left (lefts = 1). */
+    if (strcmp(algo, "grouped") == 0) return wg >= 64 && lefts == 1 && rights == 1;
+    if (strcmp(algo, "multi-right") == 0)
+        return wg >= 64 && lefts == 1 && rights > 1 && shifts <= 4 && rows <= 4 &&
+               p->shape.pattern != CLPK_XCORR_ONE_TO_ONE;
+    if (strcmp(algo, "multi-both") == 0)
+        return wg >= 64 && lefts > 1 && rights > 1 && rights <= 4 && shifts <= 4 && rows <= 2 &&
+               p->shape.pattern == CLPK_XCORR_N_TO_M;
+    if (strcmp(algo, "warp-per-overlap") == 0) {
+        /* One group per output element: only for small outputs. */
+        return p->out_count <= (1u << 20);
+    }
+    return 1; /* fft */
+}
+
+static clpk_status launch_plan(void *user, cl_event *first, cl_event *last) {
+    xcorr_problem *p = user;
+    return clpk_xcorr_execute_timed(p->plan, p->left, 0, p->right, 0, p->out, 0, first, last);
+}
+
+static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate, int repeats,
+                            double *median_ms) {
+    xcorr_problem *p = problem->state;
+    const char *algo = clpk_params_get(candidate, "algorithm");
+    if (!algo) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr tuner: candidate without an algorithm");
+    clpk_params own;
+    clpk_params_clear(&own);
+    for (int i = 0; i < candidate->count; ++i)
+        if (reads(algo, candidate->items[i].key))
+            clpk_params_set(&own, candidate->items[i].key, candidate->items[i].value);
+    char text[512];
+    clpk_params_format(&own, text, sizeof text);
+    CLPK_TRY(clpk_xcorr_plan_create(ctx, &p->shape, algo, text, &p->plan));
+    const size_t elem = clpk_precision_size(p->shape.precision);
+    cl_command_queue q = clpk_context_queue(ctx);
+    const double nan_d = NAN;
+    const float nan_f = NAN;
+    clpk_status st = CLPK_SUCCESS;
+    cl_int rc = clEnqueueFillBuffer(q, p->out, elem == 8 ? (const void *)&nan_d : (const void *)&nan_f, elem, 0,
+                                    p->out_count * elem, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueFillBuffer(xcorr tuner poison)");
+    if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(p->plan, p->left, 0, p->right, 0, p->out, 0, 0, NULL, NULL);
+    double *got = st == CLPK_SUCCESS ? malloc(p->out_count * sizeof *got) : NULL;
+    void *raw = st == CLPK_SUCCESS ? malloc(p->out_count * elem) : NULL;
+    if (st == CLPK_SUCCESS && (!got || !raw)) st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: memory");
+    if (st == CLPK_SUCCESS) {
+        rc = clEnqueueReadBuffer(q, p->out, CL_TRUE, 0, p->out_count * elem, raw, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer(xcorr tuner)");
+    }
+    if (st == CLPK_SUCCESS) {
+        double err = 0, scale = 0;
+        for (size_t i = 0; i < p->out_count; ++i) {
+            got[i] = elem == 8 ? ((double *)raw)[i] : (double)((float *)raw)[i];
+            const double d = fabs(got[i] - p->ref[i]);
+            err = isnan(d) || d > err ? (isnan(d) ? INFINITY : d) : err;
+            scale = fmax(scale, fabs(p->ref[i]));
+        }
+        const double rel = scale > 0 ? err / scale : err, tol = elem == 8 ? 1e-12 : 1e-5;
+        if (!(rel <= tol))
+            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "xcorr tuner: %s {%s} on %s: relative error %.3g > %.1g", algo,
+                           text, problem->label, rel, tol);
+    }
+    free(got);
+    free(raw);
+    if (st == CLPK_SUCCESS) {
+        clpk_bench_stats stats;
+        st = clpk_bench_run(ctx, launch_plan, p, 2, repeats > 0 ? repeats : 1, 0, 0, &stats);
+        if (st == CLPK_SUCCESS) *median_ms = stats.median_ms;
+    }
+    clpk_xcorr_plan_destroy(p->plan);
+    p->plan = NULL;
+    return st;
+}
+
+static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+    const xcorr_problem *p = problem->state;
+    clpk_params_clear(out);
+    clpk_xcorr_builtin_params(ctx, &p->shape, out);
+}
+
+const clpk_tune_family clpk_tune_family_xcorr = {
+    .name = "xcorr",
+    .problem_count = problem_count,
+    .problem_create = problem_create,
+    .problem_destroy = problem_destroy,
+    .space = space,
+    .valid = valid,
+    .evaluate = evaluate,
+    .defaults = defaults,
+};
