@@ -1,0 +1,378 @@
+/* BCCOO / BCCOO+ SpMV (yaSpMV design, seed 001), OpenCL C 1.2.
+ *
+ * Each work-item ("thread") owns TILE consecutive blocks of the block list and runs a sequential segmented sum
+ * over them (bit flag 0 = row stop). Rows completed inside a tile are written at once (strategy 1) or into a
+ * local result cache flushed coalesced at the end (strategy 2). The sum before a thread's first stop ("head")
+ * needs the partial sums of the threads before it: a work-group segmented scan of the threads' trailing sums
+ * ("tails") gives the part from inside the group, and the part from earlier groups comes either from adjacent
+ * synchronization (SYNC_ADJ=1, group g waits for g-1's published carry) or, with SYNC_ADJ=0, from a second small
+ * kernel (spmv_bccoo_carry) that adds it afterwards. docs/spmv.md argues why neither can deadlock.
+ *
+ * Options (all required, set by lib/spmv_plan.c):
+ *   IS_DOUBLE 0|1, BH 1..4, BW 1|2|4, FLAG_BITS 8|16|32, COL_BITS 16|32, TILE blocks per thread, WG work-group
+ *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
+ *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
+ *   to esc[esc_start[t] + k]), STAGE 0|1 (compile the online-transpose staging; only plans that use it, since it
+ *   doubles PoCL's compile time).
+ * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
+ * of thread t at j*nt+t; 1: natural order; 2: natural order with the online transpose: the group multiplies its
+ * WG*TILE blocks cooperatively with coalesced loads into the local buffer `stage`, then each work-item reads its
+ * tile's products from there), skip_scan, and the strategy-2 result cache (cache_rows block rows in
+ * the local buffer `cache`).
+ */
+#if IS_DOUBLE
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double VT;
+typedef double2 VT2;
+typedef double4 VT4;
+#define VT_WORDS 2
+#else
+typedef float VT;
+typedef float2 VT2;
+typedef float4 VT4;
+#define VT_WORDS 1
+#endif
+
+#if FLAG_BITS == 8
+typedef uchar FLAG_T;
+#elif FLAG_BITS == 16
+typedef ushort FLAG_T;
+#else
+typedef uint FLAG_T;
+#endif
+
+#if COL_BITS == 16
+typedef ushort COL_T;
+#else
+typedef uint COL_T;
+#endif
+
+#define FLAG_WORDS ((TILE + FLAG_BITS - 1) / FLAG_BITS)
+
+#if BW == 1
+typedef VT VTW;
+#define LOADW(i, p) ((p)[i])
+#define HSUM(v) (v)
+#elif BW == 2
+typedef VT2 VTW;
+#define LOADW(i, p) vload2((i), (p))
+#define HSUM(v) ((v).s0 + (v).s1)
+#else
+typedef VT4 VTW;
+#define LOADW(i, p) vload4((i), (p))
+#define HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3))
+#endif
+
+#define BLOCK_INDEX(j, t, nt) (online ? (t) * TILE + (j) : (j) * (nt) + (t))
+#define FLAG_INDEX(w, t, nt) (online ? (t) * FLAG_WORDS + (w) : (w) * (nt) + (t))
+
+/* x[c*BW .. c*BW+BW-1], zero beyond the last column (the last block column may stick out of the matrix). */
+inline VTW load_x(const global VT *x, uint c, uint ncols) {
+    uint base = c * BW;
+    if (base + BW <= ncols) return LOADW(c, x);
+#if BW == 1
+    return (VT)0;
+#else
+    VT e[BW];
+    for (uint k = 0; k < BW; ++k) e[k] = base + k < ncols ? x[base + k] : (VT)0;
+#if BW == 2
+    return (VT2)(e[0], e[1]);
+#else
+    return (VT4)(e[0], e[1], e[2], e[3]);
+#endif
+#endif
+}
+
+/* Final store of one matrix row's dot product. */
+inline void store_out(global VT *y, uint r, VT v, uint out_rows, VT alpha, VT beta) {
+#if SLICED
+    y[r] = v; /* temporary sized slices * block rows * BH: every index is in range */
+#else
+    if (r < out_rows) {
+        VT o = alpha * v;
+        if (beta != (VT)0) o += beta * y[r]; /* beta == 0 ignores y, so NaN in y does not leak */
+        y[r] = o;
+    }
+#endif
+}
+
+/* A row stop in a thread's tile: strategy 2 keeps the row in the group's local cache when it fits. */
+#if STRATEGY == 2
+#define EMIT(brow, vals)                                                                                               \
+    do {                                                                                                               \
+        uint lr_ = (brow) - grp_first;                                                                                 \
+        if (lr_ < cache_rows) {                                                                                        \
+            for (uint i_ = 0; i_ < BH; ++i_) cache[lr_ * BH + i_] = (vals)[i_];                                        \
+        } else {                                                                                                       \
+            for (uint i_ = 0; i_ < BH; ++i_) store_out(y, (brow) * BH + i_, (vals)[i_], out_rows, alpha, beta);        \
+        }                                                                                                              \
+    } while (0)
+#else
+#define EMIT(brow, vals)                                                                                               \
+    do {                                                                                                               \
+        for (uint i_ = 0; i_ < BH; ++i_) store_out(y, (brow) * BH + i_, (vals)[i_], out_rows, alpha, beta);            \
+    } while (0)
+#endif
+
+#if SYNC_ADJ
+/* Publishes a group's carry: values first (as 32-bit atomics, so they are performed at the device-coherent level
+ * like the flag), a fence, then the ready flag set to this launch's epoch. Never a value sentinel. */
+inline void publish_carry(volatile global uint *gsum, volatile global uint *gflag, volatile global uint *sync, uint g,
+                          const VT *v, uint epoch) {
+    for (uint i = 0; i < BH; ++i) {
+#if IS_DOUBLE
+        uint2 u = as_uint2(v[i]);
+        atomic_xchg(&gsum[(g * BH + i) * 2], u.x);
+        atomic_xchg(&gsum[(g * BH + i) * 2 + 1], u.y);
+#else
+        atomic_xchg(&gsum[g * BH + i], as_uint(v[i]));
+#endif
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    atomic_xchg(&gflag[g], epoch);
+    atomic_inc(&sync[1]); /* progress counter read by the watchdog of waiting groups */
+}
+
+/* Waits until group g has published in this launch, then reads its carry. The spin is bounded: if no group at all
+ * publishes during spin_limit iterations (a live device always has one that does: the predecessor chain ends at a
+ * running group that only computes), the error word is set and the carry is taken as 0 (the result is then wrong
+ * and the host reports CLPK_ERROR_TIMEOUT instead of hanging). */
+inline void wait_carry(volatile global uint *gsum, volatile global uint *gflag, volatile global uint *sync, uint g,
+                       VT *v, uint epoch, uint spin_limit) {
+    uint seen = atomic_or(&sync[1], 0u);
+    uint budget = spin_limit;
+    int ok = 1;
+    while (atomic_or(&gflag[g], 0u) != epoch) {
+        if (--budget == 0) {
+            uint now = atomic_or(&sync[1], 0u);
+            if (now != seen) {
+                seen = now;
+                budget = spin_limit;
+            } else {
+                atomic_xchg(&sync[2], 1u);
+                ok = 0;
+                break;
+            }
+        }
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    for (uint i = 0; i < BH; ++i) {
+#if IS_DOUBLE
+        uint2 u;
+        u.x = atomic_or(&gsum[(g * BH + i) * 2], 0u);
+        u.y = atomic_or(&gsum[(g * BH + i) * 2 + 1], 0u);
+        v[i] = ok ? as_double(u) : (VT)0;
+#else
+        v[i] = ok ? as_float(atomic_or(&gsum[g * BH + i], 0u)) : (VT)0;
+#endif
+    }
+}
+#endif
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
+kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *restrict flags,
+                       const global COL_T *restrict cols, const global uint *restrict res_entry,
+                       const global VT *restrict x_base, const uint x_off, global VT *y_base, const uint y_off,
+                       const uint out_rows, const uint ncols, const VT alpha, const VT beta, const uint nt,
+                       global uint *sync, global uint *grp_flag, global uint *grp_sum, global uint *grp_stop,
+                       const uint epoch, const uint spin_limit, const uint online, const uint skip_scan,
+                       const uint cache_rows, local VT *cache, const global uint *restrict col_base,
+                       const global uint *restrict esc_start, const global uint *restrict esc, local VT *stage) {
+    const global VT *x = x_base + x_off;
+    global VT *y = y_base + y_off;
+    const uint lid = get_local_id(0);
+    local VT lsum[WG * BH];
+    local uint lflag[WG];
+    local uint lshared[2];
+    local VT lcarry[BH];
+
+#if SYNC_ADJ
+    /* Logical group ids in start order: a group only ever waits on one that has already started. The group that
+     * draws the last ticket resets the counter for the next launch (every ticket has been drawn by then). */
+    if (lid == 0) {
+        uint ticket = atomic_inc(&sync[0]);
+        if (ticket == get_num_groups(0) - 1) atomic_xchg(&sync[0], 0u);
+        lshared[0] = ticket;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint g = lshared[0];
+#else
+    const uint g = get_group_id(0);
+#endif
+    const uint t = g * WG + lid;
+    const uint first_row = res_entry[t];
+    const uint grp_first = res_entry[g * WG];
+
+    /* ---- sequential segmented sum over the thread's tile ---- */
+    const uint nbpw = nt * TILE * BW; /* elements in one of the BH value arrays */
+    VT acc[BH], head[BH];
+    for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
+    uint nstops = 0;
+#if STAGE
+    if (online == 2) { /* uniform: a kernel argument */
+        const uint base = g * WG * TILE;
+        for (uint e = lid; e < WG * TILE; e += WG) {
+            const uint pos = base + e;
+            const VTW xv = load_x(x, (uint)cols[pos], ncols);
+            for (uint i = 0; i < BH; ++i) stage[e * BH + i] = HSUM(LOADW(pos, vals + i * nbpw) * xv);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
+    uint fw = 0;
+#if COL_DELTA
+    uint cprev = col_base[t], ek = esc_start[t];
+#endif
+    for (uint j = 0; j < TILE; ++j) {
+        const uint b = j % FLAG_BITS;
+        if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
+        const uint pos = BLOCK_INDEX(j, t, nt);
+#if STAGE
+        if (online == 2) {
+            for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
+        } else
+#endif
+        {
+#if COL_DELTA
+            const ushort d = cols[pos];
+            const uint c = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);
+            cprev = c;
+#else
+            const uint c = (uint)cols[pos];
+#endif
+            const VTW xv = load_x(x, c, ncols);
+            for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
+        }
+        if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
+            if (nstops == 0) {
+                for (uint i = 0; i < BH; ++i) head[i] = acc[i];
+            } else {
+                EMIT(first_row + nstops, acc);
+            }
+            ++nstops;
+            for (uint i = 0; i < BH; ++i) acc[i] = (VT)0;
+        }
+    }
+
+    /* ---- work-group segmented scan of the tails (inclusive; flag = a stop at or before this thread) ---- */
+    for (uint i = 0; i < BH; ++i) lsum[lid * BH + i] = acc[i];
+    uint myflag = nstops > 0;
+    lflag[lid] = myflag;
+    if (lid == 0) lshared[1] = 1u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint all_stop = 0;
+    if (skip_scan) { /* uniform: a kernel argument */
+        if (!myflag) atomic_min(&lshared[1], 0u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        all_stop = lshared[1]; /* every thread has a stop: segments have length 1, no scan needed */
+    }
+    if (!all_stop) {
+        for (uint d = 1; d < WG; d <<= 1) {
+            VT pv[BH];
+            uint pf = 1;
+            if (lid >= d) {
+                for (uint i = 0; i < BH; ++i) pv[i] = lsum[(lid - d) * BH + i];
+                pf = lflag[lid - d];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid >= d) {
+                if (!myflag)
+                    for (uint i = 0; i < BH; ++i) acc[i] += pv[i];
+                myflag |= pf;
+                for (uint i = 0; i < BH; ++i) lsum[lid * BH + i] = acc[i];
+                lflag[lid] = myflag;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    /* carry into this thread from earlier threads of the group, and whether it also needs the groups' carry */
+    VT tc[BH];
+    uint open = 1;
+    for (uint i = 0; i < BH; ++i) tc[i] = (VT)0;
+    if (lid > 0) {
+        for (uint i = 0; i < BH; ++i) tc[i] = lsum[(lid - 1) * BH + i];
+        open = all_stop ? 0u : !lflag[lid - 1];
+    }
+
+    /* ---- carry between groups ---- */
+    if (lid == 0) {
+        VT out[BH], carry[BH];
+        const uint has_stop = all_stop ? 1u : lflag[WG - 1];
+        for (uint i = 0; i < BH; ++i) {
+            out[i] = lsum[(WG - 1) * BH + i];
+            carry[i] = (VT)0;
+        }
+#if SYNC_ADJ
+        if (has_stop) publish_carry(grp_sum, grp_flag, sync, g, out, epoch); /* breaks the chain at once */
+        if (g > 0) {
+            /* no wait when the previous group ended exactly on a row stop: its carry is 0 */
+            const uint tp = g * WG - 1, jl = TILE - 1;
+            const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
+            if (((pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u) != 0u)
+                wait_carry(grp_sum, grp_flag, sync, g - 1, carry, epoch, spin_limit);
+        }
+        if (!has_stop) {
+            for (uint i = 0; i < BH; ++i) out[i] += carry[i];
+            publish_carry(grp_sum, grp_flag, sync, g, out, epoch);
+        }
+#else
+        global VT *gs = (global VT *)grp_sum;
+        for (uint i = 0; i < BH; ++i) gs[g * BH + i] = out[i];
+        grp_stop[g] = has_stop;
+#endif
+        for (uint i = 0; i < BH; ++i) lcarry[i] = carry[i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* ---- the head row of each thread that has a stop ---- */
+    if (nstops > 0) {
+        for (uint i = 0; i < BH; ++i) head[i] += tc[i] + (open ? lcarry[i] : (VT)0);
+        EMIT(first_row, head);
+    }
+#if STRATEGY == 2
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* coalesced flush of the cached rows: block rows [grp_first, grp_end) all end inside this group */
+    const uint grp_end = res_entry[(g + 1) * WG];
+    const uint ncached = min(grp_end - grp_first, cache_rows) * BH;
+    for (uint e = lid; e < ncached; e += WG) store_out(y, grp_first * BH + e, cache[e], out_rows, alpha, beta);
+#endif
+}
+
+/* Fallback carry propagation (SYNC_ADJ=0): for each group with a row stop, the sum of the tails of the groups
+ * before it back to the last group with a stop goes into the group's first row. The walks of different groups
+ * cover disjoint ranges, so the work is linear in the number of groups; nothing waits on anything. */
+kernel void spmv_bccoo_carry(const global uint *restrict res_entry, const global VT *restrict grp_sum,
+                             const global uint *restrict grp_stop, global VT *y_base, const uint y_off,
+                             const uint out_rows, const VT alpha, const uint ngroups) {
+    const uint g = get_global_id(0);
+    if (g == 0 || g >= ngroups || !grp_stop[g]) return;
+    VT c[BH];
+    for (uint i = 0; i < BH; ++i) c[i] = (VT)0;
+    uint k = g;
+    do {
+        --k;
+        for (uint i = 0; i < BH; ++i) c[i] += grp_sum[k * BH + i];
+    } while (k > 0 && !grp_stop[k]);
+    global VT *y = y_base + y_off;
+    const uint r = res_entry[g * WG] * BH;
+    for (uint i = 0; i < BH; ++i) {
+#if SLICED
+        y[r + i] += c[i];
+#else
+        if (r + i < out_rows) y[r + i] += alpha * c[i];
+#endif
+    }
+}
+
+/* BCCOO+: y = alpha * (sum over slices of the partial rows) + beta * y. */
+kernel void spmv_bccoo_combine(const global VT *restrict tmp, global VT *y_base, const uint y_off, const uint rows,
+                               const uint rows_padded, const uint slices, const VT alpha, const VT beta) {
+    const uint r = get_global_id(0);
+    if (r >= rows) return;
+    VT s = (VT)0;
+    for (uint k = 0; k < slices; ++k) s += tmp[k * rows_padded + r];
+    global VT *y = y_base + y_off;
+    VT o = alpha * s;
+    if (beta != (VT)0) o += beta * y[r];
+    y[r] = o;
+}

@@ -1,0 +1,80 @@
+/* Shared helpers of the spmv tests. */
+#include "spmv_util.h"
+
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void spmv_util_reference(const clpk_csr *A, double alpha, const double *x, double beta, const double *y_in,
+                         double *y_out) {
+    for (int32_t r = 0; r < A->rows; ++r) {
+        double s = 0;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; ++k) s += A->val[k] * x[A->col[k]];
+        y_out[r] = alpha * s + (beta != 0 ? beta * y_in[r] : 0.0);
+    }
+}
+
+void spmv_util_free(clpk_csr *A) {
+    free(A->row_ptr);
+    free(A->col);
+    free(A->val);
+    memset(A, 0, sizeof *A);
+}
+
+double spmv_util_tolerance(clpk_precision p) { return p == CLPK_PRECISION_F64 ? 1e-12 : 1e-5; }
+
+double spmv_util_error(const clpk_csr *A, double alpha, const double *x, double beta, const double *y_in,
+                       const double *ref, const double *got) {
+    double rel = check_rel_error(ref, got, (size_t)A->rows);
+    if (!isfinite(rel)) return rel;
+    /* Rounding in a sum of n terms grows with the terms' magnitudes, not the result's: measure against
+     * max_i |alpha| sum_j |a_ij x_j| + |beta y_i| as well, and keep the smaller (NaN was caught above). */
+    double diff = 0, scale = 0;
+    for (int32_t r = 0; r < A->rows; ++r) {
+        double s = 0;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; ++k) s += fabs(A->val[k] * x[A->col[k]]);
+        s = fabs(alpha) * s + (beta != 0 ? fabs(beta * y_in[r]) : 0.0);
+        if (s > scale) scale = s;
+        double d = fabs(got[r] - ref[r]);
+        if (d > diff) diff = d;
+    }
+    double norm = scale > 0 ? diff / scale : diff;
+    return norm < rel ? norm : rel;
+}
+
+double spmv_util_check(clpk_context *ctx, const clpk_csr *A, clpk_precision p, const char *format, const char *params,
+                       const char *label, uint64_t *rng) {
+    clpk_spmv_plan *plan = NULL;
+    clpk_status st = clpk_spmv_plan_create(ctx, A, p, format, params, &plan);
+    if (!CHECK(st == CLPK_SUCCESS, "%s [%s %s %s]: plan: %s", label, clpk_precision_name(p), format ? format : "auto",
+               params ? params : "", clpk_last_error(ctx)))
+        return INFINITY;
+    size_t nx = A->cols ? (size_t)A->cols : 1, ny = A->rows ? (size_t)A->rows : 1;
+    double *x = malloc(nx * sizeof *x), *y0 = malloc(ny * sizeof *y0), *y = malloc(ny * sizeof *y);
+    double *ref = malloc(ny * sizeof *ref);
+    double worst = 0;
+    char desc[512];
+    clpk_spmv_plan_describe(plan, desc, sizeof desc);
+    for (size_t i = 0; i < nx; ++i) x[i] = 2.0 * check_rand_double(rng) - 1.0;
+    for (int pass = 0; pass < 2; ++pass) {
+        double alpha = pass ? 1.25 : 1.0, beta = pass ? -0.5 : 0.0;
+        for (size_t i = 0; i < ny; ++i) y0[i] = pass ? 2.0 * check_rand_double(rng) - 1.0 : NAN;
+        memcpy(y, y0, ny * sizeof *y);
+        spmv_util_reference(A, alpha, x, beta, y0, ref);
+        st = clpk_spmv_host(plan, alpha, x, beta, y);
+        double e = st == CLPK_SUCCESS ? spmv_util_error(A, alpha, x, beta, y0, ref, y) : INFINITY;
+        CHECK(st == CLPK_SUCCESS, "%s [%s]: run: %s", label, desc, clpk_last_error(ctx));
+        CHECK(e <= spmv_util_tolerance(p), "%s [%s %s] beta=%g: relative error %.3g", label, clpk_precision_name(p),
+              desc, beta, e);
+        if (e > worst) worst = e;
+    }
+    free(x);
+    free(y0);
+    free(y);
+    free(ref);
+    clpk_spmv_plan_destroy(plan);
+    return worst;
+}

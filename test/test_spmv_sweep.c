@@ -1,0 +1,86 @@
+/* Sweep over the spmv parameter space the tuner may choose (tuner/tune_spmv.c): every value of every parameter and
+ * every combination of the switches that change code paths (strategy x sync x BCCOO+, each with skip_scan on and
+ * off; transpose offline and online with and without staging), in
+ * f32 and f64, against the double-precision reference with NaN-poisoned y. The points are arranged as a covering
+ * array so few distinct programs are built. */
+#include "check.h"
+#include "spmv_internal.h"
+#include "spmv_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tuner's value lists (kept in step with tuner/tune_spmv.c). */
+static const char *const shapes[] = {"1x1", "1x2", "1x4", "2x1", "2x2", "2x4", "3x1", "3x2", "3x4", "4x1", "4x2", "4x4"};
+static const char *const flags[] = {"8", "16", "32"};
+static const char *const colt[] = {"short", "int", "delta"};
+static const char *const tiles[] = {"8", "16", "24", "32", "40", "64", "96", "128"};
+static const char *const wgs[] = {"64", "128", "256", "512"};
+static const char *const caches[] = {"1", "2", "3", "4"};
+static const char *const slices[] = {"2", "4", "8", "16", "32"};
+static const char *const csr_vecs[] = {"1", "2", "4", "8", "16", "32"};
+#define N(a) ((int)(sizeof a / sizeof a[0]))
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = NULL;
+    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    printf("device: %s\n", dev->name);
+    const char *specs[] = {"fem:23", "powerlaw:1500", "longrow:400:3000:2500"};
+    clpk_csr mats[3];
+    for (int i = 0; i < 3; ++i) {
+        clpk_error err = {0};
+        if (!CHECK(clpk_spmv_generate(specs[i], check_rand(&rng), &mats[i], &err) == CLPK_SUCCESS, "generate: %s",
+                   err.message))
+            return check_summary();
+    }
+    /* Compile-time parameters (one program each): 12 points per precision, point i has shape i and the code-path
+     * switches strategy x sync x BCCOO+ from its low bits (all 8 combinations within the first 8); the other lists
+     * are walked with coprime strides. Runtime switches (skip_scan, cache) are varied on each point. */
+    const int npoints = N(shapes);
+    for (int pi = 0; pi < 2; ++pi) {
+        clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+        if (p == CLPK_PRECISION_F64 && !dev->has_fp64) {
+            printf("skip f64: the device has no fp64\n");
+            continue;
+        }
+        for (int i = 0; i < npoints; ++i) {
+            int k = i + pi * 5;
+            int strategy = 1 + (i & 1), adjacent = (i >> 1) & 1, plus = (i >> 2) & 1;
+            int bh = shapes[i][0] - '0', bw = shapes[i][2] - '0';
+            const char *wg = wgs[k % N(wgs)];
+            /* transpose is per point (the online staging is compiled only into plans that use it): points 8..11
+             * are online, with and without col=delta (delta reads natural order without staging) */
+            int online = i >= 8;
+            for (int v = 0; v < 4; ++v) {
+                int skip = v & 1;
+                int cache = (k + v) % N(caches) + 1;
+                /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory (48 KiB on NVIDIA):
+                 * use the largest that fits, exactly as the plan computes it */
+                spmv_config lc = {.block_h = bh, .wg = atoi(wg), .strategy = strategy, .cache = cache};
+                while (cache > 1 && spmv_bccoo_local_bytes(&lc, p) > dev->local_mem_bytes) lc.cache = --cache;
+                char params[256];
+                snprintf(params, sizeof params,
+                         "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
+                         "skip_scan=%d,transpose=%s,slices=%s",
+                         bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[(k * 3) % N(tiles)], wg, strategy,
+                         cache, adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
+                         slices[k % N(slices)]);
+                const clpk_csr *A = &mats[(i + v) % 3];
+                double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
+                printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
+            }
+        }
+        for (int i = 0; i < N(csr_vecs); ++i) {
+            char params[64];
+            snprintf(params, sizeof params, "csr_vec=%s,wg=%s", csr_vecs[i], wgs[(i + pi) % N(wgs)]);
+            double e = spmv_util_check(ctx, &mats[i % 3], p, "csr", params, specs[i % 3], &rng);
+            printf("%s csr    %-150s %.3g\n", clpk_precision_name(p), params, e);
+        }
+    }
+    for (int i = 0; i < 3; ++i) spmv_util_free(&mats[i]);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}

@@ -1,0 +1,296 @@
+/* Tuner search space of the spmv family (seed 001, Table I) with the seed's pruning:
+ *  - block shape: the 4 shapes of smallest exact device footprint (one joint parameter "block" = HxW);
+ *  - BCCOO+ only when the matrix is wider than tall; offline transpose only; skip_scan on; col = auto (short
+ *    indices whenever they fit) or delta (16-bit deltas with escapes);
+ *  - tile range from the matrix size (enough threads to fill the device);
+ *  - adjacent synchronization only where the device is known to give started work-groups forward progress;
+ *  - CSR (scalar / vector) as the in-house baseline candidate.
+ * `valid` rejects points over the device's local memory or work-group limits and duplicates (parameters that the
+ * chosen format ignores must sit at their first value). Problems: generated matrices of different classes in quick
+ * mode, the shared real matrices otherwise. */
+#include "spmv_internal.h"
+#include "tune.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct spmv_problem {
+    clpk_csr A;
+    clpk_precision precision;
+    double *x, *ref;
+    int have_space; /* the space, computed once (it costs 12 footprint counts over the matrix) */
+    clpk_tune_space space;
+} spmv_problem;
+
+static const char *const quick_specs[] = {"fem:40", "powerlaw:20000", "random:3000:40000:24", "longrow:2000:2000:1500"};
+#define QUICK_COUNT ((int)(sizeof quick_specs / sizeof quick_specs[0]))
+
+static int precision_count(const clpk_tune_options *o) { return o->precision ? 1 : 2; }
+
+/* Real matrices (sorted names, complex files left out by their header). */
+static int list_matrices(const clpk_tune_options *o, char names[][256], int cap) {
+    if (!o->data_dir) return 0;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/matrices", o->data_dir);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < cap) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
+        char path[1400], header[256] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (!fgets(header, sizeof header, f)) header[0] = 0;
+        fclose(f);
+        if (strstr(header, "complex") || strstr(header, "hermitian")) continue;
+        if (strlen(path) >= 256) continue;
+        memcpy(names[n++], path, strlen(path) + 1);
+    }
+    closedir(d);
+    for (int i = 1; i < n; ++i) /* insertion sort: few names */
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; --j) {
+            char t[256];
+            memcpy(t, names[j], 256);
+            memcpy(names[j], names[j - 1], 256);
+            memcpy(names[j - 1], t, 256);
+        }
+    return n;
+}
+
+static int matrix_count(const clpk_tune_options *o) {
+    if (o->quick) return QUICK_COUNT;
+    char names[64][256];
+    int n = list_matrices(o, names, 64);
+    return n ? n : QUICK_COUNT;
+}
+
+static int spmv_problem_count(const clpk_tune_options *o) { return matrix_count(o) * precision_count(o); }
+
+static void spmv_problem_destroy(clpk_tune_problem *problem) {
+    spmv_problem *s = problem->state;
+    if (!s) return;
+    clpk_csr_free(&s->A);
+    free(s->x);
+    free(s->ref);
+    free(s);
+    problem->state = NULL;
+}
+
+static clpk_status spmv_problem_create(clpk_context *ctx, const clpk_tune_options *o, int index,
+                                       clpk_tune_problem *problem) {
+    memset(problem, 0, sizeof *problem);
+    int nm = matrix_count(o);
+    int mi = index % nm, pi = index / nm;
+    spmv_problem *s = calloc(1, sizeof *s);
+    if (!s) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    problem->state = s;
+    if (o->precision) {
+        if (clpk_precision_parse(o->precision, &s->precision) != CLPK_SUCCESS)
+            return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv tune: unknown precision %s", o->precision);
+    } else {
+        s->precision = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+    }
+    clpk_error err = {0};
+    char names[64][256];
+    int nreal = o->quick ? 0 : list_matrices(o, names, 64);
+    if (nreal) {
+        clpk_coo coo;
+        if (clpk_mtx_read(names[mi], &coo, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+        clpk_status st = clpk_coo_to_csr(&coo, &s->A, &err);
+        clpk_coo_free(&coo);
+        if (st != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+        const char *base = strrchr(names[mi], '/');
+        snprintf(problem->label, sizeof problem->label, "%s %s", base ? base + 1 : names[mi],
+                 clpk_precision_name(s->precision));
+    } else {
+        if (clpk_spmv_generate(quick_specs[mi], o->seed + (uint64_t)mi, &s->A, &err) != CLPK_SUCCESS)
+            return clpk_fail_from(ctx, &err);
+        snprintf(problem->label, sizeof problem->label, "%s %s", quick_specs[mi], clpk_precision_name(s->precision));
+    }
+    size_t nx = s->A.cols ? (size_t)s->A.cols : 1, ny = s->A.rows ? (size_t)s->A.rows : 1;
+    s->x = malloc(nx * sizeof *s->x);
+    s->ref = malloc(ny * sizeof *s->ref);
+    if (!s->x || !s->ref) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    uint64_t state = o->seed ^ 0xabcdefull;
+    for (size_t i = 0; i < nx; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        s->x[i] = (double)(state >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+    }
+    for (int32_t r = 0; r < s->A.rows; ++r) {
+        double sum = 0;
+        for (int64_t k = s->A.row_ptr[r]; k < s->A.row_ptr[r + 1]; ++k) sum += s->A.val[k] * s->x[s->A.col[k]];
+        s->ref[r] = sum;
+    }
+    if (spmv_features(&s->A, s->precision, &problem->klass, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    return CLPK_SUCCESS;
+}
+
+typedef struct shape_cost {
+    int h, w;
+    uint64_t bytes;
+} shape_cost;
+
+static int by_bytes(const void *a, const void *b) {
+    uint64_t x = ((const shape_cost *)a)->bytes, y = ((const shape_cost *)b)->bytes;
+    return (x > y) - (x < y);
+}
+
+static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    const spmv_problem *s = problem->state;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    memset(space, 0, sizeof *space);
+    /* formats */
+    const char *formats_wide[] = {"bccoo", "bccoo+", "csr", NULL}, *formats[] = {"bccoo", "csr", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "format", s->A.cols > s->A.rows ? formats_wide : formats));
+    /* the 4 block shapes of smallest footprint */
+    shape_cost costs[12];
+    int n = 0;
+    static const int hs[] = {1, 2, 3, 4}, ws[] = {1, 2, 4};
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j) {
+            char params[64];
+            snprintf(params, sizeof params, "block_h=%d,block_w=%d", hs[i], ws[j]);
+            clpk_error err = {0};
+            uint64_t bytes = 0;
+            if (clpk_spmv_footprint(&s->A, s->precision, "bccoo", params, &bytes, &err) != CLPK_SUCCESS)
+                return clpk_fail_from(ctx, &err);
+            costs[n++] = (shape_cost){hs[i], ws[j], bytes};
+        }
+    qsort(costs, (size_t)n, sizeof costs[0], by_bytes);
+    char shape_text[4][8];
+    const char *shapes[5];
+    for (int i = 0; i < 4; ++i) {
+        snprintf(shape_text[i], sizeof shape_text[i], "%dx%d", costs[i].h, costs[i].w);
+        shapes[i] = shape_text[i];
+    }
+    shapes[4] = NULL;
+    CLPK_TRY(clpk_tune_space_add(space, "block", shapes));
+    const char *cols[] = {"auto", "delta", NULL}; /* Table I "col compress": short/int as they fit, or deltas */
+    CLPK_TRY(clpk_tune_space_add(space, "col", cols));
+    const char *flags[] = {"8", "16", "32", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "flag_bits", flags));
+    /* tiles: keep those leaving at least ~4 work-items per device lane-group (compute_units * 256); the two
+     * smallest always stay */
+    static const char *const all_tiles[] = {"8", "16", "24", "32", "40", "64", "96", "128"};
+    const char *tiles[9];
+    int nt = 0;
+    double min_threads = 4.0 * (dev->compute_units ? dev->compute_units : 1) * 256.0;
+    for (int i = 0; i < 8; ++i)
+        if (i < 2 || (double)s->A.nnz / atof(all_tiles[i]) >= min_threads) tiles[nt++] = all_tiles[i];
+    tiles[nt] = NULL;
+    CLPK_TRY(clpk_tune_space_add(space, "tile", tiles));
+    const char *wgs[] = {"64", "128", "256", "512", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "wg", wgs));
+    const char *strategies[] = {"1", "2", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "strategy", strategies));
+    const char *caches[] = {"1", "2", "3", "4", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "cache", caches));
+    const char *sync_both[] = {"adjacent", "fallback", NULL}, *sync_safe[] = {"fallback", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "sync", spmv_device_has_forward_progress(dev) ? sync_both : sync_safe));
+    const char *slices[] = {"2", "4", "8", "16", "32", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "slices", slices));
+    const char *vecs[] = {"1", "2", "4", "8", "16", "32", NULL};
+    CLPK_TRY(clpk_tune_space_add(space, "csr_vec", vecs));
+    return CLPK_SUCCESS;
+}
+
+static clpk_status spmv_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    spmv_problem *s = problem->state;
+    if (!s->have_space) {
+        CLPK_TRY(build_space(ctx, problem, &s->space));
+        s->have_space = 1;
+    }
+    *space = s->space;
+    return CLPK_SUCCESS;
+}
+
+/* Whether `key` sits at the first value of its list in the space (for parameters the format ignores). */
+static int at_first(const clpk_tune_space *space, const clpk_params *c, const char *key) {
+    const char *v = clpk_params_get(c, key);
+    for (int i = 0; i < space->count; ++i)
+        if (strcmp(space->params[i].name, key) == 0) return !v || strcmp(v, space->params[i].values[0]) == 0;
+    return 1;
+}
+
+static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *candidate) {
+    const spmv_problem *s = problem->state;
+    if (!s->have_space) {
+        clpk_tune_space tmp;
+        if (spmv_space(ctx, problem, &tmp) != CLPK_SUCCESS) return 0;
+    }
+    const clpk_tune_space *space = &s->space;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    clpk_params p;
+    spmv_default_params(dev, &p);
+    clpk_params_merge(&p, candidate);
+    spmv_config cfg;
+    clpk_error err = {0};
+    if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
+    if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
+    if (cfg.format == SPMV_CSR) {
+        static const char *const ignored[] = {"block", "flag_bits", "col", "tile", "strategy", "cache", "sync", "slices"};
+        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
+            if (!at_first(space, candidate, ignored[i])) return 0;
+        return cfg.csr_vec <= cfg.wg;
+    }
+    if (!at_first(space, candidate, "csr_vec")) return 0;
+    if (cfg.format == SPMV_BCCOO && !at_first(space, candidate, "slices")) return 0;
+    if (cfg.strategy == 1 && !at_first(space, candidate, "cache")) return 0;
+    if (cfg.tile < cfg.flag_bits / 2 && cfg.flag_bits > 8) return 0; /* a word mostly padding: a smaller word does it */
+    cfg.sync_adjacent = strcmp(clpk_params_get(&p, "sync"), "adjacent") == 0;
+    return spmv_bccoo_local_bytes(&cfg, s->precision) <= dev->local_mem_bytes;
+}
+
+static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate,
+                                 int repeats, double *median_ms) {
+    spmv_problem *s = problem->state;
+    char params[1024];
+    clpk_params_format(candidate, params, sizeof params);
+    clpk_spmv_plan *plan = NULL;
+    CLPK_TRY(clpk_spmv_plan_create(ctx, &s->A, s->precision, clpk_params_get(candidate, "format"), params, &plan));
+    size_t ny = s->A.rows ? (size_t)s->A.rows : 1;
+    double *y = malloc(ny * sizeof *y);
+    if (!y) {
+        clpk_spmv_plan_destroy(plan);
+        return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < ny; ++i) y[i] = NAN; /* poison: beta = 0 must not read it, unwritten rows stay NaN */
+    clpk_status st = clpk_spmv_host(plan, 1.0, s->x, 0.0, y);
+    if (st == CLPK_SUCCESS) {
+        double diff = 0, scale = 0;
+        for (int32_t r = 0; r < s->A.rows; ++r) {
+            double a = 0;
+            for (int64_t k = s->A.row_ptr[r]; k < s->A.row_ptr[r + 1]; ++k) a += fabs(s->A.val[k] * s->x[s->A.col[k]]);
+            if (a > scale) scale = a;
+            double d = fabs(y[r] - s->ref[r]);
+            if (!(d <= diff)) diff = d; /* NaN propagates */
+        }
+        double e = scale > 0 ? diff / scale : diff;
+        double tol = s->precision == CLPK_PRECISION_F64 ? 1e-12 : 1e-5;
+        if (!(e <= tol))
+            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "spmv tune: %s %s: error %.3g over %.0e", problem->label,
+                           params, e, tol);
+    }
+    free(y);
+    if (st == CLPK_SUCCESS) {
+        clpk_bench_stats stats;
+        st = clpk_spmv_plan_bench(plan, 2, repeats > 0 ? repeats : 1, &stats);
+        if (st == CLPK_SUCCESS) *median_ms = stats.median_ms;
+    }
+    clpk_spmv_plan_destroy(plan);
+    return st;
+}
+
+static void spmv_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+    spmv_default_params(clpk_context_device_info(ctx), out);
+}
+
+const clpk_tune_family clpk_tune_family_spmv = {
+    "spmv", spmv_problem_count, spmv_problem_create, spmv_problem_destroy, spmv_space, spmv_valid, spmv_evaluate,
+    spmv_defaults,
+};
