@@ -18,6 +18,9 @@ double spmv_util_error(const clpk_csr *A, double alpha, const double *x, double 
 /* Creates a plan (format/params as for clpk_spmv_plan_create), runs it twice through clpk_spmv_host against the
  * reference: beta = 0 with y poisoned with NaN, then beta = -0.5 on random y; checks both. `label` names the case in
  * failures. Returns the worst relative error (INFINITY on failure to run). */
+/* 1 when a plan was refused because the built kernel allows fewer work-items per group than asked (a device limit
+ * found only after compiling; the tuner records and skips such points). */
+int spmv_util_device_refuses(clpk_status st, const clpk_context *ctx);
 double spmv_util_check(clpk_context *ctx, const clpk_csr *A, clpk_precision p, const char *format, const char *params,
                        const char *label, uint64_t *rng);
 
