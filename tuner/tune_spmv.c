@@ -105,7 +105,8 @@ static clpk_status spmv_problem_create(clpk_context *ctx, const clpk_tune_option
         clpk_coo_free(&coo);
         if (st != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
         const char *base = strrchr(names[mi], '/');
-        snprintf(problem->label, sizeof problem->label, "%s %s", base ? base + 1 : names[mi],
+        /* %.60s: a label, not a path; a long file name is cut rather than overflowing */
+        snprintf(problem->label, sizeof problem->label, "%.60s %s", base ? base + 1 : names[mi],
                  clpk_precision_name(s->precision));
     } else {
         if (clpk_spmv_generate(quick_specs[mi], o->seed + (uint64_t)mi, &s->A, &err) != CLPK_SUCCESS)
