@@ -1,0 +1,45 @@
+#!/bin/bash
+# LiFE benchmark, one command (on the H100 machine: `. .gpu/enter && bench/life.sh "$OUT"`):
+# synthesises the seed's DS1 scale (Ntheta 96, ~187 k voxels, 500 k fibres, ~57 M coefficients), then for f32 and f64
+# times DSC and WC of every kernel (the atomics baseline included) with the bytes each must move, the device copy
+# bandwidth, a 500-iteration SBB-NNLS fit (and a few atomics-baseline iterations); writes life.json, life.md,
+# life.log and PNG charts into the output directory.
+# Environment: CLPK_BIN (default .gpu/build/bin, else build/bin), LIFE_SIZE (ds1), LIFE_SEED (3), LIFE_DATA (a
+# dataset directory instead of synth), RUNS (50), ITERS (500), ATOMICS_ITERS (10), COPY_MB (512). Extra arguments go
+# to clpk-bench-life (e.g. --device, --precision f32, --check).
+# There is no CuPy/PyTorch peer for LiFE: the comparison points are the atomics baseline of the same run and the seed
+# authors' CUDA GPU-opt measured on this H100 (../shared/gpu/README.md: 38-59 ms per iteration at DS1 scale).
+set -euo pipefail
+OUT_DIR=${1:-${OUT:-bench-out}}
+shift || true
+HERE=$(cd "$(dirname "$0")" && pwd)
+BIN=${CLPK_BIN:-}
+if [ -z "$BIN" ]; then
+    if [ -x .gpu/build/bin/clpk-bench-life ]; then BIN=.gpu/build/bin; else BIN=build/bin; fi
+fi
+mkdir -p "$OUT_DIR"
+if [ -n "${LIFE_DATA:-}" ]; then
+    DATA=(--data "$LIFE_DATA")
+else
+    DATA=(--size "${LIFE_SIZE:-ds1}" --seed "${LIFE_SEED:-3}")
+fi
+"$BIN/clpk-bench-life" "${DATA[@]}" --runs "${RUNS:-50}" --iters "${ITERS:-500}" \
+    --atomics-iters "${ATOMICS_ITERS:-10}" --copy-mb "${COPY_MB:-512}" \
+    --json "$OUT_DIR/life.json" --md "$OUT_DIR/life.md" "$@" | tee "$OUT_DIR/life.log"
+cat "$OUT_DIR/life.md"
+if python3 -c "import matplotlib" 2>/dev/null; then
+    for p in f32 f64; do
+        grep -q "\"precision\": \"$p\"" "$OUT_DIR/life.json" || continue
+        python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x case --series impl --y median_ms --logy \
+            --where precision=$p --where kind=product --out "$OUT_DIR/life_${p}_ms.png" \
+            --title "LiFE $p: DSC / WC per call (ms)"
+        python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x case --series impl --y gbps --where precision=$p \
+            --out "$OUT_DIR/life_${p}_gbps.png" --title "LiFE $p: GB/s, compulsory bytes (copy = device copy)"
+        python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x case --series impl --y speedup_vs_atomics \
+            --where precision=$p --out "$OUT_DIR/life_${p}_speedup.png" --title "LiFE $p: speed-up over atomics"
+    done
+    python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x precision --series impl --y per_iter_ms --logy \
+        --where case=fit --out "$OUT_DIR/life_fit.png" --title "LiFE SBB-NNLS: ms per iteration"
+else
+    echo "life.sh: no matplotlib, charts skipped" >&2
+fi
