@@ -28,18 +28,35 @@ fi
     --json "$OUT_DIR/life.json" --md "$OUT_DIR/life.md" "$@" | tee "$OUT_DIR/life.log"
 cat "$OUT_DIR/life.md"
 if python3 -c "import matplotlib" 2>/dev/null; then
-    for p in f32 f64; do
-        grep -q "\"precision\": \"$p\"" "$OUT_DIR/life.json" || continue
-        python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x case --series impl --y median_ms --logy \
-            --where precision=$p --where kind=product --out "$OUT_DIR/life_${p}_ms.png" \
-            --title "LiFE $p: DSC / WC per call (ms)"
-        python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x case --series impl --y gbps --where precision=$p \
-            --out "$OUT_DIR/life_${p}_gbps.png" --title "LiFE $p: GB/s, compulsory bytes (copy = device copy)"
-        python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x case --series impl --y speedup_vs_atomics \
-            --where precision=$p --out "$OUT_DIR/life_${p}_speedup.png" --title "LiFE $p: speed-up over atomics"
-    done
-    python3 "$HERE/plot.py" "$OUT_DIR/life.json" --kind bar --x precision --series impl --y per_iter_ms --logy \
-        --where case=fit --out "$OUT_DIR/life_fit.png" --title "LiFE SBB-NNLS: ms per iteration"
+    # all charts from one python process (matplotlib imports once), through bench/plot.py's main()
+    python3 - "$HERE" "$OUT_DIR" <<'PY'
+import sys
+here, out = sys.argv[1], sys.argv[2]
+sys.path.insert(0, here)
+import plot
+js = f"{out}/life.json"
+text = open(js).read()
+charts = []
+for p in ("f32", "f64"):
+    if f'"precision": "{p}"' not in text:
+        continue
+    charts += [
+        ["--y", "median_ms", "--logy", "--where", f"precision={p}", "--where", "kind=product",
+         "--out", f"{out}/life_{p}_ms.png", "--title", f"LiFE {p}: DSC / WC per call (ms)"],
+        ["--y", "gbps", "--where", f"precision={p}", "--out", f"{out}/life_{p}_gbps.png",
+         "--title", f"LiFE {p}: GB/s of the compulsory bytes (copy = device copy bandwidth)"],
+        ["--y", "speedup_vs_atomics", "--where", f"precision={p}", "--out", f"{out}/life_{p}_speedup.png",
+         "--title", f"LiFE {p}: speed-up over the atomics baseline"],
+    ]
+charts = [["--x", "case", "--series", "impl"] + c for c in charts]
+charts.append(["--x", "precision", "--series", "impl", "--y", "per_iter_ms", "--logy", "--where", "case=fit",
+               "--out", f"{out}/life_fit.png", "--title", "LiFE SBB-NNLS: ms per iteration"])
+failed = 0
+for c in charts:
+    sys.argv = ["plot.py", js, "--kind", "bar"] + c
+    failed |= plot.main() != 0
+sys.exit(failed)
+PY
 else
     echo "life.sh: no matplotlib, charts skipped" >&2
 fi

@@ -12,7 +12,9 @@ passes=0
 ok() { passes=$((passes + 1)); }
 bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-out=$("$BIN/clpk-bench-life" --size tiny --seed 5 --runs 3 --iters 12 --atomics-iters 2 --copy-mb 4 --check \
+# products of both precisions here; the fits (CLBlast compiles its kernels per precision: slow on a cold PoCL cache)
+# run in f32 through the driver below, the same code serves f64.
+out=$("$BIN/clpk-bench-life" --size tiny --seed 5 --runs 3 --iters 0 --atomics-iters 0 --copy-mb 4 --check \
     --json "$TMP/life.json" --md "$TMP/life.md" 2>&1)
 rc=$?
 if [ $rc -eq 0 ]; then ok; else bad "bench run (rc $rc): $out"; fi
@@ -33,20 +35,27 @@ for p in ("f32", "f64"):
         assert (p, c, "clpk-atomics") in impls and (p, c, "clpk-voxel") in impls, (p, c)
 assert all(r["gbps"] > 0 and r["gbps_d_per_coeff"] >= r["gbps"] and r["bytes_d_per_coeff"] >= r["bytes"] and
            r["d_served"] in ("L2", "DRAM/L2") and r["speedup_vs_atomics"] > 0 for r in prod), "byte model"
-fits = [r for r in recs if r["kind"] == "fit"]
-assert {(r["precision"], r["impl"]) for r in fits} == {(p, i) for p in ("f32", "f64")
-                                                     for i in ("clpk-auto", "clpk-atomics")}, "fits"
-assert all(r["per_iter_ms"] > 0 for r in fits) and [r["iterations"] for r in fits] == [12, 2, 12, 2], "iterations"
+assert not [r for r in recs if r["kind"] == "fit"], "fits with --iters 0"
 copy = [r for r in recs if r["kind"] == "copy"]
 assert len(copy) == 1 and copy[0]["gbps"] > 0 and all(r["copy_gbps"] == copy[0]["gbps"] for r in recs), "copy"
 PY
-if grep -q "f64 / f32 fit time" "$TMP/life.md" && grep -q "| wc | f64 | clpk-fiber |" "$TMP/life.md"; then ok
+if grep -q "| wc | f64 | clpk-fiber |" "$TMP/life.md"; then ok
 else bad "markdown table: $(cat "$TMP/life.md")"; fi
 
 # the driver script: JSON, table and (with matplotlib) charts in the output directory
-if CLPK_BIN="$BIN" LIFE_SIZE=tiny RUNS=2 ITERS=4 ATOMICS_ITERS=1 COPY_MB=4 "$HERE/../bench/life.sh" "$TMP/out" \
+if CLPK_BIN="$BIN" LIFE_SIZE=tiny RUNS=2 ITERS=6 ATOMICS_ITERS=2 COPY_MB=4 "$HERE/../bench/life.sh" "$TMP/out" \
     --precision f32 >"$TMP/driver.log" 2>&1 && [ -s "$TMP/out/life.json" ] && [ -s "$TMP/out/life.md" ]; then ok
 else bad "bench/life.sh: $(cat "$TMP/driver.log")"; fi
+if python3 - "$TMP/out/life.json" <<'PY'; then ok; else bad "fit records: $(cat "$TMP/driver.log")"; fi
+import json, sys
+fits = [r for r in json.load(open(sys.argv[1])) if r["kind"] == "fit"]
+assert [(r["impl"], r["precision"], r["iterations"]) for r in fits] == [("clpk-auto", "f32", 6),
+                                                                       ("clpk-atomics", "f32", 2)], fits
+assert all(r["per_iter_ms"] > 0 and abs(r["total_500_s"] - 0.5 * r["per_iter_ms"]) < 1e-4 * r["total_500_s"]
+           for r in fits)
+assert fits[0]["speedup_vs_atomics"] > 0
+PY
+if grep -q "| clpk-auto | f32 | 6 |" "$TMP/out/life.md"; then ok; else bad "fit table: $(cat "$TMP/out/life.md")"; fi
 if python3 -c "import matplotlib" 2>/dev/null; then
     if [ -s "$TMP/out/life_f32_ms.png" ] && [ -s "$TMP/out/life_fit.png" ]; then ok; else bad "charts missing"; fi
 else
