@@ -5,7 +5,8 @@
 # bandwidth, a 500-iteration SBB-NNLS fit (and a few atomics-baseline iterations); writes life.json, life.md,
 # life.log and PNG charts into the output directory.
 # Environment: CLPK_BIN (default .gpu/build/bin, else build/bin), LIFE_SIZE (ds1), LIFE_SEED (3), LIFE_DATA (a
-# dataset directory instead of synth), RUNS (50), ITERS (500), ATOMICS_ITERS (10), COPY_MB (512). Extra arguments go
+# dataset directory instead of synth), RUNS (50), ITERS (500), ATOMICS_ITERS (10), COPY_MB (512), FIT_PARAMS (extra
+# fits of the default plan, ';'-separated parameter lists; default the unroll sweep 1;2;4;8). Extra arguments go
 # to clpk-bench-life (e.g. --device, --precision f32, --check).
 # There is no CuPy/PyTorch peer for LiFE: the comparison points are the atomics baseline of the same run and the seed
 # authors' CUDA GPU-opt measured on this H100 (../shared/gpu/README.md: 38-59 ms per iteration at DS1 scale).
@@ -25,6 +26,7 @@ else
 fi
 "$BIN/clpk-bench-life" "${DATA[@]}" --runs "${RUNS:-50}" --iters "${ITERS:-500}" \
     --atomics-iters "${ATOMICS_ITERS:-10}" --copy-mb "${COPY_MB:-512}" \
+    --fit-params "${FIT_PARAMS-unroll=1;unroll=2;unroll=4;unroll=8}" \
     --json "$OUT_DIR/life.json" --md "$OUT_DIR/life.md" "$@" | tee "$OUT_DIR/life.log"
 cat "$OUT_DIR/life.md"
 if python3 -c "import matplotlib" 2>/dev/null; then

@@ -1,7 +1,10 @@
 /* clpk-bench-life: LiFE DSC and WC for every kernel (the atomics baseline included) and the SBB-NNLS fit, f32 and f64,
  * on one dataset in one run, with the bytes each kernel must move and the device copy bandwidth measured alongside.
  *   clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] [--precision f32|f64|both] [--runs N]
- *                   [--iters N] [--atomics-iters N] [--copy-mb M] [--device SEL] [--check] [--json F] [--md F]
+ *                   [--iters N] [--atomics-iters N] [--copy-mb M] [--fit-params 'k=v,..;k=v,..'] [--device SEL]
+ *                   [--check] [--json F] [--md F]
+ * --fit-params: extra fits of the default plan with each ';'-separated parameter list (e.g. "unroll=2;unroll=4"),
+ * recorded as impl "clpk-auto+<params>": the per-precision choice of unroll for the f64 <= 2x f32 target.
  * Records (JSON array, flat objects): family, case (dsc-wtrue, dsc-dense, wc, fit, copy), impl (clpk-<kernel>),
  * precision, median_ms, gbps (compulsory bytes: Phi once, input and output vectors once, D once), gbps_d_per_coeff
  * (the D row, and for WC the y row, once per coefficient), d_served ("L2" when the per-coefficient traffic exceeds
@@ -14,7 +17,7 @@
 #include <string.h>
 
 typedef struct options {
-    const char *data, *size, *device, *json, *md;
+    const char *data, *size, *device, *json, *md, *fit_params;
     uint64_t seed;
     int runs, iters, atomics_iters, copy_mb, check, f32, f64;
 } options;
@@ -22,7 +25,7 @@ typedef struct options {
 static int usage(void) {
     fprintf(stderr, "usage: clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] "
                     "[--precision f32|f64|both] [--runs N] [--iters N] [--atomics-iters N] [--copy-mb M] "
-                    "[--device SEL] [--check] [--json F] [--md F]\n");
+                    "[--fit-params 'k=v,..;k=v,..'] [--device SEL] [--check] [--json F] [--md F]\n");
     return 2;
 }
 
@@ -51,6 +54,7 @@ static int parse(int argc, char **argv, options *o) {
         else if (strcmp(a, "--device") == 0) o->device = v;
         else if (strcmp(a, "--json") == 0) o->json = v;
         else if (strcmp(a, "--md") == 0) o->md = v;
+        else if (strcmp(a, "--fit-params") == 0) o->fit_params = v;
         else if (strcmp(a, "--precision") == 0) {
             o->f32 = strcmp(v, "f32") == 0 || strcmp(v, "both") == 0;
             o->f64 = strcmp(v, "f64") == 0 || strcmp(v, "both") == 0;
@@ -324,6 +328,24 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
         if (!rc && c == 1) rc = time_fit(ctx, plan, in->d, in->o->atomics_iters, "clpk-atomics", s);
         clpk_life_plan_destroy(plan);
     }
+    /* extra fits of the default plan with other parameters */
+    const char *list = in->o->fit_params;
+    while (!rc && list && *list) {
+        const char *end = strchr(list, ';');
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        char params[256], impl[40];
+        snprintf(params, sizeof params, "%.*s", (int)(len < 255 ? len : 255), list);
+        list = end ? end + 1 : NULL;
+        if (!params[0]) continue;
+        clpk_life_plan *plan = NULL;
+        if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: plan with %s: %s\n", params, clpk_last_error(ctx));
+            return 1;
+        }
+        snprintf(impl, sizeof impl, "clpk-auto+%.28s", params);
+        rc = time_fit(ctx, plan, in->d, in->o->iters, impl, s);
+        clpk_life_plan_destroy(plan);
+    }
     /* speed-up of each kernel over the atomics baseline of the same case and precision */
     for (int i = first; !rc && i < s->n; ++i) {
         for (int j = first; j < s->n; ++j) {
@@ -347,12 +369,13 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
     if (f) fprintf(f, "[\n");
     for (int i = 0; f && i < s->n; ++i) {
         const record *r = &s->r[i];
+        const char *kind = strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 ? r->cas : "product";
         fprintf(f,
-                "  {\"family\": \"life\", \"kind\": \"%s\", \"case\": \"%s\", \"impl\": \"%s\", \"precision\": \"%s\", \"device\": \"%s\", "
-                "\"n_voxels\": %d, \"n_fibers\": %d, \"n_atoms\": %d, \"n_theta\": %d, \"n_coeffs\": %lld, "
+                "  {\"family\": \"life\", \"kind\": \"%s\", \"case\": \"%s\", \"impl\": \"%s\", "
+                "\"precision\": \"%s\", \"device\": \"%s\", \"n_voxels\": %d, \"n_fibers\": %d, \"n_atoms\": %d, "
+                "\"n_theta\": %d, \"n_coeffs\": %lld, "
                 "\"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, \"copy_gbps\": %.6g",
-                strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 ? r->cas : "product", r->cas, r->impl, r->prec,
-                device, d->n_voxels, d->n_fibers, d->n_atoms, d->n_theta,
+                kind, r->cas, r->impl, r->prec, device, d->n_voxels, d->n_fibers, d->n_atoms, d->n_theta,
                 (long long)d->n_coeffs, r->median_ms, r->min_ms, r->runs, s->copy_gbps);
         if (strcmp(r->cas, "fit") == 0)
             fprintf(f, ", \"iterations\": %d, \"per_iter_ms\": %.6g, \"total_500_s\": %.6g", r->iterations,

@@ -43,14 +43,15 @@ if grep -q "| wc | f64 | clpk-fiber |" "$TMP/life.md"; then ok
 else bad "markdown table: $(cat "$TMP/life.md")"; fi
 
 # the driver script: JSON, table and (with matplotlib) charts in the output directory
-if CLPK_BIN="$BIN" LIFE_SIZE=tiny RUNS=2 ITERS=6 ATOMICS_ITERS=2 COPY_MB=4 "$HERE/../bench/life.sh" "$TMP/out" \
-    --precision f32 >"$TMP/driver.log" 2>&1 && [ -s "$TMP/out/life.json" ] && [ -s "$TMP/out/life.md" ]; then ok
+if CLPK_BIN="$BIN" LIFE_SIZE=tiny RUNS=2 ITERS=6 ATOMICS_ITERS=2 COPY_MB=4 FIT_PARAMS="unroll=2" \
+    "$HERE/../bench/life.sh" "$TMP/out" --precision f32 >"$TMP/driver.log" 2>&1 && [ -s "$TMP/out/life.json" ] &&
+    [ -s "$TMP/out/life.md" ]; then ok
 else bad "bench/life.sh: $(cat "$TMP/driver.log")"; fi
 if python3 - "$TMP/out/life.json" <<'PY'; then ok; else bad "fit records: $(cat "$TMP/driver.log")"; fi
 import json, sys
 fits = [r for r in json.load(open(sys.argv[1])) if r["kind"] == "fit"]
-assert [(r["impl"], r["precision"], r["iterations"]) for r in fits] == [("clpk-auto", "f32", 6),
-                                                                       ("clpk-atomics", "f32", 2)], fits
+assert [(r["impl"], r["precision"], r["iterations"]) for r in fits] == [
+    ("clpk-auto", "f32", 6), ("clpk-atomics", "f32", 2), ("clpk-auto+unroll=2", "f32", 6)], fits
 assert all(r["per_iter_ms"] > 0 and abs(r["total_500_s"] - 0.5 * r["per_iter_ms"]) < 1e-4 * r["total_500_s"]
            for r in fits)
 assert fits[0]["speedup_vs_atomics"] > 0
