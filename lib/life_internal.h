@@ -53,9 +53,9 @@ clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, 
 typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL } life_dsc_kind;
 typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LIFE_WC_VOXEL } life_wc_kind;
 
-/* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device. */
+/* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device and precision. */
 extern const char *const life_param_keys[];
-void life_default_params(const clpk_device_info *dev, clpk_params *params);
+void life_default_params(const clpk_device_info *dev, clpk_precision precision, clpk_params *params);
 
 struct clpk_life_plan {
     clpk_context *ctx;

@@ -14,15 +14,17 @@ static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
 const char *life_dsc_name(life_dsc_kind k) { return dsc_names[k]; }
 const char *life_wc_name(life_wc_kind k) { return wc_names[k]; }
 
-void life_default_params(const clpk_device_info *dev, clpk_params *params) {
+void life_default_params(const clpk_device_info *dev, clpk_precision precision, clpk_params *params) {
     /* A warp per run on GPUs; narrower teams on CPUs where a "lane" is a SIMD slot of one core. */
     const int gpu = dev && dev->kind == CLPK_DEVICE_GPU;
     clpk_params_set(params, "dsc", "voxel");
     clpk_params_set(params, "wc", "fiber");
     clpk_params_set_int(params, "team", gpu ? 32 : 16);
     clpk_params_set_int(params, "runs", 4);
-    /* H100, DS1: the fibre WC is fastest without unrolling (2.72 ms vs 3.14 at 4); the DSC does not care. */
-    clpk_params_set_int(params, "unroll", gpu ? 1 : 4);
+    /* H100, DS1: in f32 the fibre WC is fastest without unrolling (2.72 ms vs 3.14 at 4; the DSC does not care).
+     * In f64 D (99 MB) and y (143 MB) no longer fit the 50 MB L2, the rows come from DRAM more often and four
+     * independent row loads in flight pay: the f64 fit took 9.31 s at unroll 4 vs 9.84 s at 1 (docs/perf-life.md). */
+    clpk_params_set_int(params, "unroll", gpu ? (precision == CLPK_PRECISION_F64 ? 4 : 1) : 4);
     clpk_params_set_int(params, "wc_team", gpu ? 32 : 16);
     clpk_params_set_int(params, "wc_runs", 4);
     clpk_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
@@ -171,7 +173,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     clpk_context *ctx = plan->ctx;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_error err;
-    life_default_params(dev, &plan->params);
+    life_default_params(dev, plan->precision, &plan->params);
     int is_auto = !strategy || !*strategy || strcmp(strategy, "auto") == 0;
     if (is_auto) {
         clpk_params features;

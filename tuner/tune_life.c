@@ -244,8 +244,9 @@ static clpk_status life_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
 }
 
 static void life_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+    const life_tune_state *s = problem->state;
     clpk_params_clear(out);
-    life_default_params(clpk_context_device_info(ctx), out);
+    life_default_params(clpk_context_device_info(ctx), s->precision, out);
 }
 
 const clpk_tune_family clpk_tune_family_life = {

@@ -1,0 +1,530 @@
+/* clpk-bench-life: LiFE DSC and WC for every kernel (the atomics baseline included) and the SBB-NNLS fit, f32 and f64,
+ * on one dataset in one run, with the bytes each kernel must move and the device copy bandwidth measured alongside.
+ *   clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] [--precision f32|f64|both] [--runs N]
+ *                   [--iters N] [--atomics-iters N] [--copy-mb M] [--fit-params 'k=v,..;k=v,..'] [--device SEL]
+ *                   [--check] [--json F] [--md F]
+ * --fit-params: extra fits of the default plan with each ';'-separated parameter list (e.g. "unroll=2;unroll=4"),
+ * recorded as impl "clpk-auto+<params>": the per-precision choice of unroll for the f64 <= 2x f32 target.
+ * Records (JSON array, flat objects): family, case (dsc-wtrue, dsc-dense, wc, fit, copy), impl (clpk-<kernel>),
+ * precision, median_ms, gbps (compulsory bytes: Phi once, input and output vectors once, D once), gbps_d_per_coeff
+ * (the D row, and for WC the y row, once per coefficient), d_served ("L2" when the per-coefficient traffic exceeds
+ * the measured copy bandwidth, so the rows cannot all come from DRAM), speedup_vs_atomics. */
+#include "clpk_internal.h"
+#include "life_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct options {
+    const char *data, *size, *device, *json, *md, *fit_params;
+    uint64_t seed;
+    int runs, iters, atomics_iters, copy_mb, check, f32, f64;
+} options;
+
+static int usage(void) {
+    fprintf(stderr, "usage: clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] "
+                    "[--precision f32|f64|both] [--runs N] [--iters N] [--atomics-iters N] [--copy-mb M] "
+                    "[--fit-params 'k=v,..;k=v,..'] [--device SEL] [--check] [--json F] [--md F]\n");
+    return 2;
+}
+
+static int parse(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    o->size = "tiny";
+    o->seed = 1;
+    o->runs = 50;
+    o->iters = 500;
+    o->atomics_iters = 10;
+    o->copy_mb = 512;
+    o->f32 = o->f64 = 1;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--check") == 0) {
+            o->check = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "clpk-bench-life: %s needs a value\n", a);
+            return usage();
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--data") == 0) o->data = v;
+        else if (strcmp(a, "--size") == 0) o->size = v;
+        else if (strcmp(a, "--device") == 0) o->device = v;
+        else if (strcmp(a, "--json") == 0) o->json = v;
+        else if (strcmp(a, "--md") == 0) o->md = v;
+        else if (strcmp(a, "--fit-params") == 0) o->fit_params = v;
+        else if (strcmp(a, "--precision") == 0) {
+            o->f32 = strcmp(v, "f32") == 0 || strcmp(v, "both") == 0;
+            o->f64 = strcmp(v, "f64") == 0 || strcmp(v, "both") == 0;
+            if (!o->f32 && !o->f64) {
+                fprintf(stderr, "clpk-bench-life: --precision f32, f64 or both, not '%s'\n", v);
+                return 2;
+            }
+        } else {
+            char *end = NULL;
+            long long n = strtoll(v, &end, 10);
+            if (!end || *end || n < 0 || n > 1000000000) {
+                fprintf(stderr, "clpk-bench-life: %s needs a non-negative integer, not '%s'\n", a, v);
+                return 2;
+            }
+            if (strcmp(a, "--seed") == 0) o->seed = (uint64_t)n;
+            else if (strcmp(a, "--runs") == 0 && n >= 1) o->runs = (int)n;
+            else if (strcmp(a, "--iters") == 0) o->iters = (int)n;
+            else if (strcmp(a, "--atomics-iters") == 0) o->atomics_iters = (int)n;
+            else if (strcmp(a, "--copy-mb") == 0 && n >= 1) o->copy_mb = (int)n;
+            else {
+                fprintf(stderr, "clpk-bench-life: unknown option or value %s %s\n", a, v);
+                return usage();
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- Records ---------------------------------------------------------------------------------------------- */
+
+typedef struct record {
+    char cas[16], impl[40], prec[4], d_served[12];
+    double median_ms, min_ms, gbps, gbps_d_per_coeff, bytes, bytes_d_per_coeff, speedup, per_iter_ms;
+    int runs, iterations;
+} record;
+
+typedef struct sink {
+    record *r;
+    int n, cap;
+    double copy_gbps;
+} sink;
+
+static record *add_record(sink *s) {
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        record *r = realloc(s->r, (size_t)cap * sizeof *r);
+        if (!r) return NULL;
+        s->r = r, s->cap = cap;
+    }
+    record *r = &s->r[s->n++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+/* ---- Byte model ------------------------------------------------------------------------------------------- */
+
+/* Bytes one call must move: `once` counts every array once (Phi index and value arrays, run pointers, the input
+ * vector, the output written once or read-modify-written by atomics, D once); `per_coeff` replaces D (and, for the
+ * kernels that gather y rows per coefficient, y) by one row per coefficient: what the kernel moves when nothing is
+ * reused from cache. The measured time turns both into GB/s; per-coefficient GB/s above the DRAM copy bandwidth
+ * means the rows came from L2. */
+static void life_bytes(const clpk_life_dataset *d, size_t vs, int dsc, const char *kernel, double *once,
+                       double *per_coeff) {
+    const double nc = (double)d->n_coeffs, row = (double)d->n_theta * vs, nw = (double)d->n_fibers * vs;
+    const double ny = (double)d->n_voxels * row, dict = (double)d->n_atoms * row;
+    const int atomics = strcmp(kernel, "atomics") == 0;
+    double idx; /* index arrays per coefficient (int32) + run pointers (int64) */
+    if (atomics || strcmp(kernel, "atom") == 0) idx = 12.0 * nc;
+    else if (strcmp(kernel, "fiber") == 0) idx = 8.0 * nc + 8.0 * (d->n_fibers + 1);
+    else idx = 8.0 * nc + 8.0 * (d->n_voxels + 1);
+    const double phi = nc * vs;
+    if (dsc) {
+        /* w gathered (once when it stays in cache); y written once, or zero-filled then atomically updated */
+        double out = atomics ? 3.0 * ny : ny;
+        *once = idx + phi + nw + out + dict;
+        *per_coeff = idx + phi + nc * vs + (atomics ? ny + 2.0 * nc * row : ny) + nc * row;
+    } else {
+        const int y_per_coeff = strcmp(kernel, "voxel") != 0; /* wc=voxel stages each y row once */
+        double out = strcmp(kernel, "fiber") == 0 ? nw : nw + 2.0 * nc * vs; /* atomics: fill + RMW per coeff */
+        *once = idx + phi + ny + out + dict;
+        *per_coeff = idx + phi + (y_per_coeff ? nc * row : ny) + out + nc * row;
+    }
+}
+
+/* ---- Device helpers --------------------------------------------------------------------------------------- */
+
+static cl_mem upload(clpk_context *ctx, const double *v, size_t n, size_t vs, double fill) {
+    void *host = malloc(n * vs > 0 ? n * vs : 1);
+    if (!host) return NULL;
+    for (size_t i = 0; i < n; ++i) {
+        double x = v ? v[i] : fill;
+        if (vs == 4) ((float *)host)[i] = (float)x;
+        else ((double *)host)[i] = x;
+    }
+    cl_int rc;
+    cl_mem m = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              n * vs > 0 ? n * vs : 1, host, &rc);
+    free(host);
+    return rc == CL_SUCCESS ? m : NULL;
+}
+
+static cl_mem device_buffer(clpk_context *ctx, size_t bytes) {
+    cl_int rc;
+    cl_mem m = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, bytes > 0 ? bytes : 1, NULL, &rc);
+    return rc == CL_SUCCESS ? m : NULL;
+}
+
+/* Largest relative error of a device result against a double reference. */
+static double device_error(clpk_context *ctx, cl_mem buf, const double *ref, size_t n, size_t vs) {
+    void *host = malloc(n * vs > 0 ? n * vs : 1);
+    if (!host) return INFINITY;
+    if (clEnqueueReadBuffer(clpk_context_queue(ctx), buf, CL_TRUE, 0, n * vs, host, 0, NULL, NULL) != CL_SUCCESS) {
+        free(host);
+        return INFINITY;
+    }
+    double err = 0, scale = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double x = vs == 4 ? ((float *)host)[i] : ((double *)host)[i];
+        double e = fabs(x - ref[i]);
+        if (!(e <= err)) err = isnan(e) ? INFINITY : e;
+        scale = fmax(scale, fabs(ref[i]));
+    }
+    free(host);
+    return scale > 0 ? err / scale : err;
+}
+
+typedef struct launch_user {
+    clpk_life_plan *plan;
+    int dsc;
+    cl_mem in, out;
+} launch_user;
+
+static clpk_status launch_product(void *user, cl_event *first, cl_event *last) {
+    launch_user *u = user;
+    clpk_status st = u->dsc ? clpk_life_dsc(u->plan, u->in, u->out, 0, NULL, first)
+                            : clpk_life_wc(u->plan, u->in, u->out, 0, NULL, first);
+    if (st == CLPK_SUCCESS) *last = *first; /* one event, released once by clpk_bench_run */
+    return st;
+}
+
+typedef struct bench_inputs {
+    const clpk_life_dataset *d;
+    const double *w_true;           /* may be NULL */
+    double *ref_dsc_true, *ref_dsc_dense, *ref_wc; /* --check only */
+    const options *o;
+} bench_inputs;
+
+/* Times one product of a plan; `cas` names the case, the record keeps the byte model. Returns 0 or 1 (failure). */
+static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inputs *in, const char *cas,
+                        const char *kernel, const char *label, sink *s) {
+    const clpk_life_dataset *d = in->d;
+    const size_t vs = plan->value_size, ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
+    const int dsc = strncmp(cas, "dsc", 3) == 0;
+    const double *input = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->w_true : NULL) : d->signal;
+    launch_user u = {plan, dsc, upload(ctx, input, dsc ? nw : ny, vs, 0.5), device_buffer(ctx, (dsc ? ny : nw) * vs)};
+    int rc = 0;
+    if (!u.in || !u.out) {
+        fprintf(stderr, "clpk-bench-life: out of device memory for the %s vectors\n", cas);
+        rc = 1;
+    }
+    double once = 0, per_coeff = 0;
+    life_bytes(d, vs, dsc, kernel, &once, &per_coeff);
+    clpk_bench_stats stats;
+    clpk_status st = rc ? CLPK_ERROR_OUT_OF_MEMORY
+                        : clpk_bench_run(ctx, launch_product, &u, 2, in->o->runs, once, 2.0 * d->n_coeffs * d->n_theta,
+                                         &stats);
+    if (!rc && st != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-life: %s %s: %s\n", cas, kernel, clpk_last_error(ctx));
+        rc = 1;
+    }
+    if (!rc && in->o->check) {
+        const double *ref = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->ref_dsc_true : in->ref_dsc_dense) : in->ref_wc;
+        double err = device_error(ctx, u.out, ref, dsc ? ny : nw, vs);
+        double tol = vs == 4 ? 1e-4 : 1e-10;
+        printf("check %s %s %s: relative error %.3g: %s\n", cas, kernel, clpk_precision_name(plan->precision), err,
+               err <= tol ? "OK" : "WRONG");
+        if (!(err <= tol)) rc = 1;
+    }
+    if (!rc) {
+        record *r = add_record(s);
+        if (!r) rc = 1;
+        else {
+            snprintf(r->cas, sizeof r->cas, "%s", cas);
+            snprintf(r->impl, sizeof r->impl, "clpk-%s", label);
+            snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(plan->precision));
+            r->median_ms = stats.median_ms;
+            r->min_ms = stats.min_ms;
+            r->runs = stats.runs;
+            r->bytes = once;
+            r->bytes_d_per_coeff = per_coeff;
+            r->gbps = once / (stats.median_ms * 1e6);
+            r->gbps_d_per_coeff = per_coeff / (stats.median_ms * 1e6);
+            snprintf(r->d_served, sizeof r->d_served, "%s",
+                     s->copy_gbps > 0 && r->gbps_d_per_coeff > s->copy_gbps ? "L2" : "DRAM/L2");
+            printf("%-9s %-5s %-14s %9.4f ms  %8.1f GB/s once  %8.1f GB/s per-coeff (%s)\n", r->cas, r->prec, r->impl,
+                   r->median_ms, r->gbps, r->gbps_d_per_coeff, r->d_served);
+        }
+    }
+    if (u.in) clReleaseMemObject(u.in);
+    if (u.out) clReleaseMemObject(u.out);
+    return rc;
+}
+
+static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dataset *d, int iterations,
+                    const char *impl, sink *s) {
+    if (!d->signal || iterations <= 0) return 0;
+    double *w = malloc((size_t)d->n_fibers * sizeof *w);
+    if (!w) return 1;
+    clpk_life_fit_options fo = {.max_iterations = iterations, .tolerance = 0, .objective_every = 10};
+    clpk_life_fit_result res;
+    clpk_status st = clpk_life_fit(plan, &fo, w, &res);
+    free(w);
+    if (st != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-life: fit: %s\n", clpk_last_error(ctx));
+        return 1;
+    }
+    record *r = add_record(s);
+    if (!r) return 1;
+    snprintf(r->cas, sizeof r->cas, "fit");
+    snprintf(r->impl, sizeof r->impl, "%s", impl);
+    snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(plan->precision));
+    r->iterations = res.iterations;
+    r->runs = 1;
+    r->median_ms = r->min_ms = 1e3 * res.seconds;
+    r->per_iter_ms = res.iterations > 0 ? r->median_ms / res.iterations : 0;
+    printf("fit       %-5s %-14s %d iterations %.3f s (%.3f ms per iteration, 500 iterations %.2f s), objective "
+           "%.6e\n",
+           r->prec, r->impl, res.iterations, res.seconds, r->per_iter_ms, 0.5 * r->per_iter_ms, res.objective);
+    return 0;
+}
+
+/* The kernels: one plan per (dsc, wc) pair, as the `timed` strategy builds them. */
+typedef struct plan_case {
+    const char *strategy, *params, *dsc_kernel, *wc_kernel;
+} plan_case;
+
+static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_precision prec, sink *s) {
+    static const plan_case cases[] = {
+        {"auto", NULL, "auto", "auto"},
+        {"atomics", NULL, "atomics", "atomics"},
+        {"auto", "dsc=voxel,wc=fiber", "voxel", "fiber"},
+        {"auto", "dsc=voxel,wc=atom", NULL, "atom"},
+        {"auto", "dsc=voxel,wc=voxel", NULL, "voxel"},
+    };
+    int rc = 0;
+    const int first = s->n;
+    for (size_t c = 0; !rc && c < sizeof cases / sizeof cases[0]; ++c) {
+        clpk_life_plan *plan = NULL;
+        const double t0 = clpk_wall_seconds();
+        clpk_status st = clpk_life_plan_create(ctx, in->d, prec, cases[c].strategy, cases[c].params, &plan);
+        if (st == CLPK_ERROR_UNSUPPORTED) { /* e.g. f64 atomics without cl_khr_int64_base_atomics */
+            printf("plan %s %s skipped: %s\n", cases[c].strategy, cases[c].params ? cases[c].params : "",
+                   clpk_last_error(ctx));
+            continue;
+        }
+        if (st != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: plan %s %s: %s\n", cases[c].strategy,
+                    cases[c].params ? cases[c].params : "", clpk_last_error(ctx));
+            return 1;
+        }
+        char text[1024];
+        clpk_life_plan_describe(plan, text, sizeof text);
+        printf("plan (%.2f s): %s\n", clpk_wall_seconds() - t0, text);
+        /* labels: the kernel's name, prefixed by auto- for the default plan; the byte model takes the kernel */
+        const char *dk = plan->dsc_kind == LIFE_DSC_ATOMICS ? "atomics" : "voxel", *wk = life_wc_name(plan->wc_kind);
+        const int is_auto = strcmp(cases[c].dsc_kernel ? cases[c].dsc_kernel : "", "auto") == 0;
+        char dl[24], wl[24];
+        snprintf(dl, sizeof dl, "%s%s", is_auto ? "auto-" : "", dk);
+        snprintf(wl, sizeof wl, "%s%s", is_auto ? "auto-" : "", wk);
+        if (cases[c].dsc_kernel) {
+            if (in->w_true) rc = rc || time_product(ctx, plan, in, "dsc-wtrue", dk, dl, s);
+            rc = rc || time_product(ctx, plan, in, "dsc-dense", dk, dl, s);
+        }
+        rc = rc || time_product(ctx, plan, in, "wc", wk, wl, s);
+        if (!rc && c == 0) rc = time_fit(ctx, plan, in->d, in->o->iters, "clpk-auto", s);
+        if (!rc && c == 1) rc = time_fit(ctx, plan, in->d, in->o->atomics_iters, "clpk-atomics", s);
+        clpk_life_plan_destroy(plan);
+    }
+    /* extra fits of the default plan with other parameters */
+    const char *list = in->o->fit_params;
+    while (!rc && list && *list) {
+        const char *end = strchr(list, ';');
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        char params[256], impl[40];
+        snprintf(params, sizeof params, "%.*s", (int)(len < 255 ? len : 255), list);
+        list = end ? end + 1 : NULL;
+        if (!params[0]) continue;
+        clpk_life_plan *plan = NULL;
+        if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: plan with %s: %s\n", params, clpk_last_error(ctx));
+            return 1;
+        }
+        snprintf(impl, sizeof impl, "clpk-auto+%.28s", params);
+        rc = time_fit(ctx, plan, in->d, in->o->iters, impl, s);
+        clpk_life_plan_destroy(plan);
+    }
+    /* speed-up of each kernel over the atomics baseline of the same case and precision */
+    for (int i = first; !rc && i < s->n; ++i) {
+        for (int j = first; j < s->n; ++j) {
+            if (strcmp(s->r[j].cas, s->r[i].cas) || strcmp(s->r[j].impl, "clpk-atomics")) continue;
+            double a = strcmp(s->r[i].cas, "fit") == 0 ? s->r[j].per_iter_ms : s->r[j].median_ms;
+            double b = strcmp(s->r[i].cas, "fit") == 0 ? s->r[i].per_iter_ms : s->r[i].median_ms;
+            s->r[i].speedup = b > 0 ? a / b : 0;
+        }
+    }
+    return rc;
+}
+
+/* ---- Output ----------------------------------------------------------------------------------------------- */
+
+static int write_outputs(const options *o, const sink *s, const clpk_life_dataset *d, const char *device) {
+    FILE *f = o->json ? fopen(o->json, "w") : NULL;
+    if (o->json && !f) {
+        fprintf(stderr, "clpk-bench-life: cannot write %s\n", o->json);
+        return 1;
+    }
+    if (f) fprintf(f, "[\n");
+    for (int i = 0; f && i < s->n; ++i) {
+        const record *r = &s->r[i];
+        const char *kind = strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 ? r->cas : "product";
+        fprintf(f,
+                "  {\"family\": \"life\", \"kind\": \"%s\", \"case\": \"%s\", \"impl\": \"%s\", "
+                "\"precision\": \"%s\", \"device\": \"%s\", \"n_voxels\": %d, \"n_fibers\": %d, \"n_atoms\": %d, "
+                "\"n_theta\": %d, \"n_coeffs\": %lld, "
+                "\"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, \"copy_gbps\": %.6g",
+                kind, r->cas, r->impl, r->prec, device, d->n_voxels, d->n_fibers, d->n_atoms, d->n_theta,
+                (long long)d->n_coeffs, r->median_ms, r->min_ms, r->runs, s->copy_gbps);
+        if (strcmp(r->cas, "fit") == 0)
+            fprintf(f, ", \"iterations\": %d, \"per_iter_ms\": %.6g, \"total_500_s\": %.6g", r->iterations,
+                    r->per_iter_ms, 0.5 * r->per_iter_ms);
+        else if (strcmp(r->cas, "copy") != 0)
+            fprintf(f,
+                    ", \"bytes\": %.6g, \"bytes_d_per_coeff\": %.6g, \"gbps\": %.6g, \"gbps_d_per_coeff\": %.6g, "
+                    "\"fraction_of_copy\": %.4g, \"d_served\": \"%s\"",
+                    r->bytes, r->bytes_d_per_coeff, r->gbps, r->gbps_d_per_coeff,
+                    s->copy_gbps > 0 ? r->gbps / s->copy_gbps : 0, r->d_served);
+        else fprintf(f, ", \"gbps\": %.6g", r->gbps);
+        if (r->speedup > 0) fprintf(f, ", \"speedup_vs_atomics\": %.4g", r->speedup);
+        fprintf(f, "}%s\n", i + 1 < s->n ? "," : "");
+    }
+    if (f) {
+        fprintf(f, "]\n");
+        fclose(f);
+    }
+    FILE *m = o->md ? fopen(o->md, "w") : stdout;
+    if (!m) {
+        fprintf(stderr, "clpk-bench-life: cannot write %s\n", o->md);
+        return 1;
+    }
+    fprintf(m, "LiFE on %s: Nv %d, Nf %d, Na %d, Ntheta %d, Nc %lld; copy bandwidth %.1f GB/s\n\n", device,
+            d->n_voxels, d->n_fibers, d->n_atoms, d->n_theta, (long long)d->n_coeffs, s->copy_gbps);
+    fprintf(m, "| case | precision | impl | median ms | GB/s (once) | GB/s (D per coeff) | D from | x atomics |\n");
+    fprintf(m, "|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < s->n; ++i) {
+        const record *r = &s->r[i];
+        if (strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0) continue;
+        fprintf(m, "| %s | %s | %s | %.4f | %.1f | %.1f | %s | %.1f |\n", r->cas, r->prec, r->impl, r->median_ms,
+                r->gbps, r->gbps_d_per_coeff, r->d_served, r->speedup);
+    }
+    fprintf(m, "\n| fit | precision | iterations | seconds | ms / iteration | 500 iterations (s) | x atomics |\n");
+    fprintf(m, "|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < s->n; ++i) {
+        const record *r = &s->r[i];
+        if (strcmp(r->cas, "fit") != 0) continue;
+        fprintf(m, "| %s | %s | %d | %.3f | %.3f | %.2f | %.1f |\n", r->impl, r->prec, r->iterations,
+                r->median_ms / 1e3, r->per_iter_ms, 0.5 * r->per_iter_ms, r->speedup);
+    }
+    double f32 = 0, f64 = 0;
+    for (int i = 0; i < s->n; ++i)
+        if (strcmp(s->r[i].cas, "fit") == 0 && strcmp(s->r[i].impl, "clpk-auto") == 0)
+            *(strcmp(s->r[i].prec, "f32") == 0 ? &f32 : &f64) = s->r[i].per_iter_ms;
+    if (f32 > 0 && f64 > 0) fprintf(m, "\nf64 / f32 fit time: %.3f (target <= 2)\n", f64 / f32);
+    if (m != stdout) fclose(m);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc;
+    clpk_life_dataset d;
+    memset(&d, 0, sizeof d);
+    clpk_error err = {0};
+    double *w_true = NULL;
+    const double t0 = clpk_wall_seconds();
+    if (o.data) {
+        if (clpk_life_dataset_load(o.data, &d, &err) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: %s: %s\n", o.data, err.message);
+            return 1;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/w_true.npy", o.data);
+        clpk_npy a;
+        if (clpk_npy_read(path, &a, &err) == CLPK_SUCCESS) {
+            if (clpk_npy_convert(&a, CLPK_DTYPE_F64, &err) == CLPK_SUCCESS && a.count == d.n_fibers) {
+                w_true = a.data;
+                a.data = NULL;
+            }
+            clpk_npy_free(&a);
+        }
+    } else {
+        clpk_life_synth_options so;
+        if (clpk_life_synth_defaults(o.size, &so) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: unknown --size '%s' (tiny, small, medium, ds1)\n", o.size);
+            return 2;
+        }
+        so.seed = o.seed;
+        if (clpk_life_synth(&so, &d, &w_true, &err) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: synth: %s\n", err.message);
+            return 1;
+        }
+    }
+    printf("dataset (%.1f s): %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients%s\n",
+           clpk_wall_seconds() - t0, d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
+           w_true ? "" : " (no w_true: dsc-wtrue skipped)");
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, o.device) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-life: no OpenCL device matches\n");
+        clpk_life_dataset_free(&d);
+        free(w_true);
+        return 1;
+    }
+    const char *device = clpk_context_device_info(ctx)->name;
+    printf("device: %s\n", device);
+    sink s = {0};
+    clpk_bench_stats copy;
+    if (clpk_bench_copy_bandwidth(ctx, (size_t)o.copy_mb << 20, &copy) == CLPK_SUCCESS) {
+        s.copy_gbps = copy.gbps;
+        record *r = add_record(&s);
+        if (r) {
+            snprintf(r->cas, sizeof r->cas, "copy");
+            snprintf(r->impl, sizeof r->impl, "copy-float4");
+            snprintf(r->prec, sizeof r->prec, "f32");
+            r->median_ms = copy.median_ms, r->min_ms = copy.min_ms, r->runs = copy.runs, r->gbps = copy.gbps;
+        }
+        printf("copy bandwidth: %.1f GB/s (%d MiB, read + write)\n", copy.gbps, o.copy_mb);
+    } else {
+        fprintf(stderr, "clpk-bench-life: copy bandwidth: %s\n", clpk_last_error(ctx));
+        rc = 1;
+    }
+    bench_inputs in = {&d, w_true, NULL, NULL, NULL, &o};
+    if (!rc && o.check) {
+        const size_t ny = (size_t)d.n_voxels * d.n_theta, nw = (size_t)d.n_fibers;
+        double *dense = malloc(nw * sizeof *dense);
+        in.ref_dsc_true = malloc(ny * sizeof(double));
+        in.ref_dsc_dense = malloc(ny * sizeof(double));
+        in.ref_wc = malloc(nw * sizeof(double));
+        if (!dense || !in.ref_dsc_true || !in.ref_dsc_dense || !in.ref_wc || !d.signal) {
+            fprintf(stderr, "clpk-bench-life: --check needs host memory and a dataset with a signal\n");
+            rc = 1;
+        } else {
+            for (size_t i = 0; i < nw; ++i) dense[i] = 0.5;
+            if (w_true) life_ref_dsc(&d, w_true, in.ref_dsc_true);
+            life_ref_dsc(&d, dense, in.ref_dsc_dense);
+            life_ref_wc(&d, d.signal, in.ref_wc);
+        }
+        free(dense);
+    }
+    if (!rc && o.f32) rc = bench_precision(ctx, &in, CLPK_PRECISION_F32, &s);
+    if (!rc && o.f64) {
+        if (!clpk_context_device_info(ctx)->has_fp64) printf("f64: %s has no double precision, skipped\n", device);
+        else rc = bench_precision(ctx, &in, CLPK_PRECISION_F64, &s);
+    }
+    if (!rc) rc = write_outputs(&o, &s, &d, device);
+    free(s.r);
+    free(in.ref_dsc_true);
+    free(in.ref_dsc_dense);
+    free(in.ref_wc);
+    free(w_true);
+    clpk_context_destroy(ctx);
+    clpk_life_dataset_free(&d);
+    return rc;
+}
