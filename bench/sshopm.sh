@@ -6,7 +6,7 @@
 #
 # Usage: bench/sshopm.sh [OUT_DIR]     (default $OUT, else ./bench-out/sshopm)
 # Environment: BIN (folder of clpk-bench-sshopm; default .gpu/build/bin, else build/bin), TENSORS (65536),
-#   STARTS (128), ITERS (200), SHAPES (3x3,4x3,6x3,8x3,4x4,4x6), PRECISION (f32,f64), REPEATS (20), VOXELS (1000000),
+#   STARTS (128), ITERS (200), SHAPES (3x3,4x3,6x3,8x3,4x4,4x6), PRECISION (f32,f64), REPEATS (50), VOXELS (1000000),
 #   CLPK_ARGS (extra clpk-bench-sshopm options, e.g. "--params check_every=8"), PEER_ARGS (extra peer options).
 # On the H100 machine:  . .gpu/enter && bench/sshopm.sh "$OUT"
 set -euo pipefail
@@ -20,7 +20,7 @@ STARTS=${STARTS:-128}
 ITERS=${ITERS:-200}
 SHAPES=${SHAPES:-3x3,4x3,6x3,8x3,4x4,4x6}
 PRECISION=${PRECISION:-f32,f64}
-REPEATS=${REPEATS:-20}
+REPEATS=${REPEATS:-50}
 VOXELS=${VOXELS:-1000000}
 mkdir -p "$OUT"
 

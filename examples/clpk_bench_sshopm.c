@@ -47,7 +47,7 @@ static void usage(void) {
            "  --starts V         shared starts per tensor (default 128)\n"
            "  --iters K          fixed iterations per start (default 200)\n"
            "  --alpha A          fixed shift (default 2, the peers' value)\n"
-           "  --repeats N        timed launches (median; default 20, 2 warm-up)\n"
+           "  --repeats N        timed launches (median; default 50, 2 warm-up)\n"
            "  --seed S           tensors and starts (default 1)\n"
            "  --params k=v,...   plan parameters for every throughput case (default: profile/built-in)\n"
            "  --no-peak          skip the FMA-peak probe (no %% of peak columns)\n"
@@ -86,7 +86,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     c->tensors = 65536;
     c->starts = 128;
     c->iters = 200;
-    c->repeats = 20;
+    c->repeats = 50;
     c->alpha = 2;
     c->seed = 1;
     c->voxels = 1000000;
