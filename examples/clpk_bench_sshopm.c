@@ -619,6 +619,7 @@ int main(int argc, char **argv) {
         rc = 1;
     }
     fclose(md);
+    for (cJSON *r = records->child; r; r = r->next) cJSON_AddStringToObject(r, "device", dev->name);
     char json_path[1024];
     snprintf(json_path, sizeof json_path, "%s/clpk.json", c.out);
     char *text = cJSON_Print(records);
