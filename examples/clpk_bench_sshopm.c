@@ -46,7 +46,7 @@ static void usage(void) {
            "  --tensors T        tensors per shape (default 65536)\n"
            "  --starts V         shared starts per tensor (default 128)\n"
            "  --iters K          fixed iterations per start (default 200)\n"
-           "  --alpha A          fixed shift (default 2, the peers' value)\n"
+           "  --alpha A          fixed shift >= 0 (maxima; default 2, the peers' value)\n"
            "  --repeats N        timed launches (median; default 50, 2 warm-up)\n"
            "  --seed S           tensors and starts (default 1)\n"
            "  --params k=v,...   plan parameters for every throughput case (default: profile/built-in)\n"
@@ -138,7 +138,8 @@ static int parse_args(int argc, char **argv, cli *c) {
             c->dmri_shift = v;
         } else if (!strcmp(a, "--alpha") || !strcmp(a, "--dmri-tol")) {
             double d = strtod(v, &end);
-            if (*end || !isfinite(d) || (!strcmp(a, "--dmri-tol") && d <= 0)) {
+            /* the runs go in the convex direction (maxima), as the peers do: alpha >= 0 */
+            if (*end || !isfinite(d) || d < 0 || (!strcmp(a, "--dmri-tol") && d == 0)) {
                 fprintf(stderr, "clpk-bench-sshopm: bad value '%s' for %s\n", v, a);
                 return 0;
             }
@@ -285,7 +286,7 @@ static clpk_status throughput_case(clpk_context *ctx, const cli *c, int m, int n
     o.seed = c->seed;
     o.shift = CLPK_SSHOPM_SHIFT_FIXED;
     o.alpha = c->alpha;
-    o.find = c->alpha < 0 ? CLPK_SSHOPM_FIND_MIN : CLPK_SSHOPM_FIND_MAX;
+    o.find = CLPK_SSHOPM_FIND_MAX;
     o.max_iter = c->iters;
     o.params = c->params;
     clpk_sshopm_plan *plan = NULL;

@@ -72,6 +72,7 @@ expect_fail 2 "bad --precision" --out "$TMP/c" --precision f16
 expect_fail 2 "--out DIR is required" --shapes 4x3
 expect_fail 2 "--iters wants an integer" --out "$TMP/c" --iters 0
 expect_fail 2 "unknown option" --out "$TMP/c" --bogus 1
+expect_fail 2 "bad value" --out "$TMP/c" --alpha -1
 expect_fail 1 "dmri-shift" --out "$TMP/c" --shapes 3x3 --precision f32 --tensors 2 --starts 2 --iters 1 --repeats 1 \
     --no-peak --no-npy --voxels 5 --dmri-shift sideways
 
