@@ -73,6 +73,7 @@ struct clpk_sshopm_plan {
     cl_kernel kernel;
     cl_kernel reduce_kernel; /* built on first use of clpk_sshopm_reduce */
     cl_mem rep, gcoef, mult, starts;
+    int fixed_iterations; /* benchmarks: 1 passes tol = -1, so every start runs max_iter iterations (checks kept) */
 };
 
 /* ---- Code generation ------------------------------------------------------------------------------------------ */
@@ -83,7 +84,23 @@ int64_t sshopm_unrolled_terms(int m, int n);
  * cl/sshopm_common.cl and built with the plan's -D options. NULL on allocation failure. */
 char *sshopm_generate_unrolled(const sshopm_index *idx);
 
-/* Flops of one iteration (gradient + lambda + update) of the generated kernel's arithmetic, for GFLOP/s. */
+/* Operations counted by the generator as it emits them (per start-iteration). */
+typedef struct sshopm_op_counts {
+    int64_t fma, mul, add; /* fused multiply-adds, multiplies, adds/subtractions */
+    int64_t special;       /* rsqrt */
+    int64_t other;         /* fabs/fmax (not flops) */
+    double flops;          /* 2 fma + mul + add (filled by sshopm_iteration_ops) */
+} sshopm_op_counts;
+
+/* The same text as sshopm_generate_unrolled; counts (may be NULL) receives the gradient's operations (plus the
+ * lambda dot product) with private entries in counts[0] and with local/global entries in counts[1]. */
+char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts counts[2]);
+
+/* Exact operations of one start-iteration of the generated kernel (gradient as emitted + lambda + the driver's
+ * shift/normalise/update/step), fixed or bound shift, for GFLOP/s and % of FMA peak. */
+clpk_status sshopm_iteration_ops(int m, int n, int private_entries, sshopm_op_counts *ops);
+
+/* sshopm_iteration_ops(m, n, private)'s flops: the generated kernel's arithmetic per iteration, for GFLOP/s. */
 double sshopm_iteration_flops(int m, int n);
 
 #endif

@@ -377,6 +377,7 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     const cl_int cn = n, cm = m, cU = U, cV = V;
     float af = (float)alpha, tf = (float)plan->opts.tol, xf = (float)plan->opts.xtol;
     double ad = alpha, td = plan->opts.tol, xd = plan->opts.xtol;
+    if (plan->fixed_iterations) tf = -1.0f, td = -1.0; /* |dlambda| <= -1 never holds: max_iter iterations */
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     size_t local_bytes = plan->entries == ENTRIES_LOCAL ? (size_t)local_tensors(plan->wg, V) * U * vs : vs;
     cl_kernel k = plan->kernel;

@@ -7,8 +7,13 @@
    iteration count.
 2. torch: batched PyTorch on dense tensors with einsum, the code a user would otherwise write.
 
-Both run on the same tensors and starts (seeded), fixed iterations, and report start-iterations per second.
-Usage: sshopm_peers.py [--tensors 65536] [--starts 128] [--iters 200] [--shapes 4x3,3x3,...] [--json out.json]
+Both run on the same tensors and starts, fixed iterations, and report start-iterations per second. By default the
+tensors and starts are drawn here (numpy, --seed); with --data-dir DIR they are read from the files that
+clpk-bench-sshopm writes there (DIR/sshopm_MxN_tensors.npy: (T, U) unique entries in float64, DIR/sshopm_MxN_starts.npy:
+(V, n) unit starts), so clpk and the peers solve the very same problems; --tensors-npy/--starts-npy name the two files
+of a single shape. A peer whose module (cupy, torch with CUDA) is missing is skipped with a message.
+Usage: sshopm_peers.py [--tensors 65536] [--starts 128] [--iters 200] [--shapes 4x3,3x3,...] [--data-dir DIR]
+                       [--json out.json]
 """
 import argparse
 import itertools
@@ -148,6 +153,34 @@ def bench_torch(torch, Au, X0, m, n, iters, alpha, precision, repeats, max_tenso
     return float(np.median(times)), T
 
 
+def load_inputs(args, m, n, rng):
+    """(tensors (T, U) float64, starts (V, n) float64) for one shape: from files if given, else drawn here."""
+    U = len(unique_indices(m, n))
+    tpath = spath = None
+    if args.tensors_npy:
+        tpath, spath = args.tensors_npy, args.starts_npy
+    elif args.data_dir:
+        tpath = f"{args.data_dir}/sshopm_{m}x{n}_tensors.npy"
+        spath = f"{args.data_dir}/sshopm_{m}x{n}_starts.npy"
+    if tpath:
+        Au = np.load(tpath).astype(np.float64)
+        X0 = np.load(spath).astype(np.float64)
+        if Au.ndim != 2 or Au.shape[1] != U or X0.ndim != 2 or X0.shape[1] != n:
+            raise SystemExit(f"sshopm_peers.py: {tpath} / {spath} do not hold ({m},{n}) tensors (T, {U}) and "
+                             f"starts (V, {n}): shapes {Au.shape}, {X0.shape}")
+        return Au, X0
+    Au = rng.uniform(-1, 1, size=(args.tensors, U))
+    X0 = rng.uniform(-1, 1, size=(args.starts, n))
+    X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
+    return Au, X0
+
+
+def record(peer, m, n, prec, T, V, iters, ms):
+    return {"family": "sshopm", "case": f"{m}x{n}", "impl": peer, "peer": peer, "precision": prec, "mode": "fixed",
+            "m": m, "n": n, "tensors": T, "starts": V, "iters": iters, "median_ms": ms,
+            "start_iters_per_s": T * V * iters / (ms * 1e-3)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tensors", type=int, default=65536)
@@ -159,35 +192,44 @@ def main():
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--torch-tensors", type=int, default=4096, help="PyTorch runs on this many tensors (memory)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--data-dir", default=None, help="read DIR/sshopm_MxN_{tensors,starts}.npy (clpk-bench-sshopm)")
+    ap.add_argument("--tensors-npy", default=None, help="(T, U) unique entries of the single --shapes shape")
+    ap.add_argument("--starts-npy", default=None, help="(V, n) starts of the single --shapes shape")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    import cupy as cp
+    if bool(args.tensors_npy) != bool(args.starts_npy) or (args.tensors_npy and "," in args.shapes):
+        ap.error("--tensors-npy and --starts-npy go together, with a single --shapes entry")
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+        print("sshopm_peers.py: cupy not available: seed-cuda peer skipped")
     try:
         import torch
+        if not torch.cuda.is_available():
+            print("sshopm_peers.py: torch has no CUDA device: torch peer skipped")
+            torch = None
     except ImportError:
         torch = None
+        print("sshopm_peers.py: torch not available: torch peer skipped")
     rng = np.random.default_rng(args.seed)
-    print(f"seed {args.seed}")
+    print(f"seed {args.seed}" + (f", inputs from {args.data_dir or args.tensors_npy}" if args.data_dir or
+                                  args.tensors_npy else ""))
     results = []
     for shape in args.shapes.split(","):
         m, n = map(int, shape.split("x"))
-        U = len(unique_indices(m, n))
-        Au = rng.uniform(-1, 1, size=(args.tensors, U))
-        X0 = rng.uniform(-1, 1, size=(args.starts, n))
-        X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
+        Au, X0 = load_inputs(args, m, n, rng)
+        T, V = Au.shape[0], X0.shape[0]
         for prec in args.precision.split(","):
-            ms, _ = bench_seed_cuda(cp, Au, X0, m, n, args.iters, args.alpha, prec, args.repeats)
-            sits = args.tensors * args.starts * args.iters / (ms * 1e-3)
-            rec = {"peer": "seed-cuda", "m": m, "n": n, "precision": prec, "tensors": args.tensors,
-                   "starts": args.starts, "iters": args.iters, "median_ms": ms, "start_iters_per_s": sits}
-            print(json.dumps(rec))
-            results.append(rec)
+            if cp is not None:
+                ms, _ = bench_seed_cuda(cp, Au, X0, m, n, args.iters, args.alpha, prec, args.repeats)
+                rec = record("seed-cuda", m, n, prec, T, V, args.iters, ms)
+                print(json.dumps(rec))
+                results.append(rec)
             if torch is not None:
-                tms, T = bench_torch(torch, Au, X0, m, n, args.iters, args.alpha, prec, args.repeats,
-                                     args.torch_tensors)
-                sits_t = T * args.starts * args.iters / (tms * 1e-3)
-                rec = {"peer": "torch-einsum", "m": m, "n": n, "precision": prec, "tensors": T,
-                       "starts": args.starts, "iters": args.iters, "median_ms": tms, "start_iters_per_s": sits_t}
+                tms, Tt = bench_torch(torch, Au, X0, m, n, args.iters, args.alpha, prec, args.repeats,
+                                      args.torch_tensors)
+                rec = record("torch-einsum", m, n, prec, Tt, V, args.iters, tms)
                 print(json.dumps(rec))
                 results.append(rec)
             sys.stdout.flush()
