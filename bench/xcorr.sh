@@ -7,7 +7,9 @@
 # Usage: bench/xcorr.sh [OUTDIR] [clpk-bench-xcorr options...]
 #   OUTDIR defaults to $OUT (the device machine's result folder), else bench-out/xcorr.
 #   Environment: CLPK_BIN (folder of clpk-bench-xcorr; default .gpu/build/bin, else build/bin), SEED (1),
-#   PRECISION (f32), PEER_REPEATS (30). The peer is skipped with a message when CuPy cannot be imported.
+#   PRECISION (f32), PEER_REPEATS (30), MERGE_ONLY=1 (run nothing: merge, tabulate and plot every clpk*.jsonl and
+#   peer*.json already in OUTDIR, e.g. the renamed outputs of several partial runs). The peer is skipped with a
+#   message when CuPy cannot be imported.
 # On the H100 (see ../shared/gpu/README.md), e.g. in two calls of under 10 minutes each:
 #   . .gpu/enter && bench/xcorr.sh "$OUT" --patterns one-to-one,one-to-many,dic
 #   . .gpu/enter && bench/xcorr.sh "$OUT" --patterns n-to-m,n-to-mn
@@ -26,24 +28,28 @@ fi
 seed=${SEED:-1}
 precision=${PRECISION:-f32}
 
-echo "== clpk-bench-xcorr ($bin), seed $seed, $precision -> $out"
 rc=0
-"$bin/clpk-bench-xcorr" --seed "$seed" --precision "$precision" --json "$out/clpk.jsonl" \
-    --cases-out "$out/cases.txt" "$@" | tee "$out/clpk.log" || rc=$?
-
 peer=none
-if python3 -c "import cupy" 2>/dev/null; then
-    echo "== cuFFT peer (CuPy) on the same cases"
-    python3 "$root/bench/peers/cufft_xcorr.py" --recipe splitmix --seed "$seed" --precision "$precision" \
-        --repeats "${PEER_REPEATS:-30}" --check-sample --cases-file "$out/cases.txt" --json "$out/peer.json" \
-        | tee "$out/peer.log" || rc=$?
-    peer=cufft
+if [ "${MERGE_ONLY:-0}" = 1 ]; then
+    ls "$out"/peer*.json >/dev/null 2>&1 && peer=cufft
 else
-    echo "== cuFFT peer skipped: python3 cannot import cupy"
+    echo "== clpk-bench-xcorr ($bin), seed $seed, $precision -> $out"
+    "$bin/clpk-bench-xcorr" --seed "$seed" --precision "$precision" --json "$out/clpk.jsonl" \
+        --cases-out "$out/cases.txt" "$@" | tee "$out/clpk.log" || rc=$?
+
+    if python3 -c "import cupy" 2>/dev/null; then
+        echo "== cuFFT peer (CuPy) on the same cases"
+        python3 "$root/bench/peers/cufft_xcorr.py" --recipe splitmix --seed "$seed" --precision "$precision" \
+            --repeats "${PEER_REPEATS:-30}" --check-sample --cases-file "$out/cases.txt" --json "$out/peer.json" \
+            | tee "$out/peer.log" || rc=$?
+        peer=cufft
+    else
+        echo "== cuFFT peer skipped: python3 cannot import cupy"
+    fi
 fi
 
 python3 - "$out" "$peer" <<'EOF'
-import json, math, os, sys
+import glob, json, math, os, sys
 out, peer = sys.argv[1], sys.argv[2]
 
 
@@ -58,8 +64,8 @@ def load(path):
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
-clpk = load(os.path.join(out, "clpk.jsonl"))
-peers = load(os.path.join(out, "peer.json"))
+clpk = [r for p in sorted(glob.glob(os.path.join(out, "clpk*.jsonl"))) for r in load(p)]
+peers = [r for p in sorted(glob.glob(os.path.join(out, "peer*.json"))) for r in load(p)]
 key = lambda r: (r.get("pattern"), r.get("rows"), r.get("n_left"), r.get("n_right"))
 peer_ms = {key(r): r["median_ms"] for r in peers if r.get("status", "ok") == "ok" and r.get("median_ms")}
 cases = {}
