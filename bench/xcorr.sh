@@ -120,7 +120,8 @@ for case, c in cases.items():
     skipped = [r["variant"] for r in recs if r.get("status") == "skipped"]
     rows.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
         case, auto["chosen"] if auto else "-", fmt(auto["median_ms"] if auto else None),
-        f"{best['variant']} {best['median_ms']:.4g}" if best else "-", fmt(ok["fft"]["median_ms"] if "fft" in ok else None),
+        f"{best['variant']} {best['median_ms']:.4g}" if best else "-",
+        fmt(ok["fft"]["median_ms"] if "fft" in ok else None),
         fmt(p), fmt(auto["median_ms"] / p if auto and p else None), f"{tname}: {met}" if met else tname,
         fmt(auto["outputs_per_s"] if auto else None),
         ("WRONG/ERROR: " + ",".join(bad) + " " if bad else "") + ("skipped: " + ",".join(skipped) if skipped else "")))

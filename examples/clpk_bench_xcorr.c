@@ -21,7 +21,7 @@
 
 #define MAX_LIST 32
 
-static const char *const all_variants[] = {"auto",       "naive",      "shift-buffer",     "split-row", "grouped",
+static const char *const all_variants[] = {"auto",        "naive",      "shift-buffer",     "split-row", "grouped",
                                            "multi-right", "multi-both", "warp-per-overlap", "fft"};
 #define N_VARIANTS (sizeof all_variants / sizeof all_variants[0])
 
@@ -136,8 +136,7 @@ static int parse_args(int argc, char **argv, options *o) {
     o->n_variants = split_list(variants, o->variants, MAX_LIST);
     for (int i = 0; i < o->n_variants; ++i) {
         int known = 0;
-        for (size_t k = 0; k < N_VARIANTS; ++k)
-            known |= strcmp(o->variants[i], all_variants[k]) == 0;
+        for (size_t k = 0; k < N_VARIANTS; ++k) known |= strcmp(o->variants[i], all_variants[k]) == 0;
         if (!known) return fprintf(stderr, "clpk-bench-xcorr: unknown variant '%s'\n", o->variants[i]), 0;
     }
     if (sizes) {
@@ -145,7 +144,8 @@ static int parse_args(int argc, char **argv, options *o) {
         o->n_sizes = split_list(sizes, items, MAX_LIST);
         for (int i = 0; i < o->n_sizes; ++i) {
             double s = 0;
-            if (!parse_number(items[i], 1, 4096, &s)) return fprintf(stderr, "clpk-bench-xcorr: bad size %s\n", items[i]), 0;
+            if (!parse_number(items[i], 1, 4096, &s))
+                return fprintf(stderr, "clpk-bench-xcorr: bad size %s\n", items[i]), 0;
             o->sizes[i] = (int)s;
         }
     } else {
@@ -161,8 +161,8 @@ static int scaled(int n, double scale) {
     return v < 1 ? 1 : (int)v;
 }
 
-static int add_case(bench_case *cases, int n, int max, const char *group, clpk_xcorr_pattern pattern, int size,
-                    int nl, int nr, clpk_precision precision) {
+static int add_case(bench_case *cases, int n, int max, const char *group, clpk_xcorr_pattern pattern, int size, int nl,
+                    int nr, clpk_precision precision) {
     if (n >= max) return n;
     for (int i = 0; i < n; ++i) /* scaled-down counts can repeat a case */
         if (strcmp(cases[i].group, group) == 0 && cases[i].shape.rows == size && cases[i].shape.n_left == nl &&
@@ -208,8 +208,8 @@ static int build_cases(const options *o, bench_case *cases, int max) {
                 if (pattern == CLPK_XCORR_ONE_TO_MANY)
                     n = add_case(cases, n, max, name, pattern, size, 1, scaled(otm[k], o->scale), o->precision);
                 else if (pattern == CLPK_XCORR_N_TO_M)
-                    n = add_case(cases, n, max, name, pattern, size, scaled(ntm[k], o->scale),
-                                 scaled(ntm[k], o->scale), o->precision);
+                    n = add_case(cases, n, max, name, pattern, size, scaled(ntm[k], o->scale), scaled(ntm[k], o->scale),
+                                 o->precision);
                 else {
                     const int nl = scaled(ntmn_l[k], o->scale);
                     n = add_case(cases, n, max, name, pattern, size, nl, nl * (ntmn_r[k] / ntmn_l[k]), o->precision);
@@ -368,7 +368,8 @@ static void case_fields(const case_data *d, const char *impl, const char *varian
     const clpk_xcorr_shape *s = &d->bc->shape;
     snprintf(buf, size,
              "\"family\":\"xcorr\",\"case\":\"%s\",\"group\":\"%s\",\"pattern\":\"%s\",\"rows\":%d,\"cols\":%d,"
-             "\"n_left\":%d,\"n_right\":%d,\"counts\":\"%dx%d\",\"n_out\":%zu,\"precision\":\"%s\",\"impl\":\"%s\",\"variant\":\"%s\","
+             "\"n_left\":%d,\"n_right\":%d,\"counts\":\"%dx%d\",\"n_out\":%zu,\"precision\":\"%s\",\"impl\":\"%s\","
+             "\"variant\":\"%s\","
              "\"device\":\"%s\"",
              d->bc->label, d->bc->group, clpk_xcorr_pattern_name(s->pattern), s->rows, s->cols, s->n_left, s->n_right,
              s->n_left, s->n_right, clpk_xcorr_output_count(s), clpk_precision_name(s->precision), impl, variant,
@@ -445,8 +446,8 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
     if (once_ms > 20 && repeats > 5) repeats = (int)fmax(5, fmin(repeats, 1000 / once_ms));
     if (once_ms > 20 && warmup > 1) warmup = 1; /* the checked call has warmed it up already */
     const size_t n_out = clpk_xcorr_output_count(s);
-    const double bytes = (double)d->elem * ((double)(s->n_left + s->n_right) * s->rows * s->cols +
-                                            (double)n_out * (double)d->out_elems);
+    const double bytes =
+        (double)d->elem * ((double)(s->n_left + s->n_right) * s->rows * s->cols + (double)n_out * (double)d->out_elems);
     bench_job job = {plan, d->left, d->right, d->out};
     clpk_bench_stats stats;
     clpk_status st = clpk_bench_run(d->ctx, bench_launch, &job, warmup, repeats, bytes, 2 * macs, &stats);
@@ -466,8 +467,8 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
              "\"direct_gflops\":%.6g,\"gbps\":%.6g,\"copy_gbps\":%.6g,\"frac_of_copy_bw\":%.4g,\"rel_error\":%.3g,"
              "\"seed\":%lu}",
              fields, esc, clpk_xcorr_plan_algorithm(plan), stats.runs, stats.median_ms, stats.min_ms, stats.p10_ms,
-             stats.p90_ms, outputs / (stats.median_ms * 1e-3), (double)n_out / (stats.median_ms * 1e-3),
-             stats.gflops, stats.gbps, bw_gbps, bw_gbps > 0 ? stats.gbps / bw_gbps : 0, rel, o->seed);
+             stats.p90_ms, outputs / (stats.median_ms * 1e-3), (double)n_out / (stats.median_ms * 1e-3), stats.gflops,
+             stats.gbps, bw_gbps, bw_gbps > 0 ? stats.gbps / bw_gbps : 0, rel, o->seed);
     emit(json, rec);
     clpk_xcorr_plan_destroy(plan);
     return 1;
@@ -514,7 +515,8 @@ static int run_case(clpk_context *ctx, const options *o, int case_index, const b
         if (o->dump_dir) dump_inputs(o->dump_dir, case_index, &d, nl, nr);
         cl_context c = clpk_context_cl_context(ctx);
         d.left = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nl * d.elem, d.hl, &rc);
-        if (rc == CL_SUCCESS) d.right = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * d.elem, d.hr, &rc);
+        if (rc == CL_SUCCESS)
+            d.right = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * d.elem, d.hr, &rc);
         if (rc == CL_SUCCESS) d.out = clCreateBuffer(c, CL_MEM_READ_WRITE, no * d.elem, NULL, &rc);
     }
     if (!d.hl || !d.hr || rc != CL_SUCCESS) {
