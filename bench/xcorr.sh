@@ -4,15 +4,17 @@
 # JSON, adds ratio_to_peer (clpk time / cuFFT time: below 1 means clpk is faster) to every clpk record, and writes a
 # markdown table and one PNG per pattern and count configuration (time against size, one line per variant and cuFFT).
 #
-# Usage: bench/xcorr.sh [OUTDIR] [clpk-bench-xcorr options...]
+# Usage: bench/xcorr.sh [OUTDIR] [clpk-bench-xcorr options...]   (grid options: --patterns, --sizes, --variants,
+#   --scale, --repeats, --max-ms; seed, precision and the output files are set here: use SEED / PRECISION)
 #   OUTDIR defaults to $OUT (the device machine's result folder), else bench-out/xcorr.
 #   Environment: CLPK_BIN (folder of clpk-bench-xcorr; default .gpu/build/bin, else build/bin), SEED (1),
 #   PRECISION (f32), PEER_REPEATS (30), MERGE_ONLY=1 (run nothing: merge, tabulate and plot every clpk*.jsonl and
-#   peer*.json already in OUTDIR, e.g. the renamed outputs of several partial runs). The peer is skipped with a
-#   message when CuPy cannot be imported.
-# On the H100 (see ../shared/gpu/README.md), e.g. in two calls of under 10 minutes each:
+#   peer*.json already in OUTDIR, e.g. the renamed outputs of several partial runs), PLOTS=0 (no charts). The peer
+#   is skipped with a message when CuPy cannot be imported.
+# On the H100 (see ../shared/gpu/README.md and docs/perf-xcorr.md), in three calls of under 10 minutes each:
 #   . .gpu/enter && bench/xcorr.sh "$OUT" --patterns one-to-one,one-to-many,dic
-#   . .gpu/enter && bench/xcorr.sh "$OUT" --patterns n-to-m,n-to-mn
+#   . .gpu/enter && bench/xcorr.sh "$OUT" --patterns n-to-m
+#   . .gpu/enter && bench/xcorr.sh "$OUT" --patterns n-to-mn
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-bench-out/xcorr}
@@ -141,7 +143,11 @@ if bad:
     print(f"{len(bad)} clpk variants gave wrong results (see xcorr.json)", file=sys.stderr)
 EOF
 
-# One chart per pattern and count configuration (and one bar chart for DIC).
+# One chart per pattern and count configuration (and one bar chart for DIC); PLOTS=0 skips them.
+if [ "${PLOTS:-1}" = 0 ]; then
+    echo "== results in $out (xcorr.json, xcorr.md; charts skipped); exit $rc"
+    exit $rc
+fi
 python3 - "$out" <<'EOF' >"$out/plots.txt"
 import json, sys
 recs = json.load(open(sys.argv[1] + "/xcorr.json"))

@@ -66,6 +66,14 @@ if python3 -c "import matplotlib, numpy" 2>/dev/null; then
     [ -s "$tmp/out/xcorr-one-to-many-1x1.png" ] && ok || bad "no PNG: $(ls "$tmp/out")"
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert any(x.get('impl')=='clpk-auto' for x in r)" \
         "$tmp/out/xcorr.json" && ok || bad "merged JSON"
+    # merging the outputs of partial runs (renamed clpk*.jsonl) without running anything
+    mkdir -p "$tmp/m" && cp "$tmp/out/clpk.jsonl" "$tmp/m/clpk-A.jsonl" && cp "$tmp/b.jsonl" "$tmp/m/clpk-B.jsonl"
+    if MERGE_ONLY=1 PLOTS=0 bash "$src/bench/xcorr.sh" "$tmp/m" >"$tmp/log4" 2>&1 &&
+        grep -q "^| n-to-m 3x3 4 |" "$tmp/m/xcorr.md" && grep -q "^| one-to-many 1x1 4 |" "$tmp/m/xcorr.md"; then
+        ok
+    else
+        bad "MERGE_ONLY: $(tail -5 "$tmp/log4")"
+    fi
 else
     echo "skipped: bench/xcorr.sh (python3 without matplotlib/numpy)"
 fi
