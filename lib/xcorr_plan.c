@@ -46,6 +46,19 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
     return "multi-right";
 }
 
+/* Between the size thresholds below, a cost estimate from the same H100 measurements (docs/perf-xcorr.md): direct
+ * time = multiply-adds / rate (1.5e12/s for the few-pairs variants split-row/shift-buffer up to 64 pairs, e.g. 0.039 ms
+ * at 32^2 x 32 and 0.129 ms at 128^2 x 1; 4e12/s once register blocking fills the device), FFT time = max(0.09 ms,
+ * 0.037 ns per padded point per pair). It moves mid sizes with few pairs to the FFT path, e.g. 96^2 x 8 (split-row
+ * ~0.28 ms against ~0.09 ms) and 48^2 x 32 (~0.2 ms against ~0.09 ms), and leaves every measured point's choice as
+ * it was. */
+static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
+    const double r = s->rows, c = s->cols, macs = r * r * c * c * (double)pairs;
+    const double direct_ms = macs / (pairs <= 64 ? 1.5e9 : 4e9);
+    const double fft_ms = fmax(0.09, 3.7e-8 * (double)pairs * 4 * r * c);
+    return direct_ms > fft_ms;
+}
+
 /* The built-in choice without a profile. FFT from 128^2, from 64^2 above 8 pairs and from 32^2 above 256 pairs: on
  * the H100 our FFT path costs about 0.09 ms at small sizes, which direct kernels beat below these sizes (e.g. split-row
  * 0.026 ms at 64^2 x 1, multi-right 0.089 ms at 16^2 x 4000) and lose to above them (0.086 vs 0.129 ms at 128^2 x 1,
@@ -54,6 +67,7 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
 static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
     if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256)) return "fft";
+    if (clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU && fft_estimate_wins(s, pairs)) return "fft";
     return builtin_direct(ctx, s, pairs);
 }
 
