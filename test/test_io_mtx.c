@@ -3,7 +3,6 @@
 #include "check.h"
 #include "clpk.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,36 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- Temporary files ------------------------------------------------------------------------------------------ */
-
-typedef struct tmp_dir {
-    char path[256];
-} tmp_dir;
-
-static int tmp_dir_create(tmp_dir *d) {
-    const char *base = getenv("TMPDIR");
-    snprintf(d->path, sizeof d->path, "%s/clpk-test-io-mtx-XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(d->path) != NULL;
-}
-
-static void tmp_dir_remove(tmp_dir *d) {
-    DIR *dir = opendir(d->path);
-    if (!dir) return;
-    struct dirent *e;
-    char file[512];
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(file, sizeof file, "%s/%s", d->path, e->d_name);
-        unlink(file);
-    }
-    closedir(dir);
-    rmdir(d->path);
-}
-
-static const char *tmp_file(const tmp_dir *d, const char *name, char *buf, size_t size) {
-    snprintf(buf, size, "%s/%s", d->path, name);
-    return buf;
-}
 
 static int write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");
@@ -230,13 +199,13 @@ static const bad_case bad_cases[] = {
     {"line_count_with_comments", BANNER "% c\r\n%c\r\n3 3 2\r\n\r\n1 1 1\r\n1 1 x\r\n", 7, "not a real number"},
 };
 
-static void test_bad_files(const tmp_dir *dir) {
+static void test_bad_files(const check_tmp_dir *dir) {
     char path[512], needle[600];
     for (size_t k = 0; k < sizeof bad_cases / sizeof bad_cases[0]; ++k) {
         const bad_case *c = &bad_cases[k];
         char name[128];
         snprintf(name, sizeof name, "bad_%s.mtx", c->name);
-        tmp_file(dir, name, path, sizeof path);
+        check_tmp_file(dir, name, path, sizeof path);
         if (!CHECK(write_text(path, c->text), "cannot write %s", path)) continue;
         clpk_coo m;
         clpk_error err = {0};
@@ -251,7 +220,7 @@ static void test_bad_files(const tmp_dir *dir) {
     }
     clpk_coo m;
     clpk_error err = {0};
-    tmp_file(dir, "does_not_exist.mtx", path, sizeof path);
+    check_tmp_file(dir, "does_not_exist.mtx", path, sizeof path);
     CHECK(clpk_mtx_read(path, &m, &err) == CLPK_ERROR_IO && strstr(err.message, path), "missing file: %s", err.message);
     CHECK(clpk_mtx_read(NULL, &m, &err) == CLPK_ERROR_INVALID_ARGUMENT, "NULL path");
 }
@@ -292,9 +261,9 @@ static void random_coo(uint64_t *rng, clpk_coo *m, int32_t rows, int32_t cols, i
     }
 }
 
-static void test_round_trip(const tmp_dir *dir, uint64_t *rng) {
+static void test_round_trip(const check_tmp_dir *dir, uint64_t *rng) {
     char path[512];
-    tmp_file(dir, "round_trip.mtx", path, sizeof path);
+    check_tmp_file(dir, "round_trip.mtx", path, sizeof path);
     for (int round = 0; round < 20; ++round) {
         int32_t rows = 1 + (int32_t)(check_rand(rng) % 300), cols = 1 + (int32_t)(check_rand(rng) % 300);
         int64_t nnz = (int64_t)(check_rand(rng) % 3000);
@@ -327,7 +296,7 @@ static void test_round_trip(const tmp_dir *dir, uint64_t *rng) {
     CHECK(clpk_mtx_write(path, &m, &err) == CLPK_ERROR_INVALID_DATA, "writing an index out of range: %s", err.message);
     clpk_coo_free(&m);
     random_coo(rng, &m, 3, 3, 1);
-    tmp_file(dir, "no_such_dir/x.mtx", path, sizeof path);
+    check_tmp_file(dir, "no_such_dir/x.mtx", path, sizeof path);
     CHECK(clpk_mtx_write(path, &m, &err) == CLPK_ERROR_IO && strstr(err.message, path), "unwritable: %s", err.message);
     clpk_coo_free(&m);
 }
@@ -416,9 +385,9 @@ static void test_csr_random(uint64_t *rng) {
 /* ---- Vectors --------------------------------------------------------------------------------------------------------
  */
 
-static void test_vectors(const tmp_dir *dir, uint64_t *rng) {
+static void test_vectors(const check_tmp_dir *dir, uint64_t *rng) {
     char path[512], needle[600];
-    tmp_file(dir, "vector.mtx", path, sizeof path);
+    check_tmp_file(dir, "vector.mtx", path, sizeof path);
     const int64_t lengths[] = {0, 1, 7, 1000};
     for (size_t t = 0; t < sizeof lengths / sizeof lengths[0]; ++t) {
         int64_t n = lengths[t];
@@ -457,7 +426,7 @@ static void test_vectors(const tmp_dir *dir, uint64_t *rng) {
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         char name[64];
         snprintf(name, sizeof name, "vector_case_%zu.mtx", k);
-        tmp_file(dir, name, path, sizeof path);
+        check_tmp_file(dir, name, path, sizeof path);
         if (!CHECK(write_text(path, cases[k].text), "cannot write %s", path)) continue;
         double *v = NULL;
         int64_t n = -1;
@@ -571,8 +540,8 @@ static void test_shared_matrices(void) {
 
 int main(void) {
     uint64_t rng = check_seed();
-    tmp_dir dir;
-    if (!CHECK(tmp_dir_create(&dir), "cannot create a temporary directory")) return check_summary();
+    check_tmp_dir dir;
+    if (!CHECK(check_tmp_dir_create(&dir, "io-mtx"), "cannot create a temporary directory")) return check_summary();
     test_good_files();
     test_number_scanner(&rng);
     test_bad_files(&dir);
@@ -581,6 +550,6 @@ int main(void) {
     test_csr_random(&rng);
     test_vectors(&dir, &rng);
     test_shared_matrices();
-    tmp_dir_remove(&dir);
+    check_tmp_dir_remove(&dir);
     return check_summary();
 }

@@ -4,43 +4,12 @@
 #include "check.h"
 #include "clpk.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* ---- Temporary files ------------------------------------------------------------------------------------------ */
-
-typedef struct tmp_dir {
-    char path[256];
-} tmp_dir;
-
-static int tmp_dir_create(tmp_dir *d) {
-    const char *base = getenv("TMPDIR");
-    snprintf(d->path, sizeof d->path, "%s/clpk-test-io-npy-XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(d->path) != NULL;
-}
-
-static void tmp_dir_remove(tmp_dir *d) {
-    DIR *dir = opendir(d->path);
-    if (!dir) return;
-    struct dirent *e;
-    char file[512];
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(file, sizeof file, "%s/%s", d->path, e->d_name);
-        unlink(file);
-    }
-    closedir(dir);
-    rmdir(d->path);
-}
-
-static const char *tmp_file(const tmp_dir *d, const char *name, char *buf, size_t size) {
-    snprintf(buf, size, "%s/%s", d->path, name);
-    return buf;
-}
 
 static int write_bytes(const char *path, const void *data, size_t n) {
     FILE *f = fopen(path, "wb");
@@ -229,7 +198,7 @@ static void make_bad(const bad_npy *c, npy_bytes *f) {
     build(f, c->major, c->minor, c->header, zeros, c->data_bytes);
 }
 
-static void test_refusals(const tmp_dir *dir) {
+static void test_refusals(const check_tmp_dir *dir) {
     char path[512];
     for (size_t k = 0; k < sizeof bad_cases / sizeof bad_cases[0]; ++k) {
         const bad_npy *c = &bad_cases[k];
@@ -245,7 +214,7 @@ static void test_refusals(const tmp_dir *dir) {
               "%s (memory): message lacks the name or '%s': %s", c->name, c->needle, err.message);
         CHECK(a.data == NULL && a.count == 0, "%s: output not cleared", c->name);
         // The same through a file: the reader streams the data, so it has its own truncation checks.
-        tmp_file(dir, name, path, sizeof path);
+        check_tmp_file(dir, name, path, sizeof path);
         if (!CHECK(write_bytes(path, f.b, f.n), "cannot write %s", path)) continue;
         memset(&err, 0, sizeof err);
         st = clpk_npy_read(path, &a, &err);
@@ -257,7 +226,7 @@ static void test_refusals(const tmp_dir *dir) {
     }
     clpk_npy a;
     clpk_error err = {0};
-    tmp_file(dir, "missing.npy", path, sizeof path);
+    check_tmp_file(dir, "missing.npy", path, sizeof path);
     CHECK(clpk_npy_read(path, &a, &err) == CLPK_ERROR_IO && strstr(err.message, path), "missing file: %s", err.message);
 }
 
@@ -269,7 +238,7 @@ static void fill_random(void *data, size_t bytes, uint64_t *rng) {
     for (size_t k = 0; k < bytes; ++k) p[k] = (unsigned char)check_rand(rng);
 }
 
-static void test_round_trips(const tmp_dir *dir, uint64_t *rng) {
+static void test_round_trips(const check_tmp_dir *dir, uint64_t *rng) {
     static const clpk_dtype dtypes[] = {CLPK_DTYPE_F32, CLPK_DTYPE_F64, CLPK_DTYPE_I32, CLPK_DTYPE_I64, CLPK_DTYPE_U8};
     static const struct {
         int ndim;
@@ -277,7 +246,7 @@ static void test_round_trips(const tmp_dir *dir, uint64_t *rng) {
     } shapes[] = {{0, {0}},      {1, {0}}, {1, {5}}, {2, {3, 4}}, {3, {2, 3, 4}}, {8, {1, 2, 1, 1, 1, 1, 1, 7}},
                   {2, {100, 37}}};
     char path[512];
-    tmp_file(dir, "round_trip.npy", path, sizeof path);
+    check_tmp_file(dir, "round_trip.npy", path, sizeof path);
     for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d) {
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
             int64_t count = 1;
@@ -316,7 +285,7 @@ static void test_round_trips(const tmp_dir *dir, uint64_t *rng) {
     CHECK(clpk_npy_write_raw(path, (clpk_dtype)99, 1, nine, &x, &err) == CLPK_ERROR_INVALID_ARGUMENT, "bad dtype");
     clpk_npy wrong = {CLPK_DTYPE_F64, 1, {1}, 2, &x};
     CHECK(clpk_npy_write(path, &wrong, &err) == CLPK_ERROR_INVALID_ARGUMENT, "count not matching the shape");
-    tmp_file(dir, "no_such_dir/a.npy", path, sizeof path);
+    check_tmp_file(dir, "no_such_dir/a.npy", path, sizeof path);
     CHECK(clpk_npy_write_raw(path, CLPK_DTYPE_F64, 1, nine, &x, &err) == CLPK_ERROR_IO && strstr(err.message, path),
           "unwritable: %s", err.message);
 }
@@ -467,14 +436,14 @@ static void test_shared_arrays(void) {
 
 int main(void) {
     uint64_t rng = check_seed();
-    tmp_dir dir;
-    if (!CHECK(tmp_dir_create(&dir), "cannot create a temporary directory")) return check_summary();
+    check_tmp_dir dir;
+    if (!CHECK(check_tmp_dir_create(&dir, "io-npy"), "cannot create a temporary directory")) return check_summary();
     test_dtype_names();
     test_versions_and_byte_orders();
     test_refusals(&dir);
     test_round_trips(&dir, &rng);
     test_convert();
     test_shared_arrays();
-    tmp_dir_remove(&dir);
+    check_tmp_dir_remove(&dir);
     return check_summary();
 }

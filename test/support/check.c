@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,4 +77,29 @@ double check_rel_error(const double *ref, const double *got, size_t n) {
         if (fabs(ref[i]) > max_ref) max_ref = fabs(ref[i]);
     }
     return max_ref > 0.0 ? max_diff / max_ref : max_diff;
+}
+
+int check_tmp_dir_create(check_tmp_dir *d, const char *tag) {
+    const char *base = getenv("TMPDIR");
+    snprintf(d->path, sizeof d->path, "%s/clpk-test-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+    return mkdtemp(d->path) != NULL;
+}
+
+void check_tmp_dir_remove(check_tmp_dir *d) {
+    DIR *dir = opendir(d->path);
+    if (!dir) return;
+    struct dirent *e;
+    char file[512];
+    while ((e = readdir(dir)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(file, sizeof file, "%s/%s", d->path, e->d_name);
+        unlink(file);
+    }
+    closedir(dir);
+    rmdir(d->path);
+}
+
+const char *check_tmp_file(const check_tmp_dir *d, const char *name, char *buf, size_t size) {
+    snprintf(buf, size, "%s/%s", d->path, name);
+    return buf;
 }

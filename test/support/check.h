@@ -42,4 +42,15 @@ double check_rand_double(uint64_t *state);
  * n == 0). INFINITY if any element is NaN or an infinity is not matched exactly, so NaNs never pass a tolerance. */
 double check_rel_error(const double *ref, const double *got, size_t n);
 
+/* A temporary directory for files a test writes (malformed inputs, round trips), removed with its files. */
+typedef struct check_tmp_dir {
+    char path[256];
+} check_tmp_dir;
+/* Creates $TMPDIR/clpk-test-<tag>-XXXXXX (default /tmp); returns 1 on success. */
+int check_tmp_dir_create(check_tmp_dir *d, const char *tag);
+/* Removes the files in the directory (not subdirectories) and the directory. */
+void check_tmp_dir_remove(check_tmp_dir *d);
+/* "<dir>/<name>" in buf; returns buf. */
+const char *check_tmp_file(const check_tmp_dir *d, const char *name, char *buf, size_t size);
+
 #endif
