@@ -3,7 +3,8 @@
 (family, case, impl, precision, median_ms, gflops, gbps, pct_copy_bw, ratio_to_peer = peer time / clpk time) and
 writes a markdown table per precision with the issue's targets checked.
 
-Usage: spmv_report.py --clpk clpk.json [--peer peer.json] --out merged.json --markdown table.md
+Usage: spmv_report.py --clpk clpk.json... [--peer peer.json...] --out merged.json --markdown table.md
+(several files each: the outputs of several bench/spmv.sh calls, e.g. cases split across device calls, merge here)
 """
 import argparse
 import json
@@ -34,16 +35,16 @@ def fmt(v, spec=".1f"):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--clpk", required=True)
-    ap.add_argument("--peer", default=None)
+    ap.add_argument("--clpk", required=True, nargs="+")
+    ap.add_argument("--peer", default=[], nargs="*")
     ap.add_argument("--out", required=True)
     ap.add_argument("--markdown", required=True)
     args = ap.parse_args()
-    clpk = load(args.clpk)
+    clpk = [r for path in args.clpk for r in load(path)]
     copy_gbps = next((r["copy_gbps"] for r in clpk if r.get("copy_gbps")), None)
     peers = {}
     merged = list(clpk)
-    for p in load(args.peer):
+    for p in [r for path in args.peer for r in load(path)]:
         if "skipped" in p:
             continue
         case = p["matrix"][:-4] if p["matrix"].endswith(".mtx") else p["matrix"]

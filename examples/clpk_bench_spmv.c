@@ -72,6 +72,8 @@ static int add_generated(bench_case *cs, int n, const char *label, double scale)
     return n;
 }
 
+static int by_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
 static int add_files(bench_case *cs, int n, const char *path) {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -88,7 +90,7 @@ static int add_files(bench_case *cs, int n, const char *path) {
             if (len > 4 && len < 256 && !strcmp(e->d_name + len - 4, ".mtx")) memcpy(names[k++], e->d_name, len + 1);
         }
         if (d) closedir(d);
-        qsort(names, (size_t)k, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+        qsort(names, (size_t)k, sizeof names[0], by_name);
     }
     for (int i = 0; i < (S_ISDIR(st.st_mode) ? k : 1) && n < MAX_CASES; ++i) {
         bench_case c = {{0}, {0}, {0}};
