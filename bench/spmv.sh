@@ -3,13 +3,13 @@
 # cuSPARSE through CuPy on the very same CSR data -> merged JSON, markdown ratio table, PNG charts per precision.
 #
 #   bench/spmv.sh [--out DIR] [--bin BIN_DIR] [--scale S] [--cases a,b,..|none] [--matrices DIR|none]
-#                 [--precision f32,f64] [--repeats N] [--impls ...] [--device SEL]
+#                 [--precision f32,f64] [--repeats N] [--impls ...] [--tune-budget N] [--device SEL]
 # On the H100 (see docs/perf-spmv.md):  . .gpu/enter && bench/spmv.sh --out "$OUT" --bin .gpu/build/bin
 # Peers are skipped (with a message) where `import cupy` fails; charts where matplotlib is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-out=${OUT:-spmv-bench-out} bin="" scale=1 cases="" matrices="" precision=f32,f64 repeats=100 impls="" device=""
+out=${OUT:-spmv-bench-out} bin="" scale=1 cases="" matrices="" precision=f32,f64 repeats=100 impls="" device="" tune_budget=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out=$2; shift 2 ;;
@@ -21,6 +21,7 @@ while [ $# -gt 0 ]; do
         --repeats) repeats=$2; shift 2 ;;
         --impls) impls=$2; shift 2 ;;
         --device) device=$2; shift 2 ;;
+        --tune-budget) tune_budget=$2; shift 2 ;;
         -h|--help) sed -n 2,8p "$0"; exit 0 ;;
         *) echo "spmv.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
@@ -41,6 +42,7 @@ args=(--scale "$scale" --precision "$precision" --repeats "$repeats" --npy-dir "
 [ -n "$cases" ] && args+=(--cases "$cases")
 [ -n "$impls" ] && args+=(--impls "$impls")
 [ -n "$device" ] && args+=(--device "$device")
+[ -n "$tune_budget" ] && args+=(--tune-budget "$tune_budget")
 if [ -n "$matrices" ] && [ "$matrices" != none ]; then args+=(--matrices "$matrices"); else echo "spmv.sh: no real matrices"; fi
 echo "== clpk: $bin/clpk-bench-spmv ${args[*]}"
 "$bin/clpk-bench-spmv" "${args[@]}" 2>&1 | tee "$out/clpk.txt"
