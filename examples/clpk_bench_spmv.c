@@ -18,13 +18,14 @@ static void usage(FILE *f) {
             "                       [--repeats N] [--warmup N] [--impls clpk-csr,clpk-auto,clpk-tuned]\n"
             "                       [--tune-budget N] [--npy-dir DIR] [--json FILE] [--device SEL] [--seed S]\n"
             "                       [--list]\n"
-            "  Generated cases (Table III of seed 001; --scale multiplies the nonzeros, 1 = GPU-filling, >= 10 M each):\n"
+            "  Generated cases (Table III of seed 001; --scale multiplies the nonzeros, 1 = GPU-filling,\n"
+            "  >= 10 M each):\n"
             "  fem3d dense protein circuit epidem webgraph shortrow lp qchem random16 ('none' for no generated case).\n"
             "  --matrices adds Matrix Market files (a directory: every non-complex *.mtx in it).\n"
             "  --npy-dir writes every matrix as DIR/<case>/csr_row_ptr.npy, csr_col.npy, csr_val.npy, shape.npy.\n"
             "  Timing: --warmup (default 10) untimed and --repeats (default 100) timed multiplies, median of the\n"
-            "  profiling events. GB/s counts each format's own device bytes + x + y; %%copy is against the float4 copy\n"
-            "  bandwidth measured at the start of the run.\n");
+            "  profiling events. GB/s counts each format's own device bytes + x + y; %%copy is against the float4\n"
+            "  copy bandwidth measured at the start of the run.\n");
 }
 
 typedef struct bench_case {

@@ -109,7 +109,8 @@ static clpk_status generate_table3(const char *kind, int64_t n, uint64_t *rng, c
         rows = cols = 3 * n * n * n;
         per_row = 81;
     } else if (!strcmp(kind, "dense")) {
-        if (n < 1 || n > 30000) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dense:N needs 1 <= N <= 30000");
+        if (n < 1 || n > 30000)
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dense:N needs 1 <= N <= 30000");
         per_row = maxk = n;
     } else {
         if (n < 1 || n > 50000000)
@@ -145,8 +146,9 @@ static clpk_status generate_table3(const char *kind, int64_t n, uint64_t *rng, c
             }
         } else if (!strcmp(kind, "circuit")) {
             sc[k++] = (int32_t)r;
-            int64_t extra = next_rand(rng) % 1000 == 0 ? 200 + (int64_t)(next_rand(rng) % 200)
-                                                        : 1 + (int64_t)(next_rand(rng) % 4) + (int64_t)(next_rand(rng) % 5);
+            int64_t extra = next_rand(rng) % 1000 == 0
+                                ? 200 + (int64_t)(next_rand(rng) % 200)
+                                : 1 + (int64_t)(next_rand(rng) % 4) + (int64_t)(next_rand(rng) % 5);
             for (int64_t t = 0; t < extra; ++t)
                 sc[k++] = t % 2 ? (int32_t)(next_rand(rng) % (uint64_t)cols)
                                 : clamp_col(r + (int64_t)(next_rand(rng) % 64) - 32, cols);
@@ -173,7 +175,8 @@ static clpk_status generate_table3(const char *kind, int64_t n, uint64_t *rng, c
             int64_t band = cols / 4 > 1 ? cols / 4 : 1;
             sc[k++] = (int32_t)r;
             for (int t = 0; t < 34; ++t) {
-                int64_t c = clamp_col(r + (int64_t)(next_rand(rng) % (uint64_t)(2 * band)) - band, cols > 1 ? cols - 1 : 1);
+                int64_t off = (int64_t)(next_rand(rng) % (uint64_t)(2 * band)) - band;
+                int64_t c = clamp_col(r + off, cols > 1 ? cols - 1 : 1);
                 sc[k++] = (int32_t)c;
                 sc[k++] = (int32_t)(c + (cols > 1));
             }
@@ -188,7 +191,8 @@ static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk
     long long a = 0, b2 = 0, c = 0;
     uint64_t rng = seed ^ 0x5eed5eedull;
     builder b;
-    static const char *const table3[] = {"fem3d", "dense", "protein", "circuit", "epidem", "webgraph", "shortrow", "qchem"};
+    static const char *const table3[] = {"fem3d",    "dense",    "protein", "circuit",
+                                         "webgraph", "shortrow", "qchem",   "epidem"};
     for (size_t i = 0; i < sizeof table3 / sizeof table3[0]; ++i) {
         size_t len = strlen(table3[i]);
         if (!strncmp(spec, table3[i], len) && spec[len] == ':') {

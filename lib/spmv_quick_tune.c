@@ -212,7 +212,8 @@ clpk_status clpk_spmv_plan_tune(clpk_context *ctx, const clpk_csr *A, clpk_preci
     }
     t.rep->best_ms = t.best_ms;
     clpk_spmv_plan_describe(t.best, t.rep->choice, sizeof t.rep->choice);
-    clpk_log(ctx, CLPK_LOG_INFO, "spmv quick tune: %d candidates (%d rejected), %d multiplies, %.4f ms (default %.4f): %s",
+    clpk_log(ctx, CLPK_LOG_INFO,
+             "spmv quick tune: %d candidates (%d rejected), %d multiplies, %.4f ms (default %.4f): %s",
              t.rep->candidates, t.rep->rejected, t.rep->multiplies, t.best_ms, t.rep->default_ms, t.rep->choice);
     *plan = t.best;
     return CLPK_SUCCESS;

@@ -78,8 +78,10 @@ clpk_status clpk_spmv_generate(const char *spec, uint64_t seed, clpk_csr *out, c
  * ("auto": profile or defaults) and a small pruned candidate set (the 4 block shapes of smallest footprint, BCCOO+
  * only when wider than tall, a few tiles / work-group sizes / strategies), checks each against a CSR baseline plan's
  * result on a random x, times each with a few multiplies and returns the fastest correct plan in *plan.
- * max_multiplies bounds the multiplies of the whole search (0 = 30; at least 3 per timed candidate plus one check;
- * candidates are dropped when the budget runs out). The report (may be NULL) says what was tried and chosen. */
+ * max_multiplies bounds the multiplies of the whole search (0 = 30, at least 7): the CSR reference costs 1, each
+ * candidate 3 (a check and 2 timed); candidates that do not fit the rest of the budget are dropped. Returns
+ * CLPK_ERROR_INTERNAL if no candidate agrees with the reference. The report (may be NULL) says what was tried and
+ * chosen; the caller owns *plan (clpk_spmv_plan_destroy). */
 typedef struct clpk_spmv_tune_report {
     int candidates;      /* plans built and checked (including the default) */
     int rejected;        /* candidates that failed to build or disagreed with the CSR result */
