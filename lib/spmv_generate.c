@@ -78,10 +78,129 @@ static void free_partial(clpk_csr *m) {
     memset(m, 0, sizeof *m);
 }
 
+/* Sorts k candidate columns, drops duplicates and appends the row (values in [-1, 1), the diagonal made dominant). */
+static clpk_status push_sorted_row(builder *b, int32_t *cols, int64_t k, int64_t row, uint64_t *rng, clpk_error *err) {
+    qsort(cols, (size_t)k, sizeof *cols, cmp_i32);
+    for (int64_t i = 0; i < k; ++i) {
+        if (i > 0 && cols[i] == cols[i - 1]) continue;
+        double v = rand_value(rng);
+        CLPK_TRY(builder_push(b, cols[i], cols[i] == row ? 4.0 + v : v, err));
+    }
+    b->m->row_ptr[row + 1] = b->m->nnz;
+    return CLPK_SUCCESS;
+}
+
+static int32_t clamp_col(int64_t c, int64_t cols) { return (int32_t)(c < 0 ? 0 : c >= cols ? cols - 1 : c); }
+
+/* The larger classes of seed 001's Table III (sized by the benchmark with its --scale):
+ *   fem3d:N     N^3 nodes, 3 unknowns each, 27-point stencil: dense 3x3 node blocks, 81 entries per row
+ *   dense:N     N x N dense
+ *   protein:N   N rows, ~120 per row in 4 clusters of ~30 consecutive columns near the diagonal
+ *   circuit:N   N rows, diagonal + ~5 random columns (1..13), a few rows of a few hundred (irregular)
+ *   epidem:N    N rows, 4 per row banded: r-1, r, r+1, r+sqrt(N) (2D grid Markov chain)
+ *   webgraph:N  N x N, Zipf row lengths (mean ~7) and Zipf-popular columns (hubs scattered by a permutation)
+ *   shortrow:N  N rows, 1..5 per row (~3) around the diagonal and at random
+ *   qchem:N     N rows, ~70 per row in pairs spread over a band of +-N/4 (wide bandwidth) */
+static clpk_status generate_table3(const char *kind, int64_t n, uint64_t *rng, clpk_csr *out, clpk_error *err) {
+    builder b;
+    int64_t rows = n, cols = n, per_row = 8, maxk = 512;
+    if (!strcmp(kind, "fem3d")) {
+        if (n < 1 || n > 400) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "fem3d:N needs 1 <= N <= 400");
+        rows = cols = 3 * n * n * n;
+        per_row = 81;
+    } else if (!strcmp(kind, "dense")) {
+        if (n < 1 || n > 30000)
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "dense:N needs 1 <= N <= 30000");
+        per_row = maxk = n;
+    } else {
+        if (n < 1 || n > 50000000)
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "%s:N needs 1 <= N <= 50000000", kind);
+        per_row = !strcmp(kind, "protein") ? 120 : !strcmp(kind, "qchem") ? 70 : 8;
+    }
+    if (rows * per_row > (int64_t)2000000000)
+        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv generate: %s:%lld has too many entries", kind,
+                              (long long)n);
+    int32_t *sc = malloc((size_t)maxk * sizeof *sc);
+    if (!sc) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv generate: out of memory");
+    clpk_status st = builder_init(&b, out, rows, cols, rows * per_row, err);
+    int64_t side = (int64_t)sqrt((double)n);
+    if (side < 1) side = 1;
+    for (int64_t r = 0; r < rows && st == CLPK_SUCCESS; ++r) {
+        int64_t k = 0;
+        if (!strcmp(kind, "fem3d")) {
+            int64_t node = r / 3, i = node / (n * n), j = (node / n) % n, l = node % n;
+            for (int64_t di = -1; di <= 1; ++di)
+                for (int64_t dj = -1; dj <= 1; ++dj)
+                    for (int64_t dl = -1; dl <= 1; ++dl) {
+                        int64_t ii = i + di, jj = j + dj, ll = l + dl;
+                        if (ii < 0 || jj < 0 || ll < 0 || ii >= n || jj >= n || ll >= n) continue;
+                        for (int e = 0; e < 3; ++e) sc[k++] = (int32_t)(3 * ((ii * n + jj) * n + ll) + e);
+                    }
+        } else if (!strcmp(kind, "dense")) {
+            for (int64_t c = 0; c < cols; ++c) sc[k++] = (int32_t)c;
+        } else if (!strcmp(kind, "protein")) {
+            for (int cl = 0; cl < 4; ++cl) {
+                int64_t len = 24 + (int64_t)(next_rand(rng) % 13), span = cl == 0 ? 0 : 2000;
+                int64_t start = r - len / 2 + (span ? (int64_t)(next_rand(rng) % (uint64_t)(2 * span)) - span : 0);
+                for (int64_t t = 0; t < len; ++t) sc[k++] = clamp_col(start + t, cols);
+            }
+        } else if (!strcmp(kind, "circuit")) {
+            sc[k++] = (int32_t)r;
+            int64_t extra = next_rand(rng) % 1000 == 0
+                                ? 200 + (int64_t)(next_rand(rng) % 200)
+                                : 1 + (int64_t)(next_rand(rng) % 4) + (int64_t)(next_rand(rng) % 5);
+            for (int64_t t = 0; t < extra; ++t)
+                sc[k++] = t % 2 ? (int32_t)(next_rand(rng) % (uint64_t)cols)
+                                : clamp_col(r + (int64_t)(next_rand(rng) % 64) - 32, cols);
+        } else if (!strcmp(kind, "epidem")) {
+            if (r > 0) sc[k++] = (int32_t)(r - 1);
+            sc[k++] = (int32_t)r;
+            if (r + 1 < cols) sc[k++] = (int32_t)(r + 1);
+            if (r + side < cols) sc[k++] = (int32_t)(r + side);
+        } else if (!strcmp(kind, "webgraph")) {
+            double u = ((double)(next_rand(rng) >> 11) + 1.0) * 0x1.0p-53;
+            int64_t len = (int64_t)(1.0 / pow(u, 1.0 / 1.15));
+            if (len > maxk) len = maxk;
+            for (int64_t t = 0; t < len; ++t) { /* column rank ~ Zipf: popular columns are hubs */
+                double v = ((double)(next_rand(rng) >> 11) + 1.0) * 0x1.0p-53;
+                uint64_t rank = (uint64_t)((double)cols * pow(v, 3.0));
+                sc[k++] = (int32_t)((rank * 2654435761ull) % (uint64_t)cols);
+            }
+        } else if (!strcmp(kind, "shortrow")) {
+            int64_t len = 1 + (int64_t)(next_rand(rng) % 5);
+            sc[k++] = (int32_t)r;
+            for (int64_t t = 1; t < len; ++t)
+                sc[k++] = t % 2 ? (int32_t)(next_rand(rng) % (uint64_t)cols) : clamp_col(r + t, cols);
+        } else if (!strcmp(kind, "qchem")) {
+            int64_t band = cols / 4 > 1 ? cols / 4 : 1;
+            sc[k++] = (int32_t)r;
+            for (int t = 0; t < 34; ++t) {
+                int64_t off = (int64_t)(next_rand(rng) % (uint64_t)(2 * band)) - band;
+                int64_t c = clamp_col(r + off, cols > 1 ? cols - 1 : 1);
+                sc[k++] = (int32_t)c;
+                sc[k++] = (int32_t)(c + (cols > 1));
+            }
+        }
+        st = push_sorted_row(&b, sc, k, r, rng, err);
+    }
+    free(sc);
+    return st;
+}
+
 static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk_error *err) {
     long long a = 0, b2 = 0, c = 0;
     uint64_t rng = seed ^ 0x5eed5eedull;
     builder b;
+    static const char *const table3[] = {"fem3d",    "dense",    "protein", "circuit",
+                                         "webgraph", "shortrow", "qchem",   "epidem"};
+    for (size_t i = 0; i < sizeof table3 / sizeof table3[0]; ++i) {
+        size_t len = strlen(table3[i]);
+        if (!strncmp(spec, table3[i], len) && spec[len] == ':') {
+            if (sscanf(spec + len + 1, "%lld", &a) != 1)
+                return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv generate: %s needs a size N", spec);
+            return generate_table3(table3[i], a, &rng, out, err);
+        }
+    }
     if (sscanf(spec, "fem:%lld", &a) == 1) {
         if (a < 1 || a > 20000) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "fem:N needs 1 <= N <= 20000");
         int64_t n = a, rows = 2 * n * n;
@@ -153,7 +272,8 @@ static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk
     }
     return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                           "spmv generate: unknown spec '%s' (fem:N, stencil3d:N, random:R:C:K, powerlaw:N, "
-                          "longrow:R:C:L)",
+                          "longrow:R:C:L, fem3d:N, dense:N, protein:N, circuit:N, epidem:N, webgraph:N, shortrow:N, "
+                          "qchem:N)",
                           spec);
 }
 

@@ -67,8 +67,33 @@ clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, con
  *   "random:R:C:K" R x C, about K entries per row at random columns
  *   "powerlaw:N"   N x N, row lengths from a power law (some very long rows)
  *   "longrow:R:C:L" R x C, every 5th row has L entries, the others 0..3 (rows spanning many work-groups)
+ * and the larger classes of seed 001's Table III (the benchmark sizes them; lib/spmv_generate.c describes each):
+ *   "fem3d:N" (3x3 node blocks, 27-point stencil on N^3 nodes), "dense:N", "protein:N" (~120/row clustered),
+ *   "circuit:N" (~6/row irregular), "epidem:N" (4/row banded), "webgraph:N" (Zipf rows and columns),
+ *   "shortrow:N" (~3/row), "qchem:N" (~70/row, wide bandwidth); N = rows (nodes per side for fem3d).
  * Values are drawn from `seed` in [-1, 1). */
 clpk_status clpk_spmv_generate(const char *spec, uint64_t seed, clpk_csr *out, clpk_error *err);
+
+/* Online per-matrix quick tune (yaSpMV-style) for a matrix multiplied many times: builds the plan's default choice
+ * ("auto": profile or defaults) and a small pruned candidate set (the 4 block shapes of smallest footprint, BCCOO+
+ * only when wider than tall, a few tiles / work-group sizes / strategies), checks each against a CSR baseline plan's
+ * result on a random x, times each with a few multiplies and returns the fastest correct plan in *plan.
+ * max_multiplies bounds the multiplies of the whole search (0 = 30, at least 7): the CSR reference costs 1, each
+ * candidate 3 (a check and 2 timed); candidates that do not fit the rest of the budget are dropped. Returns
+ * CLPK_ERROR_INTERNAL if no candidate agrees with the reference. The report (may be NULL) says what was tried and
+ * chosen; the caller owns *plan (clpk_spmv_plan_destroy). */
+typedef struct clpk_spmv_tune_report {
+    int candidates;      /* plans built and checked (including the default) */
+    int rejected;        /* candidates that failed to build or disagreed with the CSR result */
+    int multiplies;      /* multiplies run in total (checks and timing, the CSR baseline included) */
+    double default_ms;   /* median time of the default choice */
+    double best_ms;      /* median time of the chosen plan */
+    int chose_default;   /* 1 when the default choice stayed the fastest */
+    char choice[512];    /* clpk_spmv_plan_describe of the chosen plan */
+} clpk_spmv_tune_report;
+
+clpk_status clpk_spmv_plan_tune(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, int max_multiplies,
+                                clpk_spmv_plan **plan, clpk_spmv_tune_report *report);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Merges clpk-bench-spmv's JSON with the cuSPARSE peer's (bench/peers/cusparse_spmv.py) into flat records
+(family, case, impl, precision, median_ms, gflops, gbps, pct_copy_bw, ratio_to_peer = peer time / clpk time) and
+writes a markdown table per precision with the issue's targets checked.
+
+Usage: spmv_report.py --clpk clpk.json... [--peer peer.json...] --out merged.json --markdown table.md
+(several files each: the outputs of several bench/spmv.sh calls, e.g. cases split across device calls, merge here)
+"""
+import argparse
+import json
+import math
+import os
+
+
+def load(path):
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        text = f.read().strip()
+    if not text:
+        return []
+    if text[0] == "[":
+        return json.loads(text)
+    return [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def fmt(v, spec=".1f"):
+    return "-" if v is None else format(v, spec)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clpk", required=True, nargs="+")
+    ap.add_argument("--peer", default=[], nargs="*")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--markdown", required=True)
+    args = ap.parse_args()
+    clpk = [r for path in args.clpk for r in load(path)]
+    copy_gbps = next((r["copy_gbps"] for r in clpk if r.get("copy_gbps")), None)
+    peers = {}
+    merged = list(clpk)
+    for p in [r for path in args.peer for r in load(path)]:
+        if "skipped" in p:
+            continue
+        case = p["matrix"][:-4] if p["matrix"].endswith(".mtx") else p["matrix"]
+        rec = {"family": "spmv", "case": case, "impl": "cusparse", "precision": p["precision"], "rows": p["rows"],
+               "cols": p["cols"], "nnz": p["nnz"], "median_ms": p["median_ms"], "gflops": p["gflops"],
+               "gbps": p["csr_gbps"], "rel_error": p.get("rel_error"), "ratio_to_peer": 1.0}
+        if copy_gbps:
+            rec["pct_copy_bw"] = 100.0 * rec["gbps"] / copy_gbps
+        peers[(case, p["precision"])] = rec
+        merged.append(rec)
+    for r in clpk:
+        peer = peers.get((r["case"], r["precision"]))
+        if peer and r.get("median_ms"):
+            r["ratio_to_peer"] = peer["median_ms"] / r["median_ms"]
+    with open(args.out, "w") as f:
+        json.dump(merged, f, indent=1)
+
+    lines = ["# SpMV: clpk vs cuSPARSE", ""]
+    dev = next((r.get("device") for r in clpk if r.get("device")), "?")
+    lines.append(f"Device: {dev}; measured copy bandwidth {fmt(copy_gbps)} GB/s. GFLOP/s = 2 nnz / median time; "
+                 "ratio = cuSPARSE time / clpk time (> 1: clpk faster); best = the faster of clpk-auto and clpk-tuned; "
+                 "%copy = the format's own bytes + x + y per multiply against the copy bandwidth.")
+    lines.append("")
+    for prec in ("f32", "f64"):
+        rows = [r for r in clpk if r["precision"] == prec]
+        if not rows:
+            continue
+        cases = []
+        for r in rows:
+            if r["case"] not in cases:
+                cases.append(r["case"])
+        lines += [f"## {prec}", "",
+                  "| case | nnz | clpk-csr | clpk-auto | clpk-tuned | cuSPARSE | best/cuSPARSE | best %copy | best B/nnz "
+                  "| best params |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        ratios = {}
+        bw = {}
+        for case in cases:
+            by = {r["impl"]: r for r in rows if r["case"] == case}
+            peer = peers.get((case, prec))
+            cands = [by[i] for i in ("clpk-auto", "clpk-tuned") if i in by and by[i].get("correct", True)]
+            best = min(cands, key=lambda r: r["median_ms"]) if cands else None
+            ratio = peer["median_ms"] / best["median_ms"] if best and peer else None
+            if ratio:
+                ratios[case] = ratio
+            if best:
+                bw[case] = best.get("pct_copy_bw")
+            nnz = next(iter(by.values()))["nnz"]
+            wrong = [i for i, r in by.items() if not r.get("correct", True)]
+            lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {}{} |".format(
+                case, nnz, *(fmt(by[i]["gflops"]) if i in by else "-" for i in ("clpk-csr", "clpk-auto", "clpk-tuned")),
+                fmt(peer["gflops"]) if peer else "-", fmt(ratio, ".2f"), fmt(best and best.get("pct_copy_bw")),
+                fmt(best and best.get("bytes_per_nnz"), ".2f"), best["params"] if best else "-",
+                " WRONG: " + ",".join(wrong) if wrong else ""))
+        gm = geomean(ratios.values())
+        lines.append("")
+        if ratios:
+            worst = min(ratios, key=ratios.get)
+            want_gm = 1.3 if prec == "f32" else 1.2
+            lines.append(f"Geometric-mean speed-up over cuSPARSE: {fmt(gm, '.2f')} (target >= {want_gm}: "
+                         f"{'met' if gm >= want_gm else 'NOT met'}); lowest {worst} {ratios[worst]:.2f} "
+                         f"(target >= 0.9: {'met' if ratios[worst] >= 0.9 else 'NOT met'}).")
+            if prec == "f32" and "fem3d" in ratios:
+                lines.append(f"FEM (fem3d) speed-up {ratios['fem3d']:.2f} (target >= 1.5: "
+                             f"{'met' if ratios['fem3d'] >= 1.5 else 'NOT met'}).")
+        else:
+            lines.append("No cuSPARSE records (peer skipped: no CuPy here).")
+        for case in ("fem3d", "dense"):
+            if bw.get(case) is not None:
+                lines.append(f"{case}: {bw[case]:.1f}% of the measured copy bandwidth (target >= 85%: "
+                             f"{'met' if bw[case] >= 85 else 'NOT met'}).")
+        lines.append("")
+    text = "\n".join(lines) + "\n"
+    with open(args.markdown, "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

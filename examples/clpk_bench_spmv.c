@@ -1,0 +1,428 @@
+/* clpk-bench-spmv: SpMV benchmark over the classes of seed 001's Table III (generated, sized by --scale) and real
+ * Matrix Market files: clpk's CSR baseline, its automatic choice (profile / defaults) and its online quick tune,
+ * each checked against a double CPU reference and timed with profiling events, shown against the device's copy
+ * bandwidth measured in the same run. Writes the matrices as CSR .npy directories for the cuSPARSE peer
+ * (bench/peers/cusparse_spmv.py) and the records as JSON; bench/spmv.sh runs everything. */
+#include "clpk_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: clpk-bench-spmv [--scale S] [--cases a,b,...] [--matrices DIR|FILE.mtx]... [--precision f32,f64]\n"
+            "                       [--repeats N] [--warmup N] [--impls clpk-csr,clpk-auto,clpk-tuned]\n"
+            "                       [--tune-budget N] [--npy-dir DIR] [--json FILE] [--device SEL] [--seed S]\n"
+            "                       [--list]\n"
+            "  Generated cases (Table III of seed 001; --scale multiplies the nonzeros, 1 = GPU-filling,\n"
+            "  >= 10 M each):\n"
+            "  fem3d dense protein circuit epidem webgraph shortrow lp qchem random16 ('none' for no generated case).\n"
+            "  --matrices adds Matrix Market files (a directory: every non-complex *.mtx in it).\n"
+            "  --npy-dir writes every matrix as DIR/<case>/csr_row_ptr.npy, csr_col.npy, csr_val.npy, shape.npy.\n"
+            "  Timing: --warmup (default 10) untimed and --repeats (default 100) timed multiplies, median of the\n"
+            "  profiling events. GB/s counts each format's own device bytes + x + y; %%copy is against the float4\n"
+            "  copy bandwidth measured at the start of the run.\n");
+}
+
+typedef struct bench_case {
+    char label[96];
+    char spec[160]; /* generator spec, or empty for a file */
+    char path[1024];
+} bench_case;
+
+#define MAX_CASES 128
+
+static int add_generated(bench_case *cs, int n, const char *label, double scale) {
+    bench_case c = {{0}, {0}, {0}};
+    snprintf(c.label, sizeof c.label, "%s", label);
+    double s = scale;
+    long long v;
+    if (!strcmp(label, "fem3d")) {
+        v = llround(55.0 * cbrt(s));
+        snprintf(c.spec, sizeof c.spec, "fem3d:%lld", v < 2 ? 2 : v);
+    } else if (!strcmp(label, "dense")) {
+        v = llround(4000.0 * sqrt(s));
+        snprintf(c.spec, sizeof c.spec, "dense:%lld", v < 16 ? 16 : v);
+    } else if (!strcmp(label, "lp")) {
+        long long rows = llround(4000.0 * s), cols = llround(1100000.0 * s), k;
+        if (rows < 40) rows = 40;
+        if (cols < 4000) cols = 4000;
+        k = cols / 4 < 2800 ? cols / 4 : 2800;
+        snprintf(c.spec, sizeof c.spec, "random:%lld:%lld:%lld", rows, cols, k);
+    } else if (!strcmp(label, "random16")) {
+        v = llround(2000000.0 * s);
+        if (v < 500) v = 500;
+        snprintf(c.spec, sizeof c.spec, "random:%lld:%lld:16", v, v);
+    } else {
+        static const struct {
+            const char *name;
+            double rows;
+        } rows_at_1[] = {{"protein", 200000},  {"circuit", 2500000}, {"epidem", 4000000},
+                         {"webgraph", 3000000}, {"shortrow", 5000000}, {"qchem", 250000}};
+        size_t i = 0;
+        while (i < sizeof rows_at_1 / sizeof rows_at_1[0] && strcmp(rows_at_1[i].name, label)) ++i;
+        if (i == sizeof rows_at_1 / sizeof rows_at_1[0]) return -1;
+        v = llround(rows_at_1[i].rows * s);
+        snprintf(c.spec, sizeof c.spec, "%s:%lld", label, v < 200 ? 200 : v);
+    }
+    if (n < MAX_CASES) cs[n++] = c;
+    return n;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+static int add_files(bench_case *cs, int n, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "clpk-bench-spmv: %s: %s (skipped)\n", path, strerror(errno));
+        return n;
+    }
+    char names[64][256];
+    int k = 0;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) && k < 64) {
+            size_t len = strlen(e->d_name);
+            if (len > 4 && len < 256 && !strcmp(e->d_name + len - 4, ".mtx")) memcpy(names[k++], e->d_name, len + 1);
+        }
+        if (d) closedir(d);
+        qsort(names, (size_t)k, sizeof names[0], by_name);
+    }
+    for (int i = 0; i < (S_ISDIR(st.st_mode) ? k : 1) && n < MAX_CASES; ++i) {
+        bench_case c = {{0}, {0}, {0}};
+        if (S_ISDIR(st.st_mode)) snprintf(c.path, sizeof c.path, "%s/%s", path, names[i]);
+        else snprintf(c.path, sizeof c.path, "%s", path);
+        FILE *f = fopen(c.path, "r");
+        char header[256] = "";
+        if (f && !fgets(header, sizeof header, f)) header[0] = 0;
+        if (f) fclose(f);
+        if (strstr(header, "complex") || strstr(header, "hermitian")) {
+            printf("skip %s: complex matrix\n", c.path);
+            continue;
+        }
+        const char *base = strrchr(c.path, '/');
+        base = base ? base + 1 : c.path;
+        snprintf(c.label, sizeof c.label, "%.*s", (int)(strlen(base) - (strstr(base, ".mtx") ? 4 : 0)), base);
+        cs[n++] = c;
+    }
+    return n;
+}
+
+static int write_npy_dir(const char *root, const char *label, const clpk_csr *A) {
+    char dir[1200], path[1400];
+    snprintf(dir, sizeof dir, "%s/%s", root, label);
+    mkdir(root, 0777);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "clpk-bench-spmv: mkdir %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    clpk_error err = {0};
+    int64_t rp_shape = (int64_t)A->rows + 1, nnz_shape = A->nnz, two = 2;
+    int64_t shape[2] = {A->rows, A->cols};
+    int ok = 1;
+    /* int32 row pointers while they fit (what the peer's cuSPARSE wants), else int64 */
+    int32_t *rp32 = A->nnz <= INT32_MAX ? malloc((size_t)rp_shape * sizeof *rp32) : NULL;
+    if (rp32)
+        for (int64_t i = 0; i < rp_shape; ++i) rp32[i] = (int32_t)A->row_ptr[i];
+    snprintf(path, sizeof path, "%s/csr_row_ptr.npy", dir);
+    ok &= clpk_npy_write_raw(path, rp32 ? CLPK_DTYPE_I32 : CLPK_DTYPE_I64, 1, &rp_shape,
+                             rp32 ? (const void *)rp32 : (const void *)A->row_ptr, &err) == CLPK_SUCCESS;
+    free(rp32);
+    snprintf(path, sizeof path, "%s/csr_col.npy", dir);
+    ok &= ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 1, &nnz_shape, A->col, &err) == CLPK_SUCCESS;
+    snprintf(path, sizeof path, "%s/csr_val.npy", dir);
+    ok &= ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 1, &nnz_shape, A->val, &err) == CLPK_SUCCESS;
+    snprintf(path, sizeof path, "%s/shape.npy", dir);
+    ok &= ok && clpk_npy_write_raw(path, CLPK_DTYPE_I64, 1, &two, shape, &err) == CLPK_SUCCESS;
+    if (!ok) fprintf(stderr, "clpk-bench-spmv: writing %s: %s\n", dir, err.message);
+    return ok ? 0 : -1;
+}
+
+/* Max over rows of |y - ref| relative to sum_j |a_ij x_j| (0 rows: 0); NaN gives infinity. */
+static double scaled_error(const clpk_csr *A, const double *ref, const double *scale, const double *y) {
+    double e = 0;
+    for (int32_t r = 0; r < A->rows; ++r) {
+        double d = fabs(y[r] - ref[r]);
+        if (isnan(d)) return INFINITY;
+        double rel = scale[r] > 0 ? d / scale[r] : d;
+        if (rel > e) e = rel;
+    }
+    return e;
+}
+
+static void json_text(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; ++s)
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s >= 32) fputc(*s, f);
+    fputc('"', f);
+}
+
+typedef struct run_opts {
+    int warmup, repeats, tune_budget;
+    double copy_gbps;
+    const char *device;
+    FILE *json;
+    int records;
+} run_opts;
+
+/* One implementation on one case and precision: plan, check, time, print, record. Returns 0 when correct. */
+static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec,
+                    const char *impl, const double *x, const double *ref, const double *scale, double *y) {
+    clpk_spmv_plan *plan = NULL;
+    clpk_spmv_tune_report rep;
+    memset(&rep, 0, sizeof rep);
+    double t0 = clpk_wall_seconds();
+    clpk_status st;
+    if (!strcmp(impl, "clpk-tuned")) st = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &rep);
+    else st = clpk_spmv_plan_create(ctx, A, prec, !strcmp(impl, "clpk-csr") ? "csr" : NULL, NULL, &plan);
+    double plan_s = clpk_wall_seconds() - t0;
+    if (st != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-spmv: %s %s %s: %s: %s\n", c->label, clpk_precision_name(prec), impl,
+                clpk_status_string(st), clpk_last_error(ctx));
+        return 1;
+    }
+    for (int32_t r = 0; r < A->rows; ++r) y[r] = NAN;
+    st = clpk_spmv_host(plan, 1.0, x, 0.0, y);
+    double err = st == CLPK_SUCCESS ? scaled_error(A, ref, scale, y) : INFINITY;
+    double tol = prec == CLPK_PRECISION_F64 ? 1e-11 : 2e-4;
+    clpk_bench_stats s;
+    memset(&s, 0, sizeof s);
+    if (st == CLPK_SUCCESS) st = clpk_spmv_plan_bench(plan, o->warmup, o->repeats, &s);
+    char desc[512];
+    clpk_spmv_plan_describe(plan, desc, sizeof desc);
+    uint64_t fp = clpk_spmv_plan_footprint(plan);
+    clpk_spmv_plan_destroy(plan);
+    if (st != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-spmv: %s %s %s: %s: %s\n", c->label, clpk_precision_name(prec), impl,
+                clpk_status_string(st), clpk_last_error(ctx));
+        return 1;
+    }
+    int ok = err <= tol;
+    double pct = o->copy_gbps > 0 ? 100.0 * s.gbps / o->copy_gbps : 0;
+    double bpn = A->nnz ? (double)fp / (double)A->nnz : 0;
+    printf("%-14s %-4s %-11s %10.4f %9.2f %9.2f %6.1f%% %7.2f  %s%s\n", c->label, clpk_precision_name(prec), impl,
+           s.median_ms, s.gflops, s.gbps, pct, bpn, ok ? "" : "WRONG ", desc);
+    fflush(stdout);
+    if (o->json) {
+        fprintf(o->json, "%s{\"family\": \"spmv\", \"case\": ", o->records++ ? ",\n " : "");
+        json_text(o->json, c->label);
+        fprintf(o->json, ", \"spec\": ");
+        json_text(o->json, c->spec[0] ? c->spec : c->path);
+        fprintf(o->json,
+                ", \"impl\": \"%s\", \"precision\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %lld, "
+                "\"median_ms\": %.6g, \"min_ms\": %.6g, \"p90_ms\": %.6g, \"runs\": %d, \"gflops\": %.6g, "
+                "\"gbps\": %.6g, \"bytes\": %.6g, \"format_bytes\": %llu, \"bytes_per_nnz\": %.4g, "
+                "\"copy_gbps\": %.6g, \"pct_copy_bw\": %.4g, \"rel_error\": %.3g, \"correct\": %s, "
+                "\"plan_s\": %.4g, \"params\": ",
+                impl, clpk_precision_name(prec), (int)A->rows, (int)A->cols, (long long)A->nnz, s.median_ms,
+                s.min_ms, s.p90_ms, s.runs, s.gflops, s.gbps, s.bytes, (unsigned long long)fp, bpn, o->copy_gbps,
+                pct, err, ok ? "true" : "false", plan_s);
+        json_text(o->json, desc);
+        if (!strcmp(impl, "clpk-tuned"))
+            fprintf(o->json,
+                    ", \"tune_candidates\": %d, \"tune_rejected\": %d, \"tune_multiplies\": %d, "
+                    "\"tune_default_ms\": %.6g, \"tune_chose_default\": %s",
+                    rep.candidates, rep.rejected, rep.multiplies, rep.default_ms, rep.chose_default ? "true" : "false");
+        fprintf(o->json, ", \"device\": ");
+        json_text(o->json, o->device);
+        fprintf(o->json, "}");
+        fflush(o->json);
+    }
+    return ok ? 0 : 1;
+}
+
+static const char *const all_generated[] = {"fem3d",    "dense",    "protein", "circuit", "epidem",
+                                            "webgraph", "shortrow", "lp",      "qchem",   "random16"};
+
+int main(int argc, char **argv) {
+    double scale = 1.0;
+    const char *cases = NULL, *npy_dir = NULL, *json_path = NULL, *dev = NULL, *precs = "f32,f64";
+    const char *impls = "clpk-csr,clpk-auto,clpk-tuned";
+    const char *files[16];
+    int n_files = 0, list = 0;
+    unsigned long long seed = 1;
+    run_opts o = {10, 100, 0, 0, "", NULL, 0};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--scale") && more) {
+            scale = atof(argv[++i]);
+            if (!(scale > 0 && scale <= 64)) {
+                fprintf(stderr, "clpk-bench-spmv: --scale needs 0 < S <= 64\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--cases") && more) {
+            cases = argv[++i];
+        } else if (!strcmp(a, "--matrices") && more) {
+            if (n_files < 16) files[n_files++] = argv[++i];
+            else ++i;
+        } else if (!strcmp(a, "--precision") && more) {
+            precs = argv[++i];
+        } else if (!strcmp(a, "--impls") && more) {
+            impls = argv[++i];
+        } else if (!strcmp(a, "--repeats") && more) {
+            o.repeats = atoi(argv[++i]);
+        } else if (!strcmp(a, "--warmup") && more) {
+            o.warmup = atoi(argv[++i]);
+        } else if (!strcmp(a, "--tune-budget") && more) {
+            o.tune_budget = atoi(argv[++i]);
+        } else if (!strcmp(a, "--npy-dir") && more) {
+            npy_dir = argv[++i];
+        } else if (!strcmp(a, "--json") && more) {
+            json_path = argv[++i];
+        } else if (!strcmp(a, "--device") && more) {
+            dev = argv[++i];
+        } else if (!strcmp(a, "--seed") && more) {
+            seed = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--list")) {
+            list = 1;
+        } else {
+            fprintf(stderr, "clpk-bench-spmv: unknown or incomplete argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (o.repeats < 1 || o.warmup < 0 || o.tune_budget < 0) {
+        fprintf(stderr, "clpk-bench-spmv: --repeats >= 1, --warmup >= 0, --tune-budget >= 0\n");
+        return 2;
+    }
+    static bench_case cs[MAX_CASES];
+    int n = 0;
+    if (!cases) {
+        for (size_t i = 0; i < sizeof all_generated / sizeof all_generated[0]; ++i)
+            n = add_generated(cs, n, all_generated[i], scale);
+    } else if (strcmp(cases, "none") != 0) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", cases);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int m = add_generated(cs, n, t, scale);
+            if (m < 0) {
+                fprintf(stderr, "clpk-bench-spmv: unknown case '%s' (see --help)\n", t);
+                return 2;
+            }
+            n = m;
+        }
+    }
+    for (int i = 0; i < n_files; ++i) n = add_files(cs, n, files[i]);
+    if (list) {
+        for (int i = 0; i < n; ++i) printf("%s %s\n", cs[i].label, cs[i].spec[0] ? cs[i].spec : cs[i].path);
+        return 0;
+    }
+    clpk_precision prec_list[2];
+    int n_prec = 0;
+    {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", precs);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n_prec < 2; t = strtok_r(NULL, ",", &save))
+            if (clpk_precision_parse(t, &prec_list[n_prec++]) != CLPK_SUCCESS) {
+                fprintf(stderr, "clpk-bench-spmv: unknown precision '%s' (f32 or f64)\n", t);
+                return 2;
+            }
+    }
+    char impl_list[3][16];
+    int n_impl = 0;
+    {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", impls);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n_impl < 3; t = strtok_r(NULL, ",", &save)) {
+            if (strcmp(t, "clpk-csr") && strcmp(t, "clpk-auto") && strcmp(t, "clpk-tuned")) {
+                fprintf(stderr, "clpk-bench-spmv: unknown impl '%s' (clpk-csr, clpk-auto, clpk-tuned)\n", t);
+                return 2;
+            }
+            snprintf(impl_list[n_impl++], sizeof impl_list[0], "%s", t);
+        }
+    }
+
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, dev) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-spmv: no device\n");
+        return 2;
+    }
+    const clpk_device_info *info = clpk_context_device_info(ctx);
+    o.device = info->name;
+    /* copy probe: 256 MiB per buffer at full scale (well past the L2), smaller for tiny runs */
+    size_t probe = scale >= 0.05 ? (size_t)256 << 20 : (size_t)8 << 20;
+    clpk_bench_stats copy;
+    if (clpk_bench_copy_bandwidth(ctx, probe, &copy) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-spmv: copy bandwidth probe failed: %s\n", clpk_last_error(ctx));
+        clpk_context_destroy(ctx);
+        return 2;
+    }
+    o.copy_gbps = copy.gbps;
+    printf("device: %s  copy bandwidth %.1f GB/s (%.0f MiB buffers)  scale %g  warmup %d  repeats %d\n", info->name,
+           copy.gbps, (double)probe / 1048576.0, scale, o.warmup, o.repeats);
+    if (json_path && !(o.json = fopen(json_path, "w"))) {
+        fprintf(stderr, "clpk-bench-spmv: cannot write %s: %s\n", json_path, strerror(errno));
+        clpk_context_destroy(ctx);
+        return 2;
+    }
+    if (o.json) fprintf(o.json, "[");
+    printf("%-14s %-4s %-11s %10s %9s %9s %7s %7s  %s\n", "case", "prec", "impl", "median_ms", "GFLOP/s", "GB/s",
+           "%copy", "B/nnz", "params");
+    int failures = 0;
+    for (int i = 0; i < n; ++i) {
+        clpk_csr A = {0};
+        clpk_error err = {0};
+        double t0 = clpk_wall_seconds();
+        clpk_status st;
+        if (cs[i].spec[0]) {
+            st = clpk_spmv_generate(cs[i].spec, seed, &A, &err);
+        } else {
+            clpk_coo coo = {0};
+            st = clpk_mtx_read(cs[i].path, &coo, &err);
+            if (st == CLPK_SUCCESS) st = clpk_coo_to_csr(&coo, &A, &err);
+            clpk_coo_free(&coo);
+        }
+        if (st != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-spmv: %s: %s\n", cs[i].label, err.message);
+            failures++;
+            continue;
+        }
+        printf("# %s (%s): %d x %d, nnz %lld (%.1f/row), made in %.2f s\n", cs[i].label,
+               cs[i].spec[0] ? cs[i].spec : cs[i].path, (int)A.rows, (int)A.cols, (long long)A.nnz,
+               A.rows ? (double)A.nnz / A.rows : 0.0, clpk_wall_seconds() - t0);
+        if (npy_dir && write_npy_dir(npy_dir, cs[i].label, &A) != 0) failures++;
+        size_t nr = A.rows ? (size_t)A.rows : 1, nc = A.cols ? (size_t)A.cols : 1;
+        double *x = malloc(nc * sizeof *x), *ref = calloc(nr, sizeof *ref), *sc = calloc(nr, sizeof *sc),
+               *y = malloc(nr * sizeof *y);
+        if (!x || !ref || !sc || !y) {
+            fprintf(stderr, "clpk-bench-spmv: out of memory\n");
+            free(x), free(ref), free(sc), free(y);
+            clpk_csr_free(&A);
+            failures++;
+            break;
+        }
+        for (size_t j = 0; j < nc; ++j) x[j] = 1.0 + (double)(j % 7) / 8.0;
+        for (int32_t r = 0; r < A.rows; ++r)
+            for (int64_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
+                ref[r] += A.val[k] * x[A.col[k]];
+                sc[r] += fabs(A.val[k] * x[A.col[k]]);
+            }
+        for (int p = 0; p < n_prec; ++p) {
+            if (prec_list[p] == CLPK_PRECISION_F64 && !info->has_fp64) {
+                printf("skip f64: the device has no fp64\n");
+                continue;
+            }
+            for (int m = 0; m < n_impl; ++m)
+                failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], x, ref, sc, y);
+        }
+        free(x), free(ref), free(sc), free(y);
+        clpk_csr_free(&A);
+    }
+    if (o.json) {
+        fprintf(o.json, "]\n");
+        fclose(o.json);
+    }
+    clpk_context_destroy(ctx);
+    if (failures) fprintf(stderr, "clpk-bench-spmv: %d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}

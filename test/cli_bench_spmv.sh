@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Smoke test of the SpMV benchmark (so it cannot rot): bench/spmv.sh end to end on tiny generated matrices (clpk
+# records correct, JSON + markdown written), the CSR .npy directories the peer reads, the merge with a peer's records
+# (ratio_to_peer), and clear refusals. $1 = the build's bin directory.
+set -u
+BIN=${1:?usage: cli_bench_spmv.sh BIN_DIR}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+B="$BIN/clpk-bench-spmv"
+if ! python3 -c "import json" 2>/dev/null; then
+    echo "SKIP: no python3 here (bench/spmv.sh needs it for the report); checking the CLI alone"
+    "$B" --cases fem3d --scale 0.0002 --precision f32 --repeats 2 --json "$tmp/a.json" && grep -q '"correct": true' \
+        "$tmp/a.json" && echo "1 passed, 0 failed" && exit 0
+    echo "0 passed, 1 failed"; exit 1
+fi
+
+out=$("$ROOT/bench/spmv.sh" --bin "$BIN" --out "$tmp/out" --scale 0.0002 --cases fem3d,lp --matrices none \
+    --precision f32 --repeats 3 --tune-budget 13 2>&1)
+[ $? = 0 ] && ok || bad "bench/spmv.sh failed: $out"
+[ -s "$tmp/out/clpk.json" ] && [ -s "$tmp/out/spmv.json" ] && [ -s "$tmp/out/spmv.md" ] && ok || bad "outputs missing"
+python3 - "$tmp/out/spmv.json" <<'PY' && ok || bad "records"
+import json, sys
+recs = json.load(open(sys.argv[1]))
+impls = {(r["case"], r["impl"]) for r in recs}
+want = {(c, i) for c in ("fem3d", "lp") for i in ("clpk-csr", "clpk-auto", "clpk-tuned")}
+assert want <= impls, impls
+for r in recs:
+    assert r["family"] == "spmv" and r["precision"] == "f32" and r["correct"] is True, r
+    assert r["median_ms"] > 0 and r["gflops"] > 0 and r["gbps"] > 0 and r["runs"] == 3, r
+    assert r["pct_copy_bw"] > 0 and r["bytes_per_nnz"] > 0 and r["nnz"] >= 1000, r
+tuned = [r for r in recs if r["impl"] == "clpk-tuned"]
+assert all(0 < r["tune_multiplies"] <= 13 for r in tuned), tuned
+PY
+grep -q "| fem3d |" "$tmp/out/spmv.md" && ok || bad "markdown table lacks fem3d"
+
+# the .npy directories the peer reads: same matrix as clpk's (int32 row pointers, int32 columns, f64 values)
+"$B" --cases epidem --scale 0.0002 --precision f32 --repeats 2 --warmup 0 --impls clpk-csr --npy-dir "$tmp/npy" \
+    > "$tmp/log" 2>&1 && ok || bad "npy run: $(cat "$tmp/log")"
+for f in csr_row_ptr csr_col csr_val shape; do [ -s "$tmp/npy/epidem/$f.npy" ] && ok || bad "$f.npy missing"; done
+if ! python3 -c "import numpy" 2>/dev/null; then echo "SKIP: no numpy here, .npy contents not checked"; else
+python3 - "$tmp/npy/epidem" <<'PY' && ok || bad "npy directory"
+import sys, numpy as np
+d = sys.argv[1]
+rp, col, val, shape = (np.load(f"{d}/{n}.npy") for n in ("csr_row_ptr", "csr_col", "csr_val", "shape"))
+assert rp.dtype == np.int32 and col.dtype == np.int32 and val.dtype == np.float64, (rp.dtype, col.dtype, val.dtype)
+assert shape.tolist() == [800, 800] and rp[0] == 0 and rp[-1] == len(col) == len(val) and len(rp) == 801
+assert (np.diff(rp) >= 1).all() and (np.diff(rp) <= 4).all() and col.max() < 800 and np.isfinite(val).all()
+PY
+fi
+
+# merge with peer records: ratio = peer time / clpk time
+cat > "$tmp/clpk.json" <<'J'
+[{"family": "spmv", "case": "a", "impl": "clpk-auto", "precision": "f32", "nnz": 10, "median_ms": 2.0, "gflops": 1,
+  "gbps": 1, "copy_gbps": 100, "pct_copy_bw": 1, "bytes_per_nnz": 6, "correct": true, "params": "p"}]
+J
+echo '{"peer": "cusparse", "matrix": "a", "rows": 1, "cols": 1, "nnz": 10, "precision": "f32", "median_ms": 3.0, "gflops": 1, "csr_gbps": 2}' > "$tmp/peer.json"
+python3 "$ROOT/bench/spmv_report.py" --clpk "$tmp/clpk.json" --peer "$tmp/peer.json" --out "$tmp/m.json" \
+    --markdown "$tmp/m.md" > /dev/null && python3 -c "
+import json, sys
+r = json.load(open('$tmp/m.json'))
+assert abs(r[0]['ratio_to_peer'] - 1.5) < 1e-12 and r[1]['impl'] == 'cusparse', r" && grep -q "1.50" "$tmp/m.md" && ok \
+    || bad "merge"
+
+out=$("$B" --cases blob 2>&1); [ $? = 2 ] && grep -q "unknown case" <<<"$out" && ok || bad "unknown case: $out"
+out=$("$B" --scale 0 2>&1); [ $? = 2 ] && grep -q "scale" <<<"$out" && ok || bad "scale 0: $out"
+out=$("$B" --impls cublas 2>&1); [ $? = 2 ] && grep -q "unknown impl" <<<"$out" && ok || bad "bad impl: $out"
+echo "$passes passed, $fails failed"
+[ "$fails" = 0 ]
