@@ -212,37 +212,6 @@ static void tangent_basis(const double *u, double *e1, double *e2) {
     e2[2] = u[0] * e1[1] - u[1] * e1[0];
 }
 
-/* Solves the small dense system M d = b (Gaussian elimination, partial pivoting); 0 if singular. */
-static int solve(int p, double *M, double *b, double *d) {
-    for (int c = 0; c < p; ++c) {
-        int piv = c;
-        for (int r = c + 1; r < p; ++r)
-            if (fabs(M[r * p + c]) > fabs(M[piv * p + c])) piv = r;
-        if (fabs(M[piv * p + c]) < 1e-300) return 0;
-        if (piv != c) {
-            for (int j = 0; j < p; ++j) {
-                double t = M[c * p + j];
-                M[c * p + j] = M[piv * p + j];
-                M[piv * p + j] = t;
-            }
-            double t = b[c];
-            b[c] = b[piv];
-            b[piv] = t;
-        }
-        for (int r = c + 1; r < p; ++r) {
-            double f = M[r * p + c] / M[c * p + c];
-            for (int j = c; j < p; ++j) M[r * p + j] -= f * M[c * p + j];
-            b[r] -= f * b[c];
-        }
-    }
-    for (int r = p - 1; r >= 0; --r) {
-        double s = b[r];
-        for (int j = r + 1; j < p; ++j) s -= M[r * p + j] * d[j];
-        d[r] = s / M[r * p + r];
-    }
-    return 1;
-}
-
 /* Levenberg-Marquardt on weights and directions (directions move in their tangent planes, then renormalise). */
 static double refine_fit(const sshopm_index *idx, const double *a, fit *F) {
     const int U = idx->U, m = idx->m, P = 3 * F->k;
@@ -286,10 +255,11 @@ static double refine_fit(const sshopm_index *idx, const double *a, fit *F) {
             memcpy(M, JtJ, sizeof M);
             memcpy(b, g, sizeof b);
             for (int i = 0; i < P; ++i) M[i * P + i] += mu * (JtJ[i * P + i] + 1e-12);
-            if (!solve(P, M, b, d)) {
+            if (!sshopm_solve_small(P, M, b)) {
                 mu *= 10;
                 continue;
             }
+            memcpy(d, b, sizeof(double) * (size_t)P);
             fit T = *F;
             for (int f = 0; f < F->k; ++f) {
                 T.w[f] += d[3 * f];

@@ -103,4 +103,8 @@ clpk_status sshopm_iteration_ops(int m, int n, int private_entries, sshopm_op_co
 /* sshopm_iteration_ops(m, n, private)'s flops: the generated kernel's arithmetic per iteration, for GFLOP/s. */
 double sshopm_iteration_flops(int m, int n);
 
+/* Solves the small dense system M x = b in place (b receives x; M is destroyed) by Gaussian elimination with
+ * partial pivoting; 0 when (numerically) singular. Shared by the Newton polish and the dMRI fibre fit. */
+int sshopm_solve_small(int p, double *M, double *b);
+
 #endif

@@ -280,8 +280,7 @@ clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, 
     return CLPK_SUCCESS;
 }
 
-/* Gaussian elimination with partial pivoting on a small dense system; 0 when (numerically) singular. */
-static int solve_small(int p, double *M, double *b) {
+int sshopm_solve_small(int p, double *M, double *b) {
     for (int c = 0; c < p; ++c) {
         int piv = c;
         for (int r = c + 1; r < p; ++r)
@@ -339,7 +338,7 @@ static void newton_polish(const sshopm_index *idx, const double *a, double *lamb
         }
         J[n * p + n] = 0;
         rhs[n] = 0;
-        if (!solve_small(p, J, rhs)) break;
+        if (!sshopm_solve_small(p, J, rhs)) break;
         double nn = 0;
         for (int i = 0; i < n; ++i) {
             xn[i] = x[i] + rhs[i];
