@@ -2,6 +2,8 @@
  * reads at run time; also merges profiles and lists the families and their search spaces. See docs/tuning.md. */
 #include "tune_run.h"
 
+#include <cjson/cJSON.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -110,6 +112,9 @@ static void usage(FILE *out) {
             "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
             "  --top-k N             best candidates measured again (default 3)\n"
             "  --max-points N        at most N evaluations per problem\n"
+            "  --problems LIST       tune only these problems of each family (numbers as --list shows them)\n"
+            "  --space K=V|V,...     search only this sub-space: each parameter named keeps the values listed\n"
+            "                        (parameters a family lacks are ignored)\n"
             "  --precision P         f32 or f64 (default: both where the family supports them)\n"
             "  --quick               small problems and a reduced set (CI)\n"
             "  --seed N              seed of the inputs and of the random strategies (default 1)\n"
@@ -117,7 +122,11 @@ static void usage(FILE *out) {
             "  --out FILE            profile to write (default clpk-profile-<device>.json)\n"
             "  --cache FILE          measured points, for --resume (default FILE.cache.jsonl)\n"
             "  --resume              continue an interrupted run: points in the cache are not measured again\n"
-            "  --vs-exhaustive       then search exhaustively too and report tuned/exhaustive per problem\n"
+            "  --vs-exhaustive       then search exhaustively too and report tuned/exhaustive per problem, both\n"
+            "                        winners measured again alternately (head-to-head)\n"
+            "  --vs-rounds N         head-to-head rounds per winner (default 5; 0: none)\n"
+            "  --vs-space K=V|V,...  the exhaustive search covers this sub-space instead (implies --vs-exhaustive)\n"
+            "  --vs-json FILE        also write that comparison as JSON (implies --vs-exhaustive)\n"
             "  --verbose             print every rejected candidate with its reason\n");
 }
 
@@ -188,25 +197,120 @@ static void print_table(const clpk_tune_report *r) {
     }
 }
 
-/* The quality check of the issue: how close the chosen strategy came to the exhaustive best. */
-static void print_vs_exhaustive(const clpk_tune_report *tuned, const clpk_tune_report *full) {
-    printf("\ntuned vs exhaustive (time of the exhaustive best / time of the tuned choice; 1.00 = as good)\n");
-    double sum = 0, worst = INFINITY;
-    int n = 0;
-    for (int i = 0; i < tuned->count && i < full->count; ++i) {
-        const clpk_tune_result *a = &tuned->items[i], *b = &full->items[i];
-        if (!a->found || !b->found || !(a->best_ms > 0)) continue;
-        double ratio = b->best_ms / a->best_ms;
-        if (ratio > 1) ratio = 1; /* a tuned choice faster than the exhaustive best is noise */
-        printf("  %-8s %-40.40s %.3f (%d vs %d points)\n", a->family, a->label, ratio, a->evaluated, b->evaluated);
-        sum += log(ratio);
-        if (ratio < worst) worst = ratio;
-        ++n;
-    }
-    if (n) printf("  geometric mean %.3f, worst %.3f over %d problem%s\n", exp(sum / n), worst, n, n == 1 ? "" : "s");
+/* The quality check of the issue: how close the chosen strategy came to the exhaustive best. The search ratio
+ * compares the times each search measured (at different moments, so machine load moves it); the head-to-head ratio
+ * measures both winners again, alternately in one process (clpk_tune_compare), and is the one to trust. */
+typedef struct vs_options {
+    const clpk_tune_family *const *families;
+    const clpk_tune_config *cfg;
+    int rounds;           /* head-to-head rounds per winner (0: no head-to-head) */
+    const char *json;     /* write the comparison there (NULL: don't) */
+    const char *tuned_space, *exhaustive_space; /* the restrictions of the two searches (NULL: whole space) */
+} vs_options;
+
+static const clpk_tune_family *family_named(const clpk_tune_family *const *fams, const char *name) {
+    for (int i = 0; fams[i]; ++i)
+        if (!strcmp(fams[i]->name, name)) return fams[i];
+    return NULL;
 }
 
-static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts) {
+static int same_params(const clpk_params *a, const clpk_params *b) {
+    if (a->count != b->count) return 0;
+    for (int i = 0; i < a->count; ++i) {
+        const char *v = clpk_params_get(b, a->items[i].key);
+        if (!v || strcmp(v, a->items[i].value)) return 0;
+    }
+    return 1;
+}
+
+static cJSON *params_json(const clpk_params *p) {
+    char text[512];
+    clpk_params_format(p, text, sizeof text);
+    return cJSON_CreateString(text);
+}
+
+static void add_number(cJSON *obj, const char *key, double v) {
+    if (isfinite(v)) cJSON_AddNumberToObject(obj, key, v);
+    else cJSON_AddNullToObject(obj, key);
+}
+
+static int print_vs_exhaustive(clpk_context *ctx, const clpk_tune_report *tuned, const clpk_tune_report *full,
+                               const vs_options *o) {
+    printf("\ntuned vs exhaustive (time of the exhaustive best / time of the tuned choice; 1.00 = as good)\n"
+           "  search: the times each search measured; head-to-head: both winners measured again alternately, %d "
+           "rounds x %d runs (spread: (slowest - fastest round) / median)\n",
+           o->rounds, o->cfg->final_repeats);
+    printf("  %-8s %-36s %7s %7s %12s %12s %7s %7s %9s\n", "family", "problem", "search", "h2h", "tuned ms",
+           "exhaust. ms", "spread", "spread", "points");
+    cJSON *doc = cJSON_CreateArray();
+    double sum = 0, worst = INFINITY;
+    int n = 0;
+    for (int i = 0; i < tuned->count && i < full->count && !interrupted; ++i) {
+        const clpk_tune_result *a = &tuned->items[i], *b = &full->items[i];
+        if (strcmp(a->family, b->family) || a->problem_index != b->problem_index) continue;
+        if (!a->found || !b->found || !(a->best_ms > 0)) continue;
+        double search_ratio = b->best_ms / a->best_ms;
+        clpk_tune_comparison cmp = {NAN, NAN, NAN, NAN, 0};
+        const clpk_tune_family *fam = family_named(o->families, a->family);
+        if (o->rounds > 0 && fam &&
+            clpk_tune_compare(ctx, fam, &o->cfg->opts, a->problem_index, &a->best, &b->best, o->rounds,
+                              o->cfg->final_repeats, &cmp) != CLPK_SUCCESS)
+            printf("  %s %s: head-to-head failed: %s\n", a->family, a->label, clpk_last_error(ctx));
+        double h2h = cmp.b_ms / cmp.a_ms;
+        /* The same point is as good by definition (its head-to-head ratio is the noise); a tuned choice faster than
+         * the exhaustive best is noise too: the exhaustive search saw every point. */
+        int same = same_params(&a->best, &b->best);
+        double quality = same ? 1 : isfinite(h2h) ? fmin(h2h, 1) : fmin(search_ratio, 1);
+        printf("  %-8s %-36.36s %7.3f %7.3f %12.4g %12.4g %6.1f%% %6.1f%% %4d/%-4d%s\n", a->family, a->label,
+               search_ratio, h2h, cmp.a_ms, cmp.b_ms, 100 * cmp.a_spread, 100 * cmp.b_spread, a->evaluated,
+               b->evaluated, b->complete ? "" : " (exhaustive cut short)");
+        sum += log(quality);
+        if (quality < worst) worst = quality;
+        ++n;
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "family", a->family);
+        cJSON_AddNumberToObject(row, "problem", a->problem_index);
+        cJSON_AddStringToObject(row, "label", a->label);
+        cJSON_AddItemToObject(row, "class", params_json(&a->klass));
+        cJSON_AddStringToObject(row, "tuned_space", o->tuned_space ? o->tuned_space : "");
+        cJSON_AddStringToObject(row, "exhaustive_space", o->exhaustive_space ? o->exhaustive_space : "");
+        cJSON_AddItemToObject(row, "tuned_params", params_json(&a->best));
+        cJSON_AddItemToObject(row, "exhaustive_params", params_json(&b->best));
+        cJSON_AddBoolToObject(row, "same_choice", same);
+        add_number(row, "tuned_search_ms", a->best_ms);
+        add_number(row, "exhaustive_search_ms", b->best_ms);
+        add_number(row, "search_ratio", search_ratio);
+        cJSON_AddNumberToObject(row, "h2h_rounds", cmp.rounds);
+        add_number(row, "h2h_tuned_ms", cmp.a_ms);
+        add_number(row, "h2h_exhaustive_ms", cmp.b_ms);
+        add_number(row, "h2h_tuned_spread", cmp.a_spread);
+        add_number(row, "h2h_exhaustive_spread", cmp.b_spread);
+        add_number(row, "h2h_ratio", h2h);
+        add_number(row, "quality", quality);
+        cJSON_AddNumberToObject(row, "tuned_points", a->evaluated);
+        cJSON_AddNumberToObject(row, "exhaustive_points", b->evaluated);
+        cJSON_AddBoolToObject(row, "exhaustive_complete", b->complete);
+        add_number(row, "space_size", b->space_size);
+        cJSON_AddItemToArray(doc, row);
+    }
+    if (n) printf("  geometric mean %.3f, worst %.3f over %d problem%s\n", exp(sum / n), worst, n, n == 1 ? "" : "s");
+    int rc = 0;
+    if (o->json) {
+        char *text = cJSON_Print(doc);
+        FILE *f = text ? fopen(o->json, "w") : NULL;
+        if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0) {
+            fprintf(stderr, "clpk-tune: cannot write %s\n", o->json);
+            rc = 1;
+        }
+        if (f && fclose(f) != 0) rc = 1;
+        free(text);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts,
+                         const char *restriction, const char *selection) {
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, selector) != CLPK_SUCCESS)
         fprintf(stderr, "clpk-tune: no device: listing families without their spaces\n");
@@ -216,6 +320,7 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
         int problems = f->problem_count(opts);
         printf("%s: %d problem%s\n", f->name, problems, problems == 1 ? "" : "s");
         for (int i = 0; ctx && i < problems; ++i) {
+            if (!clpk_tune_problem_selected(selection, i)) continue;
             clpk_tune_problem prob;
             memset(&prob, 0, sizeof prob);
             if (f->problem_create(ctx, opts, i, &prob) != CLPK_SUCCESS) {
@@ -227,7 +332,11 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
             clpk_params_format(&prob.klass, klass, sizeof klass);
             clpk_tune_space space;
             memset(&space, 0, sizeof space);
-            if (f->space(ctx, &prob, &space) == CLPK_SUCCESS) {
+            clpk_error restrict_err = {0};
+            clpk_status space_st = f->space(ctx, &prob, &space);
+            if (space_st == CLPK_SUCCESS && clpk_tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
+                printf("  [%d] %s: %s\n", i, prob.label, restrict_err.message);
+            } else if (space_st == CLPK_SUCCESS) {
                 double size = clpk_tune_space_size(&space);
                 char valid_text[48] = "";
                 if (size <= (1 << 21)) { /* the constrained space, as the searches list it */
@@ -262,7 +371,8 @@ int main(int argc, char **argv) {
     cfg.candidate_limit_s = 30;
     const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL;
     const char *merge[MAX_MERGE];
-    int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0;
+    int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0, rounds = 5;
+    const char *vs_json = NULL, *vs_space = NULL;
     double hang_s = -1;
     cfg.opts.data_dir = getenv("CLPK_SHARED_DATA_DIR");
     for (int i = 1; i < argc; ++i) {
@@ -285,6 +395,24 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--final-repeats")) ok = v && parse_int(v, &cfg.final_repeats) && cfg.final_repeats > 0;
         else if (!strcmp(a, "--top-k")) ok = v && parse_int(v, &cfg.top_k);
         else if (!strcmp(a, "--max-points")) ok = v && parse_int(v, &cfg.max_points);
+        else if (!strcmp(a, "--space")) {
+            clpk_error space_err = {0};
+            ok = v && clpk_tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
+            if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", space_err.message);
+            cfg.space_restrict = v;
+        }
+        else if (!strcmp(a, "--problems")) {
+            clpk_error problems_err = {0};
+            ok = v && clpk_tune_problems_parse(v, &problems_err) == CLPK_SUCCESS;
+            if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", problems_err.message);
+            cfg.problems = v;
+        } else if (!strcmp(a, "--vs-space")) {
+            clpk_error space_err = {0};
+            ok = v && clpk_tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
+            if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", space_err.message);
+            vs_space = v, vs_exhaustive = 1;
+        } else if (!strcmp(a, "--vs-rounds")) ok = v && parse_int(v, &rounds);
+        else if (!strcmp(a, "--vs-json")) vs_json = v, vs_exhaustive = 1;
         else if (!strcmp(a, "--precision")) {
             clpk_precision p;
             ok = v && clpk_precision_parse(v, &p) == CLPK_SUCCESS;
@@ -332,7 +460,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "clpk-tune: %s\n", err.message);
         return 2;
     }
-    if (list) return list_families(families, selector, &cfg.opts);
+    if (list) return list_families(families, selector, &cfg.opts, cfg.space_restrict, cfg.problems);
 
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, selector) != CLPK_SUCCESS) {
@@ -391,11 +519,16 @@ int main(int argc, char **argv) {
         clpk_tune_config full = cfg;
         full.strategy = CLPK_TUNE_EXHAUSTIVE;
         full.resume = 1; /* the points the first search measured are not measured again */
+        if (vs_space) full.space_restrict = vs_space;
         full.on_event = watch_event; /* the watchdog keeps watching; its progress lines go to stderr */
         clpk_tune_report exhaustive;
         if (clpk_tune_run(ctx, families, &full, &exhaustive) == CLPK_SUCCESS) {
-            print_vs_exhaustive(&report, &exhaustive);
+            vs_options vo = {families, &cfg, rounds, vs_json, cfg.space_restrict, full.space_restrict};
+            if (print_vs_exhaustive(ctx, &report, &exhaustive, &vo) != 0 && rc == 0) rc = 1;
             clpk_tune_report_free(&exhaustive);
+        } else {
+            fprintf(stderr, "clpk-tune: exhaustive search: %s\n", clpk_last_error(ctx));
+            rc = rc ? rc : 1;
         }
     }
     clpk_tune_report_free(&report);

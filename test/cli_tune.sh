@@ -28,6 +28,9 @@ check "bad budget" status_is 2 "$BIN/clpk-tune" --budget -3
 check "bad strategy" status_is 2 "$BIN/clpk-tune" --strategy annealing
 check "unknown family" status_is 2 "$BIN/clpk-tune" --families no_such_family
 check "merge without --out" status_is 2 "$BIN/clpk-tune" --merge a.json
+check "bad --space" status_is 2 "$BIN/clpk-tune" --space "wg"
+check "... says why" grep -q "expected key=value|value" "$TMP/out.txt"
+check "bad --problems" status_is 2 "$BIN/clpk-tune" --problems "1,x"
 check "--list" status_is 0 "$BIN/clpk-tune" --list --quick
 
 # The CI tune. Its profile goes where the other tests look (see CMakeLists.txt).
@@ -50,6 +53,20 @@ check "resume" status_is 0 "$BIN/clpk-tune" --quick --resume --budget 10 --candi
     --out "$TMP/resumed.json" --cache "$TMP/ci.cache.jsonl"
 check "resume within its budget" test $(($(date +%s) - start)) -le 40
 check "resumed profile written" grep -q '"families"' "$TMP/resumed.json"
+
+# The quality check on a sub-space of one problem: hill and exhaustive over the 5 work-group sizes, both winners
+# measured again head-to-head, the comparison written as JSON.
+"$BIN/clpk-tune" --list --quick --families sshopm --problems 1 --space "wg=64|128" >"$TMP/list.txt" 2>&1
+check "--list with --problems and --space" grep -q "^      wg  *64 128$" "$TMP/list.txt"
+check "... only the problem asked" test "$(grep -c '^  \[' "$TMP/list.txt")" -eq 1
+check "vs-exhaustive on a sub-space" status_is 0 "$BIN/clpk-tune" --quick --resume --families sshopm --problems 0 \
+    --space "kernel=generated,entries=private,check_every=4" --vs-rounds 2 --vs-json "$TMP/vs.json" \
+    --out "$TMP/vs-profile.json" --cache "$TMP/ci.cache.jsonl"
+check "... prints the ratio" grep -q "geometric mean .*, worst .* over 1 problem" "$TMP/out.txt"
+check "... writes the JSON" grep -q '"exhaustive_space":[[:space:]]*"kernel=generated,entries=private,check_every=4"' \
+    "$TMP/vs.json"
+check "... with the head-to-head" grep -q '"h2h_rounds":[[:space:]]*2' "$TMP/vs.json"
+check "... searched only the sub-space" grep -q '"exhaustive_points":[[:space:]]*[1-6],' "$TMP/vs.json"
 
 # Merging two runs gives a valid profile; a malformed input fails with its name.
 check "merge" status_is 0 "$BIN/clpk-tune" --merge "$TMP/ci.json" "$TMP/resumed.json" --out "$TMP/merged.json"

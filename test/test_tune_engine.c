@@ -333,6 +333,97 @@ static void test_select(void) {
           "ETA from the fraction done, capped by the budget");
 }
 
+/* --space and --problems: a sub-space search measures only its points and finds its own optimum; the problem list
+ * tunes only the problems named; malformed specifications are refused with a message. */
+static void test_subspace_and_problems(clpk_context *ctx) {
+    clpk_tune_space space = {0};
+    fake_space(NULL, NULL, &space);
+    clpk_error err = {0};
+    CHECK(clpk_tune_space_restrict(&space, "b=2|4|9, ", &err) == CLPK_ERROR_INVALID_ARGUMENT, "blank item refused");
+    CHECK(clpk_tune_space_restrict(&space, "a=8,b=2|4|9,zz=1", &err) == CLPK_SUCCESS, "restrict: %s", err.message);
+    CHECK(space.params[0].count == 1 && !strcmp(space.params[0].values[0], "8"), "a restricted to 8");
+    CHECK(space.params[1].count == 2 && !strcmp(space.params[1].values[0], "2") &&
+              !strcmp(space.params[1].values[1], "4"),
+          "b keeps 2 and 4 in the space's order (9 is not a value of the space)");
+    CHECK(space.params[2].count == 2, "c untouched; the unknown key zz ignored");
+    const char *bad[] = {"a", "a=", "=1", "a=3", "a=1,,b=2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        clpk_tune_space fresh = {0};
+        fake_space(NULL, NULL, &fresh);
+        err.message[0] = '\0';
+        CHECK(clpk_tune_space_restrict(&fresh, bad[i], &err) == CLPK_ERROR_INVALID_ARGUMENT && err.message[0],
+              "'%s' refused: %s", bad[i], err.message);
+    }
+    CHECK(clpk_tune_space_restrict(NULL, "a=1|2,b=3", &err) == CLPK_SUCCESS, "syntax check without a space");
+    CHECK(clpk_tune_problems_parse("0,2", &err) == CLPK_SUCCESS && clpk_tune_problems_parse("1,x", &err) != 0 &&
+              clpk_tune_problems_parse("-1", &err) != 0,
+          "problem lists parsed");
+    CHECK(clpk_tune_problem_selected("0,2", 2) && !clpk_tune_problem_selected("0,2", 1) &&
+              clpk_tune_problem_selected(NULL, 7),
+          "problem selection");
+
+    fake_reset_counts();
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    cfg.space_restrict = "a=2|4|8|16,c=x";
+    cfg.problems = "2";
+    const clpk_tune_family *fams[] = {&fake_family_plain, NULL};
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "restricted run: %s", clpk_last_error(ctx));
+    CHECK(r.count == 1 && r.items[0].problem_index == 2, "only problem 2 tuned (%d results)", r.count);
+    if (r.count == 1) {
+        const clpk_tune_result *x = &r.items[0];
+        /* 4 x 8 x 1 points of the sub-space, plus the defaults (a=1 lies outside it) */
+        CHECK(x->evaluated == 33 && x->space_size == 32 && x->complete, "sub-space searched: %d points of %g",
+              x->evaluated, x->space_size);
+        CHECK(x->found && !strcmp(get(&x->best, "a"), "8") && !strcmp(get(&x->best, "b"), "5") &&
+                  !strcmp(get(&x->best, "c"), "x"),
+              "the sub-space's optimum: a=%s b=%s c=%s", get(&x->best, "a"), get(&x->best, "b"), get(&x->best, "c"));
+    }
+    int outside = 0, others = 0;
+    for (int i = 0; i < FAKE_PROBLEMS; ++i)
+        for (int a = 0; a < FAKE_NA; ++a)
+            for (int b = 0; b < FAKE_NB; ++b)
+                for (int c = 0; c < FAKE_NC; ++c) {
+                    int n = fake_search_calls[i][a][b][c];
+                    if (i != 2) others += n;
+                    else if (!(a == 0 && b == 0 && c == 0) && (a < 1 || a > 4 || c != 0)) outside += n;
+                }
+    CHECK(outside == 0 && others == 0, "nothing measured outside the sub-space (%d) or in other problems (%d)",
+          outside, others);
+    clpk_tune_report_free(&r);
+    cfg.space_restrict = "c=z";
+    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1 && !r.items[0].found &&
+              strstr(r.items[0].note, "keeps no value"),
+          "an empty sub-space is recorded, not searched: %s", r.count ? r.items[0].note : "");
+    clpk_tune_report_free(&r);
+}
+
+/* The head-to-head re-measure of two points: their times, in alternation, with the spread of the rounds. */
+static void test_compare(clpk_context *ctx) {
+    clpk_tune_options opts = {0};
+    opts.seed = 1;
+    clpk_params a, b;
+    clpk_params_clear(&a);
+    clpk_params_clear(&b);
+    clpk_params_parse(&a, "a=8,b=4,c=y", NULL);
+    clpk_params_parse(&b, "a=1,b=1,c=x", NULL);
+    fake_reset_counts();
+    clpk_tune_comparison cmp;
+    CHECK(clpk_tune_compare(ctx, &fake_family_plain, &opts, 1, &a, &b, 3, FAKE_REPEATS + 4, &cmp) == CLPK_SUCCESS,
+          "compare: %s", clpk_last_error(ctx));
+    CHECK(fabs(cmp.a_ms - fake_time_ms(1, 3, 3, 1)) < 1e-12 && fabs(cmp.b_ms - fake_time_ms(1, 0, 0, 0)) < 1e-12 &&
+              cmp.a_spread == 0 && cmp.b_spread == 0 && cmp.rounds == 3,
+          "times %g %g, spreads %g %g", cmp.a_ms, cmp.b_ms, cmp.a_spread, cmp.b_spread);
+    CHECK(fake_final_calls[1][3][3][1] == 3 && fake_final_calls[1][0][0][0] == 3, "each point measured 3 times");
+    CHECK(clpk_tune_compare(ctx, &fake_family_plain, &opts, 5, &a, &b, 3, 5, &cmp) == CLPK_ERROR_INVALID_ARGUMENT,
+          "a problem out of range refused");
+    int destroyed = fake_destroyed;
+    CHECK(clpk_tune_compare(ctx, &fake_family_wrong, &opts, 0, &a, &b, 2, 5, &cmp) == CLPK_ERROR_WRONG_RESULT,
+          "a wrong point fails the comparison");
+    CHECK(fake_destroyed == destroyed + 1, "the problem is destroyed on failure too");
+}
+
 int main(void) {
     check_seed();
     test_space_points();
@@ -344,6 +435,8 @@ int main(void) {
     test_failures(ctx);
     test_budgets_and_stop(ctx);
     test_large_space(ctx);
+    test_subspace_and_problems(ctx);
+    test_compare(ctx);
     clpk_context_destroy(ctx);
     return check_summary();
 }

@@ -618,12 +618,48 @@ static int family_usable(const clpk_tune_family *f) {
     return f->name && f->problem_count && f->problem_create && f->space && f->evaluate;
 }
 
+clpk_status clpk_tune_problems_parse(const char *list, clpk_error *err) {
+    for (const char *at = list; at && *at;) {
+        char *end;
+        long v = strtol(at, &end, 10);
+        if (end == at || v < 0 || v > 1000000 || (*end && *end != ','))
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+                                  "bad problem list '%s': expected problem numbers such as 0,3,5", list);
+        at = *end ? end + 1 : end;
+    }
+    return CLPK_SUCCESS;
+}
+
+int clpk_tune_problem_selected(const char *list, int index) {
+    if (!list) return 1;
+    for (const char *at = list; *at;) {
+        char *end;
+        long v = strtol(at, &end, 10);
+        if (end == at) return 0;
+        if (v == index) return 1;
+        at = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* How many of a family's `count` problems the run tunes. */
+static int selected_count(const clpk_tune_config *cfg, int count) {
+    int n = 0;
+    for (int i = 0; i < count; ++i) n += clpk_tune_problem_selected(cfg->problems, i);
+    return n;
+}
+
 static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int problems, double deadline) {
     const clpk_tune_config *cfg = run->cfg;
-    for (int i = 0; i < problems; ++i, ++run->problem_index) {
+    int left = selected_count(cfg, problems); /* selected problems not started yet */
+    /* run->problem_index counts the run's problems (for the progress display): it moves on after a selected one. */
+    for (int i = 0; i < problems; run->problem_index += clpk_tune_problem_selected(cfg->problems, i), ++i) {
+        if (!clpk_tune_problem_selected(cfg->problems, i)) continue;
+        --left;
         clpk_tune_result *res = new_result(run->report, fam->name);
         if (!res) return CLPK_ERROR_OUT_OF_MEMORY;
         res->strategy = cfg->strategy;
+        res->problem_index = i;
         snprintf(res->label, sizeof res->label, "problem %d", i);
         double now = clpk_wall_seconds();
         if (stop_requested(run)) {
@@ -637,7 +673,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
             continue;
         }
         /* An equal share of what the family has left; time a problem does not use goes to the next ones. */
-        double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (problems - i) : INFINITY;
+        double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (left + 1) : INFINITY;
         clpk_tune_problem prob;
         memset(&prob, 0, sizeof prob);
         clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
@@ -659,7 +695,10 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
         for (int p = 0; space_ok && p < space.count; ++p)
             space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
-        if (!space_ok) {
+        clpk_error restrict_err = {0};
+        if (space_ok && clpk_tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
+            snprintf(res->note, sizeof res->note, "no search space: %.200s", restrict_err.message);
+        } else if (!space_ok) {
             snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
                      clpk_last_error(run->ctx));
         } else {
@@ -701,7 +740,7 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         const clpk_tune_family *f = families[nfam];
         counts[nfam] = family_usable(f) ? f->problem_count(&cfg->opts) : 0;
         if (counts[nfam] < 0) counts[nfam] = 0;
-        run.total_problems += counts[nfam];
+        run.total_problems += selected_count(cfg, counts[nfam]);
         snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
     }
     report->family_count = nfam;
@@ -727,6 +766,58 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     clpk_tune_cache_close(run.cache);
     if (st != CLPK_SUCCESS) return clpk_fail(ctx, st, "tune: out of memory");
     return CLPK_SUCCESS;
+}
+
+/* One evaluation of a comparison; the median is appended to times. */
+static clpk_status compare_once(clpk_context *ctx, const clpk_tune_family *fam, clpk_tune_problem *prob,
+                                const clpk_params *candidate, int repeats, double *times, int *n) {
+    double ms = INFINITY;
+    clpk_status st = fam->evaluate(ctx, prob, candidate, repeats, &ms);
+    if (st != CLPK_SUCCESS) return st;
+    if (!(ms >= 0 && isfinite(ms)))
+        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "tune compare: evaluate succeeded without a valid time");
+    times[(*n)++] = ms;
+    return CLPK_SUCCESS;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median and relative spread ((max - min) / median) of n > 0 times; sorts them. */
+static void median_spread(double *times, int n, double *median, double *spread) {
+    qsort(times, (size_t)n, sizeof *times, compare_double);
+    *median = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    *spread = *median > 0 ? (times[n - 1] - times[0]) / *median : 0;
+}
+
+clpk_status clpk_tune_compare(clpk_context *ctx, const clpk_tune_family *fam, const clpk_tune_options *opts,
+                              int problem_index, const clpk_params *a, const clpk_params *b, int rounds, int repeats,
+                              clpk_tune_comparison *out) {
+    if (!ctx || !fam || !opts || !a || !b || !out || rounds <= 0 || repeats <= 0 || !family_usable(fam) ||
+        problem_index < 0 || problem_index >= fam->problem_count(opts))
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune compare: bad arguments");
+    memset(out, 0, sizeof *out);
+    double *times = malloc(sizeof *times * 2 * (size_t)rounds);
+    if (!times) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "tune compare: out of memory");
+    clpk_tune_problem prob;
+    memset(&prob, 0, sizeof prob);
+    clpk_status st = fam->problem_create(ctx, opts, problem_index, &prob);
+    int na = 0, nb = 0;
+    /* Alternating, so a change of the machine's load hits both points alike. */
+    for (int r = 0; st == CLPK_SUCCESS && r < rounds; ++r) {
+        st = compare_once(ctx, fam, &prob, a, repeats, times, &na);
+        if (st == CLPK_SUCCESS) st = compare_once(ctx, fam, &prob, b, repeats, times + rounds, &nb);
+    }
+    if (st == CLPK_SUCCESS) {
+        median_spread(times, na, &out->a_ms, &out->a_spread);
+        median_spread(times + rounds, nb, &out->b_ms, &out->b_spread);
+        out->rounds = rounds;
+    }
+    if ((st == CLPK_SUCCESS || prob.state) && fam->problem_destroy) fam->problem_destroy(&prob);
+    free(times);
+    return st;
 }
 
 clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *names, const clpk_tune_family **out,

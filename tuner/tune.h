@@ -28,6 +28,12 @@ typedef struct clpk_tune_space {
 /* Adds a parameter with its values (NULL-terminated list); returns CLPK_ERROR_INVALID_ARGUMENT if full. */
 clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const char *const *values);
 
+/* Restricts a space to a sub-space: `spec` is "key=v1|v2,key2=v3"; each parameter named there keeps only the listed
+ * values (in the space's order). Keys the space lacks are ignored (one spec serves several families). Fails with
+ * CLPK_ERROR_INVALID_ARGUMENT when spec is malformed or leaves a parameter with no value. space may be NULL (only the
+ * syntax is checked); spec NULL: no restriction. */
+clpk_status clpk_tune_space_restrict(clpk_tune_space *space, const char *spec, clpk_error *err);
+
 /* Options every family sees. */
 typedef struct clpk_tune_options {
     const char *precision; /* "f32", "f64" or NULL for both */

@@ -48,6 +48,10 @@ typedef struct clpk_tune_config {
     int top_k;                /* how many of the best candidates are measured again (0: none) */
     int samples;              /* points drawn by the random strategy (the hill climber starts with half) */
     int max_points;           /* at most this many evaluations per problem; <= 0: no cap */
+    /* "key=v1|v2,...": every family's space is restricted to this sub-space (clpk_tune_space_restrict); NULL: none */
+    const char *space_restrict;
+    /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
+    const char *problems;
     const char *cache_path;   /* JSON-lines cache of measured points; NULL: none */
     int resume;               /* reuse the points of cache_path (else the cache starts empty) */
     /* When it becomes non-zero (e.g. on SIGINT) the run stops after the current candidate. */
@@ -64,6 +68,7 @@ void clpk_tune_config_defaults(clpk_tune_config *cfg);
 
 typedef struct clpk_tune_result {
     char family[32];
+    int problem_index;  /* the family's problem number (problem_create's index) */
     char label[96];
     clpk_params klass;
     clpk_tune_strategy strategy;
@@ -125,6 +130,26 @@ struct clpk_tune_event {
  * cache cannot be opened or memory runs out. */
 clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *families, const clpk_tune_config *cfg,
                           clpk_tune_report *report);
+
+/* Measures two points of one problem again, alternately (a, b, a, b, ...; `rounds` times each, `repeats` timed runs
+ * per evaluation), in one process, so that both see the same machine load: the fair comparison of the tuned choice
+ * with the exhaustive best. The problem is created afresh from opts and problem_index. Each *_ms is the median of
+ * the rounds' medians; each *_spread is (slowest round - fastest round) / median, the noise of the measurement. A
+ * point that fails its check in any round fails the comparison (the status and the context's message say why). */
+typedef struct clpk_tune_comparison {
+    double a_ms, b_ms;
+    double a_spread, b_spread;
+    int rounds;
+} clpk_tune_comparison;
+
+clpk_status clpk_tune_compare(clpk_context *ctx, const clpk_tune_family *fam, const clpk_tune_options *opts,
+                              int problem_index, const clpk_params *a, const clpk_params *b, int rounds, int repeats,
+                              clpk_tune_comparison *out);
+
+/* Checks a problem list ("0,3,5": non-negative indices) for clpk_tune_config.problems; NULL is valid (all). */
+clpk_status clpk_tune_problems_parse(const char *list, clpk_error *err);
+/* Whether problem `index` is in the list (NULL: every problem is). */
+int clpk_tune_problem_selected(const char *list, int index);
 
 /* Picks families by a comma-separated list of names ("" or NULL: all) into out (capacity entries, NULL-terminated).
  * An unknown name fails with CLPK_ERROR_INVALID_ARGUMENT naming it and the known ones. */

@@ -85,8 +85,12 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
     s->U = sshopm_unique_count(sh.m, sh.n);
     s->V = 128;
     s->precision = prec;
-    /* Enough work to fill a GPU; a token size for quick runs. */
-    s->T = o->quick ? 48 : (int64_t)(1 << 22) / s->V / (s->U > 100 ? 8 : 1);
+    /* Enough work to fill the device: 2^15 (tensor, start) pairs per compute unit, at most 2^22 (an H100's 132 units
+     * get the 2^22 a GPU needs; a 2-core CPU gets 2^16, where 2^22 took 6 s per run on PoCL and ran past the
+     * candidate limit). A token size for quick runs. */
+    int64_t pairs = (int64_t)clpk_context_device_info(ctx)->compute_units << 15;
+    if (pairs <= 0 || pairs > (1 << 22)) pairs = 1 << 22;
+    s->T = o->quick ? 48 : pairs / s->V / (s->U > 100 ? 8 : 1);
     s->tensors = malloc((size_t)s->T * s->U * sizeof *s->tensors);
     s->starts = malloc((size_t)s->V * s->n * sizeof *s->starts);
     if (!s->tensors || !s->starts) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
