@@ -2,9 +2,10 @@
 """Merges the comparisons bench/tune_quality.sh collected (OUT/*-full.json, *-A.json, *-B.json, written by
 clpk-tune --vs-json) into OUT/tune_quality.json and a markdown table OUT/tune_quality.md.
 
-quality = 1 when both searches chose the same point, else min(1, head-to-head ratio): the exhaustive best's time over the tuned choice's, both measured again
-alternately in one process; a tuned choice measured faster than the exhaustive best is noise (the exhaustive search
-saw it too), hence the cap. Per family: the minimum and the geometric mean of the quality, per kind of comparison."""
+quality = 1 when both searches chose the same point, else min(1, head-to-head ratio): the exhaustive best's time
+over the tuned choice's, both measured again alternately in one process; a tuned choice measured faster than the
+exhaustive best is noise (the exhaustive search saw it too), hence the cap. Per family: the minimum
+and the geometric mean of the quality, per kind of comparison."""
 import glob
 import json
 import math
@@ -15,7 +16,8 @@ import sys
 
 def kind_of(path):
     m = re.search(r"-(full|A|B)\.json$", path)
-    return {"full": "whole space", "A": "hill whole / exh. sub-space", "B": "hill sub-space / exh. sub-space"}[m.group(1)]
+    kinds = {"full": "whole space", "A": "hill whole / exh. sub-space", "B": "hill sub-space / exh. sub-space"}
+    return kinds[m.group(1)]
 
 
 def main(out):
@@ -58,7 +60,8 @@ def main(out):
             "" if r["exhaustive_complete"] else " (cut)", fmt(r.get("search_ratio"), ".3f"),
             fmt(r.get("h2h_tuned_ms"), ".4g"), fmt(r.get("h2h_exhaustive_ms"), ".4g"), spread,
             fmt(r.get("quality"), ".3f"), "yes" if r["same_choice"] else "no"))
-    lines += ["", "| family | comparison | problems | min quality | geomean quality |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "| family | comparison | problems | min quality | geomean quality |",
+              "| --- | --- | --- | --- | --- |"]
     for f in families:
         lines.append("| %s | %s | %d | %.3f | %.3f |" % (f["family"], f["kind"], f["problems"], f["min"], f["geomean"]))
     subspaces = sorted({(r["family"], r["problem"], r["size"], r["exhaustive_space"]) for r in rows

@@ -32,7 +32,7 @@ xcorr full 1 -
 life quick 0,1 -
 life quick 0 team,runs,unroll,wc_runs,wg
 life full 2 team,runs,unroll,wc_runs,wg
-spmv quick 0 format,flag_bits,tile,wg,strategy,cache,csr_vec"}
+spmv quick 0,1 format,flag_bits,tile,wg,strategy,cache,csr_vec"}
 mkdir -p "$OUT"
 COMMON=(--vs-rounds "$ROUNDS")
 [ -n "${DEVICE:-}" ] && COMMON+=(--device "$DEVICE")

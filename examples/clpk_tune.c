@@ -334,7 +334,8 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
             memset(&space, 0, sizeof space);
             clpk_error restrict_err = {0};
             clpk_status space_st = f->space(ctx, &prob, &space);
-            if (space_st == CLPK_SUCCESS && clpk_tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
+            if (space_st == CLPK_SUCCESS &&
+                clpk_tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
                 printf("  [%d] %s: %s\n", i, prob.label, restrict_err.message);
             } else if (space_st == CLPK_SUCCESS) {
                 double size = clpk_tune_space_size(&space);

@@ -74,6 +74,7 @@ static clpk_status validate_options(clpk_context *ctx, const clpk_sshopm_options
  * beyond the device, a work-group too large), that value falls back to the built-in choice; the same conflict in the
  * caller's own values is an error. */
 static clpk_status resolve_params(clpk_sshopm_plan *plan, const clpk_params *caller_keys) {
+    const int caller_kernel = clpk_params_get(caller_keys, "kernel") != NULL;
     const int caller_entries = clpk_params_get(caller_keys, "entries") != NULL;
     const int caller_wg = clpk_params_get(caller_keys, "wg") != NULL;
     clpk_context *ctx = plan->ctx;
@@ -86,6 +87,10 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan, const clpk_params *cal
     long long unroll_max = clpk_params_get_int(&plan->params, "unroll_max", 1536);
     long long private_max = clpk_params_get_int(&plan->params, "private_max", 128);
     const int64_t terms = sshopm_unrolled_terms(m, n);
+    /* A profile's entry may come from the nearest class of a smaller shape: its generated kernel is only a hint where
+     * this shape is past what the tuner offers generated kernels for (unroll_max), which auto then decides. */
+    if (kernel && !strcmp(kernel, "generated") && !caller_kernel && (terms > unroll_max || terms > SSHOPM_UNROLL_LIMIT))
+        kernel = "auto";
     if (!kernel || !strcmp(kernel, "auto")) {
         plan->generated = terms <= unroll_max && terms <= SSHOPM_UNROLL_LIMIT;
     } else if (!strcmp(kernel, "generated")) {

@@ -177,6 +177,22 @@ int main(void) {
                       "profile values that fit are kept, the others fall back: %s", buf);
                 clpk_sshopm_plan_destroy(plan);
             }
+            /* the nearest entry of a shape too large to unroll: its generated kernel gives way to the general one */
+            clpk_sshopm_options_default(&o);
+            o.starts = 8;
+            o.max_iter = 4;
+            plan = NULL;
+            CHECK(clpk_sshopm_plan_create(pctx, 8, 8, f32, 1, &o, &plan) == CLPK_SUCCESS,
+                  "(8,8) with a (4,3) generated-kernel profile entry: %s", clpk_last_error(pctx));
+            if (plan) {
+                char buf[256];
+                clpk_sshopm_plan_params(plan, buf, sizeof buf);
+                CHECK(strstr(buf, "kernel=general") != NULL, "(8,8) falls back to the general kernel: %s", buf);
+                clpk_sshopm_plan_destroy(plan);
+            }
+            o.kernel = "generated";
+            expect_plan_fail(pctx, 8, 8, f32, 1, &o, CLPK_ERROR_UNSUPPORTED, "too large to unroll",
+                             "the caller's own generated kernel for (8,8) still fails");
             o.kernel = NULL;
             o.params = "kernel=general,entries=private";
             expect_plan_fail(pctx, 4, 3, f32, 2, &o, CLPK_ERROR_INVALID_ARGUMENT, "private",
