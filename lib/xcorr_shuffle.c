@@ -85,6 +85,11 @@ clpk_status clpk_xcorr_shuffle_check_kernel(clpk_context *ctx, clpk_xcorr_shuffl
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) {
         /* A 1-D work-group of 32 items is exactly one warp; the kernel's shfl.sync names all 32 lanes. */
+        if (dev->simd_width_hint > 1 && dev->simd_width_hint != 32)
+            return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                             "xcorr shift-buffer: shuffle=subgroup on %s: the kernel's PTX assumes 32-lane warps, the "
+                             "device reports %u",
+                             dev->name, dev->simd_width_hint);
         if (team != 32)
             return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                              "xcorr shift-buffer: shuffle=subgroup on %s uses warp shuffles: team must be 32 (one "
