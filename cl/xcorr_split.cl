@@ -99,7 +99,7 @@ kernel void xcorr_split_reduce(XCORR_ARGS, int rpw, int workers, int triangle, g
         const int r = (int)(e - (ulong)o * (ulong)per);
         const int k = r / scols, l = r - (r / scols) * scols;
         const int c = (srows - 1) / 2, dk = k - c;
-        const int mine = (rows - abs(dk) + rpw - 1) / rpw;
+        const int mine = (rows - max(dk, -dk) - 1) / rpw + 1; /* ceil((rows - |dk|) / rpw) without overflow */
         const ulong unit = (ulong)n_out * (ulong)scols;
         for (int w = 0; w < mine; ++w) {
             const int h = xcorr_layer_half(w, rows, srows, rpw);
