@@ -24,11 +24,12 @@ static void usage(FILE *f) {
            "--check compares with a double-precision CPU reference (relative error per output norm: 1e-5 in f32,\n"
            "1e-12 in f64) and fails above it; --bench N times N runs on the device (median of profiling events).\n"
            "--params keys by algorithm (unset keys take the built-in defaults):\n"
-           "  naive, warp-per-overlap: wg;  shift-buffer: team, shuffle=local|subgroup (subgroup: sub-group or warp\n"
-           "  shuffles, on devices with cl_khr_subgroup_shuffle / cl_intel_subgroups and NVIDIA GPUs; team = the\n"
-           "  sub-group width, 32 on NVIDIA);  split-row: rows_per_worker, combine=ordered|atomic,\n"
-           "  distribution=rectangle|triangle, wg;  grouped, multi-right, multi-both: shifts, rows, lefts, rights, wg;\n"
-           "  fft: fft_pad=smooth|pow2, fft_batch.\n");
+           "  naive, warp-per-overlap: wg\n"
+           "  shift-buffer: team, shuffle=local|subgroup (subgroup: sub-group/warp shuffles, where the device has\n"
+           "    cl_khr_subgroup_shuffle or cl_intel_subgroups, and NVIDIA GPUs; team = the sub-group width, 32 there)\n"
+           "  split-row: rows_per_worker, combine=ordered|atomic, distribution=rectangle|triangle, wg\n"
+           "  grouped, multi-right, multi-both: shifts, rows, lefts, rights, wg\n"
+           "  fft: fft_pad=smooth|pow2, fft_batch\n");
 }
 
 typedef struct options {

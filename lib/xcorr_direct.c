@@ -234,9 +234,9 @@ static clpk_status create_split(clpk_xcorr_direct *d, const clpk_params *p) {
     d->extra[2] = triangle;
     const size_t total = d->n_out * (size_t)d->out_rows * (size_t)d->out_cols;
     /* Work-items: rectangle `workers` per element; triangle only the needed ones (band rows x n_out x columns). */
-    const size_t items = triangle ? (size_t)layer_start(workers, d->shape.rows, d->out_rows, rpw) * d->n_out *
-                                        (size_t)d->out_cols
-                                  : total * (size_t)workers;
+    const size_t items =
+        triangle ? (size_t)layer_start(workers, d->shape.rows, d->out_rows, rpw) * d->n_out * (size_t)d->out_cols
+                 : total * (size_t)workers;
     d->local = (size_t)wg;
     d->global = round_up(items, d->local);
     if (d->atomic) {

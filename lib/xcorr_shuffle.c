@@ -14,8 +14,8 @@ static int contains_ci(const char *text, const char *word) {
 }
 
 static int is_nvidia_gpu(const clpk_device_info *dev) {
-    return dev->kind == CLPK_DEVICE_GPU && (contains_ci(dev->vendor, "NVIDIA") || contains_ci(dev->platform_name,
-                                                                                               "NVIDIA"));
+    return dev->kind == CLPK_DEVICE_GPU &&
+           (contains_ci(dev->vendor, "NVIDIA") || contains_ci(dev->platform_name, "NVIDIA"));
 }
 
 /* Whether the device's extension string names `ext` as a whole word. */

@@ -185,8 +185,8 @@ static void determinism(clpk_context *ctx, uint64_t *rng) {
 static void distributions(clpk_context *ctx, uint64_t *rng) {
     static const clpk_xcorr_shape tri_shapes[] = {
         {CLPK_XCORR_ONE_TO_ONE, 13, 7, 2, 2, 0, 0, CLPK_PRECISION_F32},
-        {CLPK_XCORR_ONE_TO_MANY, 20, 9, 1, 3, 7, 5, CLPK_PRECISION_F32},  /* window: full bands for 4 layers (rpw 3) */
-        {CLPK_XCORR_N_TO_M, 1, 6, 2, 2, 0, 0, CLPK_PRECISION_F32},        /* one row: one layer */
+        {CLPK_XCORR_ONE_TO_MANY, 20, 9, 1, 3, 7, 5, CLPK_PRECISION_F32}, /* window: full bands for 4 layers (rpw 3) */
+        {CLPK_XCORR_N_TO_M, 1, 6, 2, 2, 0, 0, CLPK_PRECISION_F32},       /* one row: one layer */
         {CLPK_XCORR_N_TO_MN, 9, 4, 2, 4, 17, 1, CLPK_PRECISION_F32},
     };
     static const char *const rpws[] = {"1", "3", "16"};
@@ -219,8 +219,8 @@ static void distributions(clpk_context *ctx, uint64_t *rng) {
             label_of(label, sizeof label, shape, "split-row", params);
             if (CHECK(st == CLPK_SUCCESS, "%s: %s", label, clpk_last_error(ctx))) {
                 const double e = check_rel_error(ref, b, no);
-                CHECK(e <= 1e-5 && guards[0] && guards[1], "%s: relative error %.3g, guards %d %d", label, e,
-                      guards[0], guards[1]);
+                CHECK(e <= 1e-5 && guards[0] && guards[1], "%s: relative error %.3g, guards %d %d", label, e, guards[0],
+                      guards[1]);
                 size_t differ = 0;
                 for (size_t i = 0; i < no; ++i)
                     differ += !(a[i] == b[i]);

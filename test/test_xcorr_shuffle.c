@@ -30,9 +30,9 @@ static const clpk_xcorr_shape shapes[] = {
     {CLPK_XCORR_N_TO_MN, 5, 9, 2, 6, 0, 0, CLPK_PRECISION_F32},
     {CLPK_XCORR_N_TO_M, 6, 6, 3, 5, 0, 0, CLPK_PRECISION_F32},
     {CLPK_XCORR_N_TO_M, 2, 3, 1, 2, 1, 5, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_ONE, 4, 150, 2, 2, 0, 0, CLPK_PRECISION_F32},    /* rows longer than every team */
-    {CLPK_XCORR_ONE_TO_MANY, 40, 70, 1, 2, 0, 0, CLPK_PRECISION_F32},   /* 139 shifts per output row */
-    {CLPK_XCORR_N_TO_MN, 9, 67, 1, 2, 5, 101, CLPK_PRECISION_F32},      /* window wider than a team */
+    {CLPK_XCORR_ONE_TO_ONE, 4, 150, 2, 2, 0, 0, CLPK_PRECISION_F32},  /* rows longer than every team */
+    {CLPK_XCORR_ONE_TO_MANY, 40, 70, 1, 2, 0, 0, CLPK_PRECISION_F32}, /* 139 shifts per output row */
+    {CLPK_XCORR_N_TO_MN, 9, 67, 1, 2, 5, 101, CLPK_PRECISION_F32},    /* window wider than a team */
 };
 
 static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const char *params);
@@ -63,8 +63,10 @@ static void emulated_case(clpk_context *ctx, uint64_t *rng, cl_kernel kernel, in
     cl_context c = clpk_context_cl_context(ctx);
     cl_int rc = CL_SUCCESS;
     cl_mem bl = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nl * elem, hl, &rc);
-    cl_mem br = rc == CL_SUCCESS ? clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, hr, &rc) : NULL;
-    cl_mem bo = rc == CL_SUCCESS ? clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, no * elem, ho, &rc) : NULL;
+    cl_mem br =
+        rc == CL_SUCCESS ? clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, hr, &rc) : NULL;
+    cl_mem bo =
+        rc == CL_SUCCESS ? clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, no * elem, ho, &rc) : NULL;
     const cl_ulong zero = 0;
     const cl_int ints[] = {s->rows, s->cols, srows, scols, s->n_left, s->n_right, (cl_int)s->pattern, (cl_int)n_out};
     if (rc == CL_SUCCESS) {

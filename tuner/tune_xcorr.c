@@ -182,8 +182,8 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
     CLPK_TRY(clpk_tune_space_add(sp, "wg", wg_values));
     CLPK_TRY(clpk_tune_space_add(sp, "team", team_values));
     /* shift-buffer's shuffle form is only offered where the device has a sub-group (warp) shuffle. */
-    CLPK_TRY(clpk_tune_space_add(sp, "shuffle",
-                                 clpk_xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE ? local_only : shuffle_values));
+    CLPK_TRY(clpk_tune_space_add(
+        sp, "shuffle", clpk_xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE ? local_only : shuffle_values));
     CLPK_TRY(clpk_tune_space_add(sp, "rows_per_worker", rpw_values));
     CLPK_TRY(clpk_tune_space_add(sp, "combine", combine_values));
     CLPK_TRY(clpk_tune_space_add(sp, "distribution", distribution_values));
@@ -208,16 +208,11 @@ static const char *const *values_of(const char *key) {
     static const struct {
         const char *key;
         const char *const *values;
-    } lists[] = {{"wg", wg_values},
-                 {"team", team_values},
-                 {"shuffle", shuffle_values},
-                 {"rows_per_worker", rpw_values},
-                 {"combine", combine_values},
-                 {"distribution", distribution_values},
-                 {"shifts", shifts_values},
-                 {"rows", rows_values},
-                 {"lefts", lefts_values},
-                 {"rights", rights_values},
+    } lists[] = {{"wg", wg_values},           {"team", team_values},
+                 {"shuffle", shuffle_values}, {"rows_per_worker", rpw_values},
+                 {"combine", combine_values}, {"distribution", distribution_values},
+                 {"shifts", shifts_values},   {"rows", rows_values},
+                 {"lefts", lefts_values},     {"rights", rights_values},
                  {"fft_pad", pad_values}};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; ++i)
         if (strcmp(lists[i].key, key) == 0) return lists[i].values;
