@@ -79,7 +79,10 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
     int it = 0;
     while (it < max_iter) {
         VALUE_T dlambda = (VALUE_T)0, dx = (VALUE_T)0;
+        /* max_iter is honoured exactly: a last partial block stops at it (one uniform compare per iteration). */
+        const int block = min(SSHOPM_CHECK_EVERY, max_iter - it);
         for (int k = 0; k < SSHOPM_CHECK_EVERY; ++k) {
+            if (k == block) break;
 #if SSHOPM_ADAPTIVE
             {
                 VALUE_T lo, hi;
@@ -108,7 +111,7 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
             dlambda = fabs(next - lambda);
             lambda = next;
         }
-        it += SSHOPM_CHECK_EVERY;
+        it += block;
         if (!isfinite(lambda) || isnan(dx)) {
             status = SSHOPM_FAILED;
             break;

@@ -22,7 +22,14 @@ static void usage(FILE *f) {
            "one-to-one: N_L = N_R; one-to-many: N_L = 1; n-to-mn: N_R = m * N_L, output j pairs right j with left\n"
            "j mod N_L; n-to-m: every pair, output index left * N_R + right.\n"
            "--check compares with a double-precision CPU reference (relative error per output norm: 1e-5 in f32,\n"
-           "1e-12 in f64) and fails above it; --bench N times N runs on the device (median of profiling events).\n");
+           "1e-12 in f64) and fails above it; --bench N times N runs on the device (median of profiling events).\n"
+           "--params keys by algorithm (unset keys take the built-in defaults):\n"
+           "  naive, warp-per-overlap: wg\n"
+           "  shift-buffer: team, shuffle=local|subgroup (subgroup: sub-group/warp shuffles, where the device has\n"
+           "    cl_khr_subgroup_shuffle or cl_intel_subgroups, and NVIDIA GPUs; team = the sub-group width, 32 there)\n"
+           "  split-row: rows_per_worker, combine=ordered|atomic, distribution=rectangle|triangle, wg\n"
+           "  grouped, multi-right, multi-both: shifts, rows, lefts, rights, wg\n"
+           "  fft: fft_pad=smooth|pow2, fft_batch\n");
 }
 
 typedef struct options {

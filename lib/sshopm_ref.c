@@ -151,7 +151,7 @@ int sshopm_ref_run(const sshopm_index *idx, const double *a, double *x, int dire
     int it = 0;
     while (it < max_iter) {
         double dl = 0, dx = 0;
-        for (int k = 0; k < check_every; ++k, ++it) {
+        for (int k = 0; k < check_every && it < max_iter; ++k, ++it) {
             if (shift_mode == CLPK_SSHOPM_SHIFT_ADAPTIVE) shift = adaptive_shift(idx, a, x, direction);
             double norm = 0;
             for (int i = 0; i < n; ++i) {

@@ -1,5 +1,6 @@
 /* Direct cross-correlation variants: parameter checks, kernel builds and launches (kernels in cl/xcorr_*.cl). */
 #include "xcorr_direct.h"
+#include "xcorr_shuffle.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,8 +10,8 @@
 typedef enum direct_kind { NAIVE, SHIFT_BUFFER, SPLIT_ROW, TILE, WARP_PER_OVERLAP } direct_kind;
 
 static const char *const naive_keys[] = {"wg", NULL};
-static const char *const shift_keys[] = {"team", NULL};
-static const char *const split_keys[] = {"rows_per_worker", "combine", "wg", NULL};
+static const char *const shift_keys[] = {"team", "shuffle", NULL};
+static const char *const split_keys[] = {"rows_per_worker", "combine", "distribution", "wg", NULL};
 static const char *const tile_keys[] = {"shifts", "rows", "lefts", "rights", "wg", NULL};
 static const char *const wpo_keys[] = {"wg", NULL};
 
@@ -39,7 +40,7 @@ struct clpk_xcorr_direct {
     size_t elem;
     cl_kernel kernel, reduce; /* reduce: split-row's ordered combine */
     size_t global, local, reduce_global, reduce_local;
-    int extra[3];   /* kernel arguments after the common ones (see set_args) */
+    int extra[3];   /* kernel arguments after the common ones (see launch) */
     int atomic;     /* split-row combining with atomics: the output is zeroed first */
     cl_mem scratch; /* split-row's partial sums (ordered combine) */
 };
@@ -74,11 +75,15 @@ void clpk_xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape
     const int many_rights = shape->pattern != CLPK_XCORR_ONE_TO_ONE;
     switch (algorithms[a].kind) {
     case NAIVE: clpk_params_set_int(params, "wg", 128); break;
-    case SHIFT_BUFFER: clpk_params_set_int(params, "team", pow2_clamp(out_cols_of(shape), 8, 64)); break;
+    case SHIFT_BUFFER:
+        clpk_params_set_int(params, "team", pow2_clamp(out_cols_of(shape), 8, 64));
+        clpk_params_set(params, "shuffle", "local"); /* measured on the H100; subgroup only where offered */
+        break;
     case SPLIT_ROW:
         /* At most 16 workers per output keeps the ordered combine's scratch buffer at 16 x the output. */
         clpk_params_set_int(params, "rows_per_worker", shape->rows > 64 ? (shape->rows + 15) / 16 : 4);
         clpk_params_set(params, "combine", "ordered");
+        clpk_params_set(params, "distribution", "rectangle"); /* the one measured on the H100 */
         clpk_params_set_int(params, "wg", 128);
         break;
     case WARP_PER_OVERLAP: clpk_params_set_int(params, "wg", 32); break; /* 32 < 64 < 128 on the H100 */
@@ -195,6 +200,15 @@ static clpk_status create_tile(clpk_xcorr_direct *d, const char *algorithm, cons
     return check_groups(d, d->global, d->local, algorithm);
 }
 
+/* Band rows of the triangle distribution's worker layers 0 .. w-1 (the same closed form as xcorr_layer_start in
+ * cl/xcorr_split.cl): layers whose band fills the window of srows rows, then bands of 2*(rows-1-v*rpw)+1 rows. */
+static long long layer_start(int w, int rows, int srows, int rpw) {
+    const long long c = (srows - 1) / 2, full = (rows - 1 - c) / rpw + 1;
+    if (w <= full) return (long long)w * srows;
+    const long long m = w - full;
+    return full * srows + m * (2LL * rows - 1) - (long long)rpw * m * (full + w - 1);
+}
+
 static clpk_status create_split(clpk_xcorr_direct *d, const clpk_params *p) {
     const clpk_device_info *dev = clpk_context_device_info(d->ctx);
     int rpw, wg;
@@ -205,19 +219,30 @@ static clpk_status create_split(clpk_xcorr_direct *d, const clpk_params *p) {
         return clpk_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr split-row: combine=%s: must be ordered or atomic",
                          combine ? combine : "(missing)");
     d->atomic = strcmp(combine, "atomic") == 0;
+    const char *distribution = clpk_params_get(p, "distribution");
+    if (!distribution || (strcmp(distribution, "rectangle") != 0 && strcmp(distribution, "triangle") != 0))
+        return clpk_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr split-row: distribution=%s: must be rectangle or triangle",
+                         distribution ? distribution : "(missing)");
+    const int triangle = strcmp(distribution, "triangle") == 0;
     if (d->atomic && d->shape.precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
         return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
                          "xcorr split-row: combine=atomic in f64 needs 64-bit atomics, which %s lacks", dev->name);
-    const int workers = (d->shape.rows + rpw - 1) / rpw;
+    const int workers = d->shape.rows / rpw + (d->shape.rows % rpw != 0);
     d->extra[0] = rpw;
     d->extra[1] = workers;
+    d->extra[2] = triangle;
     const size_t total = d->n_out * (size_t)d->out_rows * (size_t)d->out_cols;
+    /* Work-items: rectangle `workers` per element; triangle only the needed ones (band rows x n_out x columns). */
+    const size_t items =
+        triangle ? (size_t)layer_start(workers, d->shape.rows, d->out_rows, rpw) * d->n_out * (size_t)d->out_cols
+                 : total * (size_t)workers;
     d->local = (size_t)wg;
-    d->global = round_up(total * (size_t)workers, d->local);
+    d->global = round_up(items, d->local);
     if (d->atomic) {
         CLPK_TRY(build_kernel(d, "xcorr_split", "", "xcorr_split_atomic", &d->kernel));
     } else {
-        const size_t bytes = total * (size_t)workers * d->elem;
+        const size_t bytes = items * d->elem;
         if (bytes > dev->max_alloc_bytes)
             return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
                              "xcorr split-row: %d workers need %zu bytes of partial sums (device allows %llu per "
@@ -236,23 +261,62 @@ static clpk_status create_split(clpk_xcorr_direct *d, const clpk_params *p) {
     return check_groups(d, d->global, d->local, "split-row");
 }
 
+/* shift-buffer with shuffle=subgroup: the team's buffer in registers, exchanged by sub-group (warp) shuffles. Every
+ * way this cannot work here is CLPK_ERROR_UNSUPPORTED with the reason: no shuffle on the device, a team that is not
+ * one sub-group, or a kernel the device's compiler refuses (e.g. the inline PTX). */
+static clpk_status create_shuffle(clpk_xcorr_direct *d, int team) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    const clpk_xcorr_shuffle_kind kind = clpk_xcorr_shuffle_kind_of(d->ctx);
+    if (kind == CLPK_XCORR_SHUFFLE_NONE)
+        return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr shift-buffer: shuffle=subgroup needs sub-group shuffles (cl_khr_subgroup_shuffle or "
+                         "cl_intel_subgroups) or an NVIDIA GPU (warp shuffles); %s has none: use shuffle=local",
+                         dev->name);
+    if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) CLPK_TRY(clpk_xcorr_shuffle_check_kernel(d->ctx, kind, NULL, team));
+    char defines[128];
+    clpk_xcorr_shuffle_options(d->ctx, kind, team, defines, sizeof defines);
+    const clpk_status st = build_kernel(d, "xcorr_shift", defines, "xcorr_shift", &d->kernel);
+    if (st == CLPK_ERROR_BUILD) {
+        char log[1024];
+        snprintf(log, sizeof log, "%s", clpk_last_error(d->ctx));
+        return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr shift-buffer: the %s form (team=%d) does not build on %s, so it is unsupported "
+                         "there: %s",
+                         clpk_xcorr_shuffle_kind_name(kind), team, dev->name, log);
+    }
+    CLPK_TRY(st);
+    return clpk_xcorr_shuffle_check_kernel(d->ctx, kind, d->kernel, team);
+}
+
 static clpk_status create_team(clpk_xcorr_direct *d, const clpk_params *p) {
     const clpk_device_info *dev = clpk_context_device_info(d->ctx);
     const int shift = d->kind == SHIFT_BUFFER;
     const char *key = shift ? "team" : "wg", *what = shift ? "shift-buffer" : "warp-per-overlap";
     int team;
     CLPK_TRY(param_int(d->ctx, p, key, 1, (long)dev->max_work_group_size, &team));
-    const size_t local_bytes = (size_t)team * d->elem * (shift ? 3 : 1);
+    int shuffle = 0;
+    if (shift) {
+        const char *form = clpk_params_get(p, "shuffle");
+        if (!form || (strcmp(form, "local") != 0 && strcmp(form, "subgroup") != 0))
+            return clpk_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                             "xcorr shift-buffer: shuffle=%s: must be local or subgroup", form ? form : "(missing)");
+        shuffle = strcmp(form, "subgroup") == 0;
+    }
+    const size_t local_bytes = shuffle ? 0 : (size_t)team * d->elem * (shift ? 3 : 1);
     if (local_bytes > dev->local_mem_bytes)
         return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr %s: %s=%d needs %zu bytes of local memory (%llu)", what,
                          key, team, local_bytes, (unsigned long long)dev->local_mem_bytes);
     if (!shift && !is_pow2(team))
         return clpk_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr warp-per-overlap: wg=%d must be a power of two",
                          team);
-    char defines[64];
-    snprintf(defines, sizeof defines, shift ? "-DTEAM=%d" : "-DWPO_WG=%d", team);
-    CLPK_TRY(
-        build_kernel(d, shift ? "xcorr_shift" : "xcorr_wpo", defines, shift ? "xcorr_shift" : "xcorr_wpo", &d->kernel));
+    if (shuffle) {
+        CLPK_TRY(create_shuffle(d, team));
+    } else {
+        char defines[64];
+        snprintf(defines, sizeof defines, shift ? "-DTEAM=%d" : "-DWPO_WG=%d", team);
+        CLPK_TRY(build_kernel(d, shift ? "xcorr_shift" : "xcorr_wpo", defines, shift ? "xcorr_shift" : "xcorr_wpo",
+                              &d->kernel));
+    }
     d->local = (size_t)team;
     const size_t groups = shift ? (size_t)((d->out_cols + team - 1) / team) * (size_t)d->out_rows * d->n_out
                                 : (size_t)d->out_rows * (size_t)d->out_cols * d->n_out;
@@ -356,9 +420,9 @@ static clpk_status launch(clpk_xcorr_direct *d, cl_mem left, size_t left_offset,
     if (d->kind == TILE) {
         rc |= clSetKernelArg(d->kernel, next, sizeof(cl_int), &d->extra[0]);
     } else if (d->kind == SPLIT_ROW) {
-        rc |= clSetKernelArg(d->kernel, next, sizeof(cl_int), &d->extra[0]);
-        rc |= clSetKernelArg(d->kernel, next + 1, sizeof(cl_int), &d->extra[1]);
-        if (!d->atomic) rc |= clSetKernelArg(d->kernel, next + 2, sizeof d->scratch, &d->scratch);
+        for (cl_uint i = 0; i < 3; ++i)
+            rc |= clSetKernelArg(d->kernel, next + i, sizeof(cl_int), &d->extra[i]); /* rpw, workers, triangle */
+        if (!d->atomic) rc |= clSetKernelArg(d->kernel, next + 3, sizeof d->scratch, &d->scratch);
     }
     if (rc != CL_SUCCESS) return clpk_fail_cl(d->ctx, rc, "clSetKernelArg(xcorr)");
     if (d->kind != SPLIT_ROW) {
@@ -379,9 +443,9 @@ static clpk_status launch(clpk_xcorr_direct *d, cl_mem left, size_t left_offset,
         CLPK_CL_TRY(d->ctx,
                     clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, &before));
         rc = set_common_args(d, d->reduce, left, left_offset, right, right_offset, out, out_offset, &next);
-        rc |= clSetKernelArg(d->reduce, next, sizeof(cl_int), &d->extra[0]);
-        rc |= clSetKernelArg(d->reduce, next + 1, sizeof(cl_int), &d->extra[1]);
-        rc |= clSetKernelArg(d->reduce, next + 2, sizeof d->scratch, &d->scratch);
+        for (cl_uint i = 0; i < 3; ++i)
+            rc |= clSetKernelArg(d->reduce, next + i, sizeof(cl_int), &d->extra[i]);
+        rc |= clSetKernelArg(d->reduce, next + 3, sizeof d->scratch, &d->scratch);
         if (rc == CL_SUCCESS)
             rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &before, last);
     }

@@ -28,9 +28,13 @@ recs = json.load(open(sys.argv[1]))
 impls = {(r["case"], r["impl"]) for r in recs}
 want = {(c, i) for c in ("fem3d", "lp") for i in ("clpk-csr", "clpk-auto", "clpk-tuned")}
 assert want <= impls, impls
+# cuSPARSE records appear where CuPy is installed (the GPU machine): they carry the peer's own error, not "correct"
 for r in recs:
-    assert r["family"] == "spmv" and r["precision"] == "f32" and r["correct"] is True, r
-    assert r["median_ms"] > 0 and r["gflops"] > 0 and r["gbps"] > 0 and r["runs"] == 3, r
+    assert r["family"] == "spmv" and r["precision"] == "f32" and r["median_ms"] > 0 and r["gflops"] > 0, r
+    if r["impl"] == "cusparse":
+        assert r["rel_error"] is not None and r["rel_error"] < 1e-4, r
+        continue
+    assert r["correct"] is True and r["gbps"] > 0 and r["runs"] == 3, r
     assert r["pct_copy_bw"] > 0 and r["bytes_per_nnz"] > 0 and r["nnz"] >= 1000, r
 tuned = [r for r in recs if r["impl"] == "clpk-tuned"]
 assert all(0 < r["tune_multiplies"] <= 13 for r in tuned), tuned

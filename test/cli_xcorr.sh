@@ -85,6 +85,14 @@ run_check n_to_m left2.npy right6.npy multi-both --params lefts=2,rights=4,shift
 run_check one-to-many left1.npy right6.npy grouped --search-size 3x5
 run_check n-to-mn left2.npy right6.npy naive --search-size 5 --precision f64
 run_check one-to-one left2.npy right2.npy split-row --precision f64 --params combine=atomic,rows_per_worker=2
+run_check n-to-mn left2.npy right6.npy split-row --params distribution=triangle,rows_per_worker=2
+# The shuffle form: checked where the device has a sub-group (warp) shuffle, else a clear UNSUPPORTED refusal.
+if out=$("$cli" --pattern one-to-one --left "$tmp/left2.npy" --right "$tmp/right2.npy" --out "$tmp/o.npy" \
+    --algorithm shift-buffer --params team=32,shuffle=subgroup --check 2>&1); then
+    grep -q "check: .*OK" <<<"$out" && ok || bad "shuffle=subgroup: $out"
+else
+    grep -q "sub-group" <<<"$out" && ok || bad "shuffle=subgroup refusal without a reason: $out"
+fi
 out=$("$cli" --pattern n-to-mn --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --search-size 3 2>&1)
 grep -q "'shape': (6, 3, 3)" "$tmp/o.npy" && ok || bad "search window output shape: $out"
 out=$("$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --bench 3 2>&1)

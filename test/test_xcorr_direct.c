@@ -26,12 +26,13 @@ static const sweep_case cases[] = {
     {"shift-buffer", "team=32"},
     {"shift-buffer", "team=64"},
     {"shift-buffer", "team=128"},
-    {"split-row", "rows_per_worker=1,combine=ordered,wg=64"},
-    {"split-row", "rows_per_worker=2,combine=atomic,wg=128"},
-    {"split-row", "rows_per_worker=4,combine=ordered,wg=256"},
-    {"split-row", "rows_per_worker=8,combine=atomic,wg=64"},
-    {"split-row", "rows_per_worker=16,combine=ordered,wg=128"},
-    {"split-row", "rows_per_worker=16,combine=atomic,wg=256"},
+    {"split-row", "rows_per_worker=1,combine=ordered,distribution=triangle,wg=64"},
+    {"split-row", "rows_per_worker=2,combine=atomic,distribution=rectangle,wg=128"},
+    {"split-row", "rows_per_worker=4,combine=ordered,distribution=rectangle,wg=256"},
+    {"split-row", "rows_per_worker=8,combine=atomic,distribution=triangle,wg=64"},
+    {"split-row", "rows_per_worker=16,combine=ordered,distribution=rectangle,wg=128"},
+    {"split-row", "rows_per_worker=16,combine=atomic,distribution=triangle,wg=256"},
+    {"split-row", "rows_per_worker=2,combine=ordered,distribution=triangle,wg=128"},
     {"grouped", "shifts=1,rows=8,wg=64"},
     {"grouped", "shifts=2,rows=4,wg=128"},
     {"grouped", "shifts=4,rows=2,wg=256"},
@@ -136,6 +137,14 @@ static void doubles(clpk_context *ctx, uint64_t *rng) {
             xcorr_check_case(ctx, rng, &f64_shapes[s], "split-row", "rows_per_worker=2,combine=atomic", 0, label);
         else
             printf("skip %s: no 64-bit atomics\n", label);
+        static const char *const tri = "rows_per_worker=3,combine=ordered,distribution=triangle";
+        label_of(label, sizeof label, &f64_shapes[s], "split-row", tri);
+        xcorr_check_case(ctx, rng, &f64_shapes[s], "split-row", tri, 1, label);
+        if (dev->has_int64_atomics) {
+            static const char *const tri_atomic = "rows_per_worker=1,combine=atomic,distribution=triangle";
+            label_of(label, sizeof label, &f64_shapes[s], "split-row", tri_atomic);
+            xcorr_check_case(ctx, rng, &f64_shapes[s], "split-row", tri_atomic, 0, label);
+        }
     }
 }
 
@@ -143,6 +152,7 @@ static void doubles(clpk_context *ctx, uint64_t *rng) {
 static void determinism(clpk_context *ctx, uint64_t *rng) {
     const clpk_xcorr_shape shape = {CLPK_XCORR_ONE_TO_MANY, 23, 19, 1, 3, 0, 0, CLPK_PRECISION_F32};
     const char *const algos[][2] = {{"split-row", "rows_per_worker=2,combine=ordered"},
+                                    {"split-row", "rows_per_worker=3,combine=ordered,distribution=triangle"},
                                     {"shift-buffer", "team=16"},
                                     {"multi-right", NULL},
                                     {"warp-per-overlap", NULL}};
@@ -166,6 +176,62 @@ static void determinism(clpk_context *ctx, uint64_t *rng) {
     free(r);
     free(a);
     free(b);
+}
+
+/* split-row's distributions: the triangle launches only the workers each output row needs (layers of centred bands,
+ * see cl/xcorr_split.cl); with the ordered combine it sums the same partial sums in the same order as the rectangle,
+ * so the two agree bit for bit. Shapes where the bands fill a search window for several layers before shrinking,
+ * single rows, rows_per_worker not dividing the rows, and f64 (ordered and atomic). */
+static void distributions(clpk_context *ctx, uint64_t *rng) {
+    static const clpk_xcorr_shape tri_shapes[] = {
+        {CLPK_XCORR_ONE_TO_ONE, 13, 7, 2, 2, 0, 0, CLPK_PRECISION_F32},
+        {CLPK_XCORR_ONE_TO_MANY, 20, 9, 1, 3, 7, 5, CLPK_PRECISION_F32}, /* window: full bands for 4 layers (rpw 3) */
+        {CLPK_XCORR_N_TO_M, 1, 6, 2, 2, 0, 0, CLPK_PRECISION_F32},       /* one row: one layer */
+        {CLPK_XCORR_N_TO_MN, 9, 4, 2, 4, 17, 1, CLPK_PRECISION_F32},
+    };
+    static const char *const rpws[] = {"1", "3", "16"};
+    char label[256], params[128];
+    for (size_t s = 0; s < sizeof tri_shapes / sizeof tri_shapes[0]; ++s)
+        for (size_t r = 0; r < sizeof rpws / sizeof rpws[0]; ++r) {
+            const clpk_xcorr_shape *shape = &tri_shapes[s];
+            snprintf(params, sizeof params, "rows_per_worker=%s,combine=atomic,distribution=triangle", rpws[r]);
+            label_of(label, sizeof label, shape, "split-row", params);
+            xcorr_check_case(ctx, rng, shape, "split-row", params, s % 2, label);
+            const size_t mat = (size_t)shape->rows * shape->cols;
+            const size_t no =
+                clpk_xcorr_output_count(shape) * clpk_xcorr_output_rows(shape) * clpk_xcorr_output_cols(shape);
+            double *l = malloc(mat * shape->n_left * sizeof *l), *rt = malloc(mat * shape->n_right * sizeof *rt);
+            double *ref = malloc(no * sizeof *ref), *a = malloc(no * sizeof *a), *b = malloc(no * sizeof *b);
+            if (!CHECK(l && rt && ref && a && b, "out of host memory")) return;
+            xcorr_fill_random(rng, l, mat * shape->n_left);
+            xcorr_fill_random(rng, rt, mat * shape->n_right);
+            clpk_xcorr_reference(shape, l, rt, ref);
+            int guards[2] = {0, 0};
+            clpk_status st = CLPK_SUCCESS;
+            for (int d = 0; d < 2 && st == CLPK_SUCCESS; ++d) {
+                snprintf(params, sizeof params, "rows_per_worker=%s,combine=ordered,distribution=%s", rpws[r],
+                         d ? "triangle" : "rectangle");
+                clpk_xcorr_plan *plan = NULL;
+                st = clpk_xcorr_plan_create(ctx, shape, "split-row", params, &plan);
+                if (st == CLPK_SUCCESS) st = xcorr_run(ctx, plan, shape, l, rt, 1, d ? b : a, &guards[d]);
+                clpk_xcorr_plan_destroy(plan);
+            }
+            label_of(label, sizeof label, shape, "split-row", params);
+            if (CHECK(st == CLPK_SUCCESS, "%s: %s", label, clpk_last_error(ctx))) {
+                const double e = check_rel_error(ref, b, no);
+                CHECK(e <= 1e-5 && guards[0] && guards[1], "%s: relative error %.3g, guards %d %d", label, e, guards[0],
+                      guards[1]);
+                size_t differ = 0;
+                for (size_t i = 0; i < no; ++i)
+                    differ += !(a[i] == b[i]);
+                CHECK(differ == 0, "%s: %zu elements differ from the rectangle distribution", label, differ);
+            }
+            free(l);
+            free(rt);
+            free(ref);
+            free(a);
+            free(b);
+        }
 }
 
 /* "fft" and "auto" through the plan (the FFT path itself is tested in test_xcorr_fft). */
@@ -201,6 +267,8 @@ int main(void) {
     doubles(ctx, &rng);
     printf("f64: %.1f s\n", clpk_wall_seconds() - t0);
     determinism(ctx, &rng);
+    distributions(ctx, &rng);
+    printf("distributions: %.1f s\n", clpk_wall_seconds() - t0);
     through_plan(ctx, &rng);
     printf("total: %.1f s\n", clpk_wall_seconds() - t0);
     clpk_context_destroy(ctx);

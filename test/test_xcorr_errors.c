@@ -108,6 +108,9 @@ static void parameters(clpk_context *ctx) {
     refuses(ctx, &many, "warp-per-overlap", "wg=48", INV, "power of two", "wpo wg not a power of two");
     refuses(ctx, &many, "split-row", "combine=sometimes", INV, "ordered or atomic", "bad combine");
     refuses(ctx, &many, "split-row", "rows_per_worker=0", INV, "rows_per_worker", "rows_per_worker 0");
+    refuses(ctx, &many, "split-row", "distribution=diagonal", INV, "rectangle or triangle", "bad distribution");
+    refuses(ctx, &many, "split-row", "distribution=", INV, "", "empty distribution");
+    refuses(ctx, &many, "shift-buffer", "shuffle=warp", INV, "local or subgroup", "bad shuffle");
     refuses(ctx, &many, "shift-buffer", "team=-4", INV, "team", "negative team");
     refuses(ctx, &many, "fft", "fft_pad=odd", INV, "", "bad fft_pad (or no fft)");
     /* An explicit algorithm reports what it uses. */

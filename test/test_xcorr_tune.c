@@ -4,6 +4,7 @@
  * seeded sample of valid points. Every value of the space is also swept for correctness in test_xcorr_direct. */
 #include "check.h"
 #include "tune.h"
+#include "xcorr_shuffle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,27 @@ int main(void) {
                     seen |= strcmp(clpk_params_get(&points[i], "algorithm"), sp.params[0].values[a]) == 0;
                 CHECK(seen, "%s: no valid point for %s", problem.label, sp.params[0].values[a]);
             }
+            /* shift-buffer's shuffle form is offered exactly where the device has a shuffle (never on PoCL), and
+             * split-row's two distributions are both valid points. */
+            const int has_shuffle = clpk_xcorr_shuffle_kind_of(ctx) != CLPK_XCORR_SHUFFLE_NONE;
+            int subgroup_points = 0, triangle_points = 0, rectangle_points = 0;
+            for (int i = 0; i < n && i < CAPACITY; ++i) {
+                const char *algo = clpk_params_get(&points[i], "algorithm");
+                const char *shuffle = clpk_params_get(&points[i], "shuffle");
+                const char *dist = clpk_params_get(&points[i], "distribution");
+                subgroup_points += shuffle && strcmp(shuffle, "subgroup") == 0;
+                if (strcmp(algo, "split-row") == 0) {
+                    triangle_points += dist && strcmp(dist, "triangle") == 0;
+                    rectangle_points += dist && strcmp(dist, "rectangle") == 0;
+                }
+            }
+            printf("  shuffle=subgroup points: %d (device shuffle: %s)\n", subgroup_points,
+                   clpk_xcorr_shuffle_kind_name(clpk_xcorr_shuffle_kind_of(ctx)));
+            CHECK(has_shuffle ? subgroup_points > 0 : subgroup_points == 0,
+                  "%s: %d shuffle=subgroup points on a device %s a shuffle", problem.label, subgroup_points,
+                  has_shuffle ? "with" : "without");
+            CHECK(triangle_points > 0 && triangle_points == rectangle_points,
+                  "%s: split-row points: %d triangle, %d rectangle", problem.label, triangle_points, rectangle_points);
             /* The defaults, then a seeded sample of valid points, through evaluate (which checks results). */
             clpk_params cand;
             fam->defaults(ctx, &problem, &cand);

@@ -9,6 +9,7 @@
 #include "xcorr_fft.h"
 #include "xcorr_plan.h"
 #include "xcorr_reference.h"
+#include "xcorr_shuffle.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -147,6 +148,9 @@ static const char *const wg_values[] = {"64", "128", "256", "32", NULL};
 static const char *const team_values[] = {"32", "8", "16", "64", "128", NULL};
 static const char *const rpw_values[] = {"4", "1", "2", "8", "16", NULL};
 static const char *const combine_values[] = {"ordered", "atomic", NULL};
+static const char *const distribution_values[] = {"rectangle", "triangle", NULL};
+static const char *const shuffle_values[] = {"local", "subgroup", NULL};
+static const char *const local_only[] = {"local", NULL};
 static const char *const shifts_values[] = {"1", "2", "4", "8", NULL};
 static const char *const rows_values[] = {"1", "2", "4", "8", NULL};
 static const char *const lefts_values[] = {"1", "2", "4", NULL};
@@ -177,8 +181,12 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
     CLPK_TRY(clpk_tune_space_add(sp, "algorithm", algos));
     CLPK_TRY(clpk_tune_space_add(sp, "wg", wg_values));
     CLPK_TRY(clpk_tune_space_add(sp, "team", team_values));
+    /* shift-buffer's shuffle form is only offered where the device has a sub-group (warp) shuffle. */
+    CLPK_TRY(clpk_tune_space_add(
+        sp, "shuffle", clpk_xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE ? local_only : shuffle_values));
     CLPK_TRY(clpk_tune_space_add(sp, "rows_per_worker", rpw_values));
     CLPK_TRY(clpk_tune_space_add(sp, "combine", combine_values));
+    CLPK_TRY(clpk_tune_space_add(sp, "distribution", distribution_values));
     CLPK_TRY(clpk_tune_space_add(sp, "shifts", shifts_values));
     CLPK_TRY(clpk_tune_space_add(sp, "rows", rows_values));
     CLPK_TRY(clpk_tune_space_add(sp, "lefts", lefts_values));
@@ -200,9 +208,12 @@ static const char *const *values_of(const char *key) {
     static const struct {
         const char *key;
         const char *const *values;
-    } lists[] = {{"wg", wg_values},           {"team", team_values},     {"rows_per_worker", rpw_values},
-                 {"combine", combine_values}, {"shifts", shifts_values}, {"rows", rows_values},
-                 {"lefts", lefts_values},     {"rights", rights_values}, {"fft_pad", pad_values}};
+    } lists[] = {{"wg", wg_values},           {"team", team_values},
+                 {"shuffle", shuffle_values}, {"rows_per_worker", rpw_values},
+                 {"combine", combine_values}, {"distribution", distribution_values},
+                 {"shifts", shifts_values},   {"rows", rows_values},
+                 {"lefts", lefts_values},     {"rights", rights_values},
+                 {"fft_pad", pad_values}};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; ++i)
         if (strcmp(lists[i].key, key) == 0) return lists[i].values;
     return NULL;
@@ -226,6 +237,9 @@ static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk
     if (strcmp(algo, "shift-buffer") == 0) {
         /* Teams much wider than an output row only add idle lanes. */
         const int team = (int)clpk_params_get_int(c, "team", 32);
+        /* The shuffle form only where the device offers a team-wide sub-group (warp) shuffle: never on PoCL. */
+        const char *shuffle = clpk_params_get(c, "shuffle");
+        if (shuffle && strcmp(shuffle, "subgroup") == 0 && !clpk_xcorr_shuffle_team_possible(ctx, team)) return 0;
         return (size_t)team <= dev->max_work_group_size && team <= 2 * clpk_xcorr_output_cols(&p->shape) + 8;
     }
     const int shifts = (int)clpk_params_get_int(c, "shifts", 1), rows = (int)clpk_params_get_int(c, "rows", 1);

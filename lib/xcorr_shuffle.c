@@ -1,0 +1,124 @@
+/* Sub-group shuffle support of the shift-buffer kernel (see xcorr_shuffle.h). */
+#include "xcorr_shuffle.h"
+
+#include <CL/cl_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int contains_ci(const char *text, const char *word) {
+    const size_t n = strlen(word);
+    for (const char *p = text; *p; ++p)
+        if (strncasecmp(p, word, n) == 0) return 1;
+    return 0;
+}
+
+static int is_nvidia_gpu(const clpk_device_info *dev) {
+    return dev->kind == CLPK_DEVICE_GPU &&
+           (contains_ci(dev->vendor, "NVIDIA") || contains_ci(dev->platform_name, "NVIDIA"));
+}
+
+/* Whether the device's extension string names `ext` as a whole word. */
+static int has_extension(clpk_context *ctx, const char *ext) {
+    cl_device_id dev = clpk_context_device(ctx);
+    size_t size = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS || size == 0) return 0;
+    char *list = calloc(size + 1, 1);
+    int found = 0;
+    if (list && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, list, NULL) == CL_SUCCESS) {
+        const size_t n = strlen(ext);
+        for (const char *p = list; (p = strstr(p, ext)) != NULL; p += n)
+            found |= (p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0');
+    }
+    free(list);
+    return found;
+}
+
+clpk_xcorr_shuffle_kind clpk_xcorr_shuffle_kind_of(clpk_context *ctx) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (dev->has_subgroup_shuffle) { /* cl_khr_subgroup_shuffle or cl_intel_subgroups: which one? */
+        if (has_extension(ctx, "cl_khr_subgroup_shuffle")) return CLPK_XCORR_SHUFFLE_KHR;
+        if (has_extension(ctx, "cl_intel_subgroups")) return CLPK_XCORR_SHUFFLE_INTEL;
+    }
+    if (is_nvidia_gpu(dev)) return CLPK_XCORR_SHUFFLE_NV_PTX;
+    return CLPK_XCORR_SHUFFLE_NONE;
+}
+
+const char *clpk_xcorr_shuffle_kind_name(clpk_xcorr_shuffle_kind kind) {
+    switch (kind) {
+    case CLPK_XCORR_SHUFFLE_KHR: return "cl_khr_subgroup_shuffle";
+    case CLPK_XCORR_SHUFFLE_INTEL: return "cl_intel_subgroups";
+    case CLPK_XCORR_SHUFFLE_NV_PTX: return "NVIDIA PTX shfl.sync";
+    default: return "none";
+    }
+}
+
+int clpk_xcorr_shuffle_team_possible(clpk_context *ctx, int team) {
+    switch (clpk_xcorr_shuffle_kind_of(ctx)) {
+    case CLPK_XCORR_SHUFFLE_NV_PTX: return team == 32;
+    case CLPK_XCORR_SHUFFLE_INTEL: return team == 8 || team == 16 || team == 32;
+    case CLPK_XCORR_SHUFFLE_KHR: return team == 16 || team == 32 || team == 64;
+    default: return 0;
+    }
+}
+
+void clpk_xcorr_shuffle_options(clpk_context *ctx, clpk_xcorr_shuffle_kind kind, int team, char *buf, size_t size) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    const char *std = "";
+    if (kind == CLPK_XCORR_SHUFFLE_KHR) {
+        /* Sub-group built-ins belong to OpenCL C 2.0+ (cl_khr_subgroups) or 3.0 (__opencl_c_subgroups); compilers
+         * that default to 1.2 only declare them under the newer standard. */
+        if (strstr(dev->opencl_c_version, "OpenCL C 3."))
+            std = " -cl-std=CL3.0";
+        else if (strstr(dev->opencl_c_version, "OpenCL C 2."))
+            std = " -cl-std=CL2.0";
+    }
+    const int reqd = kind == CLPK_XCORR_SHUFFLE_INTEL && has_extension(ctx, "cl_intel_required_subgroup_size");
+    snprintf(buf, size, "-DTEAM=%d -DXCORR_SHUFFLE=%d -DXCORR_INTEL_REQD_SG=%d%s", team, (int)kind, reqd, std);
+}
+
+typedef cl_int(CL_API_CALL *sub_group_info_fn)(cl_kernel, cl_device_id, cl_uint, size_t, const void *, size_t, void *,
+                                               size_t *);
+
+clpk_status clpk_xcorr_shuffle_check_kernel(clpk_context *ctx, clpk_xcorr_shuffle_kind kind, cl_kernel kernel,
+                                            int team) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) {
+        /* A 1-D work-group of 32 items is exactly one warp; the kernel's shfl.sync names all 32 lanes. */
+        if (dev->simd_width_hint > 1 && dev->simd_width_hint != 32)
+            return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                             "xcorr shift-buffer: shuffle=subgroup on %s: the kernel's PTX assumes 32-lane warps, the "
+                             "device reports %u",
+                             dev->name, dev->simd_width_hint);
+        if (team != 32)
+            return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                             "xcorr shift-buffer: shuffle=subgroup on %s uses warp shuffles: team must be 32 (one "
+                             "warp), not %d",
+                             dev->name, team);
+        return CLPK_SUCCESS;
+    }
+    if (kind == CLPK_XCORR_SHUFFLE_INTEL && has_extension(ctx, "cl_intel_required_subgroup_size"))
+        return CLPK_SUCCESS; /* intel_reqd_sub_group_size(TEAM): the build fails where the width is not offered */
+    cl_device_id device = clpk_context_device(ctx);
+    cl_platform_id platform = NULL;
+    sub_group_info_fn info = NULL;
+    if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL) == CL_SUCCESS)
+        info = (sub_group_info_fn)clGetExtensionFunctionAddressForPlatform(platform, "clGetKernelSubGroupInfoKHR");
+    const size_t local = (size_t)team;
+    size_t width = 0, count = 0;
+    if (!info ||
+        info(kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE_KHR, sizeof local, &local, sizeof width, &width,
+             NULL) != CL_SUCCESS ||
+        info(kernel, device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE_KHR, sizeof local, &local, sizeof count, &count,
+             NULL) != CL_SUCCESS)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr shift-buffer: shuffle=subgroup: cannot ask %s for the kernel's sub-group width "
+                         "(clGetKernelSubGroupInfoKHR unavailable or failing)",
+                         dev->name);
+    if (width != local || count != 1)
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr shift-buffer: shuffle=subgroup: %s runs a work-group of %d items as %zu sub-group(s) "
+                         "of up to %zu items; the team must be one sub-group (try team=%zu)",
+                         dev->name, team, count, width, width);
+    return CLPK_SUCCESS;
+}
