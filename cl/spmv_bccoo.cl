@@ -115,55 +115,64 @@ inline void store_out(global VT *y, uint r, VT v, uint out_rows, VT alpha, VT be
 #endif
 
 #if SYNC_ADJ
-/* Publishes a group's carry: values first (as 32-bit atomics, so they are performed at the device-coherent level
- * like the flag), a fence, then the ready flag set to this launch's epoch. Never a value sentinel. */
-inline void publish_carry(volatile global uint *gsum, volatile global uint *gflag, volatile global uint *sync, uint g,
-                          const VT *v, uint epoch) {
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+/* Carries travel in 64-bit atomic words: the high half is the epoch of the launch that wrote it (the ready flag),
+ * the low half 32 bits of the value (a double takes two words). Flag and value are written by ONE atomic, so a
+ * reader that sees this launch's epoch sees the value written with it, whatever order the device's memory system
+ * performs atomics to different addresses in: OpenCL 1.2 has no device-scope release/acquire, and NVIDIA's
+ * mem_fence does not order a value word against a separate flag word for other work-groups (measured: carries read
+ * stale on the H100 when they were two words). The epoch is never a value sentinel: any bit pattern is a value. */
+inline void publish_carry(volatile global ulong *gsum, volatile global uint *sync, uint g, const VT *v, uint epoch) {
+    const ulong tag = (ulong)epoch << 32;
     for (uint i = 0; i < BH; ++i) {
 #if IS_DOUBLE
-        uint2 u = as_uint2(v[i]);
-        atomic_xchg(&gsum[(g * BH + i) * 2], u.x);
-        atomic_xchg(&gsum[(g * BH + i) * 2 + 1], u.y);
+        const uint2 u = as_uint2(v[i]);
+        atom_xchg(&gsum[(g * BH + i) * 2], tag | u.x);
+        atom_xchg(&gsum[(g * BH + i) * 2 + 1], tag | u.y);
 #else
-        atomic_xchg(&gsum[g * BH + i], as_uint(v[i]));
+        atom_xchg(&gsum[g * BH + i], tag | as_uint(v[i]));
 #endif
     }
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    atomic_xchg(&gflag[g], epoch);
     atomic_inc(&sync[1]); /* progress counter read by the watchdog of waiting groups */
 }
 
-/* Waits until group g has published in this launch, then reads its carry. The spin is bounded: if no group at all
+/* Spins until word k carries this launch's epoch and returns its value half. The spin is bounded: if no group at all
  * publishes during spin_limit iterations (a live device always has one that does: the predecessor chain ends at a
- * running group that only computes), the error word is set and the carry is taken as 0 (the result is then wrong
- * and the host reports CLPK_ERROR_TIMEOUT instead of hanging). */
-inline void wait_carry(volatile global uint *gsum, volatile global uint *gflag, volatile global uint *sync, uint g,
-                       VT *v, uint epoch, uint spin_limit) {
-    uint seen = atomic_or(&sync[1], 0u);
+ * running group that only computes), the error word is set and *ok cleared (the carry is then taken as 0, the result
+ * is wrong and the host reports CLPK_ERROR_TIMEOUT instead of hanging). */
+inline uint wait_word(volatile global ulong *gsum, volatile global uint *sync, uint k, uint epoch, uint spin_limit,
+                      uint *seen, int *ok) {
     uint budget = spin_limit;
-    int ok = 1;
-    while (atomic_or(&gflag[g], 0u) != epoch) {
+    ulong w;
+    while (*ok && (uint)((w = atom_add(&gsum[k], (ulong)0)) >> 32) != epoch) {
         if (--budget == 0) {
-            uint now = atomic_or(&sync[1], 0u);
-            if (now != seen) {
-                seen = now;
+            const uint now = atomic_or(&sync[1], 0u);
+            if (now != *seen) {
+                *seen = now;
                 budget = spin_limit;
             } else {
                 atomic_xchg(&sync[2], 1u);
-                ok = 0;
-                break;
+                *ok = 0;
             }
         }
     }
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    return *ok ? (uint)w : 0u;
+}
+
+/* Waits until group g has published in this launch, then returns its carry in v. */
+inline void wait_carry(volatile global ulong *gsum, volatile global uint *sync, uint g, VT *v, uint epoch,
+                       uint spin_limit) {
+    uint seen = atomic_or(&sync[1], 0u);
+    int ok = 1;
     for (uint i = 0; i < BH; ++i) {
 #if IS_DOUBLE
         uint2 u;
-        u.x = atomic_or(&gsum[(g * BH + i) * 2], 0u);
-        u.y = atomic_or(&gsum[(g * BH + i) * 2 + 1], 0u);
+        u.x = wait_word(gsum, sync, (g * BH + i) * 2, epoch, spin_limit, &seen, &ok);
+        u.y = wait_word(gsum, sync, (g * BH + i) * 2 + 1, epoch, spin_limit, &seen, &ok);
         v[i] = ok ? as_double(u) : (VT)0;
 #else
-        v[i] = ok ? as_float(atomic_or(&gsum[g * BH + i], 0u)) : (VT)0;
+        const uint u = wait_word(gsum, sync, g * BH + i, epoch, spin_limit, &seen, &ok);
+        v[i] = ok ? as_float(u) : (VT)0;
 #endif
     }
 }
@@ -174,7 +183,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
                        const global COL_T *restrict cols, const global uint *restrict res_entry,
                        const global VT *restrict x_base, const uint x_off, global VT *y_base, const uint y_off,
                        const uint out_rows, const uint ncols, const VT alpha, const VT beta, const uint nt,
-                       global uint *sync, global uint *grp_flag, global uint *grp_sum, global uint *grp_stop,
+                       global uint *sync, global ulong *grp_sum, global uint *grp_stop,
                        const uint epoch, const uint spin_limit, const uint online, const uint skip_scan,
                        const uint cache_rows, local VT *cache, const global uint *restrict col_base,
                        const global uint *restrict esc_start, const global uint *restrict esc, local VT *stage) {
@@ -303,17 +312,17 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
             carry[i] = (VT)0;
         }
 #if SYNC_ADJ
-        if (has_stop) publish_carry(grp_sum, grp_flag, sync, g, out, epoch); /* breaks the chain at once */
+        if (has_stop) publish_carry(grp_sum, sync, g, out, epoch); /* breaks the chain at once */
         if (g > 0) {
             /* no wait when the previous group ended exactly on a row stop: its carry is 0 */
             const uint tp = g * WG - 1, jl = TILE - 1;
             const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
             if (((pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u) != 0u)
-                wait_carry(grp_sum, grp_flag, sync, g - 1, carry, epoch, spin_limit);
+                wait_carry(grp_sum, sync, g - 1, carry, epoch, spin_limit);
         }
         if (!has_stop) {
             for (uint i = 0; i < BH; ++i) out[i] += carry[i];
-            publish_carry(grp_sum, grp_flag, sync, g, out, epoch);
+            publish_carry(grp_sum, sync, g, out, epoch);
         }
 #else
         global VT *gs = (global VT *)grp_sum;

@@ -159,8 +159,8 @@ uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_pr
     uint64_t bytes = b.value_bytes + b.flag_bytes + b.col_bytes + b.entry_bytes;
     bytes += 4 * sizeof(uint32_t);                                      /* sync words */
     if (cfg->col_delta) bytes += (uint64_t)(2 * b.nt + 1 + (n_esc ? n_esc : 1)) * sizeof(uint32_t);
-    bytes += (uint64_t)b.groups * sizeof(uint32_t) * 2;                 /* ready flags, stop flags */
-    bytes += (uint64_t)b.groups * cfg->block_h * (vs > 4 ? vs : 4);     /* carries */
+    bytes += (uint64_t)b.groups * sizeof(uint32_t);                     /* stop flags */
+    bytes += (uint64_t)b.groups * cfg->block_h * (vs / 4) * 8;          /* carries: (epoch, 32-bit half) words */
     if (cfg->format == SPMV_BCCOO_PLUS)
         bytes += (uint64_t)cfg->slices * b.block_rows * cfg->block_h * vs; /* partial rows of the slices */
     return bytes;

@@ -96,8 +96,7 @@ struct clpk_spmv_plan {
     cl_mem values, flags, cols_idx, entries;
     cl_mem col_base, esc_start, esc; /* col=delta only */
     cl_mem sync;      /* [0] ticket, [1] progress counter, [2] watchdog error, [3] spare */
-    cl_mem grp_flag;  /* per group: epoch of its last publication */
-    cl_mem grp_sum;   /* per group: block_h carries (as 32-bit words) */
+    cl_mem grp_sum;   /* per group: block_h carries (adjacent: 64-bit words epoch:32-bit half; fallback: VT) */
     cl_mem grp_stop;  /* per group: 1 if it has a row stop (fallback) */
     cl_mem tmp;       /* BCCOO+: slices * block_rows * block_h partial rows */
     cl_kernel main_kernel, carry_kernel, combine_kernel;

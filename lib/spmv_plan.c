@@ -27,7 +27,7 @@ void spmv_default_params(const clpk_device_info *dev, clpk_params *p) {
  * hold: NVIDIA GPUs (a resident block keeps its SM slot until it exits and warps are scheduled fairly) and PoCL's
  * CPU devices (each work-group runs to completion on one worker thread). Elsewhere the fallback is chosen. */
 int spmv_device_has_forward_progress(const clpk_device_info *dev) {
-    if (!dev || !dev->has_int32_global_atomics) return 0;
+    if (!dev || !dev->has_int32_global_atomics || !dev->has_int64_atomics) return 0;
     if (dev->is_pocl) return 1;
     if (dev->kind == CLPK_DEVICE_GPU && strstr(dev->vendor, "NVIDIA")) return 1;
     return 0;
@@ -47,7 +47,7 @@ size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) 
 void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
     if (!plan) return;
     cl_mem *mems[] = {&plan->row_ptr, &plan->col,      &plan->val,      &plan->values,  &plan->flags,
-                      &plan->cols_idx, &plan->entries, &plan->sync,     &plan->grp_flag, &plan->grp_sum,
+                      &plan->cols_idx, &plan->entries, &plan->sync, &plan->grp_sum,
                       &plan->col_base, &plan->esc_start, &plan->esc,
                       &plan->grp_stop, &plan->tmp,     &plan->bench_x,  &plan->bench_y};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
@@ -148,10 +148,10 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     }
     spmv_bccoo_free(&b);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, 4 * sizeof(cl_uint), &plan->sync);
-    if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, (size_t)plan->groups * 4, &plan->grp_flag);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, (size_t)plan->groups * 4, &plan->grp_stop);
     if (st == CLPK_SUCCESS)
-        st = make_zero_buffer(ctx, (size_t)plan->groups * c->block_h * (vs > 4 ? vs : 4), &plan->grp_sum);
+        /* adjacent sync: one 64-bit (epoch, 32-bit half) word per 4 bytes of carry; the fallback stores VT values */
+        st = make_zero_buffer(ctx, (size_t)plan->groups * c->block_h * (vs / 4) * 8, &plan->grp_sum);
     if (st == CLPK_SUCCESS && c->format == SPMV_BCCOO_PLUS)
         st = make_zero_buffer(ctx, (size_t)c->slices * plan->block_rows * c->block_h * vs, &plan->tmp);
     CLPK_TRY(st);
@@ -207,8 +207,9 @@ static clpk_status choose_params(clpk_context *ctx, const clpk_csr *A, clpk_prec
     if ((size_t)cfg->wg > dev->max_work_group_size)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: wg=%d exceeds the device's %zu", cfg->wg,
                          dev->max_work_group_size);
-    if (cfg->sync_adjacent && !dev->has_int32_global_atomics)
-        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: sync=adjacent needs 32-bit global atomics");
+    if (cfg->sync_adjacent && (!dev->has_int32_global_atomics || !dev->has_int64_atomics))
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "spmv: sync=adjacent needs 32- and 64-bit global atomics (cl_khr_int64_base_atomics)");
     return CLPK_SUCCESS;
 }
 
@@ -305,7 +306,7 @@ clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk
 
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
     const cl_mem mems[] = {plan->row_ptr, plan->col,      plan->val,      plan->values,   plan->flags,
-                           plan->cols_idx, plan->entries, plan->sync,     plan->grp_flag, plan->grp_sum,
+                           plan->cols_idx, plan->entries, plan->sync, plan->grp_sum,
                            plan->grp_stop, plan->tmp,     plan->col_base, plan->esc_start, plan->esc};
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {
