@@ -125,7 +125,14 @@ static void params_for(clpk_context *ctx, const clpk_params *src, const char *al
     }
 }
 
-/* Resolves "auto": the profile's entry for the nearest class if there is one, else the built-in rule. Fills
+/* How far (clpk_class_distance: summed |log(1 + a) - log(1 + b)| over the features) a profile class may lie from the
+ * problem and still decide it. The best algorithm changes with size and count by orders of magnitude (on the H100 a
+ * 16^2 x 4000 one-to-one class says "grouped", which at 64^2 x 4000 is 3.5x slower than the FFT path; a one-to-many
+ * class of 4000 rights says FFT for 2 rights, 11x slower than warp-per-overlap), so a class further away than about
+ * a factor 1.6 in side or 2.7 in count gives way to the built-in rule, whose cost model extrapolates. */
+#define XCORR_PROFILE_REACH 1.0
+
+/* Resolves "auto": the profile's entry for the nearest class if it is near enough, else the built-in rule. Fills
  * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values for the keys it reads). */
 static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
     const clpk_xcorr_shape *s = &plan->shape;
@@ -135,10 +142,13 @@ static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
     clpk_profile_choice choice;
     CLPK_TRY(clpk_profile_choose(plan->ctx, "xcorr", &features, &prof, &choice));
     const char *algo = clpk_params_get(&prof, "algorithm");
-    *from_profile = choice.found && algo && param_names(algo);
-    if (choice.found && !*from_profile)
+    *from_profile = choice.found && algo && param_names(algo) && choice.distance <= XCORR_PROFILE_REACH;
+    if (choice.found && !(algo && param_names(algo)))
         clpk_log(plan->ctx, CLPK_LOG_WARN, "xcorr: profile %s names no known algorithm ('%s'): built-in choice",
                  choice.path, algo ? algo : "");
+    else if (choice.found && !*from_profile)
+        clpk_log(plan->ctx, CLPK_LOG_DEBUG, "xcorr: nearest profile class at distance %.3g > %.3g: built-in choice",
+                 choice.distance, XCORR_PROFILE_REACH);
     if (!*from_profile) {
         snprintf(plan->algorithm, sizeof plan->algorithm, "%s",
                  builtin_choice(plan->ctx, s, clpk_xcorr_output_count(s)));

@@ -82,6 +82,9 @@ int main(void) {
     expect_choice(ctx, &many, "auto", "split-row", "combine=atomic", "profile entry via \"auto\"");
     xcorr_check_case(ctx, &rng, &many, "auto", NULL, 1, "one-to-many 13x11 auto from the profile");
     expect_choice(ctx, &many, "naive", "naive", "wg=", "explicit algorithm ignores the profile");
+    /* 40x the class's count: too far for the profile to decide (XCORR_PROFILE_REACH), the built-in rule does */
+    const clpk_xcorr_shape far = {CLPK_XCORR_ONE_TO_MANY, 13, 11, 1, 200, 0, 0, CLPK_PRECISION_F32};
+    expect_choice(ctx, &far, "auto", "multi-right", NULL, "far class: built-in rule");
 
     clpk_params builtin;
     const clpk_xcorr_shape nm = {CLPK_XCORR_N_TO_M, 10, 10, 2, 3, 0, 0, CLPK_PRECISION_F32};
