@@ -125,12 +125,13 @@ static void params_for(clpk_context *ctx, const clpk_params *src, const char *al
     }
 }
 
-/* How far (clpk_class_distance: summed |log(1 + a) - log(1 + b)| over the features) a profile class may lie from the
- * problem and still decide it. The best algorithm changes with size and count by orders of magnitude (on the H100 a
- * 16^2 x 4000 one-to-one class says "grouped", which at 64^2 x 4000 is 3.5x slower than the FFT path; a one-to-many
- * class of 4000 rights says FFT for 2 rights, 11x slower than warp-per-overlap), so a class further away than about
- * a factor 1.6 in side or 2.7 in count gives way to the built-in rule, whose cost model extrapolates. */
-#define XCORR_PROFILE_REACH 1.0
+/* How far (clpk_class_distance: the sum over the features of (log(1 + a) - log(1 + b))^2) a profile class may lie
+ * from the problem and still decide it. The best algorithm changes with size and count by orders of magnitude (on
+ * the H100 a 16^2 x 4000 one-to-one class says "grouped", which at 64^2 x 4000 is 3.5x slower than the FFT path; a
+ * 16^2 one-to-many class of 4000 rights says multi-right, which at 32^2 is 1.25x slower than FFT; a class of 4000
+ * rights says FFT for 2 rights, 11x slower than warp-per-overlap), so a class further away than about a factor 1.65
+ * in side (both dimensions) or 2 in count gives way to the built-in rule, whose cost model extrapolates. */
+#define XCORR_PROFILE_REACH 0.5
 
 /* Resolves "auto": the profile's entry for the nearest class if it is near enough, else the built-in rule. Fills
  * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values for the keys it reads). */
