@@ -70,18 +70,22 @@ inline value_t xcorr_split_sum(XCORR_ARGS, ulong e, int w, int rpw) {
     return sum;
 }
 
-kernel void xcorr_split_partial(XCORR_ARGS, int rpw, int workers, int triangle, global value_t *partial) {
+/* The (element, worker) of work-item gid under either distribution, or 0 when gid has no work. */
+inline int xcorr_split_work(ulong gid, int triangle, int rows, int srows, int scols, int n_out, int rpw, int workers,
+                            ulong *e, int *w) {
+    if (triangle) return xcorr_triangle_work(gid, rows, srows, scols, n_out, rpw, workers, e, w);
     const ulong total = (ulong)srows * (ulong)scols * (ulong)n_out;
+    if (gid >= total * (ulong)workers) return 0;
+    *w = (int)(gid / total);
+    *e = gid - (ulong)*w * total;
+    return 1;
+}
+
+kernel void xcorr_split_partial(XCORR_ARGS, int rpw, int workers, int triangle, global value_t *partial) {
     const ulong gid = get_global_id(0);
     int w;
     ulong e;
-    if (triangle) {
-        if (!xcorr_triangle_work(gid, rows, srows, scols, n_out, rpw, workers, &e, &w)) return;
-    } else {
-        if (gid >= total * (ulong)workers) return;
-        w = (int)(gid / total);
-        e = gid - (ulong)w * total;
-    }
+    if (!xcorr_split_work(gid, triangle, rows, srows, scols, n_out, rpw, workers, &e, &w)) return;
     partial[gid] = xcorr_split_sum(left, left_off, right, right_off, out, out_off, rows, cols, srows, scols, n_left,
                                    n_right, pattern, n_out, e, w, rpw);
 }
@@ -135,16 +139,11 @@ inline void xcorr_atomic_add(global value_t *p, value_t v) {
 #endif
 
 kernel void xcorr_split_atomic(XCORR_ARGS, int rpw, int workers, int triangle) {
-    const ulong total = (ulong)srows * (ulong)scols * (ulong)n_out;
     const ulong gid = get_global_id(0);
     int w;
     ulong e;
-    if (triangle) {
-        if (!xcorr_triangle_work(gid, rows, srows, scols, n_out, rpw, workers, &e, &w)) return;
-    } else {
-        if (gid >= total * (ulong)workers) return;
-        w = (int)(gid / total);
-        e = gid - (ulong)w * total;
+    if (!xcorr_split_work(gid, triangle, rows, srows, scols, n_out, rpw, workers, &e, &w)) return;
+    if (!triangle) { /* the triangle launches only workers that have rows */
         const int k = (int)(e % (ulong)(srows * scols)) / scols;
         const int dk = k - (srows - 1) / 2;
         /* Workers past this element's overlap add nothing: skip the atomic. */
