@@ -226,9 +226,16 @@ static int exact_number(const char *text, double *x) {
     return strcmp(back, text) == 0;
 }
 
+/* Class values (allow_range) are only ever compared as numbers, so any finite decimal is written as a number there
+ * (a feature printed as "8.55378334" is not its %.17g text, and a string would read oddly in the profile). */
 static cJSON *value_json(const char *text, int allow_range) {
     double x, lo, hi;
     if (exact_number(text, &x)) return cJSON_CreateNumber(x);
+    if (allow_range) {
+        char *end;
+        x = strtod(text, &end);
+        if (end != text && !*end && isfinite(x)) return cJSON_CreateNumber(x);
+    }
     const char *dots = allow_range ? strstr(text, "..") : NULL;
     if (dots) {
         char a[64];
