@@ -312,6 +312,50 @@ static void test_large_space(clpk_context *ctx) {
     clpk_tune_report_free(&r);
 }
 
+/* A deceptive space: p, q, r ordered (0..19, p + q even) and a categorical `kind`. Every kind but "e" is a broad bowl
+ * with its minimum 1 at (5, 5, 5); kind "e" is a steeper bowl with the global minimum 0.5 at (15, 15, 15), worse than
+ * the others almost everywhere, so random starts of kind "e" rarely rank among the best, and a climb from the other
+ * kinds' minimum never enters it (kind "e" at (5, 5, 5) costs 9.5). */
+static const char *const trap_kinds[] = {"a", "b", "c", "d", "e", "f", NULL};
+static clpk_status trap_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    const char *names[] = {"p", "q", "r"};
+    for (int i = 0; i < 3; ++i) CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
+    return clpk_tune_space_add(space, "kind", trap_kinds);
+}
+static clpk_status trap_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *c, int repeats,
+                                 double *ms) {
+    const char *names[] = {"p", "q", "r"};
+    const char *kind = clpk_params_get(c, "kind");
+    int well = kind && !strcmp(kind, "e");
+    *ms = well ? 0.5 : 1;
+    for (int i = 0; i < 3; ++i) {
+        double d = (double)(clpk_params_get_int(c, names[i], 0) - (well ? 15 : 5));
+        *ms += (well ? 0.03 : 0.01) * d * d;
+    }
+    return CLPK_SUCCESS;
+}
+static const clpk_tune_family trap_family = {"trap", big_count, big_create, NULL, trap_space, big_valid, trap_evaluate,
+                                             NULL};
+
+/* Hill searches each category's sub-space, so it finds the deceptive global minimum for every seed tried (the
+ * climber before 2026-11-22 ended in the broad bowl's minimum 1.0), with a small share of the 24000 valid points. */
+static void test_deceptive_space(clpk_context *ctx) {
+    const clpk_tune_family *fams[] = {&trap_family, NULL};
+    for (unsigned long long seed = 1; seed <= 4; ++seed) {
+        clpk_tune_config cfg;
+        fake_config(&cfg, CLPK_TUNE_HILL);
+        cfg.opts.seed = seed;
+        clpk_tune_report r;
+        CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "deceptive hill run");
+        const clpk_tune_result *x = &r.items[0];
+        CHECK(x->found && fabs(x->best_ms - 0.5) < 1e-9, "seed %llu: hill finds the global minimum 0.5: %g (%s)", seed,
+              x->best_ms, get(&x->best, "kind"));
+        CHECK(x->evaluated < 600 && x->complete, "seed %llu: %d of 24000 valid points measured", seed, x->evaluated);
+        printf("deceptive space, seed %llu: best %g with %d points\n", seed, x->best_ms, x->evaluated);
+        clpk_tune_report_free(&r);
+    }
+}
+
 static void test_select(void) {
     const clpk_tune_family *all[] = {&fake_family_plain, &fake_family_wrong, &fake_family_build, NULL};
     const clpk_tune_family *out[8];
@@ -435,6 +479,7 @@ int main(void) {
     test_failures(ctx);
     test_budgets_and_stop(ctx);
     test_large_space(ctx);
+    test_deceptive_space(ctx);
     test_subspace_and_problems(ctx);
     test_compare(ctx);
     clpk_context_destroy(ctx);

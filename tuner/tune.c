@@ -133,6 +133,9 @@ typedef struct search {
     int planned;
     uint64_t rng;
     int cut; /* a budget, the point cap or the stop flag ended the search */
+    /* hill: 1 a categorical parameter, fixed in its group's climb; 2 the first parameter standing in for the groups
+     * when there are no categories (its climbs may move it); 0 neither */
+    int grouped[CLPK_TUNE_MAX_PARAMS];
 } search;
 
 static uint64_t next_random(uint64_t *state) {
@@ -405,6 +408,42 @@ static int better(const search *s, int a, int b) {
     return b < 0 || s->pts[b].outcome != CLPK_TUNE_OK || s->pts[a].ms < s->pts[b].ms;
 }
 
+/* The climbs' groups: the combinations of the categorical parameters' values (values not all numbers: strategies,
+ * formats, kernel variants), taking categorical parameters in order while the combinations stay at most GROUP_LIMIT.
+ * Ordered values make a landscape a climber can follow; categories do not (the next one in the list is no nearer than
+ * any other, and a category can be slow almost everywhere yet hold the best point), so each group gets a climb of
+ * its own sub-space. */
+#define GROUP_LIMIT 16
+
+static int numeric_param(const clpk_tune_param *p) {
+    for (int v = 0; v < p->count; ++v) {
+        char *end;
+        strtod(p->values[v], &end);
+        if (end == p->values[v] || *end) return 0;
+    }
+    return 1;
+}
+
+/* Returns how many groups there are (1: none). */
+static int choose_groups(search *s) {
+    int combos = 1;
+    for (int i = 0; i < s->space->count; ++i) {
+        s->grouped[i] = 0;
+        if (numeric_param(&s->space->params[i]) || combos * s->space->params[i].count > GROUP_LIMIT) continue;
+        s->grouped[i] = 1;
+        combos *= s->space->params[i].count;
+    }
+    /* No categories: starts and climbs still spread over the first parameter's values, which its climbs may move. */
+    if (combos == 1 && s->space->count > 0) s->grouped[0] = 2;
+    return combos;
+}
+
+static int same_group(const search *s, const int *a, const int *b) {
+    for (int i = 0; i < s->space->count; ++i)
+        if (s->grouped[i] && a[i] != b[i]) return 0;
+    return 1;
+}
+
 /* Measures one neighbour of `current` (digits moved by d1 on parameter i and d2 on parameter j, j < 0: none) and
  * keeps the better of it and *next; returns 0 when the search must stop. */
 static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, int *next) {
@@ -425,27 +464,57 @@ static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, i
 /* Best-improvement hill climbing: measure the neighbours (one parameter one value up or down), move to the best while
  * it beats the current point. When none does, wider rings are tried before stopping: one parameter two values, then
  * two parameters one value each, which step over constraints such as "block sizes multiply to at most N" or parity
- * rules that make every nearest neighbour invalid. */
-static void climb(search *s, int from) {
+ * rules that make every nearest neighbour invalid. `in_group`: the grouped parameters stay fixed (the climb searches
+ * its group's sub-space). Returns where it ended. */
+static int climb(search *s, int from, int in_group) {
     int current = from, n = s->space->count;
     while (current >= 0) {
         int next = current;
         for (int ring = 0; ring < 3 && next == current; ++ring) {
             for (int i = 0; i < n; ++i) {
+                if (in_group && s->grouped[i] == 1) continue;
                 for (int d = -1; d <= 1; d += 2) {
-                    if (ring < 2 && !try_neighbour(s, current, i, d * (ring + 1), -1, 0, &next)) return;
-                    for (int j = i + 1; ring == 2 && j < n; ++j)
+                    if (ring < 2 && !try_neighbour(s, current, i, d * (ring + 1), -1, 0, &next)) return current;
+                    for (int j = i + 1; ring == 2 && j < n; ++j) {
+                        if (in_group && s->grouped[j] == 1) continue;
                         for (int e = -1; e <= 1; e += 2)
-                            if (!try_neighbour(s, current, i, d, j, e, &next)) return;
+                            if (!try_neighbour(s, current, i, d, j, e, &next)) return current;
+                    }
                 }
             }
         }
-        current = next == current ? -1 : next;
+        if (next == current) return current;
+        current = next;
     }
+    return current;
 }
 
-/* Random starting points that cover every value of the first parameter (families put their strategy there: format,
- * algorithm, kernel variant), drawn from the listed valid points. */
+/* Coordinate sweeps: every value of every parameter (not only the neighbours, categories included) from `from`,
+ * moving to the best, until a whole sweep finds nothing better. Returns where it ended. */
+static int sweep(search *s, int from) {
+    int current = from;
+    for (int moved = 1; moved && current >= 0;) {
+        moved = 0;
+        for (int i = 0; i < s->space->count; ++i) {
+            int next = current;
+            for (int v = 0; v < s->space->params[i].count; ++v) {
+                if (v == s->pts[current].digits[i]) continue;
+                int digits[CLPK_TUNE_MAX_PARAMS];
+                memcpy(digits, s->pts[current].digits, sizeof digits);
+                digits[i] = v;
+                int at = visit_digits(s, digits);
+                if (at == -1) return current;
+                if (better(s, at, next)) next = at;
+            }
+            moved |= next != current;
+            current = next;
+        }
+    }
+    return current;
+}
+
+/* Random starting points that cover every group (combination of the grouped parameters' values) first, drawn from
+ * the listed valid points. */
 static void stratified_starts(search *s, int n) {
     int digits[CLPK_TUNE_MAX_PARAMS];
     for (size_t i = s->valid_count; i > 1; --i) { /* shuffle */
@@ -454,43 +523,67 @@ static void stratified_starts(search *s, int n) {
         s->valid[i - 1] = s->valid[j];
         s->valid[j] = t;
     }
-    int covered[CLPK_TUNE_MAX_VALUES] = {0}, drawn = 0;
+    int drawn = 0;
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t i = 0; i < s->valid_count && drawn < n; ++i) {
             digits_of_index(s->space, s->valid[i], digits);
-            if ((pass == 0 && covered[digits[0]]) || find_point(s, digits) >= 0) continue;
-            covered[digits[0]] = 1;
+            if (find_point(s, digits) >= 0) continue;
+            int covered = 0;
+            for (int k = 0; pass == 0 && k < s->count && !covered; ++k)
+                covered = s->pts[k].in_space && !s->pts[k].pruned && same_group(s, s->pts[k].digits, digits);
+            if (covered) continue;
             if (visit_digits(s, digits) == -1) return;
             ++drawn;
         }
     }
 }
 
-/* Random starts, then climbs from the best point of each of the best HILL_STARTS values of the first parameter (or
- * from the best HILL_STARTS points when it has one value). A small valid space is searched exhaustively instead: a
- * few climbs would cost about as much. */
+/* floor(log2(valid points / (4 x samples))), at least 0: how much larger than an exhaustively searched space this
+ * one is. Unlisted spaces count by their product. */
+static int size_steps(const search *s) {
+    double valid = s->enumerated ? (double)s->valid_count : clpk_tune_space_size(s->space);
+    double ratio = valid / (4.0 * s->run->cfg->samples);
+    return ratio >= 2 ? (int)floor(log2(ratio)) : 0;
+}
+
+/* Random starts (more the larger the space), then a climb inside the group of each of the best few groups (from the
+ * group's best point; more climbs the larger the space), then coordinate sweeps and free climbs from the best end
+ * until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost about as
+ * much. */
 static void search_hill(search *s) {
     int samples = s->run->cfg->samples;
-    int starts = samples / 2 > 4 ? samples / 2 : 4;
     if (s->enumerated && s->valid_count <= (size_t)(4 * samples)) {
         search_exhaustive(s);
         return;
     }
+    int groups = choose_groups(s);
+    int steps = size_steps(s), base = samples / 2 > 4 ? samples / 2 : 4;
+    int starts = base + base * steps / 4, climbs = HILL_STARTS + steps / 2;
+    if (groups > climbs) climbs = groups;
     if (s->enumerated) stratified_starts(s, starts);
     else search_random(s, starts);
-    int used[HILL_STARTS], nused = 0, per_value = s->space->params[0].count > 1;
-    for (int k = 0; k < HILL_STARTS && !s->cut; ++k) {
+    int grouping = 0; /* else the climbs start from the best distinct points */
+    for (int i = 0; i < s->space->count; ++i) grouping |= s->grouped[i] && s->space->params[i].count > 1;
+    int used[HILL_STARTS + 64], nused = 0, best_end = -1;
+    if (climbs > HILL_STARTS + 64) climbs = HILL_STARTS + 64; /* GROUP_LIMIT keeps groups below */
+    for (int k = 0; k < climbs && !s->cut; ++k) {
         int best = -1;
         for (int i = 0; i < s->count; ++i) {
             if (!s->pts[i].in_space) continue;
             int taken = 0;
             for (int u = 0; u < nused && !taken; ++u)
-                taken = i == used[u] || (per_value && s->pts[i].digits[0] == s->pts[used[u]].digits[0]);
+                taken = i == used[u] || (grouping && same_group(s, s->pts[i].digits, s->pts[used[u]].digits));
             if (!taken && better(s, i, best)) best = i;
         }
         if (best < 0) break;
         used[nused++] = best;
-        climb(s, best);
+        int end = climb(s, best, 1);
+        if (better(s, end, best_end)) best_end = end;
+    }
+    while (best_end >= 0 && !s->cut) {
+        int end = climb(s, sweep(s, best_end), 0);
+        if (!better(s, end, best_end)) break;
+        best_end = end;
     }
 }
 
