@@ -547,8 +547,8 @@ static int size_steps(const search *s) {
 }
 
 /* Random starts (more the larger the space), then a climb inside the group of each of the best few groups (from the
- * group's best point; more climbs the larger the space), then coordinate sweeps and free climbs from the best end
- * until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost about as
+ * group's best point; more climbs the larger the space), then coordinate sweeps and free climbs from each of the best
+ * few ends until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost about as
  * much. */
 static void search_hill(search *s) {
     int samples = s->run->cfg->samples;
@@ -564,7 +564,7 @@ static void search_hill(search *s) {
     else search_random(s, starts);
     int grouping = 0; /* else the climbs start from the best distinct points */
     for (int i = 0; i < s->space->count; ++i) grouping |= s->grouped[i] && s->space->params[i].count > 1;
-    int used[HILL_STARTS + 64], nused = 0, best_end = -1;
+    int used[HILL_STARTS + 64], ends[HILL_STARTS + 64], nused = 0;
     if (climbs > HILL_STARTS + 64) climbs = HILL_STARTS + 64; /* GROUP_LIMIT keeps groups below */
     for (int k = 0; k < climbs && !s->cut; ++k) {
         int best = -1;
@@ -576,14 +576,24 @@ static void search_hill(search *s) {
             if (!taken && better(s, i, best)) best = i;
         }
         if (best < 0) break;
-        used[nused++] = best;
-        int end = climb(s, best, 1);
-        if (better(s, end, best_end)) best_end = end;
+        used[nused] = best;
+        ends[nused++] = climb(s, best, 1);
     }
-    while (best_end >= 0 && !s->cut) {
-        int end = climb(s, sweep(s, best_end), 0);
-        if (!better(s, end, best_end)) break;
-        best_end = end;
+    /* The polish starts from the best HILL_STARTS climb ends, best first: the best end can be a local optimum that a
+     * sweep from the second one steps past. */
+    for (int k = 0; k < HILL_STARTS && !s->cut; ++k) {
+        int from = -1;
+        for (int u = 0; u < nused; ++u)
+            if (ends[u] >= 0 && better(s, ends[u], from)) from = u;
+        if (from < 0) break;
+        int current = ends[from];
+        for (int u = 0; u < nused; ++u)
+            if (ends[u] == current) ends[u] = -1; /* several climbs can end at one point */
+        while (!s->cut) {
+            int end = climb(s, sweep(s, current), 0);
+            if (!better(s, end, current)) break;
+            current = end;
+        }
     }
 }
 
