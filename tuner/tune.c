@@ -548,8 +548,8 @@ static int size_steps(const search *s) {
 
 /* Random starts (more the larger the space), then a climb inside the group of each of the best few groups (from the
  * group's best point; more climbs the larger the space), then coordinate sweeps and free climbs from each of the best
- * few ends until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost about as
- * much. */
+ * few ends until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost
+ * about as much. */
 static void search_hill(search *s) {
     int samples = s->run->cfg->samples;
     if (s->enumerated && s->valid_count <= (size_t)(4 * samples)) {
@@ -582,11 +582,10 @@ static void search_hill(search *s) {
     /* The polish starts from the best HILL_STARTS climb ends, best first: the best end can be a local optimum that a
      * sweep from the second one steps past. */
     for (int k = 0; k < HILL_STARTS && !s->cut; ++k) {
-        int from = -1;
+        int current = -1;
         for (int u = 0; u < nused; ++u)
-            if (ends[u] >= 0 && better(s, ends[u], from)) from = u;
-        if (from < 0) break;
-        int current = ends[from];
+            if (ends[u] >= 0 && better(s, ends[u], current)) current = ends[u];
+        if (current < 0) break;
         for (int u = 0; u < nused; ++u)
             if (ends[u] == current) ends[u] = -1; /* several climbs can end at one point */
         while (!s->cut) {
