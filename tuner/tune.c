@@ -438,6 +438,16 @@ static int choose_groups(search *s) {
     return combos;
 }
 
+/* A group's number, below GROUP_IDS: mixed radix over the grouped parameters (at most GROUP_LIMIT combinations of
+ * categories, or the first parameter's values). */
+#define GROUP_IDS (GROUP_LIMIT > CLPK_TUNE_MAX_VALUES ? GROUP_LIMIT : CLPK_TUNE_MAX_VALUES)
+static int group_id(const search *s, const int *digits) {
+    int id = 0;
+    for (int i = 0; i < s->space->count; ++i)
+        if (s->grouped[i]) id = id * s->space->params[i].count + digits[i];
+    return id;
+}
+
 static int same_group(const search *s, const int *a, const int *b) {
     for (int i = 0; i < s->space->count; ++i)
         if (s->grouped[i] && a[i] != b[i]) return 0;
@@ -523,15 +533,15 @@ static void stratified_starts(search *s, int n) {
         s->valid[i - 1] = s->valid[j];
         s->valid[j] = t;
     }
-    int drawn = 0;
+    int covered[GROUP_IDS] = {0}, drawn = 0;
+    for (int k = 0; k < s->count; ++k) /* the defaults, when in the space */
+        if (s->pts[k].in_space && !s->pts[k].pruned) covered[group_id(s, s->pts[k].digits)] = 1;
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t i = 0; i < s->valid_count && drawn < n; ++i) {
             digits_of_index(s->space, s->valid[i], digits);
-            if (find_point(s, digits) >= 0) continue;
-            int covered = 0;
-            for (int k = 0; pass == 0 && k < s->count && !covered; ++k)
-                covered = s->pts[k].in_space && !s->pts[k].pruned && same_group(s, s->pts[k].digits, digits);
-            if (covered) continue;
+            int id = group_id(s, digits);
+            if ((pass == 0 && covered[id]) || find_point(s, digits) >= 0) continue;
+            covered[id] = 1;
             if (visit_digits(s, digits) == -1) return;
             ++drawn;
         }
