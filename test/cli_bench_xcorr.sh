@@ -22,7 +22,7 @@ fi
 grep -q "seed 5 (splitmix64 recipe)" "$tmp/log" && ok || bad "seed not printed"
 [ "$(wc -l <"$tmp/cases.txt")" -eq 2 ] && ok || bad "cases file: $(cat "$tmp/cases.txt")"
 grep -q '"impl":"copy-bandwidth"' "$tmp/b.jsonl" && ok || bad "no copy-bandwidth record"
-for v in auto naive shift-buffer split-row grouped multi-right warp-per-overlap fft; do
+for v in auto naive shift-buffer split-row grouped multi-right warp-per-overlap local fft; do
     n=$(grep -c "\"impl\":\"clpk-$v\".*\"status\":\"ok\".*\"rel_error\"" "$tmp/b.jsonl")
     [ "$n" -eq 2 ] && ok || bad "$v: $n checked records of 2"
 done
