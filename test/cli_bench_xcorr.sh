@@ -36,6 +36,12 @@ grep -q '"case":"n-to-m 3x3 4".*"counts":"3x3".*"median_ms":[0-9]' "$tmp/b.jsonl
     >"$tmp/log2" 2>&1 && ok || bad "skip run: $(tail -3 "$tmp/log2")"
 grep -q '"status":"skipped","reason":"estimated' "$tmp/s.jsonl" && ok || bad "no skipped record: $(cat "$tmp/s.jsonl")"
 
+# Variants with plan parameters (':' then key=value separated by '/'): checked and recorded under the full name.
+"$cli" --patterns one-to-one --sizes 5 --scale 0.001 --repeats 2 --warmup 1 --variants local:rows=1/shifts=2/wg=64 \
+    --json "$tmp/p.jsonl" >"$tmp/log3" 2>&1 && ok || bad "parameter variant run: $(tail -3 "$tmp/log3")"
+grep -q '"impl":"clpk-local:rows=1/shifts=2/wg=64".*"status":"ok","chosen":"local {rows=1,shifts=2,wg=64}".*"rel_error"' \
+    "$tmp/p.jsonl" && ok || bad "parameter variant record: $(cat "$tmp/p.jsonl")"
+
 # 3. The peer's recipe gives the same inputs (numpy stands in for CuPy; the peer imports CuPy only in main()).
 if python3 -c "import numpy" 2>/dev/null; then
     if python3 - "$tmp" "$src/bench/peers" <<'EOF'; then ok; else bad "peer recipe differs"; fi
