@@ -21,14 +21,15 @@
 
 #define MAX_LIST 32
 
-static const char *const all_variants[] = {"auto",        "naive",      "shift-buffer",     "split-row", "grouped",
-                                           "multi-right", "multi-both", "warp-per-overlap", "fft"};
+static const char *const all_variants[] = {"auto",       "naive",            "shift-buffer", "split-row", "grouped",
+                                           "multi-right", "multi-both", "warp-per-overlap", "local",        "fft"};
 #define N_VARIANTS (sizeof all_variants / sizeof all_variants[0])
 
 /* Throughputs (FLOP/s of useful multiply-adds) below which no direct variant runs on the H100, from the
  * measurements of docs/xcorr.md rounded up: used only to skip calls that would surely exceed --max-ms. */
 static double optimistic_rate(const char *variant) {
     if (strcmp(variant, "warp-per-overlap") == 0) return 1e12;
+    if (strcmp(variant, "local") == 0) return 70e12; /* not measured yet: the FMA peak, so nothing is skipped early */
     if (strcmp(variant, "naive") == 0 || strcmp(variant, "shift-buffer") == 0 || strcmp(variant, "split-row") == 0)
         return 5e12;
     return 25e12;
@@ -53,17 +54,29 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: clpk-bench-xcorr [--patterns one-to-one,one-to-many,n-to-m,n-to-mn,dic] [--sizes 16,24,...]\n"
             "                        [--variants auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,\n"
-            "                                    warp-per-overlap,fft] [--scale F] [--precision f32|f64]\n"
+            "                                    warp-per-overlap,local,fft,ALGO:k=v/k=v] [--scale F] [--precision f32|f64]\n"
             "                        [--seed N] [--repeats N] [--warmup N] [--max-ms MS] [--json OUT.jsonl]\n"
             "                        [--cases-out CASES.txt] [--list] [--device SELECTOR] [--dump-inputs DIR]\n"
             "Default grid (docs/perf-xcorr.md): sizes 16 24 32 48 64 96 128 192 256 (square); one-to-one x4000,\n"
             "one-to-many 1x{2,8,32,4000}, n-to-m {2x2,8x8,32x32,128x128}, n-to-mn {2x8,4x16,8x32,100x4000}, dic\n"
             "(n-to-mn 86x4300 of 96x96, sizes ignored). --scale multiplies the counts (at least 1; n-to-mn keeps its\n"
             "multiple). --max-ms: variants estimated or measured above it per call are recorded as skipped.\n"
+            "A variant may carry plan parameters: local:rows=4/shifts=8/wg=256 (':' then key=value separated by '/').\n"
             "--cases-out writes 'PATTERN:R:NL:NR LABEL' lines for bench/peers/cufft_xcorr.py. JSON lines, one per\n"
             "(case, implementation). Inputs: splitmix64 recipe of the source header from --seed (printed);\n"
             "--dump-inputs writes case<i>_left.npy / case<i>_right.npy (stacks up to 2^22 elements) to check a\n"
             "peer's copy of the recipe.\n");
+}
+
+/* A variant is an algorithm name, optionally with parameters: "local:rows=4/shifts=8" (':' then k=v separated by
+ * '/', since ',' separates variants). Splits it into the algorithm and a plan parameter string ("" for none). */
+static void variant_parts(const char *variant, char *algo, size_t algo_size, char *params, size_t params_size) {
+    const char *colon = strchr(variant, ':');
+    const size_t n = colon ? (size_t)(colon - variant) : strlen(variant);
+    snprintf(algo, algo_size, "%.*s", (int)n, variant);
+    snprintf(params, params_size, "%s", colon ? colon + 1 : "");
+    for (char *c = params; *c; ++c)
+        if (*c == '/') *c = ',';
 }
 
 static int split_list(char *text, const char **items, int max) {
@@ -83,7 +96,7 @@ static int parse_number(const char *text, double lo, double hi, double *out) {
 
 static int parse_args(int argc, char **argv, options *o) {
     static char pat_default[] = "one-to-one,one-to-many,n-to-m,n-to-mn,dic";
-    static char var_default[] = "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,fft";
+    static char var_default[] = "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,fft";
     static const int size_default[] = {16, 24, 32, 48, 64, 96, 128, 192, 256};
     memset(o, 0, sizeof *o);
     o->scale = 1, o->max_ms = 1000, o->repeats = 50, o->warmup = 3, o->seed = 1;
@@ -136,7 +149,9 @@ static int parse_args(int argc, char **argv, options *o) {
     o->n_variants = split_list(variants, o->variants, MAX_LIST);
     for (int i = 0; i < o->n_variants; ++i) {
         int known = 0;
-        for (size_t k = 0; k < N_VARIANTS; ++k) known |= strcmp(o->variants[i], all_variants[k]) == 0;
+        char algo[64], params[256];
+        variant_parts(o->variants[i], algo, sizeof algo, params, sizeof params);
+        for (size_t k = 0; k < N_VARIANTS; ++k) known |= strcmp(algo, all_variants[k]) == 0;
         if (!known) return fprintf(stderr, "clpk-bench-xcorr: unknown variant '%s'\n", o->variants[i]), 0;
     }
     if (sizes) {
@@ -395,7 +410,9 @@ static void record_status(FILE *json, const case_data *d, const char *variant, c
     emit(json, rec);
 }
 
-static int applicable(const clpk_xcorr_shape *s, const char *variant) {
+static int applicable(const clpk_xcorr_shape *s, const char *name) {
+    char variant[64], params[256];
+    variant_parts(name, variant, sizeof variant, params, sizeof params);
     if (strcmp(variant, "multi-right") == 0) return s->pattern != CLPK_XCORR_ONE_TO_ONE;
     if (strcmp(variant, "multi-both") == 0) return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1;
     return 1;
@@ -404,10 +421,12 @@ static int applicable(const clpk_xcorr_shape *s, const char *variant) {
 /* Returns 0 when a variant gave a wrong answer (the exit status reports it). */
 static int run_variant(case_data *d, const options *o, const char *variant, FILE *json, double bw_gbps) {
     const clpk_xcorr_shape *s = &d->bc->shape;
-    const int is_direct = strcmp(variant, "fft") != 0 && strcmp(variant, "auto") != 0;
+    char algo[64], params[256];
+    variant_parts(variant, algo, sizeof algo, params, sizeof params);
+    const int is_direct = strcmp(algo, "fft") != 0 && strcmp(algo, "auto") != 0;
     const double macs = count_macs(s);
     if (is_direct) {
-        const double est_ms = 2 * macs / optimistic_rate(variant) * 1e3;
+        const double est_ms = 2 * macs / optimistic_rate(algo) * 1e3;
         if (est_ms > o->max_ms) {
             char msg[128];
             snprintf(msg, sizeof msg, "estimated >= %.0f ms per call (limit %.0f)", est_ms, o->max_ms);
@@ -416,7 +435,7 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
         }
     }
     clpk_xcorr_plan *plan = NULL;
-    if (clpk_xcorr_plan_create(d->ctx, s, variant, NULL, &plan) != CLPK_SUCCESS) {
+    if (clpk_xcorr_plan_create(d->ctx, s, algo, params[0] ? params : NULL, &plan) != CLPK_SUCCESS) {
         record_status(json, d, variant, "unsupported", clpk_last_error(d->ctx), 0);
         return 1;
     }

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum direct_kind { NAIVE, SHIFT_BUFFER, SPLIT_ROW, TILE, WARP_PER_OVERLAP } direct_kind;
+typedef enum direct_kind { NAIVE, SHIFT_BUFFER, SPLIT_ROW, TILE, WARP_PER_OVERLAP, LOCAL_TILES } direct_kind;
 
 static const char *const naive_keys[] = {"wg", NULL};
 static const char *const shift_keys[] = {"team", "shuffle", NULL};
 static const char *const split_keys[] = {"rows_per_worker", "combine", "distribution", "wg", NULL};
 static const char *const tile_keys[] = {"shifts", "rows", "lefts", "rights", "wg", NULL};
 static const char *const wpo_keys[] = {"wg", NULL};
+static const char *const local_keys[] = {"rows", "shifts", "wg", NULL};
 
 static const struct {
     const char *name;
@@ -28,6 +29,7 @@ static const struct {
     {"multi-right", TILE, "xcorr_tile", tile_keys},
     {"multi-both", TILE, "xcorr_tile", tile_keys},
     {"warp-per-overlap", WARP_PER_OVERLAP, "xcorr_wpo", wpo_keys},
+    {"local", LOCAL_TILES, "xcorr_local", local_keys},
 };
 enum { ALGORITHM_COUNT = sizeof algorithms / sizeof algorithms[0] };
 
@@ -87,6 +89,12 @@ void clpk_xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape
         clpk_params_set_int(params, "wg", 128);
         break;
     case WARP_PER_OVERLAP: clpk_params_set_int(params, "wg", 32); break; /* 32 < 64 < 128 on the H100 */
+    case LOCAL_TILES:
+        /* Not measured yet: the grouped kernel's best shape (8 column shifts) split over 2 rows, a full-ish group. */
+        clpk_params_set_int(params, "rows", 2);
+        clpk_params_set_int(params, "shifts", 4);
+        clpk_params_set_int(params, "wg", 128);
+        break;
     case TILE:
         /* Measured on the H100 (docs/xcorr.md): long runs of column shifts (8) beat taller blocks; 4 rights per left
          * and 64-item groups were best at 16^2 x 4000 one-to-many. */
@@ -198,6 +206,43 @@ static clpk_status create_tile(clpk_xcorr_direct *d, const char *algorithm, cons
     d->global = round_up(tiles * (size_t)groups, d->local);
     CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, algorithm));
     return check_groups(d, d->global, d->local, algorithm);
+}
+
+/* Bytes of local memory the local algorithm needs for its two matrices (0 if that overflows size_t). */
+size_t clpk_xcorr_local_bytes(const clpk_xcorr_shape *shape) {
+    const size_t n = (size_t)shape->rows * (size_t)shape->cols, elem = clpk_precision_size(shape->precision);
+    return n > SIZE_MAX / 2 / elem ? 0 : 2 * n * elem;
+}
+
+/* local: one work-group per output matrix, both matrices in local memory (cl/xcorr_local.cl). */
+static clpk_status create_local(clpk_xcorr_direct *d, const clpk_params *p) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    int block_rows, block_cols, wg;
+    CLPK_TRY(param_int(d->ctx, p, "rows", 1, 8, &block_rows));
+    CLPK_TRY(param_int(d->ctx, p, "shifts", 1, 16, &block_cols));
+    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
+    const size_t need = clpk_xcorr_local_bytes(&d->shape);
+    if (need == 0 || need > dev->local_mem_bytes)
+        return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr local: the left and right %dx%d matrices need %zu bytes of local memory, %s has %llu: "
+                         "use another algorithm",
+                         d->shape.rows, d->shape.cols, need, dev->name, (unsigned long long)dev->local_mem_bytes);
+    char defines[96];
+    snprintf(defines, sizeof defines, "-DBLOCK_ROWS=%d -DBLOCK_COLS=%d -DLOCAL_WG=%d", block_rows, block_cols, wg);
+    CLPK_TRY(build_kernel(d, "xcorr_local", defines, "xcorr_local", &d->kernel));
+    cl_ulong own = 0;
+    CLPK_CL_TRY(d->ctx, clGetKernelWorkGroupInfo(d->kernel, clpk_context_device(d->ctx), CL_KERNEL_LOCAL_MEM_SIZE,
+                                                 sizeof own, &own, NULL));
+    if (own + need > dev->local_mem_bytes)
+        return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr local: %zu bytes for the matrices plus %llu of the kernel's own exceed the %llu bytes of "
+                         "local memory of %s",
+                         need, (unsigned long long)own, (unsigned long long)dev->local_mem_bytes, dev->name);
+    d->extra[0] = (int)(need / 2 / d->elem); /* elements of each local buffer */
+    d->local = (size_t)wg;
+    d->global = d->n_out * d->local;
+    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, "local"));
+    return check_groups(d, d->global, d->local, "local");
 }
 
 /* Band rows of the triangle distribution's worker layers 0 .. w-1 (the same closed form as xcorr_layer_start in
@@ -362,6 +407,7 @@ clpk_status clpk_xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *
     case SPLIT_ROW: st = create_split(d, params); break;
     case SHIFT_BUFFER:
     case WARP_PER_OVERLAP: st = create_team(d, params); break;
+    case LOCAL_TILES: st = create_local(d, params); break;
     }
     if (st != CLPK_SUCCESS) {
         clpk_xcorr_direct_destroy(d);
@@ -419,6 +465,10 @@ static clpk_status launch(clpk_xcorr_direct *d, cl_mem left, size_t left_offset,
     cl_int rc = set_common_args(d, d->kernel, left, left_offset, right, right_offset, out, out_offset, &next);
     if (d->kind == TILE) {
         rc |= clSetKernelArg(d->kernel, next, sizeof(cl_int), &d->extra[0]);
+    } else if (d->kind == LOCAL_TILES) {
+        const size_t bytes = (size_t)d->extra[0] * d->elem;
+        rc |= clSetKernelArg(d->kernel, next, bytes, NULL); /* left matrix */
+        rc |= clSetKernelArg(d->kernel, next + 1, bytes, NULL);
     } else if (d->kind == SPLIT_ROW) {
         for (cl_uint i = 0; i < 3; ++i)
             rc |= clSetKernelArg(d->kernel, next + i, sizeof(cl_int), &d->extra[i]); /* rpw, workers, triangle */

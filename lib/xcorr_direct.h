@@ -1,5 +1,5 @@
 /* The direct (non-FFT) kernels of the cross-correlation family: naive, shift-buffer, split-row, grouped,
- * multi-right, multi-both, warp-per-overlap. The plan (lib/xcorr_plan.c) picks one and its parameters; this part
+ * multi-right, multi-both, warp-per-overlap, local. The plan (lib/xcorr_plan.c) picks one and its parameters; this part
  * checks the parameters against the shape and the device, builds the kernel and launches it. */
 #ifndef CLPK_XCORR_DIRECT_H
 #define CLPK_XCORR_DIRECT_H
@@ -16,6 +16,9 @@ const char *const *clpk_xcorr_direct_param_names(const char *algorithm);
 /* Sets the built-in parameters of `algorithm` for this shape and device into `params` (overriding those keys). */
 void clpk_xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
                                 clpk_params *params);
+
+/* Bytes of local memory the "local" algorithm needs for the shape's two matrices (0 when not representable). */
+size_t clpk_xcorr_local_bytes(const clpk_xcorr_shape *shape);
 
 /* Checks `params` (all of the algorithm's keys present: start from the defaults), builds the kernels and sizes the
  * launch. The shape must have passed clpk_xcorr_shape_check. */

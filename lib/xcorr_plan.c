@@ -101,7 +101,8 @@ static clpk_status build(clpk_xcorr_plan *plan) {
  * algorithm of the space, of which the chosen one reads a few). */
 static int known_key(const char *key) {
     static const char *const algorithms[] = {"naive",       "shift-buffer", "split-row",        "grouped",
-                                             "multi-right", "multi-both",   "warp-per-overlap", "fft"};
+                                             "multi-right", "multi-both",   "warp-per-overlap", "local",
+                                             "fft"};
     for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; ++a)
         for (const char *const *k = param_names(algorithms[a]); k && *k; ++k)
             if (strcmp(*k, key) == 0) return 1;
@@ -196,7 +197,7 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
     } else if (strlen(algorithm) >= sizeof plan->algorithm || !param_names(algorithm)) {
         st = clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
                        "xcorr: unknown algorithm '%s' (auto, naive, shift-buffer, split-row, grouped, multi-right, "
-                       "multi-both, warp-per-overlap, fft)",
+                       "multi-both, warp-per-overlap, local, fft)",
                        algorithm);
     } else {
         snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algorithm);

@@ -22,7 +22,7 @@ fi
 grep -q "seed 5 (splitmix64 recipe)" "$tmp/log" && ok || bad "seed not printed"
 [ "$(wc -l <"$tmp/cases.txt")" -eq 2 ] && ok || bad "cases file: $(cat "$tmp/cases.txt")"
 grep -q '"impl":"copy-bandwidth"' "$tmp/b.jsonl" && ok || bad "no copy-bandwidth record"
-for v in auto naive shift-buffer split-row grouped multi-right warp-per-overlap fft; do
+for v in auto naive shift-buffer split-row grouped multi-right warp-per-overlap local fft; do
     n=$(grep -c "\"impl\":\"clpk-$v\".*\"status\":\"ok\".*\"rel_error\"" "$tmp/b.jsonl")
     [ "$n" -eq 2 ] && ok || bad "$v: $n checked records of 2"
 done
@@ -35,6 +35,12 @@ grep -q '"case":"n-to-m 3x3 4".*"counts":"3x3".*"median_ms":[0-9]' "$tmp/b.jsonl
 "$cli" --patterns one-to-one --sizes 64 --scale 0.001 --variants naive --max-ms 1e-6 --json "$tmp/s.jsonl" \
     >"$tmp/log2" 2>&1 && ok || bad "skip run: $(tail -3 "$tmp/log2")"
 grep -q '"status":"skipped","reason":"estimated' "$tmp/s.jsonl" && ok || bad "no skipped record: $(cat "$tmp/s.jsonl")"
+
+# Variants with plan parameters (':' then key=value separated by '/'): checked and recorded under the full name.
+"$cli" --patterns one-to-one --sizes 5 --scale 0.001 --repeats 2 --warmup 1 --variants local:rows=1/shifts=2/wg=64 \
+    --json "$tmp/p.jsonl" >"$tmp/log3" 2>&1 && ok || bad "parameter variant run: $(tail -3 "$tmp/log3")"
+grep -q '"impl":"clpk-local:rows=1/shifts=2/wg=64".*"status":"ok","chosen":"local {rows=1,shifts=2,wg=64}".*"rel_error"' \
+    "$tmp/p.jsonl" && ok || bad "parameter variant record: $(cat "$tmp/p.jsonl")"
 
 # 3. The peer's recipe gives the same inputs (numpy stands in for CuPy; the peer imports CuPy only in main()).
 if python3 -c "import numpy" 2>/dev/null; then

@@ -73,7 +73,7 @@ run_check() { # pattern left right algorithm [extra args]
     if out=$("$cli" --pattern "$p" --left "$tmp/$l" --right "$tmp/$r" --out "$tmp/o.npy" --algorithm "$a" --check "$@" 2>&1) &&
         grep -q "check: .*OK" <<<"$out"; then ok; else bad "$p $a $*: $out"; fi
 }
-for a in auto naive shift-buffer split-row grouped warp-per-overlap; do
+for a in auto naive shift-buffer split-row grouped warp-per-overlap local; do
     run_check one-to-one left2.npy right2.npy $a
 done
 for a in auto naive multi-right split-row; do
@@ -83,6 +83,7 @@ done
 for a in naive multi-right multi-both; do run_check n-to-m left2.npy right6.npy $a; done
 run_check n_to_m left2.npy right6.npy multi-both --params lefts=2,rights=4,shifts=1,rows=2
 run_check one-to-many left1.npy right6.npy grouped --search-size 3x5
+run_check n-to-m left2.npy right6.npy local --search-size 3x5 --params rows=4,shifts=2,wg=64
 run_check n-to-mn left2.npy right6.npy naive --search-size 5 --precision f64
 run_check one-to-one left2.npy right2.npy split-row --precision f64 --params combine=atomic,rows_per_worker=2
 run_check n-to-mn left2.npy right6.npy split-row --params distribution=triangle,rows_per_worker=2

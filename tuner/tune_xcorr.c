@@ -143,7 +143,7 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *op
 /* Per algorithm: the parameters it reads, each with the values the tuner tries. Irrelevant parameters stay at the
  * first value of the space's list. */
 static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
-                                         "multi-both", "warp-per-overlap", "fft",       NULL};
+                                         "multi-both", "warp-per-overlap", "local",     "fft",     NULL};
 static const char *const wg_values[] = {"64", "128", "256", "32", NULL};
 static const char *const team_values[] = {"32", "8", "16", "64", "128", NULL};
 static const char *const rpw_values[] = {"4", "1", "2", "8", "16", NULL};
@@ -174,6 +174,10 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
         if (strcmp(algorithms[i], "multi-right") == 0 && p->shape.pattern == CLPK_XCORR_ONE_TO_ONE) continue;
         if (strcmp(algorithms[i], "multi-both") == 0 && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
         if (strcmp(algorithms[i], "fft") == 0 && !fft_available(ctx, &p->shape)) continue;
+        /* local: only where both matrices fit the device's local memory. */
+        if (strcmp(algorithms[i], "local") == 0 &&
+            clpk_xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes)
+            continue;
         algos[n++] = algorithms[i];
     }
     algos[n] = NULL;
@@ -246,6 +250,12 @@ static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk
     const int lefts = (int)clpk_params_get_int(c, "lefts", 1), rights = (int)clpk_params_get_int(c, "rights", 1);
     /* Register pressure: at most 32 accumulators (and as many partial sums) per work-item. */
     if (shifts * rows * lefts * rights > 32) return 0;
+    if (strcmp(algo, "local") == 0) {
+        /* Both matrices in local memory (space() already drops shapes that do not fit); blocks of rows {1,2,4} x
+         * shifts {1,2,4,8}; 32-item groups leave too few warps per matrix copy. */
+        const size_t need = clpk_xcorr_local_bytes(&p->shape);
+        return wg >= 64 && rows <= 4 && lefts == 1 && rights == 1 && need > 0 && need <= dev->local_mem_bytes;
+    }
     /* grouped: one pair per work-item; multi-right: several rights of one left (lefts = 1). */
     if (strcmp(algo, "grouped") == 0) return wg >= 64 && lefts == 1 && rights == 1;
     if (strcmp(algo, "multi-right") == 0)
