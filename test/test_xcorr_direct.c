@@ -49,16 +49,6 @@ static const sweep_case cases[] = {
     {"warp-per-overlap", "wg=256"},
 };
 
-/* pattern, rows, cols, n_left, n_right, search rows, search cols */
-static const clpk_xcorr_shape shapes[] = {
-    {CLPK_XCORR_ONE_TO_ONE, 1, 1, 3, 3, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_ONE, 17, 13, 2, 2, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_MANY, 7, 1, 1, 5, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_MANY, 33, 31, 1, 3, 9, 15, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_MN, 5, 9, 2, 6, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_M, 6, 6, 3, 5, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_M, 2, 3, 1, 2, 1, 5, CLPK_PRECISION_F32},
-};
 
 /* Whether the plan is expected to refuse these parameters on this pattern. */
 static int refused(const char *params, clpk_xcorr_pattern pattern) {
@@ -76,8 +66,8 @@ static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const ch
 static void sweep(clpk_context *ctx, uint64_t *rng) {
     char label[256];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
-            const clpk_xcorr_shape *shape = &shapes[s];
+        for (size_t s = 0; s < XCORR_SWEEP_SHAPES; ++s) {
+            const clpk_xcorr_shape *shape = &xcorr_sweep_shapes[s];
             label_of(label, sizeof label, shape, cases[c].algorithm, cases[c].params);
             if (refused(cases[c].params, shape->pattern)) {
                 clpk_xcorr_plan *plan = NULL;

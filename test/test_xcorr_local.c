@@ -19,16 +19,6 @@ static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const ch
              params ? params : "defaults");
 }
 
-/* pattern, rows, cols, n_left, n_right, search rows, search cols */
-static const clpk_xcorr_shape sweep_shapes[] = {
-    {CLPK_XCORR_ONE_TO_ONE, 1, 1, 3, 3, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_ONE, 17, 13, 2, 2, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_MANY, 7, 1, 1, 5, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_MANY, 33, 31, 1, 3, 9, 15, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_MN, 5, 9, 2, 6, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_M, 6, 6, 3, 5, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_M, 2, 3, 1, 2, 1, 5, CLPK_PRECISION_F32},
-};
 
 static void sweep(clpk_context *ctx, uint64_t *rng) {
     static const int block_rows[] = {1, 2, 4}, block_cols[] = {1, 2, 4, 8}, wgs[] = {64, 128, 256};
@@ -38,9 +28,9 @@ static void sweep(clpk_context *ctx, uint64_t *rng) {
         for (int c = 0; c < 4; ++c, ++n) {
             snprintf(params, sizeof params, "rows=%d,shifts=%d,wg=%d", block_rows[r], block_cols[c],
                      wgs[n % 3]);
-            for (size_t s = 0; s < sizeof sweep_shapes / sizeof sweep_shapes[0]; ++s) {
-                label_of(label, sizeof label, &sweep_shapes[s], params);
-                xcorr_check_case(ctx, rng, &sweep_shapes[s], "local", params, (size_t)(n + (int)s) % 3, label);
+            for (size_t s = 0; s < XCORR_SWEEP_SHAPES; ++s) {
+                label_of(label, sizeof label, &xcorr_sweep_shapes[s], params);
+                xcorr_check_case(ctx, rng, &xcorr_sweep_shapes[s], "local", params, (size_t)(n + (int)s) % 3, label);
             }
         }
 }

@@ -112,3 +112,14 @@ done:
     free(got);
     return e;
 }
+
+/* pattern, rows, cols, n_left, n_right, search rows, search cols */
+const clpk_xcorr_shape xcorr_sweep_shapes[XCORR_SWEEP_SHAPES] = {
+    {CLPK_XCORR_ONE_TO_ONE, 1, 1, 3, 3, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_ONE_TO_ONE, 17, 13, 2, 2, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_ONE_TO_MANY, 7, 1, 1, 5, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_ONE_TO_MANY, 33, 31, 1, 3, 9, 15, CLPK_PRECISION_F32},
+    {CLPK_XCORR_N_TO_MN, 5, 9, 2, 6, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_N_TO_M, 6, 6, 3, 5, 0, 0, CLPK_PRECISION_F32},
+    {CLPK_XCORR_N_TO_M, 2, 3, 1, 2, 1, 5, CLPK_PRECISION_F32},
+};

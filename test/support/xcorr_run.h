@@ -18,6 +18,11 @@ clpk_status xcorr_run(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr
 double xcorr_check_case(clpk_context *ctx, uint64_t *rng, const clpk_xcorr_shape *shape, const char *algorithm,
                         const char *params, size_t offset, const char *label);
 
+/* The shapes every direct-kernel sweep runs (1x1, odd, non-square, a single column, windows, all four patterns),
+ * f32: XCORR_SWEEP_SHAPES entries. */
+#define XCORR_SWEEP_SHAPES 7
+extern const clpk_xcorr_shape xcorr_sweep_shapes[XCORR_SWEEP_SHAPES];
+
 /* Fills n values uniform in [-1, 1). */
 void xcorr_fill_random(uint64_t *rng, double *v, size_t n);
 
