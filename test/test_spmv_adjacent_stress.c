@@ -33,8 +33,10 @@ static void repeated(clpk_context *ctx, const clpk_csr *A, clpk_precision p, con
     double worst = 0;
     int failed = 0;
     for (int it = 0; it < launches; ++it) {
-        for (size_t i = 0; i < nx; ++i) x[i] = 2 * check_rand_double(rng) - 1;
-        for (size_t i = 0; i < ny; ++i) y[i] = NAN;
+        for (size_t i = 0; i < nx; ++i)
+            x[i] = 2 * check_rand_double(rng) - 1;
+        for (size_t i = 0; i < ny; ++i)
+            y[i] = NAN;
         spmv_util_reference(A, 1.0, x, 0.0, NULL, ref);
         if (clpk_spmv_host(plan, 1.0, x, 0.0, y) != CLPK_SUCCESS) {
             ++failed;

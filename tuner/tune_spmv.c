@@ -32,9 +32,15 @@ static const char *const quick_specs[] = {"fem:40", "powerlaw:20000", "random:30
  * (< 0.5 M nonzeros), and on a GPU those measure launch overhead rather than each format's bandwidth. GPUs get
  * 1-4 M nonzeros per class, CPUs about an eighth. */
 static const char *const large_specs[][2] = {
-    {"fem3d:26", "fem3d:13"},          {"dense:1400", "dense:500"},         {"protein:20000", "protein:2500"},
-    {"circuit:300000", "circuit:40000"}, {"epidem:500000", "epidem:60000"},   {"webgraph:300000", "webgraph:40000"},
-    {"shortrow:600000", "shortrow:80000"}, {"qchem:30000", "qchem:4000"},     {"random:400:200000:2800", "random:100:50000:1400"},
+    {"fem3d:26", "fem3d:13"},
+    {"dense:1400", "dense:500"},
+    {"protein:20000", "protein:2500"},
+    {"circuit:300000", "circuit:40000"},
+    {"epidem:500000", "epidem:60000"},
+    {"webgraph:300000", "webgraph:40000"},
+    {"shortrow:600000", "shortrow:80000"},
+    {"qchem:30000", "qchem:4000"},
+    {"random:400:200000:2800", "random:100:50000:1400"},
     {"random:200000:200000:16", "random:25000:25000:16"},
 };
 #define LARGE_COUNT ((int)(sizeof large_specs / sizeof large_specs[0]))
