@@ -151,6 +151,10 @@ static void sizes_of(const clpk_csr *A, const spmv_config *cfg, clpk_precision p
     b->entry_bytes = (size_t)(b->nt + 1) * sizeof(uint32_t);
 }
 
+uint64_t spmv_carry_bytes(int64_t groups, int block_h, clpk_precision precision) {
+    return (uint64_t)groups * (uint64_t)block_h * (clpk_precision_size(precision) / 4) * 8;
+}
+
 uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
                               int64_t n_esc) {
     spmv_bccoo b;
@@ -160,7 +164,7 @@ uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_pr
     bytes += 4 * sizeof(uint32_t);                                      /* sync words */
     if (cfg->col_delta) bytes += (uint64_t)(2 * b.nt + 1 + (n_esc ? n_esc : 1)) * sizeof(uint32_t);
     bytes += (uint64_t)b.groups * sizeof(uint32_t);                     /* stop flags */
-    bytes += (uint64_t)b.groups * cfg->block_h * (vs / 4) * 8;          /* carries: (epoch, 32-bit half) words */
+    bytes += spmv_carry_bytes(b.groups, cfg->block_h, precision);
     if (cfg->format == SPMV_BCCOO_PLUS)
         bytes += (uint64_t)cfg->slices * b.block_rows * cfg->block_h * vs; /* partial rows of the slices */
     return bytes;

@@ -67,6 +67,9 @@ clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_pre
                              clpk_error *err);
 void spmv_bccoo_free(spmv_bccoo *b);
 /* Exact device bytes of a BCCOO image of `blocks` blocks (matrix data + synchronization + temporaries). */
+/* Bytes of the per-group carry buffer: adjacent sync stores each 32 bits of a carry in a 64-bit (epoch, half) word;
+ * the fallback's VT values fit in the same space. Used by the plan's allocation and the footprint alike. */
+uint64_t spmv_carry_bytes(int64_t groups, int block_h, clpk_precision precision);
 uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
                               int64_t n_esc);
 uint64_t spmv_csr_footprint(const clpk_csr *A, clpk_precision precision);

@@ -150,8 +150,7 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, 4 * sizeof(cl_uint), &plan->sync);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, (size_t)plan->groups * 4, &plan->grp_stop);
     if (st == CLPK_SUCCESS)
-        /* adjacent sync: one 64-bit (epoch, 32-bit half) word per 4 bytes of carry; the fallback stores VT values */
-        st = make_zero_buffer(ctx, (size_t)plan->groups * c->block_h * (vs / 4) * 8, &plan->grp_sum);
+        st = make_zero_buffer(ctx, (size_t)spmv_carry_bytes(plan->groups, c->block_h, plan->precision), &plan->grp_sum);
     if (st == CLPK_SUCCESS && c->format == SPMV_BCCOO_PLUS)
         st = make_zero_buffer(ctx, (size_t)c->slices * plan->block_rows * c->block_h * vs, &plan->tmp);
     CLPK_TRY(st);
