@@ -112,6 +112,8 @@ static void usage(FILE *out) {
             "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
             "  --top-k N             best candidates measured again (default 3)\n"
             "  --max-points N        at most N evaluations per problem\n"
+            "  --build-threads N     threads compiling a search step's candidates ahead (default: GPUs the host's\n"
+            "                        cores up to 16, CPU devices 1 = no compiling ahead)\n"
             "  --problems LIST       tune only these problems of each family (numbers as --list shows them)\n"
             "  --space K=V|V,...     search only this sub-space: each parameter named keeps the values listed\n"
             "                        (parameters a family lacks are ignored)\n"
@@ -414,6 +416,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--final-repeats")) ok = v && parse_int(v, &cfg.final_repeats) && cfg.final_repeats > 0;
         else if (!strcmp(a, "--top-k")) ok = v && parse_int(v, &cfg.top_k);
         else if (!strcmp(a, "--max-points")) ok = v && parse_int(v, &cfg.max_points);
+        else if (!strcmp(a, "--build-threads")) ok = v && parse_int(v, &cfg.build_threads) && cfg.build_threads > 0;
         else if (!strcmp(a, "--space")) {
             clpk_error space_err = {0};
             ok = v && clpk_tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;

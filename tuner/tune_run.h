@@ -48,6 +48,10 @@ typedef struct clpk_tune_config {
     int top_k;                /* how many of the best candidates are measured again (0: none) */
     int samples;              /* points drawn by the random strategy (the hill climber starts with half) */
     int max_points;           /* at most this many evaluations per problem; <= 0: no cap */
+    /* Threads compiling the programs of a search step's candidates ahead of measuring them (clpk_program_prebuild);
+     * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
+     * 1: no compiling ahead. */
+    int build_threads;
     /* "key=v1|v2,...": every family's space is restricted to this sub-space (clpk_tune_space_restrict); NULL: none */
     const char *space_restrict;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
