@@ -1,0 +1,199 @@
+/* Fused FFT path of the cross-correlation family (one-to-one), three launches per chunk of pairs:
+ *   K1 clpk_xcorr_fused_rows:    per input row r < R of a pair, z = left + i*right, forward FFT of length PC (zeros
+ *                                past column C are never stored), writes R x PC complex per pair (T1).
+ *   K2 clpk_xcorr_fused_columns: per column pair (c, PC - c), c <= PC/2: both columns of T1 (R values, zeros past),
+ *                                forward FFT of length PR, separation of the two real spectra, X = A * conj(B),
+ *                                inverse FFT of column c, writes only the needed output rows (T2: out_rows x
+ *                                (PC/2 + 1) complex per pair).
+ *   K3 clpk_xcorr_fused_out:     per two output rows (packed as one complex line), Hermitian expansion to PC values,
+ *                                inverse FFT, scale 1/(PR*PC), writes only the needed columns to the user's output.
+ * The FFT of each line runs in local memory (Stockham autosort, radices 4, 2, 3, barriers between stages), all items
+ * of a work-group cooperating on `lines` lines at once. Twiddles come from a table exp(-2 pi i t / n) computed in
+ * double on the host. Build options: -DVALUE_T=float|double -DVALUE2_T=float2|double2 (-DCLPK_FP64 for double). */
+#ifdef CLPK_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+typedef VALUE_T real_t;
+typedef VALUE2_T cpx_t;
+
+static inline cpx_t cmul(cpx_t a, cpx_t b) { return (cpx_t)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+static inline cpx_t conj_c(cpx_t a) { return (cpx_t)(a.x, -a.y); }
+/* i * a */
+static inline cpx_t mul_i(cpx_t a) { return (cpx_t)(-a.y, a.x); }
+
+/* Transforms n_lines lines of n complex values (stored one after another in `a`; `b` is scratch of the same size) in
+ * direction sign (+1: exp(-2 pi i jk/n), -1: exp(+2 pi i jk/n), unnormalised). n = 2^i 3^j. Every item of the group
+ * must call it (barriers inside; the caller puts a barrier after filling `a`). Returns the buffer holding the result
+ * (a or b), whose contents are visible to the whole group. tw: n entries exp(-2 pi i t / n). */
+static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines, uint n, real_t sign,
+                                __global const cpx_t *tw) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    uint ns = 1; /* product of the radices done so far */
+    while (ns < n) {
+        const uint rest = n / ns;
+        const uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
+        const uint m = n / r;          /* butterflies per line */
+        const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
+        for (uint i = lid; i < n_lines * m; i += wg) {
+            const uint line = i / m, j = i - line * m;
+            __local const cpx_t *src = a + line * n;
+            __local cpx_t *dst = b + line * n;
+            const uint jm = j % ns;
+            cpx_t v0 = src[j], v1 = src[j + m], v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
+            cpx_t w = tw[jm * tstride];
+            w.y *= sign;
+            v1 = cmul(v1, w);
+            if (r >= 3) {
+                cpx_t w2 = tw[2 * jm * tstride];
+                w2.y *= sign;
+                v2 = cmul(src[j + 2 * m], w2);
+            }
+            if (r == 4) {
+                cpx_t w3 = tw[3 * jm * tstride];
+                w3.y *= sign;
+                v3 = cmul(src[j + 3 * m], w3);
+            }
+            const uint o = (j / ns) * ns * r + jm;
+            if (r == 2) {
+                dst[o] = v0 + v1;
+                dst[o + ns] = v0 - v1;
+            } else if (r == 4) {
+                /* X1 = v0 - i s v1 - v2 + i s v3, X3 = v0 + i s v1 - v2 - i s v3 */
+                const cpx_t s02 = v0 + v2, d02 = v0 - v2, s13 = v1 + v3, d13 = mul_i(v1 - v3) * sign;
+                dst[o] = s02 + s13;
+                dst[o + ns] = d02 - d13;
+                dst[o + 2 * ns] = s02 - s13;
+                dst[o + 3 * ns] = d02 + d13;
+            } else {
+                /* X1,2 = v0 - (v1 + v2)/2 -/+ i s (sqrt(3)/2) (v1 - v2) */
+                const cpx_t s12 = v1 + v2;
+                const cpx_t base = v0 - s12 * (real_t)0.5;
+                const cpx_t rot = mul_i(v1 - v2) * (sign * (real_t)0.86602540378443864676);
+                dst[o] = v0 + s12;
+                dst[o + ns] = base - rot;
+                dst[o + 2 * ns] = base + rot;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local cpx_t *t = a;
+        a = b;
+        b = t;
+        ns *= r;
+    }
+    return a;
+}
+
+/* K1. Rows g = group * lines + line (g < n_rows = pairs * R of this chunk; row g of the chunk is row g of the stacked
+ * matrices from `first_row`). buf: 2 * lines * pc complex. */
+__kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offset, __global const real_t *right,
+                                    ulong right_offset, ulong first_row, ulong n_rows, uint cols, uint pc, uint lines,
+                                    __global const cpx_t *tw, __global cpx_t *t1, __local cpx_t *buf) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const ulong g0 = (ulong)get_group_id(0) * lines;
+    for (uint e = lid; e < lines * pc; e += wg) {
+        const uint line = e / pc, j = e - line * pc;
+        const ulong g = g0 + line;
+        cpx_t z = (cpx_t)(0, 0);
+        if (g < n_rows && j < cols) {
+            const ulong at = (first_row + g) * cols + j;
+            z = (cpx_t)(left[left_offset + at], right[right_offset + at]);
+        }
+        buf[e] = z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const cpx_t *res = fft_lines(buf, buf + lines * pc, lines, pc, (real_t)1, tw);
+    for (uint e = lid; e < lines * pc; e += wg) {
+        const uint line = e / pc;
+        const ulong g = g0 + line;
+        if (g < n_rows) t1[g * pc + (e - line * pc)] = res[e];
+    }
+}
+
+/* K2. Group = (pair p of the chunk, block of `lines` columns c0 .. c0 + lines - 1, c <= pc/2). Line 2l holds column
+ * c = c0 + l, line 2l+1 column (pc - c) mod pc. buf: 4 * lines * pr complex. */
+__kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines,
+                                       uint blocks, uint out_rows, uint half_r, __global const cpx_t *tw,
+                                       __global cpx_t *t2, __local cpx_t *buf) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const uint grp = get_group_id(0);
+    const ulong p = grp / blocks;
+    const uint c0 = (grp - (uint)p * blocks) * lines;
+    const uint hc = pc / 2 + 1; /* columns of the half spectrum */
+    __global const cpx_t *src = t1 + p * rows * pc;
+    /* Consecutive items read consecutive columns of one row: c0.. ascending, then the mirrored block ascending. */
+    for (uint e = lid; e < 2 * lines * pr; e += wg) {
+        const uint r = e / (2 * lines), w = e - r * (2 * lines);
+        const uint mirror = w >= lines;
+        const uint l = mirror ? 2 * lines - 1 - w : w;
+        const uint c = c0 + l;
+        cpx_t z = (cpx_t)(0, 0);
+        if (r < rows && c < hc) z = src[r * pc + (mirror ? (pc - c) % pc : c)];
+        buf[(2 * l + mirror) * pr + r] = z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local cpx_t *res = fft_lines(buf, buf + 2 * lines * pr, 2 * lines, pr, (real_t)1, tw);
+    __local cpx_t *oth = res == buf ? buf + 2 * lines * pr : buf;
+    /* Z = FFT2(left + i right). With Zm = conj(Z(-ky, -kx)): A = (Z + Zm)/2 (left), B = (Z - Zm)/(2i) (right), and
+     * X = A conj(B) = (Z + Zm) * i conj(Z - Zm) / 4; its inverse is sum_x left[x + t] right[x] (circular). */
+    for (uint e = lid; e < lines * pr; e += wg) {
+        const uint l = e / pr, ky = e - l * pr;
+        const cpx_t z = res[2 * l * pr + ky];
+        const cpx_t zm = conj_c(res[(2 * l + 1) * pr + (ky == 0 ? 0 : pr - ky)]);
+        oth[e] = cmul(z + zm, mul_i(conj_c(z - zm))) * (real_t)0.25;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const cpx_t *fin = fft_lines(oth, res, lines, pr, (real_t)-1, tw);
+    /* Output row k is shift s = k - half_r, circular row (s mod pr). */
+    __global cpx_t *dst = t2 + p * out_rows * hc;
+    for (uint e = lid; e < out_rows * lines; e += wg) {
+        const uint k = e / lines, l = e - k * lines, c = c0 + l;
+        const uint t = k >= half_r ? k - half_r : pr - (half_r - k);
+        if (c < hc) dst[k * hc + c] = fin[l * pr + t];
+    }
+}
+
+/* K3. Line g = group * lines + line is the row pair (2h, 2h+1) of pair p = g / half_rows (h = g mod half_rows) of the
+ * chunk; the two half-spectrum rows Y0, Y1 are expanded to pc values (Y(pc - kx) = conj(Y(kx))) and packed as
+ * Y0 + i Y1, whose inverse is y0 + i y1 (both real). buf: 2 * lines * pc complex. */
+__kernel void clpk_xcorr_fused_out(__global const cpx_t *t2, ulong n_lines, uint half_rows, uint out_rows,
+                                   uint out_cols, uint half_c, uint pc, uint lines, real_t scale,
+                                   __global const cpx_t *tw, __global real_t *out, ulong out_offset,
+                                   __local cpx_t *buf) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const ulong g0 = (ulong)get_group_id(0) * lines;
+    const uint hc = pc / 2 + 1;
+    for (uint e = lid; e < lines * pc; e += wg) {
+        const uint line = e / pc, kx = e - line * pc;
+        const ulong g = g0 + line;
+        cpx_t z = (cpx_t)(0, 0);
+        if (g < n_lines) {
+            const ulong p = g / half_rows;
+            const uint k0 = 2 * (uint)(g - p * half_rows);
+            const uint mirror = kx >= hc;
+            const uint c = mirror ? pc - kx : kx;
+            __global const cpx_t *row = t2 + (p * out_rows + k0) * hc + c;
+            cpx_t y0 = row[0];
+            cpx_t y1 = k0 + 1 < out_rows ? row[hc] : (cpx_t)(0, 0);
+            /* columns 0 and pc/2 of a real row's spectrum are real (exactly, up to rounding) */
+            if (c == 0 || c == pc / 2) y0.y = y1.y = 0;
+            if (mirror) y0 = conj_c(y0), y1 = conj_c(y1);
+            z = y0 + mul_i(y1);
+        }
+        buf[e] = z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const cpx_t *res = fft_lines(buf, buf + lines * pc, lines, pc, (real_t)-1, tw);
+    for (uint e = lid; e < lines * 2 * out_cols; e += wg) {
+        const uint line = e / (2 * out_cols), rem = e - line * (2 * out_cols);
+        const uint which = rem / out_cols, l = rem - which * out_cols;
+        const ulong g = g0 + line;
+        if (g >= n_lines) continue;
+        const ulong p = g / half_rows;
+        const uint k = 2 * (uint)(g - p * half_rows) + which;
+        if (k >= out_rows) continue;
+        const uint u = l >= half_c ? l - half_c : pc - (half_c - l);
+        const cpx_t v = res[line * pc + u];
+        out[out_offset + (p * out_rows + k) * out_cols + l] = (which ? v.y : v.x) * scale;
+    }
+}
