@@ -65,14 +65,18 @@ int clpk_xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, in
 void clpk_xcorr_fused_defaults(const clpk_xcorr_shape *s, clpk_params *out) {
     size_t pr, pc;
     padded(s, 0, &pr, &pc);
-    /* about 512 complex values per work-group: enough butterflies for 128 items per radix-4 stage */
-    const size_t p = pr > pc ? pr : pc;
-    int lines = 1;
-    while (lines < 8 && (size_t)lines * 2 * p <= 512)
-        lines *= 2;
+    /* Up to 1024 complex values per work-group within 32 KiB of local memory (every GPU of the project has 48 KiB;
+     * several groups per SM on the H100): more lines make K2's column reads wider (lines consecutive complex values
+     * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. */
+    const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
+    int lines = 8;
+    while (lines > 1 && ((size_t)lines * p > 1024 || local_need(pr, pc, lines, cpx) > 32768))
+        lines /= 2;
+    size_t wg = (size_t)lines * p / 4; /* radix-4 butterflies per stage of one line set */
+    wg = wg < 64 ? 64 : (wg > 256 ? 256 : wg);
     clpk_params_set(out, "fft_pad", "smooth");
     clpk_params_set_int(out, "rows", lines);
-    clpk_params_set_int(out, "wg", 128);
+    clpk_params_set_int(out, "wg", (long long)wg);
 }
 
 static clpk_status param_long(clpk_context *ctx, const clpk_params *p, const char *key, long lo, long hi, long dflt,
@@ -173,7 +177,7 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     clpk_xcorr_fused_defaults(s, &dflt);
     long lines, wg, batch;
     CLPK_TRY(param_long(ctx, params, "rows", 1, 16, atol(clpk_params_get(&dflt, "rows")), &lines));
-    CLPK_TRY(param_long(ctx, params, "wg", 1, (long)dev->max_work_group_size, 128, &wg));
+    CLPK_TRY(param_long(ctx, params, "wg", 1, (long)dev->max_work_group_size, atol(clpk_params_get(&dflt, "wg")), &wg));
     CLPK_TRY(param_long(ctx, params, "fused_batch", 0, 1L << 30, 0, &batch));
 
     clpk_xcorr_fused *f = calloc(1, sizeof *f);
