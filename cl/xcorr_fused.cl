@@ -35,11 +35,19 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
         const uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
         const uint m = n / r;          /* butterflies per line */
         const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
+        /* Butterfly index i = line * m + j, stepped by wg: (line, j) advance by (wg / m, wg % m) with one carry, and
+         * j / ns comes from a float reciprocal corrected by one step (j, ns < 2^24: the estimate is off by at most
+         * 1), so the loop has no integer division by run-time values (~20 instructions each on GPUs). */
+        const uint dl = wg / m, dj = wg - dl * m;
+        const float inv_ns = 1.0f / (float)ns;
+        uint line = lid / m, j = lid - line * m;
         for (uint i = lid; i < n_lines * m; i += wg) {
-            const uint line = i / m, j = i - line * m;
             __local const cpx_t *src = a + line * n;
             __local cpx_t *dst = b + line * n;
-            const uint jm = j % ns;
+            uint jq = (uint)((float)j * inv_ns);
+            if (jq * ns > j) --jq;
+            else if ((jq + 1) * ns <= j) ++jq;
+            const uint jm = j - jq * ns;
             cpx_t v0 = src[j], v1 = src[j + m], v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
             cpx_t w = tw[jm * tstride];
             w.y *= sign;
@@ -54,7 +62,7 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
                 w3.y *= sign;
                 v3 = cmul(src[j + 3 * m], w3);
             }
-            const uint o = (j / ns) * ns * r + jm;
+            const uint o = jq * ns * r + jm;
             if (r == 2) {
                 dst[o] = v0 + v1;
                 dst[o + ns] = v0 - v1;
@@ -73,6 +81,12 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
                 dst[o] = v0 + s12;
                 dst[o + ns] = base - rot;
                 dst[o + 2 * ns] = base + rot;
+            }
+            j += dj;
+            line += dl;
+            if (j >= m) {
+                j -= m;
+                ++line;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
