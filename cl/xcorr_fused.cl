@@ -22,6 +22,29 @@ static inline cpx_t conj_c(cpx_t a) { return (cpx_t)(a.x, -a.y); }
 /* i * a */
 static inline cpx_t mul_i(cpx_t a) { return (cpx_t)(-a.y, a.x); }
 
+/* (q, r) = (e / d, e mod d) for e = lid, lid + wg, ...: one division at the start, then an add with one carry per
+ * step (no integer division by a run-time value inside the loops, ~20 instructions each on GPUs). */
+typedef struct {
+    uint q, r, dq, dr, d;
+} qr_t;
+static inline qr_t qr_start(uint lid, uint wg, uint d) {
+    qr_t s;
+    s.d = d;
+    s.q = lid / d;
+    s.r = lid - s.q * d;
+    s.dq = wg / d;
+    s.dr = wg - s.dq * d;
+    return s;
+}
+static inline void qr_next(qr_t *s) {
+    s->r += s->dr;
+    s->q += s->dq;
+    if (s->r >= s->d) {
+        s->r -= s->d;
+        ++s->q;
+    }
+}
+
 /* Transforms n_lines lines of n complex values (stored one after another in `a`; `b` is scratch of the same size) in
  * direction sign (+1: exp(-2 pi i jk/n), -1: exp(+2 pi i jk/n), unnormalised). n = 2^i 3^j. Every item of the group
  * must call it (barriers inside; the caller puts a barrier after filling `a`). Returns the buffer holding the result
@@ -35,13 +58,12 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
         const uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
         const uint m = n / r;          /* butterflies per line */
         const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
-        /* Butterfly index i = line * m + j, stepped by wg: (line, j) advance by (wg / m, wg % m) with one carry, and
-         * j / ns comes from a float reciprocal corrected by one step (j, ns < 2^24: the estimate is off by at most
-         * 1), so the loop has no integer division by run-time values (~20 instructions each on GPUs). */
-        const uint dl = wg / m, dj = wg - dl * m;
+        /* Butterfly index i = line * m + j stepped by wg (qr_t), and j / ns from a float reciprocal corrected by one
+         * step (j, ns < 2^24: the estimate is off by at most 1): no run-time integer division in the loop. */
         const float inv_ns = 1.0f / (float)ns;
-        uint line = lid / m, j = lid - line * m;
-        for (uint i = lid; i < n_lines * m; i += wg) {
+        qr_t it = qr_start(lid, wg, m);
+        for (uint i = lid; i < n_lines * m; i += wg, qr_next(&it)) {
+            const uint line = it.q, j = it.r;
             __local const cpx_t *src = a + line * n;
             __local cpx_t *dst = b + line * n;
             uint jq = (uint)((float)j * inv_ns);
@@ -82,12 +104,6 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
                 dst[o + ns] = base - rot;
                 dst[o + 2 * ns] = base + rot;
             }
-            j += dj;
-            line += dl;
-            if (j >= m) {
-                j -= m;
-                ++line;
-            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         __local cpx_t *t = a;
@@ -105,8 +121,9 @@ __kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offs
                                     __global const cpx_t *tw, __global cpx_t *t1, __local cpx_t *buf) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const ulong g0 = (ulong)get_group_id(0) * lines;
-    for (uint e = lid; e < lines * pc; e += wg) {
-        const uint line = e / pc, j = e - line * pc;
+    qr_t it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const uint line = it.q, j = it.r;
         const ulong g = g0 + line;
         cpx_t z = (cpx_t)(0, 0);
         if (g < n_rows && j < cols) {
@@ -117,10 +134,10 @@ __kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offs
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __local const cpx_t *res = fft_lines(buf, buf + lines * pc, lines, pc, (real_t)1, tw);
-    for (uint e = lid; e < lines * pc; e += wg) {
-        const uint line = e / pc;
-        const ulong g = g0 + line;
-        if (g < n_rows) t1[g * pc + (e - line * pc)] = res[e];
+    it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const ulong g = g0 + it.q;
+        if (g < n_rows) t1[g * pc + it.r] = res[e];
     }
 }
 
@@ -136,8 +153,9 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     const uint hc = pc / 2 + 1; /* columns of the half spectrum */
     __global const cpx_t *src = t1 + p * rows * pc;
     /* Consecutive items read consecutive columns of one row: c0.. ascending, then the mirrored block ascending. */
-    for (uint e = lid; e < 2 * lines * pr; e += wg) {
-        const uint r = e / (2 * lines), w = e - r * (2 * lines);
+    qr_t it = qr_start(lid, wg, 2 * lines);
+    for (uint e = lid; e < 2 * lines * pr; e += wg, qr_next(&it)) {
+        const uint r = it.q, w = it.r;
         const uint mirror = w >= lines;
         const uint l = mirror ? 2 * lines - 1 - w : w;
         const uint c = c0 + l;
@@ -150,8 +168,9 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     __local cpx_t *oth = res == buf ? buf + 2 * lines * pr : buf;
     /* Z = FFT2(left + i right). With Zm = conj(Z(-ky, -kx)): A = (Z + Zm)/2 (left), B = (Z - Zm)/(2i) (right), and
      * X = A conj(B) = (Z + Zm) * i conj(Z - Zm) / 4; its inverse is sum_x left[x + t] right[x] (circular). */
-    for (uint e = lid; e < lines * pr; e += wg) {
-        const uint l = e / pr, ky = e - l * pr;
+    it = qr_start(lid, wg, pr);
+    for (uint e = lid; e < lines * pr; e += wg, qr_next(&it)) {
+        const uint l = it.q, ky = it.r;
         const cpx_t z = res[2 * l * pr + ky];
         const cpx_t zm = conj_c(res[(2 * l + 1) * pr + (ky == 0 ? 0 : pr - ky)]);
         oth[e] = cmul(z + zm, mul_i(conj_c(z - zm))) * (real_t)0.25;
@@ -160,8 +179,9 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     __local const cpx_t *fin = fft_lines(oth, res, lines, pr, (real_t)-1, tw);
     /* Output row k is shift s = k - half_r, circular row (s mod pr). */
     __global cpx_t *dst = t2 + p * out_rows * hc;
-    for (uint e = lid; e < out_rows * lines; e += wg) {
-        const uint k = e / lines, l = e - k * lines, c = c0 + l;
+    it = qr_start(lid, wg, lines);
+    for (uint e = lid; e < out_rows * lines; e += wg, qr_next(&it)) {
+        const uint k = it.q, l = it.r, c = c0 + l;
         const uint t = k >= half_r ? k - half_r : pr - (half_r - k);
         if (c < hc) dst[k * hc + c] = fin[l * pr + t];
     }
@@ -174,19 +194,28 @@ __kernel void clpk_xcorr_fused_out(__global const cpx_t *t2, ulong n_lines, uint
                                    uint out_cols, uint half_c, uint pc, uint lines, real_t scale,
                                    __global const cpx_t *tw, __global real_t *out, ulong out_offset,
                                    __local cpx_t *buf) {
+    /* per line (at most 16, the plan's limit): first output row of the chunk's output rows, and its k0 (out_rows for
+     * a line past the last) */
+    __local ulong line_row[16];
+    __local uint line_k0[16];
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const ulong g0 = (ulong)get_group_id(0) * lines;
     const uint hc = pc / 2 + 1;
-    for (uint e = lid; e < lines * pc; e += wg) {
-        const uint line = e / pc, kx = e - line * pc;
-        const ulong g = g0 + line;
+    for (uint l = lid; l < lines; l += wg) {
+        const ulong g = g0 + l, p = g / half_rows;
+        const uint k0 = 2 * (uint)(g - p * half_rows);
+        line_k0[l] = g < n_lines ? k0 : out_rows;
+        line_row[l] = p * out_rows + k0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    qr_t it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const uint line = it.q, kx = it.r, k0 = line_k0[line];
         cpx_t z = (cpx_t)(0, 0);
-        if (g < n_lines) {
-            const ulong p = g / half_rows;
-            const uint k0 = 2 * (uint)(g - p * half_rows);
+        if (k0 < out_rows) {
             const uint mirror = kx >= hc;
             const uint c = mirror ? pc - kx : kx;
-            __global const cpx_t *row = t2 + (p * out_rows + k0) * hc + c;
+            __global const cpx_t *row = t2 + line_row[line] * hc + c;
             cpx_t y0 = row[0];
             cpx_t y1 = k0 + 1 < out_rows ? row[hc] : (cpx_t)(0, 0);
             /* columns 0 and pc/2 of a real row's spectrum are real (exactly, up to rounding) */
@@ -198,16 +227,13 @@ __kernel void clpk_xcorr_fused_out(__global const cpx_t *t2, ulong n_lines, uint
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __local const cpx_t *res = fft_lines(buf, buf + lines * pc, lines, pc, (real_t)-1, tw);
-    for (uint e = lid; e < lines * 2 * out_cols; e += wg) {
-        const uint line = e / (2 * out_cols), rem = e - line * (2 * out_cols);
-        const uint which = rem / out_cols, l = rem - which * out_cols;
-        const ulong g = g0 + line;
-        if (g >= n_lines) continue;
-        const ulong p = g / half_rows;
-        const uint k = 2 * (uint)(g - p * half_rows) + which;
+    it = qr_start(lid, wg, 2 * out_cols);
+    for (uint e = lid; e < lines * 2 * out_cols; e += wg, qr_next(&it)) {
+        const uint line = it.q, which = it.r >= out_cols, l = it.r - which * out_cols;
+        const uint k = line_k0[line] + which;
         if (k >= out_rows) continue;
         const uint u = l >= half_c ? l - half_c : pc - (half_c - l);
         const cpx_t v = res[line * pc + u];
-        out[out_offset + (p * out_rows + k) * out_cols + l] = (which ? v.y : v.x) * scale;
+        out[out_offset + (line_row[line] + which) * out_cols + l] = (which ? v.y : v.x) * scale;
     }
 }
