@@ -167,6 +167,23 @@ static double geometric_mean_speedup(const clpk_tune_report *r, const char *fami
     return *n ? exp(sum / *n) : NAN;
 }
 
+/* Where the family's time went: problem set-up, evaluations, and the driver's compiler inside them. */
+static void print_cost(const clpk_tune_report *r, const char *family) {
+    double setup = 0, evaluate = 0, build = 0;
+    int points = 0, builds = 0;
+    for (int i = 0; i < r->count; ++i) {
+        const clpk_tune_result *x = &r->items[i];
+        if (strcmp(x->family, family)) continue;
+        setup += x->setup_s;
+        evaluate += x->evaluate_s;
+        build += x->build_s;
+        builds += x->builds;
+        points += x->evaluated;
+    }
+    printf("  %s: %d points; %.1f s evaluating (%.1f s compiling %d programs), %.1f s creating problems\n", family,
+           points, evaluate, build, builds, setup);
+}
+
 static void print_table(const clpk_tune_report *r) {
     for (int f = 0; f < r->family_count; ++f) {
         const char *fam = r->families[f];
@@ -187,6 +204,7 @@ static void print_table(const clpk_tune_report *r) {
                        x->evaluated, text);
             }
         }
+        print_cost(r, fam);
         int n;
         double g = geometric_mean_speedup(r, fam, &n);
         if (n) {

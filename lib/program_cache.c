@@ -161,7 +161,10 @@ static cl_program try_binary(clpk_context *ctx, const unsigned char *bin, size_t
         if (program) clReleaseProgram(program);
         return NULL;
     }
-    if (clBuildProgram(program, 1, &ctx->device, options, NULL, NULL) != CL_SUCCESS) {
+    double t0 = clpk_wall_seconds();
+    cl_int built = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    ctx->cache_stats.build_seconds += clpk_wall_seconds() - t0;
+    if (built != CL_SUCCESS) {
         clReleaseProgram(program);
         return NULL;
     }
@@ -211,7 +214,9 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
         if (rc != CL_SUCCESS) {
             st = clpk_fail_cl(ctx, rc, "clCreateProgramWithSource");
         } else {
+            double t0 = clpk_wall_seconds();
             rc = clBuildProgram(program, 1, &ctx->device, full_options, NULL, NULL);
+            ctx->cache_stats.build_seconds += clpk_wall_seconds() - t0;
             if (rc != CL_SUCCESS) {
                 st = fail_build(ctx, program, rc, full_options);
                 clReleaseProgram(program);

@@ -226,10 +226,17 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
     clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START, .family = s->fam->name, .label = s->prob->label,
                              .evaluated = s->res->evaluated, .planned = s->planned, .best_ms = -1};
     emit(run, &start);
+    clpk_cache_stats before, after;
+    clpk_context_cache_stats(run->ctx, &before);
     double t0 = clpk_wall_seconds();
     double got = INFINITY;
     clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);
     double dt = clpk_wall_seconds() - t0;
+    clpk_context_cache_stats(run->ctx, &after);
+    double build_s = after.build_seconds - before.build_seconds;
+    s->res->evaluate_s += dt;
+    s->res->build_s += build_s;
+    s->res->builds += (int)(after.builds + after.disk_hits - before.builds - before.disk_hits);
     *outcome = clpk_tune_outcome_of(st);
     const char *message = st == CLPK_SUCCESS ? NULL : clpk_last_error(run->ctx);
     if (*outcome == CLPK_TUNE_OK && !(got >= 0 && isfinite(got))) {
@@ -251,7 +258,7 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
         memcpy(s->res->note, note, n);
         s->res->note[n] = '\0';
     }
-    clpk_tune_cache_store(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms);
+    clpk_tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt, build_s);
     clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE, .family = s->fam->name, .label = s->prob->label,
                           .evaluated = s->res->evaluated + 1, .planned = s->planned,
                           .best_ms = isfinite(s->res->best_ms) ? s->res->best_ms : -1, .outcome = *outcome,
@@ -788,7 +795,9 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (left + 1) : INFINITY;
         clpk_tune_problem prob;
         memset(&prob, 0, sizeof prob);
+        double setup_start = clpk_wall_seconds();
         clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
+        res->setup_s = clpk_wall_seconds() - setup_start;
         if (st != CLPK_SUCCESS) {
             snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
                      clpk_last_error(run->ctx));
