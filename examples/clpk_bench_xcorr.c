@@ -21,9 +21,9 @@
 
 #define MAX_LIST 32
 
-static const char *const all_variants[] = {"auto",       "naive",            "shift-buffer", "split-row", "grouped",
-                                           "multi-right", "multi-both", "warp-per-overlap", "local",        "fft",
-                                           "fused-fft"};
+static const char *const all_variants[] = {"auto",    "naive",       "shift-buffer", "split-row",
+                                           "grouped", "multi-right", "multi-both",   "warp-per-overlap",
+                                           "local",   "fft",         "fused-fft"};
 #define N_VARIANTS (sizeof all_variants / sizeof all_variants[0])
 
 /* Throughputs (FLOP/s of useful multiply-adds) below which no direct variant runs on the H100, from the

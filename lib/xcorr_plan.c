@@ -94,8 +94,10 @@ static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shap
 void clpk_xcorr_builtin_params(clpk_context *ctx, const clpk_xcorr_shape *shape, clpk_params *out) {
     const char *algo = builtin_choice(ctx, shape, clpk_xcorr_output_count(shape));
     clpk_params_set(out, "algorithm", algo);
-    if (strcmp(algo, "fused-fft") == 0) clpk_xcorr_fused_defaults(shape, out);
-    else if (strcmp(algo, "fft") != 0) clpk_xcorr_direct_defaults(ctx, shape, algo, out);
+    if (strcmp(algo, "fused-fft") == 0)
+        clpk_xcorr_fused_defaults(shape, out);
+    else if (strcmp(algo, "fft") != 0)
+        clpk_xcorr_direct_defaults(ctx, shape, algo, out);
 }
 
 void clpk_xcorr_features(const clpk_xcorr_shape *s, clpk_params *features) {
@@ -109,8 +111,10 @@ void clpk_xcorr_features(const clpk_xcorr_shape *s, clpk_params *features) {
 }
 
 static void set_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm, clpk_params *p) {
-    if (strcmp(algorithm, "fused-fft") == 0) clpk_xcorr_fused_defaults(s, p);
-    else if (strcmp(algorithm, "fft") != 0) clpk_xcorr_direct_defaults(ctx, s, algorithm, p);
+    if (strcmp(algorithm, "fused-fft") == 0)
+        clpk_xcorr_fused_defaults(s, p);
+    else if (strcmp(algorithm, "fft") != 0)
+        clpk_xcorr_direct_defaults(ctx, s, algorithm, p);
 }
 
 static clpk_status build(clpk_xcorr_plan *plan) {
@@ -124,9 +128,8 @@ static clpk_status build(clpk_xcorr_plan *plan) {
 /* Whether some xcorr algorithm reads `key` (a profile entry holds a whole tuner candidate: the keys of every
  * algorithm of the space, of which the chosen one reads a few). */
 static int known_key(const char *key) {
-    static const char *const algorithms[] = {"naive",       "shift-buffer", "split-row",        "grouped",
-                                             "multi-right", "multi-both",   "warp-per-overlap", "local",
-                                             "fft",         "fused-fft"};
+    static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
+                                             "multi-both", "warp-per-overlap", "local",     "fft",     "fused-fft"};
     for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; ++a)
         for (const char *const *k = param_names(algorithms[a]); k && *k; ++k)
             if (strcmp(*k, key) == 0) return 1;
