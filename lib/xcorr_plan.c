@@ -235,12 +235,17 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
         st = clpk_fail_from(ctx, &err);
     if (st == CLPK_SUCCESS) st = build(plan);
     /* An automatic choice that cannot be used here (fft on a build without VkFFT, a profile entry from another build
-     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning. */
+     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning;
+     * the built-in fused-fft falls back to the VkFFT path first (both are FFT paths: same size range). */
     const char *direct = builtin_direct(ctx, shape, clpk_xcorr_output_count(shape));
-    if (st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
-        (from_profile || strcmp(plan->algorithm, direct) != 0)) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const char *fallback =
+            attempt == 0 && !from_profile && strcmp(plan->algorithm, "fused-fft") == 0 ? "fft" : direct;
+        if (!(st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
+              (from_profile || strcmp(plan->algorithm, fallback) != 0)))
+            break;
         clpk_log(ctx, CLPK_LOG_WARN, "xcorr: %s '%s' unavailable (%s): using %s",
-                 from_profile ? "profile choice" : "built-in choice", plan->algorithm, clpk_last_error(ctx), direct);
+                 from_profile ? "profile choice" : "built-in choice", plan->algorithm, clpk_last_error(ctx), fallback);
         if (plan->fft) clpk_xcorr_fft_destroy(plan->fft);
         clpk_xcorr_fused_destroy(plan->fused);
         clpk_xcorr_direct_destroy(plan->direct);
@@ -248,9 +253,9 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
         plan->fused = NULL;
         plan->direct = NULL;
         from_profile = 0;
-        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", direct);
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", fallback);
         clpk_params_clear(&plan->params);
-        set_defaults(ctx, shape, direct, &plan->params);
+        set_defaults(ctx, shape, fallback, &plan->params);
         st = build(plan);
     }
     if (st != CLPK_SUCCESS) {
