@@ -32,7 +32,8 @@ static void usage(FILE *f) {
            "  grouped, multi-right, multi-both: shifts, rows, lefts, rights, wg\n"
            "  local: rows, shifts, wg (both matrices in local memory: refused where they do not fit)\n"
            "  fft: fft_pad=smooth|pow2, fft_batch\n"
-           "  fused-fft (one-to-one): fft_pad=smooth|pow2, rows (FFT lines per work-group), wg, fused_batch\n");
+           "  fused-fft (one-to-one): fft_pad=smooth|pow2, rows (FFT lines per work-group), wg, fused_batch,\n"
+           "    fused_gaps=1|0\n");
 }
 
 typedef struct options {

@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const clpk_xcorr_fused_param_names[] = {"fft_pad", "rows", "wg", "fused_batch", NULL};
+const char *const clpk_xcorr_fused_param_names[] = {"fft_pad", "rows", "wg", "fused_batch", "fused_gaps", NULL};
+
+/* Local-memory gaps (cl/xcorr_fused.cl LX): shift 2 = one gap per 4 complex values (fused_gaps=1, default), 31 =
+ * none. */
+#define GAPS_SHIFT 2u
+#define NO_GAPS_SHIFT 31u
+static size_t padded_len(size_t t, unsigned sh) { return t + (t >> sh) + 1; }
 
 struct clpk_xcorr_fused {
     clpk_context *ctx;
@@ -48,10 +54,18 @@ static void padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) 
     *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1);
 }
 
-/* Local bytes of the largest kernel: K2 holds 2*lines columns and as much scratch, K1/K3 2*lines rows. */
+static size_t local_k2(size_t pr, int lines, size_t cpx, unsigned sh) {
+    return 2 * padded_len(2 * (size_t)lines * pr, sh) * cpx;
+}
+static size_t local_k13(size_t pc, int lines, size_t cpx, unsigned sh) {
+    return 2 * padded_len((size_t)lines * pc, sh) * cpx;
+}
+
+/* Local bytes of the largest kernel: K2 holds 2*lines columns and as much scratch, K1/K3 2*lines rows (gaps
+ * included: the default layout). */
 static size_t local_need(size_t pr, size_t pc, int lines, size_t cpx) {
-    const size_t k2 = 4 * (size_t)lines * pr, k13 = 2 * (size_t)lines * pc;
-    return (k2 > k13 ? k2 : k13) * cpx;
+    const size_t k2 = local_k2(pr, lines, cpx, GAPS_SHIFT), k13 = local_k13(pc, lines, cpx, GAPS_SHIFT);
+    return k2 > k13 ? k2 : k13;
 }
 
 int clpk_xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lines, int pow2) {
@@ -65,12 +79,12 @@ int clpk_xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, in
 void clpk_xcorr_fused_defaults(const clpk_xcorr_shape *s, clpk_params *out) {
     size_t pr, pc;
     padded(s, 0, &pr, &pc);
-    /* Up to 1024 complex values per work-group within 32 KiB of local memory (every GPU of the project has 48 KiB;
-     * several groups per SM on the H100): more lines make K2's column reads wider (lines consecutive complex values
+    /* Up to 1024 complex values per work-group within ~41 KiB of local memory (every GPU of the project has 48 KiB;
+     * 5 groups per SM on the H100): more lines make K2's column reads wider (lines consecutive complex values
      * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
     int lines = 8;
-    while (lines > 1 && ((size_t)lines * p > 1024 || local_need(pr, pc, lines, cpx) > 32768))
+    while (lines > 1 && ((size_t)lines * p > 1024 || local_need(pr, pc, lines, cpx) > 42000))
         lines /= 2;
     size_t wg = (size_t)lines * p / 4; /* radix-4 butterflies per stage of one line set */
     wg = wg < 64 ? 64 : (wg > 256 ? 256 : wg);
@@ -175,10 +189,11 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     clpk_params dflt;
     clpk_params_clear(&dflt);
     clpk_xcorr_fused_defaults(s, &dflt);
-    long lines, wg, batch;
+    long lines, wg, batch, gaps;
     CLPK_TRY(param_long(ctx, params, "rows", 1, 16, atol(clpk_params_get(&dflt, "rows")), &lines));
     CLPK_TRY(param_long(ctx, params, "wg", 1, (long)dev->max_work_group_size, atol(clpk_params_get(&dflt, "wg")), &wg));
     CLPK_TRY(param_long(ctx, params, "fused_batch", 0, 1L << 30, 0, &batch));
+    CLPK_TRY(param_long(ctx, params, "fused_gaps", 0, 1, 1, &gaps));
 
     clpk_xcorr_fused *f = calloc(1, sizeof *f);
     if (!f) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
@@ -189,7 +204,9 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     size_t pr, pc;
     padded(s, pow2, &pr, &pc);
     clpk_status st = CLPK_SUCCESS;
-    const size_t need = local_need(pr, pc, (int)lines, f->cpx);
+    const cl_uint sh = gaps ? GAPS_SHIFT : NO_GAPS_SHIFT;
+    const size_t l13 = local_k13(pc, (int)lines, f->cpx, sh), l2 = local_k2(pr, (int)lines, f->cpx, sh);
+    const size_t need = l13 > l2 ? l13 : l2;
     if (pr > 65536 || pc > 65536 || need > dev->local_mem_bytes) {
         st =
             clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
@@ -244,7 +261,6 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     if ((st = clpk_kernel_create(ctx, prog, "clpk_xcorr_fused_rows", &f->rows)) != CLPK_SUCCESS) goto fail;
     if ((st = clpk_kernel_create(ctx, prog, "clpk_xcorr_fused_columns", &f->columns)) != CLPK_SUCCESS) goto fail;
     if ((st = clpk_kernel_create(ctx, prog, "clpk_xcorr_fused_out", &f->out)) != CLPK_SUCCESS) goto fail;
-    const size_t l13 = 2 * (size_t)f->lines * pc * f->cpx, l2 = 4 * (size_t)f->lines * pr * f->cpx;
     if ((st = check_kernel(f, f->rows, l13, "clpk_xcorr_fused_rows")) != CLPK_SUCCESS) goto fail;
     if ((st = check_kernel(f, f->columns, l2, "clpk_xcorr_fused_columns")) != CLPK_SUCCESS) goto fail;
     if ((st = check_kernel(f, f->out, l13, "clpk_xcorr_fused_out")) != CLPK_SUCCESS) goto fail;
@@ -265,7 +281,8 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     rc |= clSetKernelArg(f->rows, 8, sizeof f->lines, &f->lines);
     rc |= clSetKernelArg(f->rows, 9, sizeof f->tw_c, &f->tw_c);
     rc |= clSetKernelArg(f->rows, 10, sizeof f->t1, &f->t1);
-    rc |= clSetKernelArg(f->rows, 11, l13, NULL);
+    rc |= clSetKernelArg(f->rows, 11, sizeof sh, &sh);
+    rc |= clSetKernelArg(f->rows, 12, l13, NULL);
     rc |= clSetKernelArg(f->columns, 0, sizeof f->t1, &f->t1);
     rc |= clSetKernelArg(f->columns, 1, sizeof rows, &rows);
     rc |= clSetKernelArg(f->columns, 2, sizeof f->pr, &f->pr);
@@ -276,7 +293,8 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     rc |= clSetKernelArg(f->columns, 7, sizeof f->half_r, &f->half_r);
     rc |= clSetKernelArg(f->columns, 8, sizeof f->tw_r, &f->tw_r);
     rc |= clSetKernelArg(f->columns, 9, sizeof f->t2, &f->t2);
-    rc |= clSetKernelArg(f->columns, 10, l2, NULL);
+    rc |= clSetKernelArg(f->columns, 10, sizeof sh, &sh);
+    rc |= clSetKernelArg(f->columns, 11, l2, NULL);
     rc |= clSetKernelArg(f->out, 0, sizeof f->t2, &f->t2);
     rc |= clSetKernelArg(f->out, 2, sizeof f->half_rows, &f->half_rows);
     rc |= clSetKernelArg(f->out, 3, sizeof f->out_rows, &f->out_rows);
@@ -292,7 +310,8 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
         rc |= clSetKernelArg(f->out, 8, sizeof scale_f, &scale_f);
     }
     rc |= clSetKernelArg(f->out, 9, sizeof f->tw_c, &f->tw_c);
-    rc |= clSetKernelArg(f->out, 12, l13, NULL);
+    rc |= clSetKernelArg(f->out, 12, sizeof sh, &sh);
+    rc |= clSetKernelArg(f->out, 13, l13, NULL);
     if (rc != CL_SUCCESS) {
         st = clpk_fail_cl(ctx, rc, "clSetKernelArg(xcorr fused-fft)");
         goto fail;

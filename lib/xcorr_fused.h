@@ -9,9 +9,10 @@
 typedef struct clpk_xcorr_fused clpk_xcorr_fused;
 
 /* Params (all optional; keys shared with other algorithms to keep the tuner space small): fft_pad = smooth (2^i 3^j,
- * default) | pow2; rows = FFT lines per work-group (1..16,
- * default by size); wg = work-group size (default 128); fused_batch = max pairs per chunk of launches (default:
- * intermediates within min(max allocation / 4, 512 MiB)). UNSUPPORTED for other patterns or lines past local memory. */
+ * default) | pow2; rows = FFT lines per work-group (1..16, default by size); wg = work-group size (default by
+ * size); fused_batch = max pairs per chunk of launches (default:
+ * intermediates within min(max allocation / 4, 512 MiB)); fused_gaps = 1 (default: a gap per 4 complex values in local
+ * memory against bank conflicts) | 0. UNSUPPORTED for other patterns or lines past local memory. */
 clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const clpk_params *params,
                                     clpk_xcorr_fused **out);
 /* `first` (may be NULL) receives the event of the first command, `done` (may be NULL) of the last. */

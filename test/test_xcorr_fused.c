@@ -64,6 +64,12 @@ static void sweep(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &c, "fused_batch=2", 1);
     run_case(ctx, rng, &d, "fused_batch=3,rows=4", 0);
     run_case(ctx, rng, &c, "fused_batch=1,rows=8,wg=64", 2);
+    /* local memory without gaps (fused_gaps=0), every rows value, smooth and pow2 */
+    for (int l = 0; l < 4; ++l) {
+        snprintf(params, sizeof params, "fused_gaps=0,rows=%d,wg=%d,fft_pad=%s", lines[l], wgs[l % 3], pads[l % 2]);
+        run_case(ctx, rng, &a, params, 1);
+        run_case(ctx, rng, &b, params, 0);
+    }
 }
 
 /* Two runs of one plan on the same data give the same bits. */
