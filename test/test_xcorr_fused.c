@@ -137,6 +137,29 @@ static void refusals(clpk_context *ctx) {
     }
 }
 
+/* The built-in choice: on GPUs one-to-one takes fused-fft where the rule picks the FFT path (64^2 x 300 pairs); on
+ * CPUs (PoCL) it keeps VkFFT or a direct variant; other patterns never get fused-fft. Plan creation only. */
+static void auto_choice(clpk_context *ctx) {
+    const int gpu = clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU;
+    clpk_xcorr_shape s = one_to_one(64, 64, 300, 0, 0, CLPK_PRECISION_F32);
+    clpk_xcorr_plan *plan = NULL;
+    clpk_status st = clpk_xcorr_plan_create(ctx, &s, "auto", NULL, &plan);
+    if (CHECK(st == CLPK_SUCCESS, "auto 64^2 x300: %s", clpk_last_error(ctx))) {
+        const char *algo = clpk_xcorr_plan_algorithm(plan);
+        printf("auto one-to-one 64x64 x300: %s\n", algo);
+        CHECK(gpu ? strcmp(algo, "fused-fft") == 0 : strcmp(algo, "fused-fft") != 0, "auto chose %s on a %s", algo,
+              gpu ? "GPU" : "CPU");
+    }
+    clpk_xcorr_plan_destroy(plan);
+    s.pattern = CLPK_XCORR_ONE_TO_MANY;
+    s.n_left = 1;
+    plan = NULL;
+    st = clpk_xcorr_plan_create(ctx, &s, "auto", NULL, &plan);
+    if (CHECK(st == CLPK_SUCCESS, "auto one-to-many 64^2 x300: %s", clpk_last_error(ctx)))
+        CHECK(strcmp(clpk_xcorr_plan_algorithm(plan), "fused-fft") != 0, "auto chose fused-fft for one-to-many");
+    clpk_xcorr_plan_destroy(plan);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     clpk_context *ctx = NULL;
@@ -160,6 +183,7 @@ int main(void) {
     printf("f64: %.1f s\n", clpk_wall_seconds() - t0);
     determinism(ctx, &rng);
     refusals(ctx);
+    auto_choice(ctx);
     printf("total: %.1f s\n", clpk_wall_seconds() - t0);
     clpk_context_destroy(ctx);
     return check_summary();
