@@ -21,8 +21,9 @@
 
 #define MAX_LIST 32
 
-static const char *const all_variants[] = {"auto",       "naive",            "shift-buffer", "split-row", "grouped",
-                                           "multi-right", "multi-both", "warp-per-overlap", "local",        "fft"};
+static const char *const all_variants[] = {"auto",    "naive",       "shift-buffer", "split-row",
+                                           "grouped", "multi-right", "multi-both",   "warp-per-overlap",
+                                           "local",   "fft",         "fused-fft"};
 #define N_VARIANTS (sizeof all_variants / sizeof all_variants[0])
 
 /* Throughputs (FLOP/s of useful multiply-adds) below which no direct variant runs on the H100, from the
@@ -54,7 +55,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: clpk-bench-xcorr [--patterns one-to-one,one-to-many,n-to-m,n-to-mn,dic] [--sizes 16,24,...]\n"
             "                        [--variants auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,\n"
-            "                                    warp-per-overlap,local,fft,ALGO:k=v/k=v] [--scale F] [--precision f32|f64]\n"
+            "                                    warp-per-overlap,local,fft,fused-fft,ALGO:k=v/k=v] [--scale F]\n"
+            "                        [--precision f32|f64]\n"
             "                        [--seed N] [--repeats N] [--warmup N] [--max-ms MS] [--json OUT.jsonl]\n"
             "                        [--cases-out CASES.txt] [--list] [--device SELECTOR] [--dump-inputs DIR]\n"
             "Default grid (docs/perf-xcorr.md): sizes 16 24 32 48 64 96 128 192 256 (square); one-to-one x4000,\n"
@@ -96,7 +98,8 @@ static int parse_number(const char *text, double lo, double hi, double *out) {
 
 static int parse_args(int argc, char **argv, options *o) {
     static char pat_default[] = "one-to-one,one-to-many,n-to-m,n-to-mn,dic";
-    static char var_default[] = "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,fft";
+    static char var_default[] =
+        "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,fft,fused-fft";
     static const int size_default[] = {16, 24, 32, 48, 64, 96, 128, 192, 256};
     memset(o, 0, sizeof *o);
     o->scale = 1, o->max_ms = 1000, o->repeats = 50, o->warmup = 3, o->seed = 1;
@@ -415,6 +418,7 @@ static int applicable(const clpk_xcorr_shape *s, const char *name) {
     variant_parts(name, variant, sizeof variant, params, sizeof params);
     if (strcmp(variant, "multi-right") == 0) return s->pattern != CLPK_XCORR_ONE_TO_ONE;
     if (strcmp(variant, "multi-both") == 0) return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1;
+    if (strcmp(variant, "fused-fft") == 0) return s->pattern == CLPK_XCORR_ONE_TO_ONE;
     return 1;
 }
 
@@ -423,7 +427,7 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
     const clpk_xcorr_shape *s = &d->bc->shape;
     char algo[64], params[256];
     variant_parts(variant, algo, sizeof algo, params, sizeof params);
-    const int is_direct = strcmp(algo, "fft") != 0 && strcmp(algo, "auto") != 0;
+    const int is_direct = strcmp(algo, "fft") != 0 && strcmp(algo, "fused-fft") != 0 && strcmp(algo, "auto") != 0;
     const double macs = count_macs(s);
     if (is_direct) {
         const double est_ms = 2 * macs / optimistic_rate(algo) * 1e3;

@@ -112,6 +112,8 @@ static void usage(FILE *out) {
             "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
             "  --top-k N             best candidates measured again (default 3)\n"
             "  --max-points N        at most N evaluations per problem\n"
+            "  --build-threads N     threads compiling a search step's candidates ahead (default: GPUs the host's\n"
+            "                        cores up to 16, CPU devices 1 = no compiling ahead)\n"
             "  --problems LIST       tune only these problems of each family (numbers as --list shows them)\n"
             "  --space K=V|V,...     search only this sub-space: each parameter named keeps the values listed\n"
             "                        (parameters a family lacks are ignored)\n"
@@ -167,6 +169,23 @@ static double geometric_mean_speedup(const clpk_tune_report *r, const char *fami
     return *n ? exp(sum / *n) : NAN;
 }
 
+/* Where the family's time went: problem set-up, evaluations, and the driver's compiler inside them. */
+static void print_cost(const clpk_tune_report *r, const char *family) {
+    double setup = 0, evaluate = 0, build = 0;
+    int points = 0, builds = 0;
+    for (int i = 0; i < r->count; ++i) {
+        const clpk_tune_result *x = &r->items[i];
+        if (strcmp(x->family, family)) continue;
+        setup += x->setup_s;
+        evaluate += x->evaluate_s;
+        build += x->build_s;
+        builds += x->builds;
+        points += x->evaluated;
+    }
+    printf("  %s: %d points; %.1f s evaluating (%.1f s compiling %d programs), %.1f s creating problems\n", family,
+           points, evaluate, build, builds, setup);
+}
+
 static void print_table(const clpk_tune_report *r) {
     for (int f = 0; f < r->family_count; ++f) {
         const char *fam = r->families[f];
@@ -187,6 +206,7 @@ static void print_table(const clpk_tune_report *r) {
                        x->evaluated, text);
             }
         }
+        print_cost(r, fam);
         int n;
         double g = geometric_mean_speedup(r, fam, &n);
         if (n) {
@@ -396,6 +416,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--final-repeats")) ok = v && parse_int(v, &cfg.final_repeats) && cfg.final_repeats > 0;
         else if (!strcmp(a, "--top-k")) ok = v && parse_int(v, &cfg.top_k);
         else if (!strcmp(a, "--max-points")) ok = v && parse_int(v, &cfg.max_points);
+        else if (!strcmp(a, "--build-threads")) ok = v && parse_int(v, &cfg.build_threads) && cfg.build_threads > 0;
         else if (!strcmp(a, "--space")) {
             clpk_error space_err = {0};
             ok = v && clpk_tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;

@@ -15,7 +15,8 @@ static void usage(FILE *f) {
     fprintf(
         f, "usage: clpk-xcorr --pattern one-to-one|one-to-many|n-to-mn|n-to-m --left L.npy --right R.npy --out O.npy\n"
            "                  [--algorithm auto|naive|shift-buffer|split-row|grouped|multi-right|multi-both|\n"
-           "                               warp-per-overlap|local|fft] [--params k=v,...] [--search-size S|SxS]\n"
+           "                               warp-per-overlap|local|fft|fused-fft] [--params k=v,...] [--search-size "
+           "S|SxS]\n"
            "                  [--precision f32|f64] [--device SELECTOR] [--check] [--bench N]\n"
            "L and R hold (N, R, C) stacks (or one (R, C) matrix) of any numeric dtype; O receives (N_out, 2R-1, 2C-1)\n"
            "(or the search window) in the plan's precision, which defaults to f64 for f64 inputs and f32 otherwise.\n"
@@ -30,7 +31,9 @@ static void usage(FILE *f) {
            "  split-row: rows_per_worker, combine=ordered|atomic, distribution=rectangle|triangle, wg\n"
            "  grouped, multi-right, multi-both: shifts, rows, lefts, rights, wg\n"
            "  local: rows, shifts, wg (both matrices in local memory: refused where they do not fit)\n"
-           "  fft: fft_pad=smooth|pow2, fft_batch\n");
+           "  fft: fft_pad=smooth|pow2, fft_batch\n"
+           "  fused-fft (one-to-one): fft_pad=smooth|pow2, rows (FFT lines per work-group), wg, fused_batch,\n"
+           "    fused_gaps=1|0\n");
 }
 
 typedef struct options {

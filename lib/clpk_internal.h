@@ -54,6 +54,15 @@ clpk_status clpk_program_get(clpk_context *ctx, const char *const *source_names,
                              const char *options, cl_program *program);
 /* The same for generated source text (e.g. kernels unrolled per problem shape). */
 clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const char *options, cl_program *program);
+
+/* Parallel compilation for the tuner, whose time is mostly the driver's compiler. While recording is on, a program
+ * request that would build (or load) is noted instead and fails with CLPK_ERROR_BUILD ("deferred"), so plan creation
+ * stops at its first program. clpk_program_prebuild then compiles the noted programs with up to `threads` threads
+ * (each its own clBuildProgram, which OpenCL allows concurrently), adds those that built to the cache and forgets
+ * the notes; one that fails is left for the normal path to build again and report with its log. Returns how many it
+ * added. Turning recording off keeps the notes. */
+void clpk_program_record(clpk_context *ctx, int on);
+int clpk_program_prebuild(clpk_context *ctx, int threads);
 /* Creates a kernel the caller owns (clReleaseKernel). */
 clpk_status clpk_kernel_create(clpk_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
 

@@ -12,6 +12,14 @@ typedef struct clpk_cached_program {
     struct clpk_cached_program *next;
 } clpk_cached_program;
 
+/* A build noted while the context records requests (clpk_program_record) instead of building. */
+typedef struct clpk_program_request {
+    uint64_t key_hash;
+    char *key;
+    char *source;
+    char *options; /* full options, as the build takes them */
+} clpk_program_request;
+
 struct clpk_context {
     cl_platform_id platform;
     cl_device_id device;
@@ -25,6 +33,9 @@ struct clpk_context {
     clpk_cached_program *programs;
     char cache_dir[1024]; /* "" when the disk cache is off */
     clpk_cache_stats cache_stats;
+    int recording; /* program requests are noted in `requests` and fail as deferred */
+    clpk_program_request *requests;
+    int request_count, request_capacity;
 
     /* profile: the parsed JSON document (cJSON*) of the best-matching file, or NULL */
     void *profile_json;
@@ -35,6 +46,14 @@ struct clpk_context {
 clpk_status clpk_profile_load_for_context(clpk_context *ctx);
 void clpk_profile_release_json(void *json); /* accepts NULL */
 void clpk_program_cache_release(clpk_context *ctx);
+/* Shared by program_cache.c and program_prebuild.c. */
+int clpk_program_cache_find(const clpk_context *ctx, uint64_t key_hash, const char *key);
+clpk_status clpk_program_cache_add(clpk_context *ctx, uint64_t key_hash, char *key, cl_program program); /* owns key */
+void clpk_program_cache_entry_path(const clpk_context *ctx, uint64_t key_hash, char *path, size_t size);
+void clpk_program_cache_disk_store(clpk_context *ctx, const char *path, const char *key, cl_program program);
+clpk_status clpk_program_note_request(clpk_context *ctx, uint64_t key_hash, const char *key, const char *source,
+                                      const char *options); /* copies its strings; ignores a repeated key */
+void clpk_program_requests_clear(clpk_context *ctx);
 clpk_status clpk_program_cache_init(clpk_context *ctx);
 
 #endif

@@ -57,6 +57,7 @@ void clpk_program_cache_release(clpk_context *ctx) {
         p = next;
     }
     ctx->programs = NULL;
+    clpk_program_requests_clear(ctx);
 }
 
 /* The key names everything a binary depends on. */
@@ -74,7 +75,7 @@ static char *make_key(const clpk_context *ctx, const char *source, const char *o
     return key;
 }
 
-static void entry_path(const clpk_context *ctx, uint64_t key_hash, char *path, size_t size) {
+void clpk_program_cache_entry_path(const clpk_context *ctx, uint64_t key_hash, char *path, size_t size) {
     snprintf(path, size, "%s/%016llx.clbin", ctx->cache_dir, (unsigned long long)key_hash);
 }
 
@@ -114,7 +115,7 @@ static unsigned char *disk_load(clpk_context *ctx, const char *path, const char 
 }
 
 /* Writes to a temporary file then renames, so a concurrent reader never sees half an entry. */
-static void disk_store(clpk_context *ctx, const char *path, const char *key, cl_program program) {
+void clpk_program_cache_disk_store(clpk_context *ctx, const char *path, const char *key, cl_program program) {
     size_t bin_size = 0;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof bin_size, &bin_size, NULL) != CL_SUCCESS ||
         bin_size == 0)
@@ -161,7 +162,10 @@ static cl_program try_binary(clpk_context *ctx, const unsigned char *bin, size_t
         if (program) clReleaseProgram(program);
         return NULL;
     }
-    if (clBuildProgram(program, 1, &ctx->device, options, NULL, NULL) != CL_SUCCESS) {
+    double t0 = clpk_wall_seconds();
+    cl_int built = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    ctx->cache_stats.build_seconds += clpk_wall_seconds() - t0;
+    if (built != CL_SUCCESS) {
         clReleaseProgram(program);
         return NULL;
     }
@@ -180,6 +184,16 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
         return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     uint64_t key_hash = clpk_hash64(key, strlen(key), 0);
+    if (ctx->recording) {
+        /* Deferred even when cached: the plan must not go on to run anything while the tuner only notes builds. */
+        int noted = clpk_program_cache_find(ctx, key_hash, key) ||
+                    clpk_program_note_request(ctx, key_hash, key, source, full_options) == CLPK_SUCCESS;
+        free(key);
+        free(full_options);
+        if (!noted) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+        return clpk_fail(ctx, CLPK_ERROR_BUILD, "program build deferred (the tuner notes programs to compile them in "
+                                                "parallel)");
+    }
     for (clpk_cached_program *p = ctx->programs; p; p = p->next) {
         if (p->key_hash == key_hash && strcmp(p->key, key) == 0) {
             ctx->cache_stats.memory_hits++;
@@ -192,7 +206,7 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
     cl_program program = NULL;
     char path[1100] = "";
     if (ctx->cache_dir[0]) {
-        entry_path(ctx, key_hash, path, sizeof path);
+        clpk_program_cache_entry_path(ctx, key_hash, path, sizeof path);
         if (access(path, R_OK) == 0) {
             size_t bin_size = 0;
             unsigned char *bin = disk_load(ctx, path, key, &bin_size);
@@ -211,14 +225,16 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
         if (rc != CL_SUCCESS) {
             st = clpk_fail_cl(ctx, rc, "clCreateProgramWithSource");
         } else {
+            double t0 = clpk_wall_seconds();
             rc = clBuildProgram(program, 1, &ctx->device, full_options, NULL, NULL);
+            ctx->cache_stats.build_seconds += clpk_wall_seconds() - t0;
             if (rc != CL_SUCCESS) {
                 st = fail_build(ctx, program, rc, full_options);
                 clReleaseProgram(program);
                 program = NULL;
             } else {
                 ctx->cache_stats.builds++;
-                if (path[0]) disk_store(ctx, path, key, program);
+                if (path[0]) clpk_program_cache_disk_store(ctx, path, key, program);
             }
         }
     }
@@ -236,6 +252,20 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
     ctx->programs = entry;
     *out = program;
     free(full_options);
+    return CLPK_SUCCESS;
+}
+
+int clpk_program_cache_find(const clpk_context *ctx, uint64_t key_hash, const char *key) {
+    for (const clpk_cached_program *p = ctx->programs; p; p = p->next)
+        if (p->key_hash == key_hash && strcmp(p->key, key) == 0) return 1;
+    return 0;
+}
+
+clpk_status clpk_program_cache_add(clpk_context *ctx, uint64_t key_hash, char *key, cl_program program) {
+    clpk_cached_program *entry = malloc(sizeof *entry);
+    if (!entry) return CLPK_ERROR_OUT_OF_MEMORY;
+    *entry = (clpk_cached_program){key_hash, key, program, ctx->programs};
+    ctx->programs = entry;
     return CLPK_SUCCESS;
 }
 

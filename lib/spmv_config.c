@@ -6,7 +6,7 @@
 
 const char *const spmv_param_keys[] = {"format", "block_h", "block_w", "flag_bits", "col",       "tile",
                                        "wg",     "strategy", "cache",  "sync",      "skip_scan", "transpose",
-                                       "slices", "csr_vec",  "block", NULL};
+                                       "slices", "csr_vec",  "block", "chunk", NULL};
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -90,6 +90,9 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
     if (cfg->format == SPMV_CSR && cfg->csr_vec > cfg->wg)
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: csr_vec=%d exceeds wg=%d", cfg->csr_vec,
                               cfg->wg);
+    const char *chunk = clpk_params_get(p, "chunk"); /* optional: not a tuner parameter */
+    cfg->chunk = -1;
+    if (chunk && strcmp(chunk, "auto") != 0) CLPK_TRY(get_int(p, "chunk", 0, 32, &cfg->chunk, err));
     if (cfg->format == SPMV_BCCOO) cfg->slices = 1;
     int64_t block_cols = A ? ((int64_t)A->cols + cfg->block_w - 1) / cfg->block_w : 0;
     cfg->col_delta = col == 3;
@@ -101,16 +104,24 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
     return CLPK_SUCCESS;
 }
 
+int spmv_product_chunk(const spmv_config *c, const clpk_device_info *dev) {
+    int chunk = c->chunk;
+    if (chunk < 0) chunk = dev && dev->kind == CLPK_DEVICE_GPU ? 32 / c->block_h : 0;
+    return chunk < c->tile ? chunk : c->tile;
+}
+
 void spmv_config_format(const spmv_config *c, char *buf, size_t size) {
+    char chunk_text[24];
+    snprintf(chunk_text, sizeof chunk_text, ",chunk=%d", c->chunk);
     if (c->format == SPMV_CSR) {
         snprintf(buf, size, "format=csr,wg=%d,csr_vec=%d", c->wg, c->csr_vec);
         return;
     }
     snprintf(buf, size,
              "format=%s,block_h=%d,block_w=%d,flag_bits=%d,col=%s,tile=%d,wg=%d,strategy=%d,cache=%d,sync=%s,"
-             "skip_scan=%d,transpose=%s,slices=%d",
+             "skip_scan=%d,transpose=%s,slices=%d%s",
              c->format == SPMV_BCCOO ? "bccoo" : "bccoo+", c->block_h, c->block_w, c->flag_bits,
              c->col_delta ? "delta" : c->col_bits == 16 ? "short" : "int", c->tile, c->wg, c->strategy, c->cache,
              c->sync_adjacent < 0 ? "auto" : c->sync_adjacent ? "adjacent" : "fallback", c->skip_scan,
-             c->online ? "online" : "offline", c->slices);
+             c->online ? "online" : "offline", c->slices, c->chunk < 0 ? "" : chunk_text);
 }

@@ -22,7 +22,12 @@ typedef struct spmv_config {
     int online;           /* 0 offline transpose, 1 natural order */
     int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
+    int chunk;            /* BCCOO blocks multiplied ahead of their segmented sum, 0 interleaved; -1 auto */
 } spmv_config;
+
+/* The chunk a plan uses: chunk=auto is 32 values' worth of blocks on GPUs (their loads in flight together) and the
+ * interleaved loop on CPUs (PoCL's compiler replicates the unrolled branches around barriers exponentially). */
+int spmv_product_chunk(const spmv_config *c, const clpk_device_info *dev);
 
 /* Built-in defaults for a device (dev may be NULL: portable defaults). */
 void spmv_default_params(const clpk_device_info *dev, clpk_params *p);

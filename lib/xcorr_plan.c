@@ -3,6 +3,7 @@
 #include "xcorr_plan.h"
 #include "xcorr_direct.h"
 #include "xcorr_fft.h"
+#include "xcorr_fused.h"
 #include "xcorr_reference.h"
 
 #include <math.h>
@@ -16,11 +17,13 @@ struct clpk_xcorr_plan {
     clpk_params params;
     clpk_xcorr_direct *direct;
     clpk_xcorr_fft *fft;
+    clpk_xcorr_fused *fused;
 };
 
 /* Parameter names `algorithm` accepts, NULL if the algorithm is unknown. */
 static const char *const *param_names(const char *algorithm) {
     if (strcmp(algorithm, "fft") == 0) return clpk_xcorr_fft_param_names;
+    if (strcmp(algorithm, "fused-fft") == 0) return clpk_xcorr_fused_param_names;
     return clpk_xcorr_direct_param_names(algorithm);
 }
 
@@ -59,6 +62,22 @@ static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
     return direct_ms > fft_ms;
 }
 
+/* Wherever the rule picks the FFT path, fused-fft replaces VkFFT for one-to-one on GPUs when its lines fit local
+ * memory. Cost model: bytes moved. Per pair (P_r x P_c padded, f32) the VkFFT path packs both inputs (write 2 P_r P_c
+ * reals), transforms them (each 2D R2C reads/writes ~2 x P_r P_c/2 complex per pass, two passes), multiplies (read 2,
+ * write 1 spectrum), inverts (two passes) and crops: ~40 P_r P_c bytes at 64^2 (1.3 MB); fused-fft reads the inputs
+ * once, writes/reads R x P_c complex (T1) and out_rows x (P_c/2+1) complex (T2) once each and writes the output:
+ * ~12 P_r P_c bytes (0.36 MB), so at equal bandwidth it should take ~1/3 of the time (docs/perf-xcorr.md). Both are
+ * memory bound (an FFT of length P costs ~5 P log2 P flops, ~0.1 flop per byte here). On CPUs (PoCL) the rule keeps
+ * VkFFT: not measured there. Profiles may override either way. */
+static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
+    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
+    clpk_params d;
+    clpk_params_clear(&d);
+    clpk_xcorr_fused_defaults(s, &d);
+    return clpk_xcorr_fused_fits(ctx, s, atoi(clpk_params_get(&d, "rows")), 0);
+}
+
 /* The built-in choice without a profile. FFT from 128^2, from 64^2 above 8 pairs and from 32^2 above 256 pairs: on
  * the H100 our FFT path costs about 0.09 ms at small sizes, which direct kernels beat below these sizes (e.g. split-row
  * 0.026 ms at 64^2 x 1, multi-right 0.089 ms at 16^2 x 4000) and lose to above them (0.086 vs 0.129 ms at 128^2 x 1,
@@ -66,15 +85,19 @@ static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
  * (384^2 for one pair down to 64^2 for 32 x 32). */
 static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
-    if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256)) return "fft";
-    if (clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU && fft_estimate_wins(s, pairs)) return "fft";
+    const int gpu = clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU;
+    if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256) || (gpu && fft_estimate_wins(s, pairs)))
+        return prefer_fused(ctx, s) ? "fused-fft" : "fft";
     return builtin_direct(ctx, s, pairs);
 }
 
 void clpk_xcorr_builtin_params(clpk_context *ctx, const clpk_xcorr_shape *shape, clpk_params *out) {
     const char *algo = builtin_choice(ctx, shape, clpk_xcorr_output_count(shape));
     clpk_params_set(out, "algorithm", algo);
-    if (strcmp(algo, "fft") != 0) clpk_xcorr_direct_defaults(ctx, shape, algo, out);
+    if (strcmp(algo, "fused-fft") == 0)
+        clpk_xcorr_fused_defaults(shape, out);
+    else if (strcmp(algo, "fft") != 0)
+        clpk_xcorr_direct_defaults(ctx, shape, algo, out);
 }
 
 void clpk_xcorr_features(const clpk_xcorr_shape *s, clpk_params *features) {
@@ -88,21 +111,25 @@ void clpk_xcorr_features(const clpk_xcorr_shape *s, clpk_params *features) {
 }
 
 static void set_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm, clpk_params *p) {
-    if (strcmp(algorithm, "fft") != 0) clpk_xcorr_direct_defaults(ctx, s, algorithm, p);
+    if (strcmp(algorithm, "fused-fft") == 0)
+        clpk_xcorr_fused_defaults(s, p);
+    else if (strcmp(algorithm, "fft") != 0)
+        clpk_xcorr_direct_defaults(ctx, s, algorithm, p);
 }
 
 static clpk_status build(clpk_xcorr_plan *plan) {
     if (strcmp(plan->algorithm, "fft") == 0)
         return clpk_xcorr_fft_create(plan->ctx, &plan->shape, &plan->params, &plan->fft);
+    if (strcmp(plan->algorithm, "fused-fft") == 0)
+        return clpk_xcorr_fused_create(plan->ctx, &plan->shape, &plan->params, &plan->fused);
     return clpk_xcorr_direct_create(plan->ctx, &plan->shape, plan->algorithm, &plan->params, &plan->direct);
 }
 
 /* Whether some xcorr algorithm reads `key` (a profile entry holds a whole tuner candidate: the keys of every
  * algorithm of the space, of which the chosen one reads a few). */
 static int known_key(const char *key) {
-    static const char *const algorithms[] = {"naive",       "shift-buffer", "split-row",        "grouped",
-                                             "multi-right", "multi-both",   "warp-per-overlap", "local",
-                                             "fft"};
+    static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
+                                             "multi-both", "warp-per-overlap", "local",     "fft",     "fused-fft"};
     for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; ++a)
         for (const char *const *k = param_names(algorithms[a]); k && *k; ++k)
             if (strcmp(*k, key) == 0) return 1;
@@ -197,7 +224,7 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
     } else if (strlen(algorithm) >= sizeof plan->algorithm || !param_names(algorithm)) {
         st = clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
                        "xcorr: unknown algorithm '%s' (auto, naive, shift-buffer, split-row, grouped, multi-right, "
-                       "multi-both, warp-per-overlap, local, fft)",
+                       "multi-both, warp-per-overlap, local, fft, fused-fft)",
                        algorithm);
     } else {
         snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algorithm);
@@ -208,20 +235,27 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
         st = clpk_fail_from(ctx, &err);
     if (st == CLPK_SUCCESS) st = build(plan);
     /* An automatic choice that cannot be used here (fft on a build without VkFFT, a profile entry from another build
-     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning. */
+     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning;
+     * the built-in fused-fft falls back to the VkFFT path first (both are FFT paths: same size range). */
     const char *direct = builtin_direct(ctx, shape, clpk_xcorr_output_count(shape));
-    if (st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
-        (from_profile || strcmp(plan->algorithm, direct) != 0)) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const char *fallback =
+            attempt == 0 && !from_profile && strcmp(plan->algorithm, "fused-fft") == 0 ? "fft" : direct;
+        if (!(st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
+              (from_profile || strcmp(plan->algorithm, fallback) != 0)))
+            break;
         clpk_log(ctx, CLPK_LOG_WARN, "xcorr: %s '%s' unavailable (%s): using %s",
-                 from_profile ? "profile choice" : "built-in choice", plan->algorithm, clpk_last_error(ctx), direct);
+                 from_profile ? "profile choice" : "built-in choice", plan->algorithm, clpk_last_error(ctx), fallback);
         if (plan->fft) clpk_xcorr_fft_destroy(plan->fft);
+        clpk_xcorr_fused_destroy(plan->fused);
         clpk_xcorr_direct_destroy(plan->direct);
         plan->fft = NULL;
+        plan->fused = NULL;
         plan->direct = NULL;
         from_profile = 0;
-        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", direct);
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", fallback);
         clpk_params_clear(&plan->params);
-        set_defaults(ctx, shape, direct, &plan->params);
+        set_defaults(ctx, shape, fallback, &plan->params);
         st = build(plan);
     }
     if (st != CLPK_SUCCESS) {
@@ -241,6 +275,7 @@ void clpk_xcorr_plan_destroy(clpk_xcorr_plan *plan) {
     if (!plan) return;
     clpk_xcorr_direct_destroy(plan->direct);
     if (plan->fft) clpk_xcorr_fft_destroy(plan->fft);
+    clpk_xcorr_fused_destroy(plan->fused);
     free(plan);
 }
 
@@ -260,6 +295,9 @@ clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_o
                                cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     if (n_wait && !wait) return clpk_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: n_wait > 0 but no events");
+    if (plan->fused)
+        return clpk_xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, n_wait,
+                                        wait, NULL, done);
     if (plan->fft)
         return clpk_xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
                                       done);
@@ -275,6 +313,9 @@ clpk_status clpk_xcorr_execute_timed(clpk_xcorr_plan *plan, cl_mem left, size_t 
     if (plan->direct)
         return clpk_xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
                                          first, last);
+    if (plan->fused)
+        return clpk_xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
+                                        first, last);
     /* The FFT path reports only its last command: a marker ahead of it marks the start. */
     CLPK_CL_TRY(plan->ctx, clEnqueueMarkerWithWaitList(clpk_context_queue(plan->ctx), 0, NULL, first));
     clpk_status st =

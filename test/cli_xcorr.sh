@@ -73,9 +73,10 @@ run_check() { # pattern left right algorithm [extra args]
     if out=$("$cli" --pattern "$p" --left "$tmp/$l" --right "$tmp/$r" --out "$tmp/o.npy" --algorithm "$a" --check "$@" 2>&1) &&
         grep -q "check: .*OK" <<<"$out"; then ok; else bad "$p $a $*: $out"; fi
 }
-for a in auto naive shift-buffer split-row grouped warp-per-overlap local; do
+for a in auto naive shift-buffer split-row grouped warp-per-overlap local fused-fft; do
     run_check one-to-one left2.npy right2.npy $a
 done
+run_check one-to-one left2.npy right2.npy fused-fft --search-size 3x5 --params rows=2,wg=64,fft_pad=pow2
 for a in auto naive multi-right split-row; do
     run_check one-to-many left1.npy right6.npy $a
     run_check n-to-mn left2.npy right6.npy $a
@@ -108,6 +109,7 @@ expect_fail "unknown pattern" "unknown pattern" "$cli" --pattern many --left "$t
 expect_fail "unknown algorithm" "unknown algorithm" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm fastest
 expect_fail "unknown parameter" "shiftz" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm grouped --params shiftz=2
 expect_fail "bad parameter value" "wg=0" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm naive --params wg=0
+expect_fail "fused-fft pattern" "only the one-to-one pattern" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm fused-fft
 expect_fail "even window" "odd" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --search-size 4
 expect_fail "window too big" "at most 9x7" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --search-size 11x7
 expect_fail "bench count" "bench" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --bench 0

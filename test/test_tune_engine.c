@@ -12,6 +12,7 @@ FAKE_FAMILY(flaky, FAKE_FLAKY_BEST);
 FAKE_FAMILY(sleepy, FAKE_SLEEP);
 FAKE_FAMILY(oom, FAKE_OOM_A64);
 FAKE_FAMILY(create, FAKE_FAIL_CREATE1);
+FAKE_FAMILY(program, FAKE_PROGRAM);
 
 static const char *get(const clpk_params *p, const char *key) {
     const char *v = clpk_params_get(p, key);
@@ -468,6 +469,38 @@ static void test_compare(clpk_context *ctx) {
     CHECK(fake_destroyed == destroyed + 1, "the problem is destroyed on failure too");
 }
 
+/* Compiling ahead (build_threads > 1) changes where programs are built, never what is measured: the same points
+ * in the same order, the same choice, and the measured evaluations find their programs already built. */
+static void test_prebuild(clpk_context *ctx) {
+    const clpk_tune_family *fams[] = {&fake_family_program, NULL};
+    int order[2][512][3], counts[2], serial[2];
+    char best[2][64];
+    for (int run = 0; run < 2; ++run) {
+        clpk_tune_config cfg;
+        fake_config(&cfg, CLPK_TUNE_HILL);
+        cfg.opts.quick = 1;
+        cfg.build_threads = run == 0 ? 1 : 3;
+        fake_program_tag = run + 1; /* fresh programs for each run */
+        fake_measured_count = fake_serial_builds = 0;
+        clpk_tune_report r;
+        CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run with %d build threads", cfg.build_threads);
+        CHECK(r.count == 1 && r.items[0].found && fake_is_optimum(&r.items[0], 0), "optimum found (%d threads)",
+              cfg.build_threads);
+        clpk_params_format(&r.items[0].best, best[run], sizeof best[run]);
+        memcpy(order[run], fake_measured, sizeof fake_measured);
+        counts[run] = fake_measured_count;
+        serial[run] = fake_serial_builds;
+        clpk_tune_report_free(&r);
+    }
+    CHECK(counts[0] == counts[1] && counts[0] > 20 &&
+              memcmp(order[0], order[1], sizeof(int) * 3 * (size_t)counts[0]) == 0,
+          "same points in the same order with and without compiling ahead (%d and %d evaluations)", counts[0],
+          counts[1]);
+    CHECK(!strcmp(best[0], best[1]), "same choice: %s / %s", best[0], best[1]);
+    CHECK(serial[0] >= 8 && serial[1] <= 2, "programs compiled inside measured evaluations: %d serially, %d with "
+          "compiling ahead (at most the defaults' and a lone point's)", serial[0], serial[1]);
+}
+
 int main(void) {
     check_seed();
     test_space_points();
@@ -482,6 +515,7 @@ int main(void) {
     test_deceptive_space(ctx);
     test_subspace_and_problems(ctx);
     test_compare(ctx);
+    test_prebuild(ctx);
     clpk_context_destroy(ctx);
     return check_summary();
 }

@@ -18,7 +18,8 @@ enum {
     FAKE_FLAKY_BEST = 1 << 3,  /* the optimum passes the search but fails when measured again */
     FAKE_SLEEP = 1 << 4,       /* every evaluation takes FAKE_SLEEP_S of wall time (budget tests) */
     FAKE_OOM_A64 = 1 << 5,     /* a == 64: out of resources */
-    FAKE_FAIL_CREATE1 = 1 << 6 /* problem 1 cannot be created */
+    FAKE_FAIL_CREATE1 = 1 << 6, /* problem 1 cannot be created */
+    FAKE_PROGRAM = 1 << 7       /* each point first gets a real OpenCL program, one per (a, c) (prebuild tests) */
 };
 
 #define FAKE_SLOW_S 0.030
@@ -41,6 +42,11 @@ static int fake_final_calls[FAKE_PROBLEMS][FAKE_NA][FAKE_NB][FAKE_NC];
 typedef struct fake_state {
     int mode, index;
 } fake_state;
+
+/* FAKE_PROGRAM: the source's tag (a run with a new tag cannot reuse the programs of the last one), the order in
+ * which points were measured, and how many of the measured evaluations compiled their program themselves. */
+static int fake_program_tag;
+static int fake_measured[512][3], fake_measured_count, fake_serial_builds;
 
 static void fake_sleep(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -111,6 +117,23 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     int ib = fake_digit(fake_b_values, clpk_params_get(p, "b"));
     int ic = fake_digit(fake_c_values, clpk_params_get(p, "c"));
     if (ia < 0 || ib < 0 || ic < 0) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "fake: unknown point");
+    if (st->mode & FAKE_PROGRAM) {
+        char source[160], options[64];
+        snprintf(source, sizeof source, "/* tag %d */ __kernel void fake(__global int *x) { x[0] = A + C; }\n",
+                 fake_program_tag);
+        snprintf(options, sizeof options, "-DA=%d -DC=%d", ia, ic);
+        clpk_cache_stats before, after;
+        clpk_context_cache_stats(ctx, &before);
+        cl_program program;
+        CLPK_TRY(clpk_program_get_text(ctx, source, options, &program)); /* deferred while the tuner records */
+        clpk_context_cache_stats(ctx, &after);
+        fake_serial_builds += (int)(after.builds - before.builds);
+        if (fake_measured_count < 512) {
+            fake_measured[fake_measured_count][0] = ia;
+            fake_measured[fake_measured_count][1] = ib;
+            fake_measured[fake_measured_count++][2] = ic;
+        }
+    }
     if (st->index < FAKE_PROBLEMS) {
         if (repeats == FAKE_REPEATS) fake_search_calls[st->index][ia][ib][ic]++;
         else fake_final_calls[st->index][ia][ib][ic]++;

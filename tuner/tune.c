@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TUNE_MAX_FAMILIES 16
 #define HILL_STARTS 3
@@ -111,6 +112,7 @@ typedef struct run_state {
     clpk_tune_report *report;
     double start, deadline; /* deadline: INFINITY when unlimited */
     int problem_index, total_problems;
+    int build_threads; /* resolved cfg->build_threads */
 } run_state;
 
 typedef struct search {
@@ -133,6 +135,10 @@ typedef struct search {
     int planned;
     uint64_t rng;
     int cut; /* a budget, the point cap or the stop flag ended the search */
+    /* While set, visit_digits notes new valid points here instead of measuring them (prefetch). */
+    int (*collect)[CLPK_TUNE_MAX_PARAMS];
+    int (*collect_buffer)[CLPK_TUNE_MAX_PARAMS];
+    int collected, collect_capacity;
     /* hill: 1 a categorical parameter, fixed in its group's climb; 2 the first parameter standing in for the groups
      * when there are no categories (its climbs may move it); 0 neither */
     int grouped[CLPK_TUNE_MAX_PARAMS];
@@ -226,10 +232,17 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
     clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START, .family = s->fam->name, .label = s->prob->label,
                              .evaluated = s->res->evaluated, .planned = s->planned, .best_ms = -1};
     emit(run, &start);
+    clpk_cache_stats before, after;
+    clpk_context_cache_stats(run->ctx, &before);
     double t0 = clpk_wall_seconds();
     double got = INFINITY;
     clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);
     double dt = clpk_wall_seconds() - t0;
+    clpk_context_cache_stats(run->ctx, &after);
+    double build_s = after.build_seconds - before.build_seconds;
+    s->res->evaluate_s += dt;
+    s->res->build_s += build_s;
+    s->res->builds += (int)(after.builds + after.disk_hits - before.builds - before.disk_hits);
     *outcome = clpk_tune_outcome_of(st);
     const char *message = st == CLPK_SUCCESS ? NULL : clpk_last_error(run->ctx);
     if (*outcome == CLPK_TUNE_OK && !(got >= 0 && isfinite(got))) {
@@ -251,7 +264,7 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
         memcpy(s->res->note, note, n);
         s->res->note[n] = '\0';
     }
-    clpk_tune_cache_store(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms);
+    clpk_tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt, build_s);
     clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE, .family = s->fam->name, .label = s->prob->label,
                           .evaluated = s->res->evaluated + 1, .planned = s->planned,
                           .best_ms = isfinite(s->res->best_ms) ? s->res->best_ms : -1, .outcome = *outcome,
@@ -296,7 +309,11 @@ static int visit(search *s, const int *digits, const clpk_params *params) {
 }
 
 
-/* A point of the space: already visited (its index), pruned by `valid` (-2), or measured now (-1: stop). */
+#define COLLECTED (-3)
+#define COLLECT_CAPACITY 512
+
+/* A point of the space: already visited (its index), pruned by `valid` (-2), measured now (-1: stop), or noted for
+ * compiling ahead (COLLECTED, while s->collect is set). */
 static int visit_digits(search *s, const int *digits) {
     int at = find_point(s, digits);
     if (at >= 0) return s->pts[at].pruned ? -2 : at;
@@ -315,7 +332,60 @@ static int visit_digits(search *s, const int *digits) {
         }
         return -2;
     }
+    if (s->collect) {
+        for (int k = 0; k < s->collected; ++k)
+            if (memcmp(s->collect[k], digits, sizeof(int) * (size_t)s->space->count) == 0) return COLLECTED;
+        if (s->collected < s->collect_capacity) memcpy(s->collect[s->collected++], digits, sizeof s->collect[0]);
+        return COLLECTED;
+    }
     return visit(s, digits, NULL);
+}
+
+/* Compiles the programs of the points noted in s->collect (those not measured yet, nor in the resume cache) on
+ * several threads before they are measured one by one: the evaluate calls run with the context recording, so plan
+ * creation notes its first program and stops (clpk_program_record). Nothing is measured or counted here. */
+static void prefetch_collected(search *s) {
+    run_state *run = s->run;
+    if (run->build_threads <= 1 || s->collected < 2 || must_stop(s)) return;
+    clpk_params params;
+    int noted = 0;
+    clpk_program_record(run->ctx, 1);
+    for (int k = 0; k < s->collected; ++k) {
+        clpk_tune_outcome outcome;
+        double ms;
+        point_from_digits(s->space, s->collect_buffer[k], &params);
+        if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, "search", &params, &outcome, &ms))
+            continue;
+        double ignored;
+        s->fam->evaluate(run->ctx, s->prob, &params, 1, &ignored);
+        ++noted;
+    }
+    clpk_program_record(run->ctx, 0);
+    if (noted >= 2) {
+        clpk_program_prebuild(run->ctx, run->build_threads);
+    } else {
+        clpk_program_prebuild(run->ctx, 1); /* one program: no gain in threads, but the note must be consumed */
+    }
+}
+
+/* Notes the new points the next calls of visit_digits would measure (instead of measuring them); end_collect then
+ * compiles their programs ahead. Used around a search step run twice, first to note, then for real: the step must
+ * make the same choices both times (it may read measured points, not draw random numbers or reorder lists). */
+static int begin_collect(search *s) {
+    if (s->run->build_threads <= 1) return 0;
+    if (!s->collect_buffer) {
+        s->collect_buffer = malloc(sizeof *s->collect_buffer * COLLECT_CAPACITY);
+        if (!s->collect_buffer) return 0;
+    }
+    s->collect = s->collect_buffer;
+    s->collect_capacity = COLLECT_CAPACITY;
+    s->collected = 0;
+    return 1;
+}
+
+static void end_collect(search *s) {
+    s->collect = NULL;
+    prefetch_collected(s);
 }
 
 /* Spaces up to this size have their valid points listed once before a random or hill search: a space whose
@@ -349,21 +419,30 @@ static int enumerate_valid(search *s) {
     return 1;
 }
 
+/* The i-th point of an exhaustive search: of the listed valid points, else of the whole product. */
+static void exhaustive_point(const search *s, unsigned long long i, int *digits) {
+    digits_of_index(s->space, s->enumerated ? s->valid[i] : i, digits);
+}
+
 static void search_exhaustive(search *s) {
     int digits[CLPK_TUNE_MAX_PARAMS];
-    if (s->enumerated) {
-        for (size_t i = 0; i < s->valid_count; ++i) {
-            digits_of_index(s->space, s->valid[i], digits);
-            if (visit_digits(s, digits) == -1) return;
-        }
-        return;
-    }
     double size = clpk_tune_space_size(s->space);
     /* Beyond 2^62 points an exhaustive search cannot end anyway: the budget stops it. */
-    unsigned long long n = size < 4.6e18 ? (unsigned long long)size : 1ull << 62;
-    for (unsigned long long i = 0; i < n; ++i) {
-        digits_of_index(s->space, i, digits);
-        if (visit_digits(s, digits) == -1) return;
+    unsigned long long n = s->enumerated ? s->valid_count : size < 4.6e18 ? (unsigned long long)size : 1ull << 62;
+    const unsigned long long chunk = 64; /* points compiled ahead together */
+    for (unsigned long long first = 0; first < n; first += chunk) {
+        unsigned long long end = n - first < chunk ? n : first + chunk;
+        if (begin_collect(s)) {
+            for (unsigned long long i = first; i < end; ++i) {
+                exhaustive_point(s, i, digits);
+                visit_digits(s, digits);
+            }
+            end_collect(s);
+        }
+        for (unsigned long long i = first; i < end; ++i) {
+            exhaustive_point(s, i, digits);
+            if (visit_digits(s, digits) == -1) return;
+        }
     }
 }
 
@@ -379,28 +458,46 @@ static void search_random(search *s, int n) {
         search_exhaustive(s);
         return;
     }
+    /* Draw first, then measure, so the drawn points can be compiled ahead together. */
+    int (*picked)[CLPK_TUNE_MAX_PARAMS] = malloc(sizeof *picked * (size_t)(n > 0 ? n : 1));
+    if (!picked) return;
+    int count = 0;
     int digits[CLPK_TUNE_MAX_PARAMS];
+    const size_t width = sizeof(int) * (size_t)s->space->count;
     if (s->enumerated) {
         size_t left = s->valid_count;
-        for (int drawn = 0; drawn < n && left > 0;) {
+        while (count < n && left > 0) {
             size_t pick = (size_t)(next_random(&s->rng) % left);
             unsigned long long index = s->valid[pick];
             s->valid[pick] = s->valid[--left]; /* the list's order no longer matters once drawn from */
             s->valid[left] = index;
             digits_of_index(s->space, index, digits);
             if (find_point(s, digits) >= 0) continue;
-            if (visit_digits(s, digits) == -1) return;
-            ++drawn;
+            memcpy(picked[count++], digits, sizeof digits);
         }
-        return;
+    } else {
+        clpk_params params;
+        for (int tries = 0; count < n && tries < 64 * n; ++tries) {
+            random_digits(s, digits);
+            if (find_point(s, digits) >= 0) continue;
+            int again = 0;
+            for (int k = 0; k < count && !again; ++k) again = memcmp(picked[k], digits, width) == 0;
+            if (again) continue;
+            point_from_digits(s->space, digits, &params);
+            if (s->fam->valid && !s->fam->valid(s->run->ctx, s->prob, &params)) {
+                visit_digits(s, digits); /* records the pruned point */
+                continue;
+            }
+            memcpy(picked[count++], digits, sizeof digits);
+        }
     }
-    for (int drawn = 0, tries = 0; drawn < n && tries < 64 * n; ++tries) {
-        random_digits(s, digits);
-        if (find_point(s, digits) >= 0) continue;
-        int at = visit_digits(s, digits);
-        if (at == -1) return;
-        if (at >= 0) ++drawn;
+    if (begin_collect(s)) {
+        for (int k = 0; k < count; ++k) visit_digits(s, picked[k]);
+        end_collect(s);
     }
+    for (int k = 0; k < count; ++k)
+        if (visit_digits(s, picked[k]) == -1) break;
+    free(picked);
 }
 
 static int better(const search *s, int a, int b) {
@@ -476,22 +573,34 @@ static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, i
  * two parameters one value each, which step over constraints such as "block sizes multiply to at most N" or parity
  * rules that make every nearest neighbour invalid. `in_group`: the grouped parameters stay fixed (the climb searches
  * its group's sub-space). Returns where it ended. */
+/* The neighbours of `current` in one ring (see climb); returns 0 when the search must stop. */
+static int ring_neighbours(search *s, int current, int ring, int in_group, int *next) {
+    int n = s->space->count;
+    for (int i = 0; i < n; ++i) {
+        if (in_group && s->grouped[i] == 1) continue;
+        for (int d = -1; d <= 1; d += 2) {
+            if (ring < 2 && !try_neighbour(s, current, i, d * (ring + 1), -1, 0, next)) return 0;
+            for (int j = i + 1; ring == 2 && j < n; ++j) {
+                if (in_group && s->grouped[j] == 1) continue;
+                for (int e = -1; e <= 1; e += 2)
+                    if (!try_neighbour(s, current, i, d, j, e, next)) return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 static int climb(search *s, int from, int in_group) {
-    int current = from, n = s->space->count;
+    int current = from;
     while (current >= 0) {
         int next = current;
         for (int ring = 0; ring < 3 && next == current; ++ring) {
-            for (int i = 0; i < n; ++i) {
-                if (in_group && s->grouped[i] == 1) continue;
-                for (int d = -1; d <= 1; d += 2) {
-                    if (ring < 2 && !try_neighbour(s, current, i, d * (ring + 1), -1, 0, &next)) return current;
-                    for (int j = i + 1; ring == 2 && j < n; ++j) {
-                        if (in_group && s->grouped[j] == 1) continue;
-                        for (int e = -1; e <= 1; e += 2)
-                            if (!try_neighbour(s, current, i, d, j, e, &next)) return current;
-                    }
-                }
+            if (begin_collect(s)) {
+                int unused = current;
+                ring_neighbours(s, current, ring, in_group, &unused);
+                end_collect(s);
             }
+            if (!ring_neighbours(s, current, ring, in_group, &next)) return current;
         }
         if (next == current) return current;
         current = next;
@@ -507,14 +616,17 @@ static int sweep(search *s, int from) {
         moved = 0;
         for (int i = 0; i < s->space->count; ++i) {
             int next = current;
-            for (int v = 0; v < s->space->params[i].count; ++v) {
-                if (v == s->pts[current].digits[i]) continue;
-                int digits[CLPK_TUNE_MAX_PARAMS];
-                memcpy(digits, s->pts[current].digits, sizeof digits);
-                digits[i] = v;
-                int at = visit_digits(s, digits);
-                if (at == -1) return current;
-                if (better(s, at, next)) next = at;
+            for (int pass = begin_collect(s) ? 0 : 1; pass < 2; ++pass) {
+                for (int v = 0; v < s->space->params[i].count; ++v) {
+                    if (v == s->pts[current].digits[i]) continue;
+                    int digits[CLPK_TUNE_MAX_PARAMS];
+                    memcpy(digits, s->pts[current].digits, sizeof digits);
+                    digits[i] = v;
+                    int at = visit_digits(s, digits);
+                    if (at == -1) return current;
+                    if (pass == 1 && better(s, at, next)) next = at;
+                }
+                if (pass == 0) end_collect(s);
             }
             moved |= next != current;
             current = next;
@@ -525,14 +637,8 @@ static int sweep(search *s, int from) {
 
 /* Random starting points that cover every group (combination of the grouped parameters' values) first, drawn from
  * the listed valid points. */
-static void stratified_starts(search *s, int n) {
+static int stratified_pass(search *s, int n) {
     int digits[CLPK_TUNE_MAX_PARAMS];
-    for (size_t i = s->valid_count; i > 1; --i) { /* shuffle */
-        size_t j = (size_t)(next_random(&s->rng) % i);
-        unsigned long long t = s->valid[i - 1];
-        s->valid[i - 1] = s->valid[j];
-        s->valid[j] = t;
-    }
     int covered[GROUP_IDS] = {0}, drawn = 0;
     for (int k = 0; k < s->count; ++k) /* the defaults, when in the space */
         if (s->pts[k].in_space && !s->pts[k].pruned) covered[group_id(s, s->pts[k].digits)] = 1;
@@ -542,10 +648,25 @@ static void stratified_starts(search *s, int n) {
             int id = group_id(s, digits);
             if ((pass == 0 && covered[id]) || find_point(s, digits) >= 0) continue;
             covered[id] = 1;
-            if (visit_digits(s, digits) == -1) return;
+            if (visit_digits(s, digits) == -1) return 0;
             ++drawn;
         }
     }
+    return 1;
+}
+
+static void stratified_starts(search *s, int n) {
+    for (size_t i = s->valid_count; i > 1; --i) { /* shuffle */
+        size_t j = (size_t)(next_random(&s->rng) % i);
+        unsigned long long t = s->valid[i - 1];
+        s->valid[i - 1] = s->valid[j];
+        s->valid[j] = t;
+    }
+    if (begin_collect(s)) {
+        stratified_pass(s, n);
+        end_collect(s);
+    }
+    stratified_pass(s, n);
 }
 
 /* floor(log2(valid points / (4 x samples))), at least 0: how much larger than an exhaustively searched space this
@@ -761,6 +882,15 @@ static int selected_count(const clpk_tune_config *cfg, int count) {
     return n;
 }
 
+/* Automatic: a GPU's compiler runs on the host, whose cores are otherwise idle while the tuner compiles; on a CPU
+ * device the compiler would compete with nothing faster, and the PoCL builds of the CI stay serial. */
+static int resolve_build_threads(clpk_context *ctx, int requested) {
+    if (requested > 0) return requested;
+    if (clpk_context_device_info(ctx)->kind != CLPK_DEVICE_GPU) return 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > 16 ? 16 : (int)cores;
+}
+
 static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int problems, double deadline) {
     const clpk_tune_config *cfg = run->cfg;
     int left = selected_count(cfg, problems); /* selected problems not started yet */
@@ -788,7 +918,9 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (left + 1) : INFINITY;
         clpk_tune_problem prob;
         memset(&prob, 0, sizeof prob);
+        double setup_start = clpk_wall_seconds();
         clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
+        res->setup_s = clpk_wall_seconds() - setup_start;
         if (st != CLPK_SUCCESS) {
             snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
                      clpk_last_error(run->ctx));
@@ -821,6 +953,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
             free(s.pts);
             free(s.table);
             free(s.valid);
+            free(s.collect_buffer);
         }
         if (fam->problem_destroy) fam->problem_destroy(&prob);
         ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
@@ -839,6 +972,7 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         cfg->samples <= 0)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune: NULL argument or non-positive repeats/samples");
     run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = clpk_wall_seconds()};
+    run.build_threads = resolve_build_threads(ctx, cfg->build_threads);
     run.deadline = cfg->budget_s > 0 ? run.start + cfg->budget_s : INFINITY;
     if (cfg->cache_path) {
         clpk_error err = {0};

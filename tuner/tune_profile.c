@@ -173,7 +173,8 @@ int clpk_tune_cache_lookup(const clpk_tune_cache *c, const char *family, const c
 }
 
 static void cache_record(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
-                         const clpk_params *params, clpk_tune_outcome outcome, double ms) {
+                         const clpk_params *params, clpk_tune_outcome outcome, double ms, double wall_s,
+                         double build_s) {
     if (!c) return;
     char k[2048], p[2048];
     canonical(klass, k, sizeof k);
@@ -191,6 +192,8 @@ static void cache_record(clpk_tune_cache *c, const char *family, const clpk_para
     cJSON_AddStringToObject(obj, "params", p);
     cJSON_AddStringToObject(obj, "outcome", outcome == OUTCOME_PENDING ? "pending" : clpk_tune_outcome_name(outcome));
     if (outcome == CLPK_TUNE_OK) cJSON_AddNumberToObject(obj, "ms", ms);
+    if (wall_s >= 0) cJSON_AddNumberToObject(obj, "wall_s", wall_s);
+    if (build_s >= 0) cJSON_AddNumberToObject(obj, "build_s", build_s);
     char *text = cJSON_PrintUnformatted(obj);
     if (text) {
         fprintf(c->file, "%s\n", text);
@@ -202,12 +205,18 @@ static void cache_record(clpk_tune_cache *c, const char *family, const clpk_para
 
 void clpk_tune_cache_store(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
                            const clpk_params *params, clpk_tune_outcome outcome, double ms) {
-    cache_record(c, family, klass, phase, params, outcome, ms);
+    cache_record(c, family, klass, phase, params, outcome, ms, -1, -1);
+}
+
+void clpk_tune_cache_store_timed(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
+                                 const clpk_params *params, clpk_tune_outcome outcome, double ms, double wall_s,
+                                 double build_s) {
+    cache_record(c, family, klass, phase, params, outcome, ms, wall_s, build_s);
 }
 
 void clpk_tune_cache_mark_pending(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
                                   const clpk_params *params) {
-    cache_record(c, family, klass, phase, params, OUTCOME_PENDING, INFINITY);
+    cache_record(c, family, klass, phase, params, OUTCOME_PENDING, INFINITY, -1, -1);
 }
 
 int clpk_tune_cache_size(const clpk_tune_cache *c) { return c ? c->count : 0; }

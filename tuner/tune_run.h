@@ -48,6 +48,10 @@ typedef struct clpk_tune_config {
     int top_k;                /* how many of the best candidates are measured again (0: none) */
     int samples;              /* points drawn by the random strategy (the hill climber starts with half) */
     int max_points;           /* at most this many evaluations per problem; <= 0: no cap */
+    /* Threads compiling the programs of a search step's candidates ahead of measuring them (clpk_program_prebuild);
+     * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
+     * 1: no compiling ahead. */
+    int build_threads;
     /* "key=v1|v2,...": every family's space is restricted to this sub-space (clpk_tune_space_restrict); NULL: none */
     const char *space_restrict;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
@@ -84,6 +88,10 @@ typedef struct clpk_tune_result {
     int pruned;         /* points the family's `valid` refused */
     int outcomes[CLPK_TUNE_OUTCOMES]; /* search + re-measure outcomes */
     int complete;       /* the strategy ran to its end (not cut by a budget or a stop) */
+    double setup_s;     /* problem creation: inputs, reference, device buffers */
+    double evaluate_s;  /* wall time inside the family's evaluate calls (search and re-measure) */
+    double build_s;     /* of which in the driver's compiler */
+    int builds;         /* programs compiled from source or loaded from binaries during the evaluations */
     char note[256];     /* why the problem was not tuned, or the first failure's message */
 } clpk_tune_result;
 
@@ -175,6 +183,11 @@ int clpk_tune_cache_lookup(const clpk_tune_cache *cache, const char *family, con
 /* Records a point in memory and appends it to the file at once (flushed), so a killed run loses nothing. */
 void clpk_tune_cache_store(clpk_tune_cache *cache, const char *family, const clpk_params *klass, const char *phase,
                            const clpk_params *params, clpk_tune_outcome outcome, double ms);
+/* The same with the evaluation's cost (wall seconds of the evaluate call and of compiling in it), kept in the file
+ * so where a run's time went can be read afterwards. */
+void clpk_tune_cache_store_timed(clpk_tune_cache *cache, const char *family, const clpk_params *klass,
+                                 const char *phase, const clpk_params *params, clpk_tune_outcome outcome, double ms,
+                                 double wall_s, double build_s);
 /* Records that a point's evaluation starts; its result replaces the mark. A mark still there when the cache is
  * loaded again (the run died in that evaluation: a hang that was killed, a driver crash) reads as a timeout, so a
  * resumed run does not try the point again. */

@@ -7,6 +7,7 @@
 #include "clpk_xcorr.h"
 #include "xcorr_direct.h"
 #include "xcorr_fft.h"
+#include "xcorr_fused.h"
 #include "xcorr_plan.h"
 #include "xcorr_reference.h"
 #include "xcorr_shuffle.h"
@@ -143,7 +144,8 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *op
 /* Per algorithm: the parameters it reads, each with the values the tuner tries. Irrelevant parameters stay at the
  * first value of the space's list. */
 static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
-                                         "multi-both", "warp-per-overlap", "local",     "fft",     NULL};
+                                         "multi-both", "warp-per-overlap", "local",     "fft",     "fused-fft",
+                                         NULL};
 static const char *const wg_values[] = {"64", "128", "256", "32", NULL};
 static const char *const team_values[] = {"32", "8", "16", "64", "128", NULL};
 static const char *const rpw_values[] = {"4", "1", "2", "8", "16", NULL};
@@ -174,6 +176,8 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
         if (strcmp(algorithms[i], "multi-right") == 0 && p->shape.pattern == CLPK_XCORR_ONE_TO_ONE) continue;
         if (strcmp(algorithms[i], "multi-both") == 0 && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
         if (strcmp(algorithms[i], "fft") == 0 && !fft_available(ctx, &p->shape)) continue;
+        /* fused-fft: one-to-one where one FFT line per work-group fits local memory (valid() checks each rows). */
+        if (strcmp(algorithms[i], "fused-fft") == 0 && !clpk_xcorr_fused_fits(ctx, &p->shape, 1, 1)) continue;
         /* local: only where both matrices fit the device's local memory. */
         if (strcmp(algorithms[i], "local") == 0 &&
             clpk_xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes)
@@ -201,8 +205,9 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
 
 /* Whether `key` is one of `algorithm`'s parameters. */
 static int reads(const char *algorithm, const char *key) {
-    const char *const *names =
-        strcmp(algorithm, "fft") == 0 ? clpk_xcorr_fft_param_names : clpk_xcorr_direct_param_names(algorithm);
+    const char *const *names = strcmp(algorithm, "fft") == 0         ? clpk_xcorr_fft_param_names
+                               : strcmp(algorithm, "fused-fft") == 0 ? clpk_xcorr_fused_param_names
+                                                                     : clpk_xcorr_direct_param_names(algorithm);
     for (int i = 0; names && names[i]; ++i)
         if (strcmp(names[i], key) == 0) return 1;
     return 0;
@@ -238,6 +243,13 @@ static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (reads(algo, "wg") && (size_t)wg > dev->max_work_group_size) return 0;
     if (strcmp(algo, "naive") == 0 || strcmp(algo, "split-row") == 0) return wg >= 64;
+    if (strcmp(algo, "fused-fft") == 0) {
+        /* rows = FFT lines per work-group {1,2,4,8}, wg {64,128,256} (test_xcorr_fused runs every point), fft_pad
+         * both; the lines must fit local memory (pow2 pads at least as much as smooth). */
+        const char *pad = clpk_params_get(c, "fft_pad");
+        const int lines = (int)clpk_params_get_int(c, "rows", 1);
+        return wg >= 64 && clpk_xcorr_fused_fits(ctx, &p->shape, lines, pad && strcmp(pad, "pow2") == 0);
+    }
     if (strcmp(algo, "shift-buffer") == 0) {
         /* Teams much wider than an output row only add idle lanes. */
         const int team = (int)clpk_params_get_int(c, "team", 32);

@@ -122,6 +122,7 @@ typedef struct clpk_cache_stats {
     unsigned disk_hits;
     unsigned builds;
     unsigned disk_rejected; /* corrupt or stale entries that were rebuilt */
+    double build_seconds;   /* wall time spent in the driver's compiler (source and binary builds) */
 } clpk_cache_stats;
 void clpk_context_cache_stats(const clpk_context *ctx, clpk_cache_stats *stats);
 
