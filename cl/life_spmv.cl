@@ -21,6 +21,25 @@ typedef LIFE_XPASTE(VALUE_T, 4) real4;
 #define DSC_NPL ((NTHETA + TEAM - 1) / TEAM)
 #define WC_NPL ((NTHETA + WC_TEAM - 1) / WC_TEAM)
 
+/* theta-split (dsc=voxel and wc=fiber): with THETA_PARTS > 1 the host launches the kernel once per part, `pass` =
+ * 0..THETA_PARTS-1, and the pass covers the directions [pass * PART_LEN, min((pass + 1) * PART_LEN, NTHETA)), so the
+ * D and y rows a pass touches are 1/THETA_PARTS of the whole and fit the L2 where the whole does not. With
+ * THETA_PARTS 1 the range is the compile-time [0, NTHETA): the same code and bits as without the split. */
+#ifndef THETA_PARTS
+#define THETA_PARTS 1
+#endif
+#if THETA_PARTS > 1
+#define PASS_T0 (pass * PART_LEN)
+#define PASS_T1 min(PASS_T0 + PART_LEN, NTHETA)
+#define DSC_PNPL ((PART_LEN + TEAM - 1) / TEAM)
+#define WC_PNPL ((PART_LEN + WC_TEAM - 1) / WC_TEAM)
+#else
+#define PASS_T0 0
+#define PASS_T1 NTHETA
+#define DSC_PNPL DSC_NPL
+#define WC_PNPL WC_NPL
+#endif
+
 /* Float atomic add through compare-and-swap on the bit pattern (OpenCL 1.2 has no float atomics). */
 #if defined(VALUE_IS_DOUBLE)
 #if defined(HAVE_ATOM64)
@@ -139,13 +158,14 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
 __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                              __global const int *restrict fiber, __global const real *restrict phi,
                              __global const real *restrict dict, __global const real *restrict w,
-                             __global real *restrict y) {
+                             __global real *restrict y, int pass) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % TEAM;
     const int runs = get_local_size(0) / TEAM;
     const long v = (long)get_group_id(0) * runs + lid / TEAM;
     if (v >= n_voxels) return; /* no barriers in this kernel */
-    real acc[DSC_NPL];
-    for (int i = 0; i < DSC_NPL; ++i) acc[i] = 0;
+    real acc[DSC_PNPL];
+    for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
     long j = run_ptr[v];
     const long end = run_ptr[v + 1];
     for (; j + UNROLL <= end; j += UNROLL) {
@@ -157,9 +177,9 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
         }
         for (int u = 0; u < UNROLL; ++u) {
             if (c[u] == (real)0) continue;
-            for (int i = 0; i < DSC_NPL; ++i) {
-                const int t = lane + i * TEAM;
-                if (t < NTHETA) acc[i] += c[u] * dict[ao[u] + t];
+            for (int i = 0; i < DSC_PNPL; ++i) {
+                const int t = t0 + lane + i * TEAM;
+                if (t < t1) acc[i] += c[u] * dict[ao[u] + t];
             }
         }
     }
@@ -167,14 +187,14 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
         const real c = phi[j] * w[fiber[j]];
         if (c == (real)0) continue;
         const int ao = atom_off[j];
-        for (int i = 0; i < DSC_NPL; ++i) {
-            const int t = lane + i * TEAM;
-            if (t < NTHETA) acc[i] += c * dict[ao + t];
+        for (int i = 0; i < DSC_PNPL; ++i) {
+            const int t = t0 + lane + i * TEAM;
+            if (t < t1) acc[i] += c * dict[ao + t];
         }
     }
-    for (int i = 0; i < DSC_NPL; ++i) {
-        const int t = lane + i * TEAM;
-        if (t < NTHETA) y[v * NTHETA + t] = acc[i];
+    for (int i = 0; i < DSC_PNPL; ++i) {
+        const int t = t0 + lane + i * TEAM;
+        if (t < t1) y[v * NTHETA + t] = acc[i];
     }
 }
 
@@ -184,7 +204,8 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
 __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                             __global const int *restrict voxel_off, __global const real *restrict phi,
                             __global const real *restrict dict, __global const real *restrict y,
-                            __global real *restrict w, __local real *part) {
+                            __global real *restrict w, __local real *part, int pass) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int runs = get_local_size(0) / WC_TEAM;
     for (long base = (long)get_group_id(0) * runs; base < n_fibers; base += (long)get_num_groups(0) * runs) {
@@ -204,9 +225,9 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
                 }
                 for (int u = 0; u < UNROLL; ++u) {
                     real d = 0;
-                    for (int i = 0; i < WC_NPL; ++i) {
-                        const int t = lane + i * WC_TEAM;
-                        if (t < NTHETA) d += dict[ao[u] + t] * y[vo[u] + t];
+                    for (int i = 0; i < WC_PNPL; ++i) {
+                        const int t = t0 + lane + i * WC_TEAM;
+                        if (t < t1) d += dict[ao[u] + t] * y[vo[u] + t];
                     }
                     s += ph[u] * d;
                 }
@@ -214,9 +235,9 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
             for (; j < end; ++j) {
                 const int ao = atom_off[j], vo = voxel_off[j];
                 real d = 0;
-                for (int i = 0; i < WC_NPL; ++i) {
-                    const int t = lane + i * WC_TEAM;
-                    if (t < NTHETA) d += dict[ao + t] * y[vo + t];
+                for (int i = 0; i < WC_PNPL; ++i) {
+                    const int t = t0 + lane + i * WC_TEAM;
+                    if (t < t1) d += dict[ao + t] * y[vo + t];
                 }
                 s += phi[j] * d;
             }
@@ -227,7 +248,12 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
             if (lane < off) part[lid] += part[lid + off];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
+#if THETA_PARTS > 1
+        /* pass 0 stores, later passes add their partial dot products in pass order: deterministic, no atomics */
+        if (lane == 0 && f < n_fibers) w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
+#else
         if (lane == 0 && f < n_fibers) w[f] = part[lid];
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

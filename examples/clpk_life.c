@@ -201,9 +201,9 @@ typedef struct bench_user {
 
 static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     bench_user *u = user;
-    clpk_status st = u->dsc ? clpk_life_dsc(u->plan, u->in, u->out, 0, NULL, first)
-                            : clpk_life_wc(u->plan, u->in, u->out, 0, NULL, first);
-    if (st == CLPK_SUCCESS) *last = *first; /* one kernel: the same event twice, released once by the helper */
+    clpk_status st = u->dsc ? clpk_life_dsc_events(u->plan, u->in, u->out, 0, NULL, first, last)
+                            : clpk_life_wc_events(u->plan, u->in, u->out, 0, NULL, first, last);
+    /* first and last launch (theta_parts > 1: several passes); equal events are released once by the helper */
     return st;
 }
 

@@ -56,6 +56,12 @@ typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LI
 /* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device and precision. */
 extern const char *const life_param_keys[];
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, clpk_params *params);
+/* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
+#define LIFE_MAX_THETA_PARTS 4
+int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes);
+/* Effective split of n_theta directions into `requested` parts (clamped to n_theta): part length aligned to 128 B
+ * where that still gives `requested` parts; *parts may come out below `requested` (n_theta 5 in 4 -> 3 parts of 2). */
+void life_theta_split(int32_t n_theta, int requested, size_t value_size, int *parts, int *part_len);
 
 struct clpk_life_plan {
     clpk_context *ctx;
@@ -68,6 +74,7 @@ struct clpk_life_plan {
     life_dsc_kind dsc_kind;
     life_wc_kind wc_kind;
     int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;
+    int theta_parts, part_len; /* effective theta split of dsc=voxel / wc=fiber (life_theta_split) */
     cl_program program;
     cl_kernel k_dsc, k_wc, k_zero;
     /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */

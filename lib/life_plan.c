@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const life_param_keys[] = {"dsc", "wc", "team", "runs", "unroll", "wc_team", "wc_runs", "wg", NULL};
+const char *const life_param_keys[] = {"dsc",     "wc",      "team", "runs",        "unroll",
+                                       "wc_team", "wc_runs", "wg",   "theta_parts", NULL};
 
 static const char *const dsc_names[] = {"atomics", "voxel"};
 static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
@@ -28,6 +29,41 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
     clpk_params_set_int(params, "wc_team", gpu ? 32 : 16);
     clpk_params_set_int(params, "wc_runs", 4);
     clpk_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
+    clpk_params_set_int(params, "theta_parts", 1); /* plan creation replaces it by life_default_theta_parts */
+}
+
+int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes) {
+    /* The sorted products are bound by D (and y) row traffic from the L2 (docs/perf-life.md): f32's DS1 dictionary
+     * (49.6 MB) fits the H100's 50 MB L2 and runs at L2 rates, f64's (99 MB) does not. Splitting the directions
+     * into parts whose D slice fits 80 % of the L2 (the rest for y rows, Phi streaming through) costs one extra Phi
+     * pass per part. f32 keeps 1 (measured fast); CPUs and devices that do not report a cache size keep 1. */
+    if (!dev || dev->kind != CLPK_DEVICE_GPU || precision != CLPK_PRECISION_F64 || dev->global_cache_bytes == 0)
+        return 1;
+    const double budget = 0.8 * (double)dev->global_cache_bytes;
+    int parts = (int)ceil((double)dict_bytes / budget);
+    return parts < 1 ? 1 : parts > LIFE_MAX_THETA_PARTS ? LIFE_MAX_THETA_PARTS : parts;
+}
+
+void life_theta_split(int32_t n_theta, int requested, size_t value_size, int *parts, int *part_len) {
+    if (requested < 1) requested = 1;
+    if (requested > n_theta) requested = n_theta; /* clamped: every part holds at least one direction */
+    if (requested == 1) {                         /* no split: one part of every direction */
+        *parts = 1;
+        *part_len = n_theta;
+        return;
+    }
+    const int base = (n_theta + requested - 1) / requested;
+    int len = base;
+    /* the largest alignment (128 B down to one value) that still gives `requested` non-empty parts */
+    for (int align = (int)(128 / value_size); align > 1; align /= 2) {
+        const int l = (base + align - 1) / align * align;
+        if ((n_theta + l - 1) / l == requested) {
+            len = l;
+            break;
+        }
+    }
+    *part_len = len;
+    *parts = (n_theta + len - 1) / len; /* may be below `requested` when n_theta does not split evenly, e.g. 5 / 4 */
 }
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -58,6 +94,11 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     plan->wc_team = (int)clpk_params_get_int(&plan->params, "wc_team", 32);
     plan->wc_runs = (int)clpk_params_get_int(&plan->params, "wc_runs", 4);
     plan->atomics_wg = (int)clpk_params_get_int(&plan->params, "wg", 256);
+    const long long parts = clpk_params_get_int(&plan->params, "theta_parts", 1);
+    if (parts < 1 || parts > LIFE_MAX_THETA_PARTS)
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: theta_parts=%lld out of 1..%d", parts,
+                         LIFE_MAX_THETA_PARTS);
+    life_theta_split(plan->n_theta, (int)parts, plan->value_size, &plan->theta_parts, &plan->part_len);
     const long long max_wg = dev->max_work_group_size < 1024 ? (long long)dev->max_work_group_size : 1024;
     if (!is_pow2(plan->dsc_team) || plan->dsc_team > 256 || !is_pow2(plan->wc_team) || plan->wc_team > 256)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: team=%d and wc_team=%d must be powers of two <= 256",
@@ -153,11 +194,14 @@ static clpk_status life_upload_original(clpk_life_plan *plan, const clpk_life_da
 static clpk_status life_build_kernels(clpk_life_plan *plan) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     const int f64 = plan->precision == CLPK_PRECISION_F64;
-    char options[512];
-    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d",
+    char options[512], split[64] = "";
+    /* theta_parts 1 adds no option: the same program (and cache entry) as before the split existed */
+    if (plan->theta_parts > 1)
+        snprintf(split, sizeof split, " -DTHETA_PARTS=%d -DPART_LEN=%d", plan->theta_parts, plan->part_len);
+    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d%s",
              f64 ? "double" : "float", f64 ? " -DVALUE_IS_DOUBLE" : "",
              f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta, plan->ld_dict, plan->dsc_team,
-             plan->dsc_unroll, plan->wc_team);
+             plan->dsc_unroll, plan->wc_team, split);
     const char *sources[] = {"life_spmv"};
     CLPK_TRY(clpk_program_get(plan->ctx, sources, 1, options, &plan->program));
     static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel"};
@@ -174,6 +218,9 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_error err;
     life_default_params(dev, plan->precision, &plan->params);
+    clpk_params_set_int(
+        &plan->params, "theta_parts",
+        life_default_theta_parts(dev, plan->precision, (uint64_t)plan->n_atoms * plan->ld_dict * plan->value_size));
     int is_auto = !strategy || !*strategy || strcmp(strategy, "auto") == 0;
     if (is_auto) {
         clpk_params features;
@@ -337,6 +384,34 @@ static clpk_status life_launch(clpk_life_plan *plan, cl_kernel k, size_t global,
     return CLPK_SUCCESS;
 }
 
+/* dsc=voxel / wc=fiber: one launch per theta part (argument `pass_arg` = the part), in order, each waiting for the
+ * previous (WC passes > 0 add to w). *first (may be NULL) gets the first pass's event, *done the last's. */
+static clpk_status life_launch_passes(clpk_life_plan *plan, cl_kernel k, cl_uint pass_arg, size_t global, size_t local,
+                                      cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *done) {
+    cl_event prev = NULL;
+    clpk_status st = CLPK_SUCCESS;
+    for (cl_int pass = 0; pass < plan->theta_parts && st == CLPK_SUCCESS; ++pass) {
+        const int last = pass == plan->theta_parts - 1;
+        cl_event ev = NULL;
+        clSetKernelArg(k, pass_arg, sizeof pass, &pass);
+        st = life_launch(plan, k, global, local, pass == 0 ? n_wait : 1, pass == 0 ? wait : &prev,
+                         (last && !done && !(first && pass == 0)) ? NULL : &ev);
+        if (st != CLPK_SUCCESS) break;
+        if (pass == 0 && first) {
+            *first = ev;
+            if (!last) clRetainEvent(ev); /* a second reference only when it is not also *done */
+        }
+        if (prev) clReleaseEvent(prev);
+        prev = ev;
+    }
+    if (st == CLPK_SUCCESS && done) {
+        *done = prev;
+        prev = NULL;
+    }
+    if (prev) clReleaseEvent(prev);
+    return st;
+}
+
 static clpk_status life_check_buffers(clpk_life_plan *plan, cl_mem in, size_t in_n, cl_mem out, size_t out_n) {
     size_t a = 0, b = 0;
     if (!in || !out) return clpk_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: NULL buffer");
@@ -349,8 +424,8 @@ static clpk_status life_check_buffers(clpk_life_plan *plan, cl_mem in, size_t in
     return CLPK_SUCCESS;
 }
 
-clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
-                          cl_event *done) {
+static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                                   cl_event *first, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     const size_t ny = (size_t)plan->n_voxels * plan->n_theta;
     CLPK_TRY(life_check_buffers(plan, w, (size_t)plan->n_fibers, y, ny));
@@ -383,11 +458,11 @@ clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wa
     ARG(k, 7, y);
     size_t local = (size_t)plan->dsc_team * plan->dsc_runs;
     size_t groups = ((size_t)nv + plan->dsc_runs - 1) / plan->dsc_runs;
-    return life_launch(plan, k, groups * local, local, n_wait, wait, done);
+    return life_launch_passes(plan, k, 8, groups * local, local, n_wait, wait, first, done);
 }
 
-clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
-                         cl_event *done) {
+static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                  cl_event *first, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     const size_t ny = (size_t)plan->n_voxels * plan->n_theta;
     CLPK_TRY(life_check_buffers(plan, y, ny, w, (size_t)plan->n_fibers));
@@ -405,7 +480,8 @@ clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wai
         ARG(k, 7, w);
         size_t local = (size_t)plan->wc_team * plan->wc_runs;
         clSetKernelArg(k, 8, local * plan->value_size, NULL);
-        return life_launch(plan, k, life_grid((size_t)nf * plan->wc_team, local), local, n_wait, wait, done);
+        return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->wc_team, local), local, n_wait, wait, first,
+                                  done);
     }
     cl_event zeroed = NULL;
     CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
@@ -452,6 +528,36 @@ clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wai
     }
     if (zeroed) clReleaseEvent(zeroed);
     return st;
+}
+
+/* Single-launch paths leave *first NULL: then it is the same event as *done (one reference). */
+static clpk_status life_first_is_done(clpk_status st, cl_event *first, cl_event *done) {
+    if (st == CLPK_SUCCESS && first && !*first) *first = *done;
+    return st;
+}
+
+clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                          cl_event *done) {
+    return life_dsc_launch(plan, w, y, n_wait, wait, NULL, done);
+}
+
+clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                         cl_event *done) {
+    return life_wc_launch(plan, y, w, n_wait, wait, NULL, done);
+}
+
+clpk_status clpk_life_dsc_events(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                                 cl_event *first, cl_event *done) {
+    if (!first || !done) return CLPK_ERROR_INVALID_ARGUMENT;
+    *first = NULL;
+    return life_first_is_done(life_dsc_launch(plan, w, y, n_wait, wait, first, done), first, done);
+}
+
+clpk_status clpk_life_wc_events(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                cl_event *first, cl_event *done) {
+    if (!first || !done) return CLPK_ERROR_INVALID_ARGUMENT;
+    *first = NULL;
+    return life_first_is_done(life_wc_launch(plan, y, w, n_wait, wait, first, done), first, done);
 }
 
 /* ---- Host-array conveniences ----------------------------------------------------------------------------------- */

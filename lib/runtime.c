@@ -66,6 +66,7 @@ static void collect_facts(cl_platform_id platform, cl_device_id dev, clpk_device
     info->global_mem_bytes = get_u64(dev, CL_DEVICE_GLOBAL_MEM_SIZE);
     info->max_alloc_bytes = get_u64(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     info->max_constant_bytes = get_u64(dev, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+    info->global_cache_bytes = get_u64(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
 
     size_t ext_size = 0;
     clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size);

@@ -9,15 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void compare_iterates(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec, const char *strategy,
-                             int iterations, const double *w_start, double tol) {
+static void compare_iterates_params(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec,
+                                    const char *strategy, const char *params, int iterations, const double *w_start,
+                                    double tol) {
     const size_t nw = (size_t)d->n_fibers;
     double *w_ref = malloc(nw * sizeof *w_ref), *w_dev = malloc(nw * sizeof *w_dev);
     for (size_t i = 0; i < nw; ++i) w_ref[i] = w_start ? w_start[i] : 0;
     double obj_ref = 0;
     life_ref_fit(d, iterations, w_ref, &obj_ref);
     clpk_life_plan *plan = NULL;
-    if (CHECK(clpk_life_plan_create(ctx, d, prec, strategy, NULL, &plan) == CLPK_SUCCESS, "plan: %s",
+    if (CHECK(clpk_life_plan_create(ctx, d, prec, strategy, params, &plan) == CLPK_SUCCESS, "plan: %s",
               clpk_last_error(ctx))) {
         for (size_t i = 0; i < nw; ++i) w_dev[i] = NAN;
         clpk_life_fit_options o = {.max_iterations = iterations, .tolerance = 0, .objective_every = 3,
@@ -27,14 +28,19 @@ static void compare_iterates(clpk_context *ctx, const clpk_life_dataset *d, clpk
         double e = check_rel_error(w_ref, w_dev, nw);
         CHECK(st == CLPK_SUCCESS && res.iterations == iterations, "fit %s: %s (%d iterations)",
               clpk_precision_name(prec), clpk_last_error(ctx), res.iterations);
-        CHECK(e <= tol, "%s %s, %d iterations%s: w differs from the host solver by %.3g", clpk_precision_name(prec),
-              strategy, iterations, w_start ? " (warm)" : "", e);
+        CHECK(e <= tol, "%s %s [%s], %d iterations%s: w differs from the host solver by %.3g",
+              clpk_precision_name(prec), strategy, params ? params : "", iterations, w_start ? " (warm)" : "", e);
         CHECK(fabs(res.objective - obj_ref) <= 10 * tol * obj_ref, "objective %.10g vs host %.10g", res.objective,
               obj_ref);
         clpk_life_plan_destroy(plan);
     }
     free(w_ref);
     free(w_dev);
+}
+
+static void compare_iterates(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec, const char *strategy,
+                             int iterations, const double *w_start, double tol) {
+    compare_iterates_params(ctx, d, prec, strategy, NULL, iterations, w_start, tol);
 }
 
 static void convergence(clpk_context *ctx, const clpk_life_dataset *d, const double *w_true) {
@@ -152,12 +158,15 @@ int main(void) {
         compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 1, NULL, 1e-10);
         compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 6, NULL, 1e-9);
         compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 6, w_start, 1e-9);
+        /* the theta-split products inside the fit: the same iterates as the host solver (and so as theta_parts 1) */
+        compare_iterates_params(ctx, &d, CLPK_PRECISION_F64, "sorted", "theta_parts=2", 6, w_start, 1e-9);
         if (dev->has_int64_atomics) compare_iterates(ctx, &d, CLPK_PRECISION_F64, "atomics", 6, NULL, 1e-9);
         convergence(ctx, &d, w_true);
     } else {
         printf("no fp64: iterate comparison in f64 and the convergence test skipped\n");
     }
     compare_iterates(ctx, &d, CLPK_PRECISION_F32, "sorted", 4, NULL, 2e-3);
+    compare_iterates_params(ctx, &d, CLPK_PRECISION_F32, "sorted", "theta_parts=3", 4, NULL, 2e-3);
     compare_iterates(ctx, &d, CLPK_PRECISION_F32, "atomics", 4, w_start, 2e-3);
     bad_options(ctx, &d);
     free(w_start);

@@ -141,7 +141,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx)))
         return;
     clpk_tune_space space;
-    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 8, "space of %d parameters", space.count);
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 9, "space of %d parameters", space.count);
     clpk_params cand;
     clpk_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);
@@ -149,12 +149,20 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     double ms = -1;
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate defaults: %s (%.3g ms)",
           clpk_last_error(ctx), ms);
-    clpk_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128", NULL);
+    clpk_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128,theta_parts=1",
+                      NULL);
     CHECK(fam->valid(ctx, &tp, &cand) == 1, "atomics baseline pruned");
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate atomics: %s",
           clpk_last_error(ctx));
     clpk_params_set(&cand, "team", "32"); /* dsc=atomics ignores team: a duplicate point, pruned */
     CHECK(fam->valid(ctx, &tp, &cand) == 0, "duplicate atomics point kept");
+    clpk_params_set(&cand, "team", "8");
+    clpk_params_set(&cand, "theta_parts", "2"); /* the atomics kernels do not split theta: pruned */
+    CHECK(fam->valid(ctx, &tp, &cand) == 0, "theta_parts on atomics kernels kept");
+    clpk_params_parse(&cand, "dsc=voxel,wc=fiber,wg=64,theta_parts=3", NULL);
+    CHECK(fam->valid(ctx, &tp, &cand) == 1, "theta_parts 3 at n_theta 96 pruned");
+    CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate theta_parts 3: %s",
+          clpk_last_error(ctx));
     CHECK(strcmp(clpk_params_get(&tp.klass, "precision"), "f32") == 0 &&
               clpk_params_get_int(&tp.klass, "n_theta", 0) == 96,
           "problem class");
@@ -224,9 +232,94 @@ static void defaults_per_precision(void) {
     }
 }
 
+/* theta_parts: the split arithmetic (host only), the L2 rule of the defaults, and every part count on the split
+ * kernels (dsc=voxel, wc=fiber) in both precisions at n_theta values that do not split evenly, with determinism. */
+static void theta_split_host(void) {
+    const struct {
+        int n_theta, req, vs, parts, len;
+    } cases[] = {{96, 1, 8, 1, 96}, {96, 2, 8, 2, 48}, {96, 3, 8, 3, 32}, {96, 4, 8, 4, 24}, {96, 2, 4, 2, 64},
+                 {96, 3, 4, 3, 32}, {96, 4, 4, 4, 24}, {7, 2, 8, 2, 4},   {7, 3, 8, 3, 3},   {7, 4, 4, 4, 2},
+                 {5, 4, 8, 3, 2},   {1, 4, 8, 1, 1},   {2, 4, 4, 2, 1},   {37, 3, 4, 3, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        int parts = -1, len = -1;
+        life_theta_split(cases[i].n_theta, cases[i].req, (size_t)cases[i].vs, &parts, &len);
+        CHECK(parts == cases[i].parts && len == cases[i].len, "split of %d into %d (%d B): %d parts of %d",
+              cases[i].n_theta, cases[i].req, cases[i].vs, parts, len);
+    }
+    clpk_device_info gpu;
+    memset(&gpu, 0, sizeof gpu);
+    gpu.kind = CLPK_DEVICE_GPU;
+    gpu.global_cache_bytes = 50u << 20; /* H100 */
+    const uint64_t d64 = 129241ull * 96 * 8, d32 = d64 / 2;
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 3, "H100 f64 DS1 default parts");
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F32, d32) == 1, "f32 keeps 1");
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, 1000) == 1, "small dictionary keeps 1");
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, 1ull << 40) == LIFE_MAX_THETA_PARTS, "cap");
+    gpu.global_cache_bytes = 0;
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 1, "unknown cache size keeps 1");
+    gpu.kind = CLPK_DEVICE_CPU;
+    gpu.global_cache_bytes = 1u << 20;
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 1, "CPU keeps 1");
+}
+
+static void theta_split_device(clpk_context *ctx, uint64_t *rng) {
+    const int has64 = clpk_context_device_info(ctx)->has_fp64;
+    const int thetas[] = {7, 96, 1};
+    for (int n = 0; n < 3; ++n) {
+        life_random_options o = {.n_theta = thetas[n],
+                                 .n_atoms = 19,
+                                 .n_voxels = 53,
+                                 .n_fibers = 41,
+                                 .mean_run = 5,
+                                 .empty_fraction = 0.1,
+                                 .zero_fraction = 0.3,
+                                 .noise = 0.01};
+        problem p;
+        problem_make(&p, &o, rng);
+        for (int prec = 0; prec < 2; ++prec) {
+            if (prec == 1 && !has64) continue;
+            const clpk_precision pr = prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+            for (int parts = 2; parts <= 4; ++parts) {
+                if (thetas[n] == 96 && parts == 2 && pr == CLPK_PRECISION_F32) continue; /* in the o96 strategies */
+                char params[128];
+                /* unroll 2 and wc_runs 2: the unrolled and remainder loops both run on runs of mean length 5 */
+                snprintf(params, sizeof params, "dsc=voxel,wc=fiber,team=8,wc_team=8,unroll=2,wc_runs=2,theta_parts=%d",
+                         parts);
+                check_plan(ctx, &p, pr, "auto", params, 1);
+            }
+        }
+        /* n_theta 1: any theta_parts is clamped to 1 (documented), never refused */
+        if (thetas[n] == 1) {
+            clpk_life_plan *plan = NULL;
+            if (CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "theta_parts=4", &plan) ==
+                          CLPK_SUCCESS,
+                      "%s", clpk_last_error(ctx))) {
+                CHECK(plan->theta_parts == 1 && plan->part_len == 1, "n_theta 1: %d parts", plan->theta_parts);
+                clpk_life_plan_destroy(plan);
+            }
+        }
+        problem_free(&p);
+    }
+    /* out of 1..4: refused */
+    life_random_options o = {.n_theta = 7, .n_atoms = 5, .n_voxels = 9, .n_fibers = 6, .mean_run = 3};
+    problem p;
+    problem_make(&p, &o, rng);
+    clpk_life_plan *plan = NULL;
+    CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "theta_parts=5", &plan) ==
+                  CLPK_ERROR_INVALID_ARGUMENT &&
+              !plan,
+          "theta_parts=5 accepted");
+    CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "theta_parts=0", &plan) ==
+                  CLPK_ERROR_INVALID_ARGUMENT &&
+              !plan,
+          "theta_parts=0 accepted");
+    problem_free(&p);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     defaults_per_precision();
+    theta_split_host();
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, NULL) != CLPK_SUCCESS) {
         printf("no OpenCL device: skipping\n");
@@ -248,6 +341,7 @@ int main(void) {
     bad_inputs(ctx, &p);
     problem_free(&p);
     tuner_family(ctx, &rng);
+    theta_split_device(ctx, &rng);
 
     /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
     life_random_options o96 = {.n_theta = 96, .n_atoms = 50, .n_voxels = 200, .n_fibers = 120, .mean_run = 10,
@@ -258,6 +352,7 @@ int main(void) {
         check_plan(ctx, &p, CLPK_PRECISION_F32, strategies[s], NULL, 0);
         if (dev->has_fp64) check_plan(ctx, &p, CLPK_PRECISION_F64, strategies[s], NULL, 0);
     }
+    check_plan(ctx, &p, CLPK_PRECISION_F32, "sorted", "theta_parts=2", 1);
     /* Host conveniences agree with the reference too. */
     clpk_life_plan *plan = NULL;
     if (CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_SUCCESS, "%s",

@@ -17,6 +17,7 @@ void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
     static const char *const runs[] = {"1", "2", "4", "8", NULL};
     static const char *const unroll[] = {"1", "2", "4", "8", NULL};
     static const char *const wg[] = {"64", "128", "256", NULL};
+    static const char *const theta_parts[] = {"1", "2", "3", "4", NULL};
     (void)dev;
     memset(space, 0, sizeof *space);
     clpk_tune_space_add(space, "dsc", dsc);
@@ -27,6 +28,7 @@ void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
     clpk_tune_space_add(space, "wc_team", teams);
     clpk_tune_space_add(space, "wc_runs", runs);
     clpk_tune_space_add(space, "wg", wg);
+    clpk_tune_space_add(space, "theta_parts", theta_parts);
 }
 
 typedef struct life_tune_state {
@@ -166,6 +168,16 @@ static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (!uses_unroll && clpk_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!uses_wg && clpk_params_get_int(c, "wg", 64) != 64) return 0;
+    /* theta_parts: read by dsc=voxel and wc=fiber only; a count that does not split n_theta into that many parts
+     * (life_theta_split) repeats a smaller count. */
+    const long long parts = clpk_params_get_int(c, "theta_parts", 1);
+    const int uses_parts = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
+    if (parts < 1 || parts > LIFE_MAX_THETA_PARTS || (!uses_parts && parts != 1)) return 0;
+    if (s && parts > 1) {
+        int eff = 0, len = 0;
+        life_theta_split(s->data.n_theta, (int)parts, clpk_precision_size(s->precision), &eff, &len);
+        if (eff != parts) return 0;
+    }
     if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
         (strcmp(dsc, "atomics") == 0 || strcmp(wc, "fiber") != 0))
         return 0;
@@ -179,8 +191,13 @@ typedef struct life_bench_user {
 
 static clpk_status life_bench_launch(void *user, cl_event *first, cl_event *last) {
     life_bench_user *u = user;
-    CLPK_TRY(clpk_life_dsc(u->plan, u->s->bw, u->s->bout_y, 0, NULL, first));
-    return clpk_life_wc(u->plan, u->s->by, u->s->bout_w, 0, NULL, last);
+    /* theta_parts > 1: several launches per product; time from the first DSC pass to the last WC pass */
+    cl_event dsc_last = NULL, wc_first = NULL;
+    CLPK_TRY(clpk_life_dsc_events(u->plan, u->s->bw, u->s->bout_y, 0, NULL, first, &dsc_last));
+    if (dsc_last != *first) clReleaseEvent(dsc_last);
+    clpk_status st = clpk_life_wc_events(u->plan, u->s->by, u->s->bout_w, 0, NULL, &wc_first, last);
+    if (st == CLPK_SUCCESS && wc_first != *last) clReleaseEvent(wc_first);
+    return st;
 }
 
 static clpk_status life_read_check(clpk_context *ctx, cl_mem buf, const double *ref, size_t n, clpk_precision p,
@@ -246,7 +263,13 @@ static clpk_status life_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
 static void life_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
     const life_tune_state *s = problem->state;
     clpk_params_clear(out);
-    life_default_params(clpk_context_device_info(ctx), s->precision, out);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    life_default_params(dev, s->precision, out);
+    /* the same L2 rule as plan creation (dictionary rows padded to a multiple of 32) */
+    const uint64_t ld = ((uint64_t)s->data.n_theta + 31) / 32 * 32;
+    clpk_params_set_int(out, "theta_parts",
+                        life_default_theta_parts(dev, s->precision,
+                                                 (uint64_t)s->data.n_atoms * ld * clpk_precision_size(s->precision)));
 }
 
 const clpk_tune_family clpk_tune_family_life = {

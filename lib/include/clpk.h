@@ -88,6 +88,7 @@ typedef struct clpk_device_info {
     int has_subgroup_shuffle;  /* cl_khr_subgroup_shuffle or cl_intel_subgroups */
     unsigned simd_width_hint;  /* warp/wavefront width if known (32 NVIDIA, 64 AMD GCN), else 1 */
     int is_pocl;
+    uint64_t global_cache_bytes; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (the L2 on GPUs), 0 if not reported */
 } clpk_device_info;
 
 /* Creates a context on the device chosen by `selector`: NULL or "" uses $CLPK_DEVICE, and if that is unset the first

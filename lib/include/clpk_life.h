@@ -81,6 +81,13 @@ clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wa
 /* w (n_fibers) = M^T y (n_voxels x n_theta). */
 clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
                          cl_event *done);
+/* The same products for timing: *first gets the first launch's event and *done the last's (several launches with
+ * theta_parts > 1). When the product is one launch, *first == *done and the caller holds one reference; else two
+ * (release each). Both pointers are required. */
+clpk_status clpk_life_dsc_events(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                                 cl_event *first, cl_event *done);
+clpk_status clpk_life_wc_events(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                cl_event *first, cl_event *done);
 /* Host-array conveniences (double in and out, converted to the plan's precision). */
 clpk_status clpk_life_dsc_host(clpk_life_plan *plan, const double *w, double *y);
 clpk_status clpk_life_wc_host(clpk_life_plan *plan, const double *y, double *w);
