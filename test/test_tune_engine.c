@@ -480,7 +480,8 @@ static void test_prebuild(clpk_context *ctx) {
         fake_config(&cfg, CLPK_TUNE_HILL);
         cfg.opts.quick = 1;
         cfg.build_threads = run == 0 ? 1 : 3;
-        fake_program_tag = run + 1; /* fresh programs for each run */
+        /* fresh programs for each run, and not on disk from an earlier test process */
+        fake_program_tag = (int)((long long)(clpk_wall_seconds() * 1e6) % 1000000000) + run;
         fake_measured_count = fake_serial_builds = 0;
         clpk_tune_report r;
         CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run with %d build threads", cfg.build_threads);
@@ -499,7 +500,26 @@ static void test_prebuild(clpk_context *ctx) {
     CHECK(!strcmp(best[0], best[1]), "same choice: %s / %s", best[0], best[1]);
     CHECK(serial[0] >= 8 && serial[1] <= 2, "programs compiled inside measured evaluations: %d serially, %d with "
           "compiling ahead (at most the defaults' and a lone point's)", serial[0], serial[1]);
+
+    /* A family whose plans build nothing through the cache cannot be noted: its first noting call runs to the end,
+     * and the engine stops noting for that problem instead of running every candidate twice. */
+    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_HILL);
+    cfg.opts.quick = 1;
+    cfg.build_threads = 3;
+    fake_reset_counts();
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, plain, &cfg, &r) == CLPK_SUCCESS && r.count == 1 && fake_is_optimum(&r.items[0], 0),
+          "programless family with build threads: optimum found");
+    int finals = 0;
+    for (int a = 0; a < FAKE_NA; ++a)
+        for (int b = 0; b < FAKE_NB; ++b)
+            for (int c = 0; c < FAKE_NC; ++c) finals += fake_final_calls[0][a][b][c];
+    CHECK(finals <= cfg.top_k + 2, "at most one extra (noting) evaluation: %d re-measure calls", finals);
+    clpk_tune_report_free(&r);
 }
+
 
 int main(void) {
     check_seed();

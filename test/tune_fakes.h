@@ -184,6 +184,7 @@ static inline void fake_config(clpk_tune_config *cfg, clpk_tune_strategy strateg
     cfg->repeats = FAKE_REPEATS;
     cfg->final_repeats = FAKE_REPEATS + 2;
     cfg->samples = 12;
+    cfg->build_threads = 1; /* the fakes build no programs (only FAKE_PROGRAM, whose test sets its own) */
 }
 
 #endif

@@ -139,6 +139,7 @@ typedef struct search {
     int (*collect)[CLPK_TUNE_MAX_PARAMS];
     int (*collect_buffer)[CLPK_TUNE_MAX_PARAMS];
     int collected, collect_capacity;
+    int no_prefetch; /* noting programs does not work for this family (prefetch_collected) */
     /* hill: 1 a categorical parameter, fixed in its group's climb; 2 the first parameter standing in for the groups
      * when there are no categories (its climbs may move it); 0 neither */
     int grouped[CLPK_TUNE_MAX_PARAMS];
@@ -346,7 +347,7 @@ static int visit_digits(search *s, const int *digits) {
  * creation notes its first program and stops (clpk_program_record). Nothing is measured or counted here. */
 static void prefetch_collected(search *s) {
     run_state *run = s->run;
-    if (run->build_threads <= 1 || s->collected < 2 || must_stop(s)) return;
+    if (run->build_threads <= 1 || s->no_prefetch || s->collected < 2 || must_stop(s)) return;
     clpk_params params;
     int noted = 0;
     clpk_program_record(run->ctx, 1);
@@ -357,7 +358,12 @@ static void prefetch_collected(search *s) {
         if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, "search", &params, &outcome, &ms))
             continue;
         double ignored;
-        s->fam->evaluate(run->ctx, s->prob, &params, 1, &ignored);
+        if (s->fam->evaluate(run->ctx, s->prob, &params, 1, &ignored) == CLPK_SUCCESS) {
+            /* It ran to the end: this family builds no program through the cache at plan creation, so noting would
+             * only run every candidate twice. Not again for this problem. */
+            s->no_prefetch = 1;
+            break;
+        }
         ++noted;
     }
     clpk_program_record(run->ctx, 0);
@@ -372,7 +378,7 @@ static void prefetch_collected(search *s) {
  * compiles their programs ahead. Used around a search step run twice, first to note, then for real: the step must
  * make the same choices both times (it may read measured points, not draw random numbers or reorder lists). */
 static int begin_collect(search *s) {
-    if (s->run->build_threads <= 1) return 0;
+    if (s->run->build_threads <= 1 || s->no_prefetch) return 0;
     if (!s->collect_buffer) {
         s->collect_buffer = malloc(sizeof *s->collect_buffer * COLLECT_CAPACITY);
         if (!s->collect_buffer) return 0;
