@@ -141,7 +141,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx)))
         return;
     clpk_tune_space space;
-    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 9, "space of %d parameters", space.count);
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 8, "space of %d parameters", space.count);
     clpk_params cand;
     clpk_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);
@@ -246,19 +246,15 @@ static void theta_split_host(void) {
         CHECK(parts == cases[i].parts && len == cases[i].len, "split of %d into %d (%d B): %d parts of %d",
               cases[i].n_theta, cases[i].req, cases[i].vs, parts, len);
     }
+    /* The default is no split (measured slower at every split on the H100, f64 DS1 included). */
     clpk_device_info gpu;
     memset(&gpu, 0, sizeof gpu);
     gpu.kind = CLPK_DEVICE_GPU;
     gpu.global_cache_bytes = 50u << 20; /* H100 */
     const uint64_t d64 = 129241ull * 96 * 8, d32 = d64 / 2;
-    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 3, "H100 f64 DS1 default parts");
+    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 1, "H100 f64 DS1: no split by default");
     CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F32, d32) == 1, "f32 keeps 1");
-    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, 1000) == 1, "small dictionary keeps 1");
-    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, 1ull << 40) == LIFE_MAX_THETA_PARTS, "cap");
-    gpu.global_cache_bytes = 0;
-    CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 1, "unknown cache size keeps 1");
     gpu.kind = CLPK_DEVICE_CPU;
-    gpu.global_cache_bytes = 1u << 20;
     CHECK(life_default_theta_parts(&gpu, CLPK_PRECISION_F64, d64) == 1, "CPU keeps 1");
 }
 

@@ -27,7 +27,8 @@ static clpk_status hang_create(clpk_context *ctx, const clpk_tune_options *opts,
     return fake_create_mode(ctx, opts, index, problem, 0);
 }
 static const clpk_tune_family hang_family = {"hang",    fake_count,    hang_create,   fake_destroy,
-                                             fake_space, fake_valid,   hang_evaluate, fake_defaults};
+                                             fake_space, fake_valid,   hang_evaluate, fake_defaults,
+                                             0};
 
 /* The registry of this executable (it replaces the generated one of clpk_tuner). */
 const clpk_tune_family *const clpk_tune_families[] = {&fake_family_sleepy, &hang_family, NULL};

@@ -155,7 +155,8 @@ static clpk_status saxpy_evaluate(clpk_context *ctx, clpk_tune_problem *problem,
 }
 
 static const clpk_tune_family saxpy_family = {"saxpy_test", saxpy_count, saxpy_create, saxpy_destroy,
-                                              saxpy_space, saxpy_valid, saxpy_evaluate, saxpy_defaults};
+                                              saxpy_space, saxpy_valid, saxpy_evaluate, saxpy_defaults,
+                                              1 /* its evaluate requests the program first */};
 
 typedef struct failures_seen {
     char build_message[4096];

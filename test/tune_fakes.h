@@ -161,7 +161,7 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     }                                                                                                                \
     static const clpk_tune_family fake_family_##suffix = {"fake_" #suffix, fake_count, fake_create_##suffix,        \
                                                           fake_destroy, fake_space, fake_valid, fake_evaluate,      \
-                                                          fake_defaults}
+                                                          fake_defaults, 0}
 
 /* The best point of problem `index` is a = 8, b = 3 + index % 3, c = y. */
 static inline int fake_is_optimum(const clpk_tune_result *r, int index) {

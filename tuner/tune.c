@@ -347,7 +347,8 @@ static int visit_digits(search *s, const int *digits) {
  * creation notes its first program and stops (clpk_program_record). Nothing is measured or counted here. */
 static void prefetch_collected(search *s) {
     run_state *run = s->run;
-    if (run->build_threads <= 1 || s->no_prefetch || s->collected < 2 || must_stop(s)) return;
+    if (run->build_threads <= 1 || s->no_prefetch || !s->fam->prebuild_safe || s->collected < 2 || must_stop(s))
+        return;
     clpk_params params;
     int noted = 0;
     clpk_program_record(run->ctx, 1);
@@ -378,7 +379,7 @@ static void prefetch_collected(search *s) {
  * compiles their programs ahead. Used around a search step run twice, first to note, then for real: the step must
  * make the same choices both times (it may read measured points, not draw random numbers or reorder lists). */
 static int begin_collect(search *s) {
-    if (s->run->build_threads <= 1 || s->no_prefetch) return 0;
+    if (s->run->build_threads <= 1 || s->no_prefetch || !s->fam->prebuild_safe) return 0;
     if (!s->collect_buffer) {
         s->collect_buffer = malloc(sizeof *s->collect_buffer * COLLECT_CAPACITY);
         if (!s->collect_buffer) return 0;

@@ -73,6 +73,11 @@ typedef struct clpk_tune_family {
                             double *median_ms);
     /* The built-in defaults the library uses without a profile (to report tuned vs default speed-up). */
     void (*defaults)(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out);
+    /* 1: evaluate creates its plan first, and plan creation requests its first program through the context's cache
+     * (clpk_program_get*) before it runs or allocates anything that takes time. The tuner may then call evaluate
+     * with the context recording program requests, to compile a search step's programs ahead on several threads
+     * (clpk_program_prebuild). 0 (fakes, or families whose plans do not build through the cache): never. */
+    int prebuild_safe;
 } clpk_tune_family;
 
 /* NULL-terminated list of all families built in (generated). */

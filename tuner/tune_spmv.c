@@ -315,4 +315,5 @@ static void spmv_defaults(clpk_context *ctx, const clpk_tune_problem *problem, c
 const clpk_tune_family clpk_tune_family_spmv = {
     "spmv", spmv_problem_count, spmv_problem_create, spmv_problem_destroy, spmv_space, spmv_valid, spmv_evaluate,
     spmv_defaults,
+    1, /* prebuild_safe: plan creation requests its program before it runs anything */
 };

@@ -269,4 +269,5 @@ static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_p
 }
 
 const clpk_tune_family clpk_tune_family_sshopm = {"sshopm", problem_count, problem_create, problem_destroy,
-                                                  space,    valid,         evaluate,       defaults};
+                                                  space,    valid,         evaluate,       defaults,
+                                                  1 /* prebuild_safe: the plan builds before it runs */};

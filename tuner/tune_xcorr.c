@@ -357,4 +357,5 @@ const clpk_tune_family clpk_tune_family_xcorr = {
     .valid = valid,
     .evaluate = evaluate,
     .defaults = defaults,
+    .prebuild_safe = 1, /* every algorithm's plan requests a program (fft: its pack kernels) before running */
 };
