@@ -87,6 +87,15 @@ static clpk_status check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char
 
 static clpk_status setup_csr(clpk_spmv_plan *plan, const clpk_csr *A) {
     clpk_context *ctx = plan->ctx;
+    /* the program before the upload (see setup_bccoo) */
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
+    const char *src[] = {"spmv_csr"};
+    cl_program prog = NULL;
+    CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
+    const char *name = plan->cfg.csr_vec == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
+    CLPK_TRY(clpk_kernel_create(ctx, prog, name, &plan->csr_kernel));
+    CLPK_TRY(check_kernel_wg(plan, plan->csr_kernel, name));
     size_t vs = clpk_precision_size(plan->precision);
     uint32_t *rp = malloc(sizeof *rp * (size_t)(A->rows + 1));
     void *val = malloc(vs * (size_t)(A->nnz ? A->nnz : 1));
@@ -108,14 +117,6 @@ static clpk_status setup_csr(clpk_spmv_plan *plan, const clpk_csr *A) {
     free(rp);
     free(val);
     CLPK_TRY(st);
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
-    const char *src[] = {"spmv_csr"};
-    cl_program prog = NULL;
-    CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
-    const char *name = plan->cfg.csr_vec == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
-    CLPK_TRY(clpk_kernel_create(ctx, prog, name, &plan->csr_kernel));
-    CLPK_TRY(check_kernel_wg(plan, plan->csr_kernel, name));
     plan->footprint = spmv_csr_footprint(A, plan->precision);
     return CLPK_SUCCESS;
 }
@@ -128,6 +129,31 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     if (local > dev->local_mem_bytes)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: parameters need %zu bytes of local memory, device has %llu",
                          local, (unsigned long long)dev->local_mem_bytes);
+    /* The program first (it needs only the configuration): the tuner notes its candidates' programs by creating
+     * their plans with the context recording (clpk_program_record), which stops here, before the format conversion,
+     * the expensive part of plan creation. The online transpose stages the group's products in local memory when
+     * they fit (and columns are not delta-coded, whose decoding is sequential per work-item); otherwise natural
+     * order is read directly. */
+    plan->online_mode = 0;
+    if (c->online)
+        plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= dev->local_mem_bytes
+                                 ? 2u
+                                 : 1u;
+    plan->epoch = 0;
+    char opts[512];
+    snprintf(opts, sizeof opts,
+             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d",
+             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2);
+    const char *src[] = {"spmv_bccoo"};
+    cl_program prog = NULL;
+    CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
+    CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
+    CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
+    if (!c->sync_adjacent) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
+    if (c->format == SPMV_BCCOO_PLUS) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
+
     clpk_error err = {0};
     spmv_bccoo b;
     clpk_status st = spmv_bccoo_build(A, c, plan->precision, &b, &err);
@@ -154,28 +180,6 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     if (st == CLPK_SUCCESS && c->format == SPMV_BCCOO_PLUS)
         st = make_zero_buffer(ctx, (size_t)c->slices * plan->block_rows * c->block_h * vs, &plan->tmp);
     CLPK_TRY(st);
-
-    /* The online transpose stages the group's products in local memory when they fit (and columns are not
-     * delta-coded, whose decoding is sequential per work-item); otherwise natural order is read directly. */
-    plan->online_mode = 0;
-    if (c->online)
-        plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= dev->local_mem_bytes
-                                 ? 2u
-                                 : 1u;
-    plan->epoch = 0;
-    char opts[512];
-    snprintf(opts, sizeof opts,
-             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d",
-             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2);
-    const char *src[] = {"spmv_bccoo"};
-    cl_program prog = NULL;
-    CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
-    CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
-    CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
-    if (!c->sync_adjacent) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
-    if (c->format == SPMV_BCCOO_PLUS) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
 
     /* Watchdog window in spin iterations without any group publishing; long enough for one group's tile on a slow
      * or time-shared device (a CPU iteration is ~10 ns, a GPU atomic round trip ~1 us). */
