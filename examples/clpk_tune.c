@@ -171,19 +171,22 @@ static double geometric_mean_speedup(const clpk_tune_report *r, const char *fami
 
 /* Where the family's time went: problem set-up, evaluations, and the driver's compiler inside them. */
 static void print_cost(const clpk_tune_report *r, const char *family) {
-    double setup = 0, evaluate = 0, build = 0;
-    int points = 0, builds = 0;
+    double setup = 0, evaluate = 0, build = 0, prebuild = 0;
+    int points = 0, builds = 0, prebuilt = 0;
     for (int i = 0; i < r->count; ++i) {
         const clpk_tune_result *x = &r->items[i];
         if (strcmp(x->family, family)) continue;
         setup += x->setup_s;
         evaluate += x->evaluate_s;
         build += x->build_s;
+        prebuild += x->prebuild_s;
+        prebuilt += x->prebuilt;
         builds += x->builds;
         points += x->evaluated;
     }
-    printf("  %s: %d points; %.1f s evaluating (%.1f s compiling %d programs), %.1f s creating problems\n", family,
-           points, evaluate, build, builds, setup);
+    printf("  %s: %d points; %.1f s evaluating (%.1f s compiling %d programs), %.1f s noting and compiling %d "
+           "ahead, %.1f s creating problems\n",
+           family, points, evaluate, build, builds, prebuild, prebuilt, setup);
 }
 
 static void print_table(const clpk_tune_report *r) {

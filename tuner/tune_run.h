@@ -92,6 +92,8 @@ typedef struct clpk_tune_result {
     double evaluate_s;  /* wall time inside the family's evaluate calls (search and re-measure) */
     double build_s;     /* of which in the driver's compiler */
     int builds;         /* programs compiled from source or loaded from binaries during the evaluations */
+    double prebuild_s;  /* noting the programs of search steps and compiling them ahead (build_threads > 1) */
+    int prebuilt;       /* programs compiled ahead */
     char note[256];     /* why the problem was not tuned, or the first failure's message */
 } clpk_tune_result;
 
