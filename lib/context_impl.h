@@ -47,7 +47,7 @@ clpk_status clpk_profile_load_for_context(clpk_context *ctx);
 void clpk_profile_release_json(void *json); /* accepts NULL */
 void clpk_program_cache_release(clpk_context *ctx);
 /* Shared by program_cache.c and program_prebuild.c. */
-int clpk_program_cache_find(const clpk_context *ctx, uint64_t key_hash, const char *key);
+cl_program clpk_program_cache_find(const clpk_context *ctx, uint64_t key_hash, const char *key); /* NULL: absent */
 clpk_status clpk_program_cache_add(clpk_context *ctx, uint64_t key_hash, char *key, cl_program program); /* owns key */
 void clpk_program_cache_entry_path(const clpk_context *ctx, uint64_t key_hash, char *path, size_t size);
 void clpk_program_cache_disk_store(clpk_context *ctx, const char *path, const char *key, cl_program program);

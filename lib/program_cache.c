@@ -186,7 +186,7 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
     uint64_t key_hash = clpk_hash64(key, strlen(key), 0);
     if (ctx->recording) {
         /* Deferred even when cached: the plan must not go on to run anything while the tuner only notes builds. */
-        int noted = clpk_program_cache_find(ctx, key_hash, key) ||
+        int noted = clpk_program_cache_find(ctx, key_hash, key) != NULL ||
                     clpk_program_note_request(ctx, key_hash, key, source, full_options) == CLPK_SUCCESS;
         free(key);
         free(full_options);
@@ -194,14 +194,13 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
         return clpk_fail(ctx, CLPK_ERROR_BUILD, "program build deferred (the tuner notes programs to compile them in "
                                                 "parallel)");
     }
-    for (clpk_cached_program *p = ctx->programs; p; p = p->next) {
-        if (p->key_hash == key_hash && strcmp(p->key, key) == 0) {
-            ctx->cache_stats.memory_hits++;
-            *out = p->program;
-            free(key);
-            free(full_options);
-            return CLPK_SUCCESS;
-        }
+    cl_program cached = clpk_program_cache_find(ctx, key_hash, key);
+    if (cached) {
+        ctx->cache_stats.memory_hits++;
+        *out = cached;
+        free(key);
+        free(full_options);
+        return CLPK_SUCCESS;
     }
     cl_program program = NULL;
     char path[1100] = "";
@@ -238,27 +237,23 @@ clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const c
             }
         }
     }
-    clpk_cached_program *entry = NULL;
-    if (st == CLPK_SUCCESS && !(entry = malloc(sizeof *entry))) {
+    if (st == CLPK_SUCCESS && clpk_program_cache_add(ctx, key_hash, key, program) != CLPK_SUCCESS) {
         clReleaseProgram(program);
         st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     }
+    free(full_options);
     if (st != CLPK_SUCCESS) {
         free(key);
-        free(full_options);
         return st;
     }
-    *entry = (clpk_cached_program){key_hash, key, program, ctx->programs};
-    ctx->programs = entry;
-    *out = program;
-    free(full_options);
+    *out = program; /* key: owned by the cache now */
     return CLPK_SUCCESS;
 }
 
-int clpk_program_cache_find(const clpk_context *ctx, uint64_t key_hash, const char *key) {
+cl_program clpk_program_cache_find(const clpk_context *ctx, uint64_t key_hash, const char *key) {
     for (const clpk_cached_program *p = ctx->programs; p; p = p->next)
-        if (p->key_hash == key_hash && strcmp(p->key, key) == 0) return 1;
-    return 0;
+        if (p->key_hash == key_hash && strcmp(p->key, key) == 0) return p->program;
+    return NULL;
 }
 
 clpk_status clpk_program_cache_add(clpk_context *ctx, uint64_t key_hash, char *key, cl_program program) {

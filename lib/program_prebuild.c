@@ -86,7 +86,7 @@ int clpk_program_prebuild(clpk_context *ctx, int threads) {
     /* Programs already in memory or on disk need no compiler: the normal path takes them. */
     for (int i = 0; i < count; ++i) {
         clpk_program_request *r = &ctx->requests[i];
-        int have = clpk_program_cache_find(ctx, r->key_hash, r->key);
+        int have = clpk_program_cache_find(ctx, r->key_hash, r->key) != NULL;
         if (!have && ctx->cache_dir[0]) {
             char path[1100];
             clpk_program_cache_entry_path(ctx, r->key_hash, path, sizeof path);

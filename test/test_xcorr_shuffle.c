@@ -21,19 +21,18 @@
 
 static const int teams[] = {8, 16, 32, 64, 128}; /* the tuner's team values (tuner/tune_xcorr.c) */
 
-/* pattern, rows, cols, n_left, n_right, search rows, search cols */
-static const clpk_xcorr_shape shapes[] = {
-    {CLPK_XCORR_ONE_TO_ONE, 1, 1, 3, 3, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_ONE, 17, 13, 2, 2, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_MANY, 7, 1, 1, 5, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_ONE_TO_MANY, 33, 31, 1, 3, 9, 15, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_MN, 5, 9, 2, 6, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_M, 6, 6, 3, 5, 0, 0, CLPK_PRECISION_F32},
-    {CLPK_XCORR_N_TO_M, 2, 3, 1, 2, 1, 5, CLPK_PRECISION_F32},
+/* The shared sweep shapes (test/support/xcorr_run.c) and three for the team's row and window logic; pattern, rows,
+ * cols, n_left, n_right, search rows, search cols. */
+static const clpk_xcorr_shape extra_shapes[] = {
     {CLPK_XCORR_ONE_TO_ONE, 4, 150, 2, 2, 0, 0, CLPK_PRECISION_F32},  /* rows longer than every team */
     {CLPK_XCORR_ONE_TO_MANY, 40, 70, 1, 2, 0, 0, CLPK_PRECISION_F32}, /* 139 shifts per output row */
     {CLPK_XCORR_N_TO_MN, 9, 67, 1, 2, 5, 101, CLPK_PRECISION_F32},    /* window wider than a team */
 };
+#define N_SHAPES (XCORR_SWEEP_SHAPES + sizeof extra_shapes / sizeof extra_shapes[0])
+
+static clpk_xcorr_shape shape_at(size_t i) {
+    return i < XCORR_SWEEP_SHAPES ? xcorr_sweep_shapes[i] : extra_shapes[i - XCORR_SWEEP_SHAPES];
+}
 
 static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const char *params);
 
@@ -123,7 +122,7 @@ static void emulated(clpk_context *ctx, uint64_t *rng) {
         if (st == CLPK_SUCCESS) st = clpk_kernel_create(ctx, program, "xcorr_shift", &kernel);
         if (CHECK(st == CLPK_SUCCESS, "emulated team=%d: %s", team, clpk_last_error(ctx)))
             for (size_t p = 0; p < sizeof picks / sizeof picks[0]; ++p) {
-                clpk_xcorr_shape shape = shapes[picks[p]];
+                clpk_xcorr_shape shape = shape_at((size_t)picks[p]);
                 shape.precision = dbl ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
                 emulated_case(ctx, rng, kernel, team, &shape);
             }
@@ -144,7 +143,7 @@ static void refusals(clpk_context *ctx) {
     for (int p = 0; p < 2; ++p) {
         if (p == 1 && !dev->has_fp64) continue;
         for (size_t t = 0; t < sizeof teams / sizeof teams[0]; ++t) {
-            clpk_xcorr_shape shape = shapes[1];
+            clpk_xcorr_shape shape = shape_at(1);
             shape.precision = p ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
             char params[64];
             snprintf(params, sizeof params, "team=%d,shuffle=subgroup", teams[t]);
@@ -161,7 +160,7 @@ static void refusals(clpk_context *ctx) {
     }
     /* A bad value of the parameter is an invalid argument, not "unsupported". */
     clpk_xcorr_plan *plan = NULL;
-    CHECK(clpk_xcorr_plan_create(ctx, &shapes[1], "shift-buffer", "shuffle=warp", &plan) ==
+    CHECK(clpk_xcorr_plan_create(ctx, &xcorr_sweep_shapes[1], "shift-buffer", "shuffle=warp", &plan) ==
                   CLPK_ERROR_INVALID_ARGUMENT &&
               !plan && strstr(clpk_last_error(ctx), "local or subgroup"),
           "shuffle=warp: %s", clpk_last_error(ctx));
@@ -172,13 +171,13 @@ static void refusals(clpk_context *ctx) {
 static void run_point(clpk_context *ctx, uint64_t *rng, int team, clpk_precision precision) {
     char params[64], label[256];
     snprintf(params, sizeof params, "team=%d,shuffle=subgroup", team);
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
-        clpk_xcorr_shape shape = shapes[s];
+    for (size_t s = 0; s < N_SHAPES; ++s) {
+        clpk_xcorr_shape shape = shape_at(s);
         shape.precision = precision;
         label_of(label, sizeof label, &shape, params);
         xcorr_check_case(ctx, rng, &shape, "shift-buffer", params, s % 3, label);
     }
-    clpk_xcorr_shape shape = shapes[8];
+    clpk_xcorr_shape shape = shape_at(8);
     shape.precision = precision;
     const size_t mat = (size_t)shape.rows * shape.cols;
     const size_t no = clpk_xcorr_output_count(&shape) * clpk_xcorr_output_rows(&shape) * clpk_xcorr_output_cols(&shape);
@@ -215,7 +214,7 @@ static void sweep(clpk_context *ctx, uint64_t *rng, clpk_xcorr_shuffle_kind kind
         for (size_t t = 0; t < sizeof teams / sizeof teams[0]; ++t) {
             char params[64];
             snprintf(params, sizeof params, "team=%d,shuffle=subgroup", teams[t]);
-            clpk_xcorr_shape probe = shapes[1];
+            clpk_xcorr_shape probe = shape_at(1);
             probe.precision = precision;
             clpk_xcorr_plan *plan = NULL;
             const clpk_status st = clpk_xcorr_plan_create(ctx, &probe, "shift-buffer", params, &plan);
@@ -236,7 +235,7 @@ static void sweep(clpk_context *ctx, uint64_t *rng, clpk_xcorr_shuffle_kind kind
     if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) {
         /* The warp (32) must work on NVIDIA: it is the one team the tuner offers there. */
         clpk_xcorr_plan *plan = NULL;
-        CHECK(clpk_xcorr_plan_create(ctx, &shapes[1], "shift-buffer", "team=32,shuffle=subgroup", &plan) ==
+        CHECK(clpk_xcorr_plan_create(ctx, &xcorr_sweep_shapes[1], "shift-buffer", "team=32,shuffle=subgroup", &plan) ==
                   CLPK_SUCCESS,
               "NVIDIA team=32: %s", clpk_last_error(ctx));
         clpk_xcorr_plan_destroy(plan);
@@ -263,8 +262,8 @@ int main(void) {
     printf("emulated: %.1f s\n", clpk_wall_seconds() - t0);
     /* The local form (the default, every device) with the parameter spelled out. */
     char label[256];
-    label_of(label, sizeof label, &shapes[3], "team=16,shuffle=local");
-    xcorr_check_case(ctx, &rng, &shapes[3], "shift-buffer", "team=16,shuffle=local", 1, label);
+    label_of(label, sizeof label, &xcorr_sweep_shapes[3], "team=16,shuffle=local");
+    xcorr_check_case(ctx, &rng, &xcorr_sweep_shapes[3], "shift-buffer", "team=16,shuffle=local", 1, label);
     printf("total: %.1f s\n", clpk_wall_seconds() - t0);
     clpk_context_destroy(ctx);
     return check_summary();
