@@ -40,6 +40,20 @@ typedef LIFE_XPASTE(VALUE_T, 4) real4;
 #define WC_PNPL WC_NPL
 #endif
 
+/* Processing orders: with VOXEL_KEYED (FIBER_KEYED) the voxel (fibre) runs come in a locality order and run r
+ * belongs to voxel run_voxel[r] (fibre run_fiber[r]); without, run r is voxel (fibre) r and the key array is unused
+ * (NULL). Each run's own coefficients and their summation order are the same either way. */
+#ifdef VOXEL_KEYED
+#define VOXEL_OF(r) ((long)run_voxel[r])
+#else
+#define VOXEL_OF(r) (r)
+#endif
+#ifdef FIBER_KEYED
+#define FIBER_OF(r) ((long)run_fiber[r])
+#else
+#define FIBER_OF(r) (r)
+#endif
+
 /* Float atomic add through compare-and-swap on the bit pattern (OpenCL 1.2 has no float atomics). */
 #if defined(VALUE_IS_DOUBLE)
 #if defined(HAVE_ATOM64)
@@ -133,15 +147,17 @@ __kernel void life_wc_atom(long n_coeffs, __global const int *restrict atom_off,
 #define NT4 ((NTHETA + 3) / 4)
 __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                             __global const int *restrict fiber, __global const real *restrict phi,
-                            __global const real *restrict dict, __global const real *restrict y, __global real *w) {
+                            __global const real *restrict dict, __global const real *restrict y, __global real *w,
+                            __global const int *restrict run_voxel) {
     __local real yrow[NT4 * 4];
     const int lid = get_local_id(0), size = get_local_size(0);
-    for (long v = get_group_id(0); v < n_voxels; v += get_num_groups(0)) {
+    for (long r = get_group_id(0); r < n_voxels; r += get_num_groups(0)) {
+        const long v = VOXEL_OF(r);
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int t = lid; t < NT4 * 4; t += size) yrow[t] = t < NTHETA ? y[v * NTHETA + t] : (real)0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        const long end = run_ptr[v + 1];
-        for (long j = run_ptr[v] + lid; j < end; j += size) {
+        const long end = run_ptr[r + 1];
+        for (long j = run_ptr[r] + lid; j < end; j += size) {
             __global const real *d = dict + atom_off[j];
             real4 s4 = (real4)(0);
             for (int i = 0; i < NT4; ++i) s4 += vload4(i, d) * vload4(i, yrow);
@@ -158,16 +174,17 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
 __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                              __global const int *restrict fiber, __global const real *restrict phi,
                              __global const real *restrict dict, __global const real *restrict w,
-                             __global real *restrict y, int pass) {
+                             __global real *restrict y, int pass, __global const int *restrict run_voxel) {
     const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % TEAM;
     const int runs = get_local_size(0) / TEAM;
-    const long v = (long)get_group_id(0) * runs + lid / TEAM;
-    if (v >= n_voxels) return; /* no barriers in this kernel */
+    const long r = (long)get_group_id(0) * runs + lid / TEAM;
+    if (r >= n_voxels) return; /* no barriers in this kernel */
+    const long v = VOXEL_OF(r);
     real acc[DSC_PNPL];
     for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
-    long j = run_ptr[v];
-    const long end = run_ptr[v + 1];
+    long j = run_ptr[r];
+    const long end = run_ptr[r + 1];
     for (; j + UNROLL <= end; j += UNROLL) {
         int ao[UNROLL];
         real c[UNROLL];
@@ -204,16 +221,17 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
 __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                             __global const int *restrict voxel_off, __global const real *restrict phi,
                             __global const real *restrict dict, __global const real *restrict y,
-                            __global real *restrict w, __local real *part, int pass) {
+                            __global real *restrict w, __local real *part, int pass,
+                            __global const int *restrict run_fiber) {
     const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int runs = get_local_size(0) / WC_TEAM;
     for (long base = (long)get_group_id(0) * runs; base < n_fibers; base += (long)get_num_groups(0) * runs) {
-        const long f = base + team;
+        const long r = base + team; /* the run; its fibre is FIBER_OF(r) */
         real s = 0;
-        if (f < n_fibers) {
-            const long end = run_ptr[f + 1];
-            long j = run_ptr[f];
+        if (r < n_fibers) {
+            const long end = run_ptr[r + 1];
+            long j = run_ptr[r];
             /* UNROLL coefficients at a time: their indices first, then all their row loads in flight together. */
             for (; j + UNROLL <= end; j += UNROLL) {
                 int ao[UNROLL], vo[UNROLL];
@@ -248,12 +266,15 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
             if (lane < off) part[lid] += part[lid + off];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
+        if (lane == 0 && r < n_fibers) {
+            const long f = FIBER_OF(r);
 #if THETA_PARTS > 1
-        /* pass 0 stores, later passes add their partial dot products in pass order: deterministic, no atomics */
-        if (lane == 0 && f < n_fibers) w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
+            /* pass 0 stores, later passes add their partial dot products in pass order: deterministic, no atomics */
+            w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
 #else
-        if (lane == 0 && f < n_fibers) w[f] = part[lid];
+            w[f] = part[lid];
 #endif
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

@@ -20,6 +20,7 @@ void clpk_life_dataset_free(clpk_life_dataset *data) {
     free(data->phi);
     free(data->dictionary);
     free(data->signal);
+    free(data->voxel_ijk);
     memset(data, 0, sizeof *data);
 }
 
@@ -60,6 +61,8 @@ clpk_status clpk_life_dataset_validate(const clpk_life_dataset *d, clpk_error *e
     CLPK_TRY(check_finite(d->phi, d->n_coeffs, "phi_values", err));
     CLPK_TRY(check_finite(d->dictionary, (int64_t)d->n_atoms * d->n_theta, "dictionary", err));
     if (d->signal) CLPK_TRY(check_finite(d->signal, (int64_t)d->n_voxels * d->n_theta, "signal", err));
+    if (d->voxel_ijk) CLPK_TRY(check_indices(d->voxel_ijk, (int64_t)d->n_voxels * 3, INT32_MAX, "voxel_ijk",
+                                             "int32 grid coordinates", err));
     return CLPK_SUCCESS;
 }
 

@@ -200,7 +200,8 @@ static clpk_status build_phi(encoder *E, const clpk_life_encode_options *o, clpk
     /* signal: S0-normalised diffusion-weighted data, demeaned per voxel */
     const int nt = v->nt, ndw = E->grad.n;
     d->signal = malloc((size_t)nv * ndw * sizeof *d->signal);
-    if (!d->signal) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "encoder: out of memory");
+    d->voxel_ijk = malloc((size_t)nv * 3 * sizeof *d->voxel_ijk);
+    if (!d->signal || !d->voxel_ijk) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "encoder: out of memory");
     if (extra) {
         extra->n_volumes = nt;
         extra->voxel_ijk = malloc((size_t)nv * 3 * sizeof *extra->voxel_ijk);
@@ -232,6 +233,9 @@ static clpk_status build_phi(encoder *E, const clpk_life_encode_options *o, clpk
         mean /= ndw;
         int ok = isfinite(mean) && s0 > 0;
         for (int q = 0; q < ndw; q++) row[q] = ok ? row[q] - mean : 0.0; /* no usable S0: the voxel cannot be fitted */
+        d->voxel_ijk[3 * (size_t)id] = (int32_t)i; /* the grid position, for spatial processing orders */
+        d->voxel_ijk[3 * (size_t)id + 1] = (int32_t)j;
+        d->voxel_ijk[3 * (size_t)id + 2] = (int32_t)k;
         if (extra) {
             extra->voxel_ijk[3 * id] = (int32_t)i;
             extra->voxel_ijk[3 * id + 1] = (int32_t)j;

@@ -10,7 +10,9 @@
 typedef enum life_order { LIFE_ORDER_VOXEL = 0, LIFE_ORDER_ATOM, LIFE_ORDER_FIBER } life_order;
 
 /* The coefficients permuted so that the key (voxel, atom or fibre) is non-decreasing, with run pointers over the
- * key (n_keys + 1 entries) and offsets premultiplied: atom_off = atom * ld_dict, voxel_off = voxel * n_theta. */
+ * key (n_keys + 1 entries) and offsets premultiplied: atom_off = atom * ld_dict, voxel_off = voxel * n_theta.
+ * With a processing order (rank: key -> position, a permutation) the runs come in rank order instead, run r holds
+ * the key run_key[r], and within a run the coefficients keep the dataset's order (the per-key sums are unchanged). */
 typedef struct life_sorted {
     life_order order;
     int64_t n_coeffs;
@@ -18,11 +20,25 @@ typedef struct life_sorted {
     int64_t *run_ptr; /* n_keys + 1 */
     int32_t *atom_off, *voxel_off, *fiber;
     double *phi;
+    int32_t *run_key; /* n_keys, or NULL in key order (run r is key r) */
 } life_sorted;
 
-/* Stable counting sort by the key: O(Nc + n_keys). */
-clpk_status life_sort_build(const clpk_life_dataset *data, life_order order, int32_t ld_dict, life_sorted *out,
-                            clpk_error *err);
+/* Stable counting sort by the key, or by rank[key] when rank is not NULL: O(Nc + n_keys). */
+clpk_status life_sort_build(const clpk_life_dataset *data, life_order order, int32_t ld_dict, const int32_t *rank,
+                            life_sorted *out, clpk_error *err);
+
+/* Processing orders (plan parameters voxel_order and fiber_order; docs/perf-life.md section 4). */
+typedef enum life_voxel_order { LIFE_VOXEL_ORDER_INDEX = 0, LIFE_VOXEL_ORDER_MORTON } life_voxel_order;
+typedef enum life_fiber_order { LIFE_FIBER_ORDER_INDEX = 0, LIFE_FIBER_ORDER_VOXEL } life_fiber_order;
+/* Voxel ranks along the Z-order (Morton) curve of the voxels' grid coordinates (data->voxel_ijk, relative to their
+ * minimum; ties by index). *rank = NULL with the reason in why[] when the dataset holds no grid or a span exceeds
+ * 2^21 (then index order is used). O(Nv log Nv). */
+clpk_status life_voxel_rank_morton(const clpk_life_dataset *data, int32_t **rank, char *why, size_t why_size,
+                                   clpk_error *err);
+/* Fibre ranks by the processing position of each fibre's middle coefficient's voxel (voxel_rank, or the voxel index
+ * when NULL); fibres without coefficients go last; ties by index. O(Nc + Nv + Nf). */
+clpk_status life_fiber_rank_by_voxel(const clpk_life_dataset *data, const int32_t *voxel_rank, int32_t **rank,
+                                     clpk_error *err);
 void life_sorted_free(life_sorted *s);
 
 /* Run-length statistics of a key: mean and max coefficients per non-empty run (the tuner's problem class). */
@@ -75,6 +91,11 @@ struct clpk_life_plan {
     life_wc_kind wc_kind;
     int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;
     int theta_parts, part_len; /* effective theta split of dsc=voxel / wc=fiber (life_theta_split) */
+    /* processing orders in effect (voxel_order applies to dsc=voxel / wc=voxel, fiber_order to wc=fiber); a
+     * requested order the dataset cannot give falls back to index order, the reason in order_note */
+    life_voxel_order voxel_order;
+    life_fiber_order fiber_order;
+    char order_note[160];
     cl_program program;
     cl_kernel k_dsc, k_wc, k_zero;
     /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */
@@ -83,6 +104,7 @@ struct clpk_life_plan {
     cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
     cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
+    cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
     cl_kernel k_mask, k_step;

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const life_param_keys[] = {"dsc",     "wc",      "team", "runs",        "unroll",
-                                       "wc_team", "wc_runs", "wg",   "theta_parts", NULL};
+const char *const life_param_keys[] = {"dsc",     "wc",      "team", "runs",        "unroll",      "wc_team",
+                                       "wc_runs", "wg",      "theta_parts", "voxel_order", "fiber_order", NULL};
 
 static const char *const dsc_names[] = {"atomics", "voxel"};
 static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
+static const char *const voxel_order_names[] = {"index", "morton"};
+static const char *const fiber_order_names[] = {"index", "voxel"};
 
 const char *life_dsc_name(life_dsc_kind k) { return dsc_names[k]; }
 const char *life_wc_name(life_wc_kind k) { return wc_names[k]; }
@@ -30,6 +32,10 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
     clpk_params_set_int(params, "wc_runs", 4);
     clpk_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
     clpk_params_set_int(params, "theta_parts", 1); /* plan creation replaces it by life_default_theta_parts */
+    /* Runs in index order (the dataset's voxel and fibre numbering) until the H100 measures the spatial orders
+     * (docs/perf-life.md, section 4). */
+    clpk_params_set(params, "voxel_order", "index");
+    clpk_params_set(params, "fiber_order", "index");
 }
 
 int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes) {
@@ -87,6 +93,14 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
                          clpk_params_get(&plan->params, "dsc"), clpk_params_get(&plan->params, "wc"));
     plan->dsc_kind = (life_dsc_kind)d;
     plan->wc_kind = (life_wc_kind)w;
+    const char *vo = clpk_params_get(&plan->params, "voxel_order"), *fo = clpk_params_get(&plan->params, "fiber_order");
+    int vi = vo ? name_index(vo, voxel_order_names, 2) : 0, fi = fo ? name_index(fo, fiber_order_names, 2) : 0;
+    if (vi < 0 || fi < 0)
+        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "LiFE: unknown voxel_order=%s (index|morton) or fiber_order=%s (index|voxel)", vo ? vo : "",
+                         fo ? fo : "");
+    plan->voxel_order = (life_voxel_order)vi;
+    plan->fiber_order = (life_fiber_order)fi;
     plan->dsc_team = (int)clpk_params_get_int(&plan->params, "team", 32);
     plan->dsc_runs = (int)clpk_params_get_int(&plan->params, "runs", 4);
     plan->dsc_unroll = (int)clpk_params_get_int(&plan->params, "unroll", 4);
@@ -156,13 +170,17 @@ static clpk_status life_upload_values(clpk_life_plan *plan, const double *src, s
 }
 
 static clpk_status life_upload_sorted(clpk_life_plan *plan, const clpk_life_dataset *data, life_order order,
-                                      cl_mem *ptr, cl_mem *atom_off, cl_mem *voxel_off, cl_mem *fiber, cl_mem *phi) {
+                                      const int32_t *rank, cl_mem *ptr, cl_mem *atom_off, cl_mem *voxel_off,
+                                      cl_mem *fiber, cl_mem *phi, cl_mem *run_key) {
     life_sorted s;
     clpk_error err;
-    if (life_sort_build(data, order, plan->ld_dict, &s, &err) != CLPK_SUCCESS) return clpk_fail_from(plan->ctx, &err);
+    if (life_sort_build(data, order, plan->ld_dict, rank, &s, &err) != CLPK_SUCCESS)
+        return clpk_fail_from(plan->ctx, &err);
     const size_t nc = (size_t)s.n_coeffs;
     clpk_status st = CLPK_SUCCESS;
     if (ptr) st = life_upload(plan, s.run_ptr, ((size_t)s.n_keys + 1) * sizeof *s.run_ptr, ptr);
+    if (st == CLPK_SUCCESS && run_key && s.run_key)
+        st = life_upload(plan, s.run_key, (size_t)s.n_keys * sizeof *s.run_key, run_key);
     if (st == CLPK_SUCCESS && atom_off) st = life_upload(plan, s.atom_off, nc * sizeof(int32_t), atom_off);
     if (st == CLPK_SUCCESS && voxel_off) st = life_upload(plan, s.voxel_off, nc * sizeof(int32_t), voxel_off);
     if (st == CLPK_SUCCESS && fiber) st = life_upload(plan, s.fiber, nc * sizeof(int32_t), fiber);
@@ -193,10 +211,12 @@ static clpk_status life_upload_original(clpk_life_plan *plan, const clpk_life_da
 static clpk_status life_build_kernels(clpk_life_plan *plan) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     const int f64 = plan->precision == CLPK_PRECISION_F64;
-    char options[512], split[64] = "";
-    /* theta_parts 1 adds no option: the same program (and cache entry) as before the split existed */
+    char options[512], split[96] = "";
+    /* theta_parts 1 and index orders add no option: the same program (and cache entry) as before they existed */
     if (plan->theta_parts > 1)
         snprintf(split, sizeof split, " -DTHETA_PARTS=%d -DPART_LEN=%d", plan->theta_parts, plan->part_len);
+    if (plan->dsc_key) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
+    if (plan->wc_key) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
     snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d%s",
              f64 ? "double" : "float", f64 ? " -DVALUE_IS_DOUBLE" : "",
              f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta, plan->ld_dict, plan->dsc_team,
@@ -274,15 +294,40 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
 
     if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS)
         CLPK_TRY(life_upload_original(plan, data));
-    if (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL)
-        CLPK_TRY(life_upload_sorted(plan, data, LIFE_ORDER_VOXEL, &plan->dsc_ptr, &plan->dsc_atom_off, NULL,
-                                    &plan->dsc_fiber, &plan->dsc_phi));
-    if (plan->wc_kind == LIFE_WC_ATOM)
-        CLPK_TRY(life_upload_sorted(plan, data, LIFE_ORDER_ATOM, NULL, &plan->wc_atom_off, &plan->wc_voxel_off,
-                                    &plan->wc_fiber, &plan->wc_phi));
-    if (plan->wc_kind == LIFE_WC_FIBER)
-        CLPK_TRY(life_upload_sorted(plan, data, LIFE_ORDER_FIBER, &plan->wc_ptr, &plan->wc_atom_off,
-                                    &plan->wc_voxel_off, NULL, &plan->wc_phi));
+    /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
+    const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL;
+    const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
+    if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX; /* no voxel-sorted kernel: nothing to order */
+    if (plan->wc_kind != LIFE_WC_FIBER) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
+    int32_t *voxel_rank = NULL, *fiber_rank = NULL;
+    if (morton && (voxel_runs || plan->fiber_order == LIFE_FIBER_ORDER_VOXEL)) {
+        if (life_voxel_rank_morton(data, &voxel_rank, plan->order_note, sizeof plan->order_note, &err) !=
+            CLPK_SUCCESS)
+            return clpk_fail_from(ctx, &err);
+        if (!voxel_rank) {
+            plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;
+            clpk_log(ctx, CLPK_LOG_INFO, "LiFE: voxel_order=morton: %s", plan->order_note);
+        }
+    }
+    if (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL &&
+        life_fiber_rank_by_voxel(data, voxel_rank, &fiber_rank, &err) != CLPK_SUCCESS) {
+        free(voxel_rank);
+        return clpk_fail_from(ctx, &err);
+    }
+    st = CLPK_SUCCESS;
+    if (voxel_runs)
+        st = life_upload_sorted(plan, data, LIFE_ORDER_VOXEL,
+                                plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL, &plan->dsc_ptr,
+                                &plan->dsc_atom_off, NULL, &plan->dsc_fiber, &plan->dsc_phi, &plan->dsc_key);
+    if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_ATOM)
+        st = life_upload_sorted(plan, data, LIFE_ORDER_ATOM, NULL, NULL, &plan->wc_atom_off, &plan->wc_voxel_off,
+                                &plan->wc_fiber, &plan->wc_phi, NULL);
+    if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_FIBER)
+        st = life_upload_sorted(plan, data, LIFE_ORDER_FIBER, fiber_rank, &plan->wc_ptr, &plan->wc_atom_off,
+                                &plan->wc_voxel_off, NULL, &plan->wc_phi, &plan->wc_key);
+    free(voxel_rank);
+    free(fiber_rank);
+    CLPK_TRY(st);
     return life_build_kernels(plan);
 }
 
@@ -333,7 +378,8 @@ void clpk_life_plan_destroy(clpk_life_plan *plan) {
     cl_mem *mems[] = {&plan->dict,        &plan->signal,     &plan->c_atom_off,   &plan->c_voxel_off,
                       &plan->c_fiber,     &plan->c_phi,      &plan->dsc_ptr,      &plan->dsc_atom_off,
                       &plan->dsc_fiber,   &plan->dsc_phi,    &plan->wc_ptr,       &plan->wc_atom_off,
-                      &plan->wc_voxel_off, &plan->wc_fiber,  &plan->wc_phi};
+                      &plan->wc_voxel_off, &plan->wc_fiber,  &plan->wc_phi,       &plan->dsc_key,
+                      &plan->wc_key};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) release_mem(mems[i]);
     free(plan);
 }
@@ -346,10 +392,13 @@ void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size)
     }
     char params[512];
     clpk_params_format(&plan->params, params, sizeof params);
-    snprintf(buf, size, "LiFE %s: n_theta %d, atoms %d, voxels %d, fibers %d, coeffs %lld; dsc=%s wc=%s (%s; %s)",
+    snprintf(buf, size,
+             "LiFE %s: n_theta %d, atoms %d, voxels %d, fibers %d, coeffs %lld; dsc=%s wc=%s, runs in voxel order %s "
+             "and fibre order %s%s%s (%s; %s)",
              clpk_precision_name(plan->precision), plan->n_theta, plan->n_atoms, plan->n_voxels, plan->n_fibers,
-             (long long)plan->n_coeffs, life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind), params,
-             plan->origin);
+             (long long)plan->n_coeffs, life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind),
+             voxel_order_names[plan->voxel_order], fiber_order_names[plan->fiber_order],
+             plan->order_note[0] ? ": " : "", plan->order_note, params, plan->origin);
 }
 
 /* ---- Launches ------------------------------------------------------------------------------------------------ */
@@ -455,6 +504,7 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     ARG(k, 5, plan->dict);
     ARG(k, 6, w);
     ARG(k, 7, y);
+    ARG(k, 9, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
     size_t local = (size_t)plan->dsc_team * plan->dsc_runs;
     size_t groups = ((size_t)nv + plan->dsc_runs - 1) / plan->dsc_runs;
     return life_launch_passes(plan, k, 8, groups * local, local, n_wait, wait, first, done);
@@ -479,6 +529,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         ARG(k, 7, w);
         size_t local = (size_t)plan->wc_team * plan->wc_runs;
         clSetKernelArg(k, 8, local * plan->value_size, NULL);
+        ARG(k, 10, plan->wc_key);
         return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->wc_team, local), local, n_wait, wait, first,
                                   done);
     }
@@ -494,6 +545,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         ARG(k, 5, plan->dict);
         ARG(k, 6, y);
         ARG(k, 7, w);
+        ARG(k, 8, plan->dsc_key);
         size_t local = (size_t)plan->atomics_wg;
         clpk_status st = life_launch(plan, k, life_grid((size_t)nv * local, local), local, 1, &zeroed, done);
         clReleaseEvent(zeroed);

@@ -108,12 +108,22 @@ clpk_status life_random_dataset(const life_random_options *o, uint64_t seed, clp
     out->phi = malloc(cells * sizeof(double));
     out->dictionary = malloc((size_t)o->n_atoms * o->n_theta * sizeof(double));
     out->signal = malloc((size_t)o->n_voxels * o->n_theta * sizeof(double));
+    out->voxel_ijk = malloc((size_t)o->n_voxels * 3 * sizeof(int32_t));
     double *wt = malloc((size_t)o->n_fibers * sizeof *wt);
-    if (!out->atoms || !out->voxels || !out->fibers || !out->phi || !out->dictionary || !out->signal || !wt) {
+    if (!out->atoms || !out->voxels || !out->fibers || !out->phi || !out->dictionary || !out->signal || !wt ||
+        !out->voxel_ijk) {
         free(len);
         free(wt);
         clpk_life_dataset_free(out);
         return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no memory for a random dataset");
+    }
+    /* Voxels fill a grid of side ~cbrt(n_voxels), x fastest, as a scanner's mask would (spatial orders read it). */
+    int32_t side = 1;
+    while ((int64_t)side * side * side < o->n_voxels) ++side;
+    for (int32_t v = 0; v < o->n_voxels; ++v) {
+        out->voxel_ijk[3 * (size_t)v] = v % side;
+        out->voxel_ijk[3 * (size_t)v + 1] = v / side % side;
+        out->voxel_ijk[3 * (size_t)v + 2] = v / side / side;
     }
     /* Streamline-like: a fibre visits a run of voxels along a random stride, one atom per visited voxel. */
     int64_t k = 0;

@@ -401,7 +401,16 @@ clpk_status clpk_life_synth(const clpk_life_synth_options *o, clpk_life_dataset 
         for (int64_t k = 0; k < d->n_coeffs; k++) d->voxels[k] = voxel_id[d->voxels[k]];
         d->n_voxels = nv;
         d->signal = calloc((size_t)nv * grad.n, sizeof *d->signal);
-        if (!d->signal) st = clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "synth: out of memory for the signal");
+        d->voxel_ijk = malloc(((size_t)nv > 0 ? (size_t)nv : 1) * 3 * sizeof *d->voxel_ijk);
+        if (!d->signal || !d->voxel_ijk)
+            st = clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "synth: out of memory for the signal");
+        for (int64_t k = 0; st == CLPK_SUCCESS && k < cells; k++) { /* the grid position, for spatial orders */
+            if (voxel_id[k] < 0) continue;
+            int32_t *ijk = d->voxel_ijk + 3 * (size_t)voxel_id[k];
+            ijk[0] = (int32_t)(k % o->grid[0]);
+            ijk[1] = (int32_t)(k / o->grid[0] % o->grid[1]);
+            ijk[2] = (int32_t)(k / ((int64_t)o->grid[0] * o->grid[1]));
+        }
     }
     if (st == CLPK_SUCCESS) { /* signal = M w_true + noise */
         const int nt = grad.n;

@@ -141,7 +141,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx)))
         return;
     clpk_tune_space space;
-    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 8, "space of %d parameters", space.count);
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 10, "space of %d parameters", space.count);
     clpk_params cand;
     clpk_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);
@@ -312,6 +312,155 @@ static void theta_split_device(clpk_context *ctx, uint64_t *rng) {
     problem_free(&p);
 }
 
+/* Processing orders, host side: the Morton ranks of a known grid, the fallbacks (no grid, too wide a grid), the fibre
+ * ranks (a permutation, non-decreasing middle-voxel positions, empty fibres last) and the ranked sort (run r holds
+ * exactly key run_key[r]'s coefficients, in the same order as the unranked sort's run of that key). */
+static void orders_host(uint64_t *rng) {
+    life_random_options o = {.n_theta = 5, .n_atoms = 7, .n_voxels = 64, .n_fibers = 30, .mean_run = 4,
+                             .empty_fraction = 0.2, .zero_fraction = 0, .noise = 0};
+    clpk_life_dataset d;
+    clpk_error err;
+    if (!CHECK(life_random_dataset(&o, check_rand(rng), &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    char why[160] = "x";
+    int32_t *vr = NULL, *fr = NULL;
+    CHECK(life_voxel_rank_morton(&d, &vr, why, sizeof why, &err) == CLPK_SUCCESS && vr && !why[0], "morton ranks");
+    if (vr) { /* 64 voxels on a 4^3 grid, x fastest: Z-order visits x, then y, then z at each bit level */
+        int seen[64] = {0}, perm = 1;
+        for (int v = 0; v < 64; ++v) perm &= vr[v] >= 0 && vr[v] < 64 && !seen[vr[v]]++;
+        CHECK(perm, "morton ranks are a permutation");
+        CHECK(vr[0] == 0 && vr[1] == 1 && vr[4] == 2 && vr[5] == 3 && vr[16] == 4 && vr[2] == 8 && vr[63] == 63,
+              "morton ranks of (1,0,0) (0,1,0) (1,1,0) (0,0,1) (2,0,0): %d %d %d %d %d", vr[1], vr[4], vr[5], vr[16],
+              vr[2]);
+    }
+    CHECK(life_fiber_rank_by_voxel(&d, vr, &fr, &err) == CLPK_SUCCESS && fr, "fibre ranks");
+    if (fr) {
+        int32_t *inv = malloc((size_t)d.n_fibers * sizeof *inv), *cnt = calloc((size_t)d.n_fibers, sizeof *cnt);
+        int perm = 1;
+        for (int32_t f = 0; f < d.n_fibers; ++f) inv[f] = -1;
+        for (int32_t f = 0; f < d.n_fibers; ++f)
+            if (fr[f] >= 0 && fr[f] < d.n_fibers && inv[fr[f]] < 0) inv[fr[f]] = f;
+            else perm = 0;
+        CHECK(perm, "fibre ranks are a permutation");
+        for (int64_t k = 0; k < d.n_coeffs; ++k) cnt[d.fibers[k]]++;
+        int empty_last = 1, seen_empty = 0;
+        for (int32_t r = 0; perm && r < d.n_fibers; ++r) {
+            if (cnt[inv[r]] == 0) seen_empty = 1;
+            else if (seen_empty) empty_last = 0;
+        }
+        CHECK(empty_last, "fibres without coefficients rank last");
+        free(inv);
+        free(cnt);
+    }
+    for (int which = 0; which < 2; ++which) { /* the ranked sorts by voxel (morton) and by fibre */
+        const int32_t *rank = which ? fr : vr;
+        const life_order order = which ? LIFE_ORDER_FIBER : LIFE_ORDER_VOXEL;
+        life_sorted plain, ranked;
+        if (!rank) continue;
+        CHECK(life_sort_build(&d, order, 8, NULL, &plain, &err) == CLPK_SUCCESS && !plain.run_key, "plain sort");
+        CHECK(life_sort_build(&d, order, 8, rank, &ranked, &err) == CLPK_SUCCESS && ranked.run_key, "ranked sort");
+        int same = 1;
+        for (int32_t x = 0; same && x < plain.n_keys; ++x) {
+            const int32_t r = rank[x];
+            same &= ranked.run_key[r] == x;
+            const int64_t n = plain.run_ptr[x + 1] - plain.run_ptr[x];
+            same &= ranked.run_ptr[r + 1] - ranked.run_ptr[r] == n;
+            for (int64_t j = 0; same && j < n; ++j) {
+                const int64_t a = plain.run_ptr[x] + j, b = ranked.run_ptr[r] + j;
+                same &= plain.atom_off[a] == ranked.atom_off[b] && plain.voxel_off[a] == ranked.voxel_off[b] &&
+                        plain.fiber[a] == ranked.fiber[b] && plain.phi[a] == ranked.phi[b];
+            }
+        }
+        CHECK(same, "ranked %s sort: runs differ from the plain sort's", which ? "fibre" : "voxel");
+        life_sorted_free(&plain);
+        life_sorted_free(&ranked);
+    }
+    free(vr);
+    free(fr);
+    /* no grid, and a grid too wide for the 63-bit code: index order with a reason */
+    int32_t *ijk = d.voxel_ijk;
+    d.voxel_ijk = NULL;
+    CHECK(life_voxel_rank_morton(&d, &vr, why, sizeof why, &err) == CLPK_SUCCESS && !vr && strstr(why, "no voxel grid"),
+          "no grid: %s", why);
+    d.voxel_ijk = ijk;
+    ijk[3 * 5] = 1 << 22;
+    CHECK(life_voxel_rank_morton(&d, &vr, why, sizeof why, &err) == CLPK_SUCCESS && !vr && strstr(why, "2^21"),
+          "wide grid: %s", why);
+    clpk_life_dataset_free(&d);
+}
+
+/* Processing orders on the device: the ordered DSC voxel and WC fibre give the same bits as index order (each run's
+ * sum is unchanged), both precisions; wc=voxel in morton order against the reference; a dataset without a grid falls
+ * back to index order with the reason in the description; unknown order names are refused. */
+static void orders_device(clpk_context *ctx, uint64_t *rng) {
+    life_random_options o = {.n_theta = 37, .n_atoms = 23, .n_voxels = 70, .n_fibers = 45, .mean_run = 6,
+                             .empty_fraction = 0.1, .zero_fraction = 0.3, .noise = 0.01};
+    problem p;
+    problem_make(&p, &o, rng);
+    const size_t ny = (size_t)p.data.n_voxels * p.data.n_theta, nw = (size_t)p.data.n_fibers;
+    double *y0 = malloc(ny * sizeof *y0), *w0 = malloc(nw * sizeof *w0);
+    for (int prec = 0; prec < 2; ++prec) {
+        if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
+        const clpk_precision pr = prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+        const char *base = "dsc=voxel,wc=fiber,team=8,wc_team=8,unroll=2,wc_runs=2,runs=2";
+        char params[192];
+        snprintf(params, sizeof params, "%s,voxel_order=index,fiber_order=index", base);
+        clpk_life_plan *plan = NULL;
+        if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
+                   clpk_last_error(ctx)))
+            continue;
+        CHECK(run_product(ctx, plan, 1, p.w, y0) == CLPK_SUCCESS && run_product(ctx, plan, 0, p.y, w0) == CLPK_SUCCESS,
+              "index order products");
+        clpk_life_plan_destroy(plan);
+        const char *orders[] = {"voxel_order=morton,fiber_order=index", "voxel_order=index,fiber_order=voxel",
+                                "voxel_order=morton,fiber_order=voxel"};
+        for (int i = 0; i < 3; ++i) {
+            snprintf(params, sizeof params, "%s,%s", base, orders[i]);
+            check_plan(ctx, &p, pr, "auto", params, 1); /* reference error and repeatability */
+            plan = NULL;
+            if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
+                       clpk_last_error(ctx)))
+                continue;
+            CHECK((plan->dsc_key != NULL) == (strstr(orders[i], "morton") != NULL) &&
+                      (plan->wc_key != NULL) == (strstr(orders[i], "fiber_order=voxel") != NULL),
+                  "keys of %s", orders[i]);
+            CHECK(run_product(ctx, plan, 1, p.w, p.y_got) == CLPK_SUCCESS &&
+                      memcmp(p.y_got, y0, ny * sizeof *y0) == 0,
+                  "DSC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
+            CHECK(run_product(ctx, plan, 0, p.y, p.w_got) == CLPK_SUCCESS &&
+                      memcmp(p.w_got, w0, nw * sizeof *w0) == 0,
+                  "WC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
+            clpk_life_plan_destroy(plan);
+        }
+        check_plan(ctx, &p, pr, "auto", "dsc=atomics,wc=voxel,voxel_order=morton,wg=64", 0);
+    }
+    /* no grid: index order, the reason in the description, results still right */
+    int32_t *ijk = p.data.voxel_ijk;
+    p.data.voxel_ijk = NULL;
+    clpk_life_plan *plan = NULL;
+    if (CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "voxel_order=morton,fiber_order=voxel",
+                                    &plan) == CLPK_SUCCESS,
+              "%s", clpk_last_error(ctx))) {
+        char text[1024];
+        clpk_life_plan_describe(plan, text, sizeof text);
+        CHECK(plan->voxel_order == LIFE_VOXEL_ORDER_INDEX && !plan->dsc_key && plan->wc_key &&
+                  strstr(text, "no voxel grid"),
+              "no-grid fallback: %s", text);
+        clpk_life_plan_destroy(plan);
+    }
+    check_plan(ctx, &p, CLPK_PRECISION_F32, "sorted", "voxel_order=morton,fiber_order=voxel", 1);
+    p.data.voxel_ijk = ijk;
+    plan = NULL;
+    CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "voxel_order=hilbert", &plan) ==
+                  CLPK_ERROR_INVALID_ARGUMENT && !plan,
+          "voxel_order=hilbert accepted");
+    CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "fiber_order=atom", &plan) ==
+                  CLPK_ERROR_INVALID_ARGUMENT && !plan,
+          "fiber_order=atom accepted");
+    free(y0);
+    free(w0);
+    problem_free(&p);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     defaults_per_precision();
@@ -338,6 +487,8 @@ int main(void) {
     problem_free(&p);
     tuner_family(ctx, &rng);
     theta_split_device(ctx, &rng);
+    orders_host(&rng);
+    orders_device(ctx, &rng);
 
     /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
     life_random_options o96 = {.n_theta = 96, .n_atoms = 50, .n_voxels = 200, .n_fibers = 120, .mean_run = 10,

@@ -1,5 +1,5 @@
-/* Tuner space of the LiFE family: the DSC and WC strategies and their team widths, runs per work-group, unrolling and
- * the atomics baseline's work-group size. Problems are random streamline-like datasets built in memory, classed by
+/* Tuner space of the LiFE family: the DSC and WC strategies and their team widths, runs per work-group, unrolling,
+ * the atomics baseline's work-group size and the processing orders of the voxel and fibre runs. Problems are random streamline-like datasets built in memory, classed by
  * precision, n_theta and the mean voxel and fibre run lengths (what the plan passes to clpk_profile_choose). The time
  * of a candidate is one DSC plus one WC (what an SBB-NNLS iteration spends, up to the 2:1.5 ratio). */
 #include "life_internal.h"
@@ -17,6 +17,8 @@ void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
     static const char *const runs[] = {"1", "2", "4", "8", NULL};
     static const char *const unroll[] = {"1", "2", "4", "8", NULL};
     static const char *const wg[] = {"64", "128", "256", NULL};
+    static const char *const voxel_order[] = {"index", "morton", NULL};
+    static const char *const fiber_order[] = {"index", "voxel", NULL};
     (void)dev;
     memset(space, 0, sizeof *space);
     clpk_tune_space_add(space, "dsc", dsc);
@@ -27,6 +29,11 @@ void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
     clpk_tune_space_add(space, "wc_team", teams);
     clpk_tune_space_add(space, "wc_runs", runs);
     clpk_tune_space_add(space, "wg", wg);
+    /* Processing orders of the voxel and fibre runs (docs/perf-life.md, section 4). The training problems' voxels
+     * sit on a small grid, so morton is a real permutation there; whether it pays shows only at DS1 scale, where
+     * the working sets exceed the L2. */
+    clpk_tune_space_add(space, "voxel_order", voxel_order);
+    clpk_tune_space_add(space, "fiber_order", fiber_order);
     /* theta_parts is not searched: measured slower at every split on the H100 (life_default_theta_parts), and the
      * training problems' dictionaries fit any cache, so they could not show where a split pays. */
 }
@@ -168,6 +175,11 @@ static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (!uses_unroll && clpk_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!uses_wg && clpk_params_get_int(c, "wg", 64) != 64) return 0;
+    /* voxel_order is read by dsc=voxel and wc=voxel, fiber_order by wc=fiber only */
+    const char *vorder = clpk_params_get(c, "voxel_order"), *forder = clpk_params_get(c, "fiber_order");
+    const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0);
+    if (!voxel_runs && vorder && strcmp(vorder, "index") != 0) return 0;
+    if (!(wc && strcmp(wc, "fiber") == 0) && forder && strcmp(forder, "index") != 0) return 0;
     /* theta_parts: read by dsc=voxel and wc=fiber only; a count that does not split n_theta into that many parts
      * (life_theta_split) repeats a smaller count. */
     const long long parts = clpk_params_get_int(c, "theta_parts", 1);

@@ -19,6 +19,8 @@ typedef struct clpk_life_dataset {
     double *phi;                      /* n_coeffs */
     double *dictionary;               /* n_atoms x n_theta, row a = atom a's signal over the directions */
     double *signal;                   /* n_voxels x n_theta (demeaned diffusion signal to fit); may be NULL */
+    int32_t *voxel_ijk;               /* n_voxels x 3 grid coordinates (>= 0) of each voxel; may be NULL (unknown):
+                                       * only the plan's spatial processing orders read it (voxel_order=morton) */
 } clpk_life_dataset;
 
 /* Loads and validates a dataset directory; bad files (length mismatch, index out of range, NaN, wrong dtype or shape)
