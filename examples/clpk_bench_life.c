@@ -2,7 +2,11 @@
  * on one dataset in one run, with the bytes each kernel must move and the device copy bandwidth measured alongside.
  *   clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] [--precision f32|f64|both] [--runs N]
  *                   [--iters N] [--atomics-iters N] [--copy-mb M] [--fit-params 'k=v,..;k=v,..'] [--device SEL]
- *                   [--check] [--json F] [--md F]
+ *                   [--orders 'k=v,..;k=v,..'] [--check] [--json F] [--md F]
+ * --orders: instead of the kernel cases, one default plan per ';'-separated parameter list (the processing orders,
+ * e.g. "voxel_order=index;voxel_order=morton,fiber_order=voxel"), each with its plan-creation time (case "plan"),
+ * DSC (w_true and dense), WC and an --iters fit, recorded as impl "clpk-order+<list>" with the orders in effect
+ * ("order": "<voxel_order>/<fiber_order>"): the side-by-side comparison of bench/life-order.sh.
  * --fit-params: extra fits of the default plan with each ';'-separated parameter list (e.g. "unroll=2;unroll=4"),
  * recorded as impl "clpk-auto+<params>": the per-precision choice of unroll for the f64 <= 2x f32 target.
  * Records (JSON array, flat objects): family, case (dsc-wtrue, dsc-dense, wc, fit, copy), impl (clpk-<kernel>),
@@ -17,7 +21,7 @@
 #include <string.h>
 
 typedef struct options {
-    const char *data, *size, *device, *json, *md, *fit_params;
+    const char *data, *size, *device, *json, *md, *fit_params, *orders;
     uint64_t seed;
     int runs, iters, atomics_iters, copy_mb, check, f32, f64;
 } options;
@@ -25,7 +29,8 @@ typedef struct options {
 static int usage(void) {
     fprintf(stderr, "usage: clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] "
                     "[--precision f32|f64|both] [--runs N] [--iters N] [--atomics-iters N] [--copy-mb M] "
-                    "[--fit-params 'k=v,..;k=v,..'] [--device SEL] [--check] [--json F] [--md F]\n");
+                    "[--fit-params 'k=v,..;k=v,..'] [--orders 'k=v,..;k=v,..'] [--device SEL] [--check] [--json F] "
+                    "[--md F]\n");
     return 2;
 }
 
@@ -55,6 +60,7 @@ static int parse(int argc, char **argv, options *o) {
         else if (strcmp(a, "--json") == 0) o->json = v;
         else if (strcmp(a, "--md") == 0) o->md = v;
         else if (strcmp(a, "--fit-params") == 0) o->fit_params = v;
+        else if (strcmp(a, "--orders") == 0) o->orders = v;
         else if (strcmp(a, "--precision") == 0) {
             o->f32 = strcmp(v, "f32") == 0 || strcmp(v, "both") == 0;
             o->f64 = strcmp(v, "f64") == 0 || strcmp(v, "both") == 0;
@@ -86,9 +92,11 @@ static int parse(int argc, char **argv, options *o) {
 /* ---- Records ---------------------------------------------------------------------------------------------- */
 
 typedef struct record {
-    char cas[16], impl[40], prec[4], d_served[12];
+    char cas[16], impl[96], prec[4], d_served[12], order[32];
     double median_ms, min_ms, gbps, gbps_d_per_coeff, bytes, bytes_d_per_coeff, speedup, per_iter_ms;
     int runs, iterations;
+    double rank_ms, sort_ms; /* plan records of --orders: host time of the order's ranks and of one plain voxel sort */
+    int bitwise; /* plan records of --orders: 1 or 0 = DSC and WC bits equal to the first list's, -1 = first */
 } record;
 
 typedef struct sink {
@@ -202,6 +210,12 @@ typedef struct bench_inputs {
     const options *o;
 } bench_inputs;
 
+/* The processing orders a plan runs in (after any fallback), "voxel_order/fiber_order". */
+static const char *plan_order(const clpk_life_plan *plan) {
+    static const char *const names[2][2] = {{"index/index", "index/voxel"}, {"morton/index", "morton/voxel"}};
+    return names[plan->voxel_order == LIFE_VOXEL_ORDER_MORTON][plan->fiber_order == LIFE_FIBER_ORDER_VOXEL];
+}
+
 /* Times one product of a plan; `cas` names the case, the record keeps the byte model. Returns 0 or 1 (failure). */
 static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inputs *in, const char *cas,
                         const char *kernel, const char *label, sink *s) {
@@ -239,6 +253,7 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
         else {
             snprintf(r->cas, sizeof r->cas, "%s", cas);
             snprintf(r->impl, sizeof r->impl, "clpk-%s", label);
+            snprintf(r->order, sizeof r->order, "%s", plan_order(plan));
             snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(plan->precision));
             r->median_ms = stats.median_ms;
             r->min_ms = stats.min_ms;
@@ -275,6 +290,7 @@ static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dat
     if (!r) return 1;
     snprintf(r->cas, sizeof r->cas, "fit");
     snprintf(r->impl, sizeof r->impl, "%s", impl);
+    snprintf(r->order, sizeof r->order, "%s", plan_order(plan));
     snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(plan->precision));
     r->iterations = res.iterations;
     r->runs = 1;
@@ -291,6 +307,111 @@ typedef struct plan_case {
     const char *strategy, *params, *dsc_kernel, *wc_kernel;
 } plan_case;
 
+/* --orders: host cost of the plan's processing order (the Morton and fibre ranks, rebuilt here as the plan builds
+ * them) next to one plain counting sort by voxel (what every dsc=voxel plan pays anyway). */
+static void host_order_cost(const clpk_life_dataset *d, const clpk_life_plan *plan, double *rank_ms, double *sort_ms) {
+    clpk_error err;
+    char why[160];
+    int32_t *vr = NULL, *fr = NULL;
+    double t0 = clpk_wall_seconds();
+    if (plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ||
+        (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL && clpk_params_get(&plan->params, "voxel_order") &&
+         strcmp(clpk_params_get(&plan->params, "voxel_order"), "morton") == 0))
+        life_voxel_rank_morton(d, &vr, why, sizeof why, &err);
+    if (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL) life_fiber_rank_by_voxel(d, vr, &fr, &err);
+    *rank_ms = 1e3 * (clpk_wall_seconds() - t0);
+    free(vr);
+    free(fr);
+    life_sorted srt;
+    t0 = clpk_wall_seconds();
+    if (life_sort_build(d, LIFE_ORDER_VOXEL, (d->n_theta + 31) / 32 * 32, NULL, &srt, &err) == CLPK_SUCCESS)
+        life_sorted_free(&srt);
+    *sort_ms = 1e3 * (clpk_wall_seconds() - t0);
+}
+
+/* --orders: DSC (dense w = 0.5) and WC (y = the signal) of this plan against the first list's outputs, bit for bit
+ * (a processing order changes only which run goes when, never a run's sum); the first plan's outputs are kept. */
+static int compare_bits(clpk_life_plan *plan, const bench_inputs *in, double **first_y, double **first_w, record *r) {
+    const clpk_life_dataset *d = in->d;
+    const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
+    double *w = malloc(nw * sizeof *w), *y = malloc(ny * sizeof *y), *wc = malloc(nw * sizeof *wc);
+    int rc = !w || !y || !wc || !d->signal;
+    if (!rc) {
+        for (size_t i = 0; i < nw; ++i) w[i] = 0.5;
+        rc = clpk_life_dsc_host(plan, w, y) != CLPK_SUCCESS || clpk_life_wc_host(plan, d->signal, wc) != CLPK_SUCCESS;
+        if (rc) fprintf(stderr, "clpk-bench-life: bitwise comparison: %s\n", clpk_last_error(plan->ctx));
+    }
+    free(w);
+    if (!rc && !*first_y) {
+        *first_y = y, *first_w = wc;
+        y = wc = NULL;
+        if (r) r->bitwise = -1;
+        printf("bitwise: reference outputs kept (the first list)\n");
+    } else if (!rc) {
+        const int same_y = memcmp(y, *first_y, ny * sizeof *y) == 0, same_w = memcmp(wc, *first_w, nw * sizeof *wc) == 0;
+        if (r) r->bitwise = same_y && same_w;
+        printf("bitwise vs the first list: DSC %s, WC %s\n", same_y ? "identical" : "DIFFERS",
+               same_w ? "identical" : "DIFFERS");
+    }
+    free(y);
+    free(wc);
+    return rc;
+}
+
+/* --orders: the default plan with each parameter list, side by side (plan time, DSC w_true / dense, WC, fit). */
+static int bench_orders(clpk_context *ctx, const bench_inputs *in, clpk_precision prec, sink *s) {
+    const char *list = in->o->orders;
+    int rc = 0;
+    double *first_y = NULL, *first_w = NULL;
+    while (!rc && list && *list) {
+        const char *end = strchr(list, ';');
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        char params[256], label[90];
+        snprintf(params, sizeof params, "%.*s", (int)(len < 255 ? len : 255), list);
+        list = end ? end + 1 : NULL;
+        if (!params[0]) continue;
+        clpk_life_plan *plan = NULL;
+        const double t0 = clpk_wall_seconds();
+        if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: plan with %s: %s\n", params, clpk_last_error(ctx));
+            rc = 1;
+            break;
+        }
+        const double plan_ms = 1e3 * (clpk_wall_seconds() - t0);
+        char text[1024];
+        clpk_life_plan_describe(plan, text, sizeof text);
+        printf("plan (%.2f s): %s\n", plan_ms / 1e3, text);
+        snprintf(label, sizeof label, "order+%.83s", params);
+        record *r = add_record(s);
+        const int plan_record = s->n - 1; /* by index: later records may move the array */
+        if (!r) rc = 1;
+        else {
+            snprintf(r->cas, sizeof r->cas, "plan");
+            snprintf(r->impl, sizeof r->impl, "clpk-%s", label);
+            snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(prec));
+            snprintf(r->order, sizeof r->order, "%s", plan_order(plan));
+            r->median_ms = r->min_ms = plan_ms;
+            r->runs = 1;
+            host_order_cost(in->d, plan, &r->rank_ms, &r->sort_ms);
+            printf("host: order ranks %.1f ms, one plain voxel sort %.1f ms\n", r->rank_ms, r->sort_ms);
+        }
+        const char *dk = plan->dsc_kind == LIFE_DSC_ATOMICS ? "atomics" : "voxel", *wk = life_wc_name(plan->wc_kind);
+        if (!rc && in->w_true) rc = time_product(ctx, plan, in, "dsc-wtrue", dk, label, s);
+        if (!rc) rc = time_product(ctx, plan, in, "dsc-dense", dk, label, s);
+        if (!rc) rc = time_product(ctx, plan, in, "wc", wk, label, s);
+        if (!rc) rc = compare_bits(plan, in, &first_y, &first_w, &s->r[plan_record]);
+        if (!rc) {
+            char impl[96];
+            snprintf(impl, sizeof impl, "clpk-%s", label);
+            rc = time_fit(ctx, plan, in->d, in->o->iters, impl, s);
+        }
+        clpk_life_plan_destroy(plan);
+    }
+    free(first_y);
+    free(first_w);
+    return rc;
+}
+
 static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_precision prec, sink *s) {
     static const plan_case cases[] = {
         {"auto", NULL, "auto", "auto"},
@@ -301,6 +422,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
     };
     int rc = 0;
     const int first = s->n;
+    if (in->o->orders) return bench_orders(ctx, in, prec, s);
     for (size_t c = 0; !rc && c < sizeof cases / sizeof cases[0]; ++c) {
         clpk_life_plan *plan = NULL;
         const double t0 = clpk_wall_seconds();
@@ -374,7 +496,9 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
     if (f) fprintf(f, "[\n");
     for (int i = 0; f && i < s->n; ++i) {
         const record *r = &s->r[i];
-        const char *kind = strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 ? r->cas : "product";
+        const char *kind =
+            strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 || strcmp(r->cas, "plan") == 0 ? r->cas
+                                                                                                      : "product";
         fprintf(f,
                 "  {\"family\": \"life\", \"kind\": \"%s\", \"case\": \"%s\", \"impl\": \"%s\", "
                 "\"precision\": \"%s\", \"device\": \"%s\", \"n_voxels\": %d, \"n_fibers\": %d, \"n_atoms\": %d, "
@@ -385,6 +509,8 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
         if (strcmp(r->cas, "fit") == 0)
             fprintf(f, ", \"iterations\": %d, \"per_iter_ms\": %.6g, \"total_500_s\": %.6g", r->iterations,
                     r->per_iter_ms, 0.5 * r->per_iter_ms);
+        else if (strcmp(r->cas, "plan") == 0)
+            ; /* plan creation: the wall time only */
         else if (strcmp(r->cas, "copy") != 0)
             fprintf(f,
                     ", \"bytes\": %.6g, \"bytes_d_per_coeff\": %.6g, \"gbps\": %.6g, \"gbps_d_per_coeff\": %.6g, "
@@ -393,6 +519,10 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
                     s->copy_gbps > 0 ? r->gbps / s->copy_gbps : 0, r->d_served);
         else fprintf(f, ", \"gbps\": %.6g", r->gbps);
         if (r->speedup > 0) fprintf(f, ", \"speedup_vs_atomics\": %.4g", r->speedup);
+        if (r->order[0]) fprintf(f, ", \"order\": \"%s\"", r->order);
+        if (strcmp(r->cas, "plan") == 0)
+            fprintf(f, ", \"bitwise_equal_to_first\": %s, \"host_rank_ms\": %.4g, \"host_voxel_sort_ms\": %.4g",
+                    r->bitwise < 0 ? "null" : r->bitwise ? "true" : "false", r->rank_ms, r->sort_ms);
         fprintf(f, "}%s\n", i + 1 < s->n ? "," : "");
     }
     if (f) {
@@ -410,7 +540,7 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
     fprintf(m, "|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < s->n; ++i) {
         const record *r = &s->r[i];
-        if (strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0) continue;
+        if (strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 || strcmp(r->cas, "plan") == 0) continue;
         fprintf(m, "| %s | %s | %s | %.4f | %.1f | %.1f | %s | %.1f |\n", r->cas, r->prec, r->impl, r->median_ms,
                 r->gbps, r->gbps_d_per_coeff, r->d_served, r->speedup);
     }

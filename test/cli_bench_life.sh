@@ -1,7 +1,8 @@
 #!/bin/bash
 # clpk-bench-life smoke test: the tiny synthetic dataset, both precisions, every kernel checked against the double
 # host reference (--check), a short fit; the JSON has the fields the H100 driver's charts need; the driver script
-# runs end to end (charts when matplotlib is there); bad arguments are refused.
+# runs end to end (charts when matplotlib is there), and so does the processing-order driver; bad arguments are
+# refused.
 set -u
 BIN=${1:?usage: cli_bench_life.sh BIN_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -62,6 +63,28 @@ if python3 -c "import matplotlib" 2>/dev/null; then
 else
     echo "matplotlib missing: charts not checked"
 fi
+
+# the processing-order driver (bench/life-order.sh): both orders of each kind, both precisions, every product checked,
+# the outputs bit for bit equal to index order, the summary written (no fits here: the fit path is the one above)
+if BIN="$BIN" LIFE_SIZE=tiny RUNS=2 ITERS=0 \
+    ORDERS="dsc=voxel,wc=fiber;dsc=voxel,wc=fiber,voxel_order=morton,fiber_order=voxel" \
+    "$HERE/../bench/life-order.sh" "$TMP/order" >"$TMP/order.log" 2>&1; then ok
+else bad "bench/life-order.sh: $(cat "$TMP/order.log")"; fi
+if python3 - "$TMP/order/life-order.json" <<'PY'; then ok; else bad "order records: $(cat "$TMP/order.log")"; fi
+import json, sys
+recs = json.load(open(sys.argv[1]))
+plans = [r for r in recs if r["kind"] == "plan"]
+assert [(r["precision"], r["order"], r["bitwise_equal_to_first"]) for r in plans] == [
+    ("f32", "index/index", None), ("f32", "morton/voxel", True), ("f64", "index/index", None),
+    ("f64", "morton/voxel", True)], plans
+assert all(r["host_rank_ms"] >= 0 and r["host_voxel_sort_ms"] >= 0 for r in plans)
+prod = [r for r in recs if r["kind"] == "product"]
+assert len(prod) == 12 and all(r["median_ms"] > 0 and "order" in r for r in prod), prod
+assert not [r for r in recs if r["kind"] == "fit"], "fits with ITERS=0 (the f64 fit's CLBlast build is slow on a cold cache)"
+PY
+if grep -q "checks against the double reference: 12 OK, 0 WRONG" "$TMP/order/life-order.md" &&
+    grep -q "| f64 | morton/voxel |.*| yes |" "$TMP/order/life-order.md"; then ok
+else bad "life-order.md: $(cat "$TMP/order/life-order.md")"; fi
 
 # refusals
 for args in "--size huge" "--precision f16" "--runs x" "--bogus 1" "--data $TMP/missing"; do
