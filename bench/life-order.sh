@@ -1,8 +1,7 @@
 #!/bin/bash
 # Processing-order measurement (issue #9, docs/perf-life.md section 4), one command on the H100 machine:
 #     . .gpu/enter && bench/life-order.sh "$OUT"
-# One process (clpk-bench-life --orders): synthesises DS1 in memory (the grid coordinates the Morton order needs
-# exist only in memory: a dataset written by `clpk-life synth` and loaded again has none), computes the double host
+# One process (clpk-bench-life --orders): synthesises DS1 in memory (no 1.4 GB dataset on disk), computes the double host
 # references once (--check), then per precision (f32, f64) and per order list (dsc=voxel,wc=fiber with voxel_order
 # index|morton x fiber_order index|voxel): plan creation time and the host cost of the order, DSC (w_true and dense
 # w = 0.5) and WC medians, each checked against the double reference, the DSC and WC outputs compared bit for bit

@@ -180,6 +180,39 @@ static clpk_status load_array(loader *L, const char *name, int required, int *pr
     return CLPK_SUCCESS;
 }
 
+/* Optional voxel_ijk.npy: (n_voxels, 3) int32 or int64 grid coordinates in [0, 2^31) (the spatial processing orders
+ * read them; absent: unknown). */
+static clpk_status load_voxel_ijk(loader *L, clpk_life_dataset *d, clpk_error *err) {
+    int present = 0;
+    CLPK_TRY(load_array(L, "voxel_ijk.npy", 0, &present, err));
+    if (!present) return CLPK_SUCCESS;
+    clpk_status st = CLPK_SUCCESS;
+    const int64_t n = (int64_t)d->n_voxels * 3;
+    if (L->a.ndim != 2 || L->a.shape[0] != d->n_voxels || L->a.shape[1] != 3)
+        st = clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: expected shape (%d, 3) (voxels x i, j, k)", L->path,
+                            (int)d->n_voxels);
+    else if (L->a.dtype == CLPK_DTYPE_I32) {
+        d->voxel_ijk = L->a.data;
+        L->a.data = NULL;
+    } else if (L->a.dtype == CLPK_DTYPE_I64) {
+        const int64_t *src = L->a.data;
+        d->voxel_ijk = malloc((size_t)n * sizeof *d->voxel_ijk);
+        if (!d->voxel_ijk) st = clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "%s: out of memory", L->path);
+        for (int64_t k = 0; st == CLPK_SUCCESS && k < n; k++) {
+            if (src[k] < 0 || src[k] >= INT32_MAX)
+                st = clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: coordinate %lld at position %lld out of "
+                                    "[0, 2^31)", L->path, (long long)src[k], (long long)k);
+            else d->voxel_ijk[k] = (int32_t)src[k];
+        }
+    } else
+        st = clpk_error_set(err, CLPK_ERROR_INVALID_DATA, "%s: dtype %s, expected int32 or int64", L->path,
+                            clpk_dtype_name(L->a.dtype));
+    if (st == CLPK_SUCCESS && d->voxel_ijk)
+        st = check_indices(d->voxel_ijk, n, INT32_MAX, L->path, "grid coordinates", err);
+    clpk_npy_free(&L->a);
+    return st;
+}
+
 static clpk_status load_inner(loader *L, clpk_life_dataset *d, clpk_error *err) {
     static const char *const index_names[3] = {"phi_atoms.npy", "phi_voxels.npy", "phi_fibers.npy"};
     int32_t **index_slots[3] = {&d->atoms, &d->voxels, &d->fibers};
@@ -273,6 +306,7 @@ static clpk_status load_inner(loader *L, clpk_life_dataset *d, clpk_error *err) 
                               "%s: n_fibers = %lld, but phi_fibers.npy has fibre index %d", meta_path, meta.n_fibers,
                               (int)(fibers - 1));
     d->n_fibers = meta.n_fibers > 0 ? (int32_t)meta.n_fibers : fibers;
+    CLPK_TRY(load_voxel_ijk(L, d, err));
     return clpk_life_dataset_validate(d, err);
 }
 
@@ -330,6 +364,7 @@ clpk_status clpk_life_dataset_save(const char *dir, const clpk_life_dataset *d, 
         {"phi_values.npy", CLPK_DTYPE_F64, 1, {nc, 0}, d->phi},
         {"dictionary.npy", CLPK_DTYPE_F64, 2, {d->n_atoms, d->n_theta}, d->dictionary},
         {"signal.npy", CLPK_DTYPE_F64, 2, {d->n_voxels, d->n_theta}, d->signal},
+        {"voxel_ijk.npy", CLPK_DTYPE_I32, 2, {d->n_voxels, 3}, d->voxel_ijk},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         if (!files[i].data) continue;

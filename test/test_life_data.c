@@ -346,7 +346,9 @@ static int same_dataset(const clpk_life_dataset *a, const clpk_life_dataset *b) 
            memcmp(a->phi, b->phi, nc * 8) == 0 &&
            memcmp(a->dictionary, b->dictionary, (size_t)a->n_atoms * a->n_theta * 8) == 0 &&
            (a->signal == NULL) == (b->signal == NULL) &&
-           (!a->signal || memcmp(a->signal, b->signal, (size_t)a->n_voxels * a->n_theta * 8) == 0);
+           (!a->signal || memcmp(a->signal, b->signal, (size_t)a->n_voxels * a->n_theta * 8) == 0) &&
+           (a->voxel_ijk == NULL) == (b->voxel_ijk == NULL) &&
+           (!a->voxel_ijk || memcmp(a->voxel_ijk, b->voxel_ijk, (size_t)a->n_voxels * 3 * 4) == 0);
 }
 
 /* Saves `d` to a fresh directory and returns its path. */
@@ -413,6 +415,37 @@ static void test_dataset_files(uint64_t seed) {
         write_npy(dir, "phi_fibers.npy", CLPK_DTYPE_I64, 1, nc, 0, i64);
         expect_refused(dir, "phi_fibers.npy", "int64 index 2^40");
         free(i64), free(f32);
+    }
+    /* voxel_ijk.npy (grid coordinates, optional): kept by the round trip above (same_dataset compares it), absent
+     * means unknown, int64 accepted; a wrong shape, a negative or a 2^40 coordinate is refused with the file's name */
+    if (CHECK(d.voxel_ijk != NULL, "synth fills voxel_ijk")) {
+        const char *dir = fresh_copy(&d, "ijk");
+        const int64_t n = (int64_t)d.n_voxels * 3;
+        int64_t *i64 = malloc((size_t)n * 8);
+        for (int64_t k = 0; k < n; k++) i64[k] = d.voxel_ijk[k];
+        write_npy(dir, "voxel_ijk.npy", CLPK_DTYPE_I64, 2, d.n_voxels, 3, i64);
+        if (CHECK(clpk_life_dataset_load(dir, &back, &err) == CLPK_SUCCESS, "int64 voxel_ijk: %s", err.message)) {
+            CHECK(same_dataset(&d, &back), "int64 voxel_ijk read differently");
+            clpk_life_dataset_free(&back);
+        }
+        i64[n - 1] = (int64_t)1 << 40;
+        write_npy(dir, "voxel_ijk.npy", CLPK_DTYPE_I64, 2, d.n_voxels, 3, i64);
+        expect_refused(dir, "voxel_ijk.npy", "voxel_ijk 2^40");
+        write_npy(dir, "voxel_ijk.npy", CLPK_DTYPE_I32, 2, d.n_voxels, 2, d.voxel_ijk);
+        expect_refused(dir, "voxel_ijk.npy", "voxel_ijk (Nv, 2)");
+        const int32_t keep = d.voxel_ijk[4];
+        d.voxel_ijk[4] = -1;
+        write_npy(dir, "voxel_ijk.npy", CLPK_DTYPE_I32, 2, d.n_voxels, 3, d.voxel_ijk);
+        expect_refused(dir, "voxel_ijk.npy", "negative voxel_ijk");
+        d.voxel_ijk[4] = keep;
+        char path[600];
+        snprintf(path, sizeof path, "%s/voxel_ijk.npy", dir);
+        unlink(path);
+        if (CHECK(clpk_life_dataset_load(dir, &back, &err) == CLPK_SUCCESS, "no voxel_ijk: %s", err.message)) {
+            CHECK(back.voxel_ijk == NULL, "voxel_ijk without voxel_ijk.npy");
+            clpk_life_dataset_free(&back);
+        }
+        free(i64);
     }
     /* meta.json may declare more fibres (untouched ones), never fewer; without signal.npy it gives n_voxels */
     {
