@@ -1,12 +1,12 @@
 #!/bin/bash
 # Processing-order measurement (issue #9, docs/perf-life.md section 4), one command on the H100 machine:
 #     . .gpu/enter && bench/life-order.sh "$OUT"
-# One process (clpk-bench-life --orders): synthesises DS1 in memory (no 1.4 GB dataset on disk), computes the double host
-# references once (--check), then per precision (f32, f64) and per order list (dsc=voxel,wc=fiber with voxel_order
-# index|morton x fiber_order index|voxel): plan creation time and the host cost of the order, DSC (w_true and dense
-# w = 0.5) and WC medians, each checked against the double reference, the DSC and WC outputs compared bit for bit
-# with index order, and an ITERS-iteration fit (--tol 0). Writes OUT_DIR/life-order.md (summary + tables),
-# life-order.json (flat records) and life-order.log.
+# One process (clpk-bench-life --orders): synthesises DS1 in memory (no 1.4 GB dataset on disk), computes the
+# double host references once (--check), then per precision (f32, f64) and per order list (dsc=voxel,wc=fiber
+# with voxel_order index|morton x fiber_order index|voxel): plan creation time and the host cost of the order,
+# DSC (w_true and dense w = 0.5) and WC medians, each checked against the double reference, the DSC and WC
+# outputs compared bit for bit with index order, and an ITERS-iteration fit (--tol 0). Writes OUT_DIR/life-order.md
+# (summary + tables), life-order.json (flat records) and life-order.log.
 # Environment: BIN (default .gpu/build/bin, else build/bin), LIFE_SIZE (ds1), LIFE_SEED (3), RUNS (30), ITERS (100),
 # ORDERS (the ';'-separated parameter lists), DEVICE (a clpk device selector, default the first GPU).
 # Expected wall time on the H100 ~2-3 min: synth ~15 s, references ~15 s, 8 plans of ~5-8 s (sorts, upload, one JIT
@@ -18,7 +18,9 @@ if [ -z "$BIN" ]; then
     if [ -x .gpu/build/bin/clpk-bench-life ]; then BIN=.gpu/build/bin; else BIN=build/bin; fi
 fi
 P=dsc=voxel,wc=fiber
-ORDERS=${ORDERS:-"$P,voxel_order=index,fiber_order=index;$P,voxel_order=morton,fiber_order=index;$P,voxel_order=index,fiber_order=voxel;$P,voxel_order=morton,fiber_order=voxel"}
+DEFAULT_ORDERS="$P,voxel_order=index,fiber_order=index;$P,voxel_order=morton,fiber_order=index"
+DEFAULT_ORDERS+=";$P,voxel_order=index,fiber_order=voxel;$P,voxel_order=morton,fiber_order=voxel"
+ORDERS=${ORDERS:-$DEFAULT_ORDERS}
 DEV=()
 if [ -n "${DEVICE:-}" ]; then DEV=(--device "$DEVICE"); fi
 mkdir -p "$OUT_DIR"
@@ -59,8 +61,8 @@ md = [f"# LiFE processing orders on {recs[0]['device']} (Nv {recs[0]['n_voxels']
       "order = voxel_order/fiber_order (dsc=voxel, wc=fiber). mix = 2 DSC(w_true) + 1.5 WC (an SBB-NNLS iteration's "
       "products). rate = D (and y) rows per coefficient in GB/s (docs/perf-life.md roofline). bitwise = DSC and WC "
       "outputs identical to index/index.", "",
-      "| prec | order | plan s | ranks ms / voxel sort ms | DSC w_true ms | DSC dense ms (rate) | WC ms (rate) | mix ms "
-      "| mix vs index | fit ms/iter | fit vs index | bitwise |",
+      "| prec | order | plan s | ranks ms / voxel sort ms | DSC w_true ms | DSC dense ms (rate) | WC ms (rate) "
+      "| mix ms | mix vs index | fit ms/iter | fit vs index | bitwise |",
       "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 def g(row, k):
     return row.get(k, float("nan"))
@@ -88,7 +90,8 @@ if any("fit" in r for r in f32.values()) and any("fit" in r for r in f64.values(
     md.append(f"best f64 ({b64[0]}) / best f32 ({b32[0]}) fit ratio: **{b64[1]['fit'] / b32[1]['fit']:.3f}**")
 if f64:
     bm = min(f64.items(), key=lambda kv: kv[1].get("mix", 1e30))
-    md.append(f"least f64 mix: {bm[0]} {bm[1]['mix']:.3f} ms (index/index {f64.get('index/index', {}).get('mix', float('nan')):.3f} ms)")
+    base_mix = f64.get("index/index", {}).get("mix", float("nan"))
+    md.append(f"least f64 mix: {bm[0]} {bm[1]['mix']:.3f} ms (index/index {base_mix:.3f} ms)")
 md += ["", "## clpk-bench-life tables", "", open(tables).read()]
 open(f"{out}/life-order.md", "w").write("\n".join(md) + "\n")
 print("\n".join(md))

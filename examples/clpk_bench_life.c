@@ -348,7 +348,8 @@ static int compare_bits(clpk_life_plan *plan, const bench_inputs *in, double **f
         if (r) r->bitwise = -1;
         printf("bitwise: reference outputs kept (the first list)\n");
     } else if (!rc) {
-        const int same_y = memcmp(y, *first_y, ny * sizeof *y) == 0, same_w = memcmp(wc, *first_w, nw * sizeof *wc) == 0;
+        const int same_y = memcmp(y, *first_y, ny * sizeof *y) == 0;
+        const int same_w = memcmp(wc, *first_w, nw * sizeof *wc) == 0;
         if (r) r->bitwise = same_y && same_w;
         printf("bitwise vs the first list: DSC %s, WC %s\n", same_y ? "identical" : "DIFFERS",
                same_w ? "identical" : "DIFFERS");

@@ -80,7 +80,7 @@ assert [(r["precision"], r["order"], r["bitwise_equal_to_first"]) for r in plans
 assert all(r["host_rank_ms"] >= 0 and r["host_voxel_sort_ms"] >= 0 for r in plans)
 prod = [r for r in recs if r["kind"] == "product"]
 assert len(prod) == 12 and all(r["median_ms"] > 0 and "order" in r for r in prod), prod
-assert not [r for r in recs if r["kind"] == "fit"], "fits with ITERS=0 (the f64 fit's CLBlast build is slow on a cold cache)"
+assert not [r for r in recs if r["kind"] == "fit"], "fits with ITERS=0 (f64 CLBlast builds are slow on a cold cache)"
 PY
 if grep -q "checks against the double reference: 12 OK, 0 WRONG" "$TMP/order/life-order.md" &&
     grep -q "| f64 | morton/voxel |.*| yes |" "$TMP/order/life-order.md"; then ok

@@ -1,7 +1,8 @@
 /* Tuner space of the LiFE family: the DSC and WC strategies and their team widths, runs per work-group, unrolling,
- * the atomics baseline's work-group size and the processing orders of the voxel and fibre runs. Problems are random streamline-like datasets built in memory, classed by
- * precision, n_theta and the mean voxel and fibre run lengths (what the plan passes to clpk_profile_choose). The time
- * of a candidate is one DSC plus one WC (what an SBB-NNLS iteration spends, up to the 2:1.5 ratio). */
+ * the atomics baseline's work-group size and the processing orders of the voxel and fibre runs. Problems are random
+ * streamline-like datasets built in memory, classed by precision, n_theta and the mean voxel and fibre run lengths
+ * (what the plan passes to clpk_profile_choose). The time of a candidate is one DSC plus one WC (what an SBB-NNLS
+ * iteration spends, up to the 2:1.5 ratio). */
 #include "life_internal.h"
 #include "life_tune_space.h"
 #include "tune.h"
