@@ -332,6 +332,17 @@ static int print_vs_exhaustive(clpk_context *ctx, const clpk_tune_report *tuned,
     return rc;
 }
 
+typedef struct list_valid {
+    clpk_context *ctx;
+    const clpk_tune_family *fam;
+    clpk_tune_problem *prob;
+} list_valid;
+
+static int accept_listed(void *user, const clpk_params *candidate) {
+    const list_valid *lv = user;
+    return !lv->fam->valid || lv->fam->valid(lv->ctx, lv->prob, candidate);
+}
+
 static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts,
                          const char *restriction, const char *selection) {
     clpk_context *ctx = NULL;
@@ -363,14 +374,13 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
             } else if (space_st == CLPK_SUCCESS) {
                 double size = clpk_tune_space_size(&space);
                 char valid_text[48] = "";
-                if (size <= (1 << 21)) { /* the constrained space, as the searches list it */
-                    unsigned long long valid = 0;
-                    clpk_params point;
-                    for (unsigned long long k = 0; k < (unsigned long long)size; ++k) {
-                        clpk_tune_space_point(&space, k, &point);
-                        valid += !f->valid || f->valid(ctx, &prob, &point);
-                    }
-                    snprintf(valid_text, sizeof valid_text, ", %llu valid", valid);
+                unsigned long long *valid = NULL;
+                size_t nvalid = 0;
+                list_valid lv = {ctx, f, &prob};
+                /* the constrained space, as the searches list it */
+                if (clpk_tune_space_list(&space, 1u << 21, accept_listed, &lv, &valid, &nvalid, NULL)) {
+                    snprintf(valid_text, sizeof valid_text, ", %zu valid", nvalid);
+                    free(valid);
                 }
                 printf("  [%d] %s  class {%s}  %.0f points%s\n", i, prob.label, klass, size, valid_text);
                 for (int p = 0; p < space.count; ++p) {

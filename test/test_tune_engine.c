@@ -276,6 +276,13 @@ static clpk_status big_evaluate(clpk_context *ctx, clpk_tune_problem *problem, c
     }
     return CLPK_SUCCESS;
 }
+/* sparse_valid's structure declared: q matters when p is 19, r and s never ("-" names no value of p). */
+static clpk_status conditional_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    CLPK_TRY(big_space(ctx, problem, space));
+    CLPK_TRY(clpk_tune_space_when(space, "q", "p", "19"));
+    CLPK_TRY(clpk_tune_space_when(space, "r", "p", "-"));
+    return clpk_tune_space_when(space, "s", "p", "-");
+}
 static const clpk_tune_family big_family = {"big", big_count, big_create, NULL, big_space, big_valid, big_evaluate,
                                             NULL, 0};
 
@@ -318,6 +325,77 @@ static void test_large_space(clpk_context *ctx) {
     CHECK(x->found && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9, "hill finds the sparse optimum: %g",
           x->best_ms);
     clpk_tune_report_free(&r);
+
+    /* The same space with its conditions declared: the listing asks `valid` about the 39 points only. */
+    sparse.space = conditional_space;
+    cfg.strategy = CLPK_TUNE_EXHAUSTIVE;
+    t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "conditional exhaustive run");
+    x = &r.items[0];
+    CHECK(x->evaluated == 39 && x->pruned == 0 && x->complete && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9,
+          "conditional exhaustive: %d points, %d pruned, best %g", x->evaluated, x->pruned, x->best_ms);
+    clpk_tune_report_free(&r);
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "conditional hill run");
+    x = &r.items[0];
+    CHECK(x->found && x->pruned == 0 && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9,
+          "conditional hill finds the optimum: %g (%d pruned)", x->best_ms, x->pruned);
+    clpk_tune_report_free(&r);
+    printf("conditional spaces: %.2f s\n", clpk_wall_seconds() - t0);
+}
+
+/* Listing with nested conditions against a brute-force walk of the product: `kind` a|b|c, `x` matters for b|c, `y`
+ * for c, `z` (under y) when y is 2; a point is valid when every parameter that does not matter is at its first value
+ * and x + y is not 3. */
+static int nested_valid(void *user, const clpk_params *c) {
+    (void)user;
+    const char *kind = clpk_params_get(c, "kind");
+    int x = (int)clpk_params_get_int(c, "x", 0), y = (int)clpk_params_get_int(c, "y", 0);
+    int z = (int)clpk_params_get_int(c, "z", 0);
+    int x_matters = strcmp(kind, "a") != 0, y_matters = strcmp(kind, "c") == 0, z_matters = y_matters && y == 2;
+    if ((!x_matters && x != 0) || (!y_matters && y != 0) || (!z_matters && z != 0)) return 0;
+    return x + y != 3;
+}
+
+static void test_conditional_listing(void) {
+    clpk_tune_space space = {0};
+    const char *kinds[] = {"a", "b", "c", NULL}, *four[] = {"0", "1", "2", "3", NULL};
+    clpk_tune_space_add(&space, "kind", kinds);
+    clpk_tune_space_add(&space, "x", four);
+    clpk_tune_space_add(&space, "y", four);
+    clpk_tune_space_add(&space, "z", four);
+    CHECK(clpk_tune_space_when(&space, "x", "kind", "b|c") == CLPK_SUCCESS &&
+              clpk_tune_space_when(&space, "y", "kind", "c") == CLPK_SUCCESS &&
+              clpk_tune_space_when(&space, "z", "y", "2") == CLPK_SUCCESS,
+          "conditions declared");
+    CHECK(clpk_tune_space_when(&space, "kind", "z", "1") == CLPK_ERROR_INVALID_ARGUMENT, "a later condition refused");
+    CHECK(clpk_tune_space_when(&space, "nope", "kind", "a") == CLPK_ERROR_INVALID_ARGUMENT, "unknown name refused");
+    unsigned long long *list = NULL, walked = 0;
+    size_t n = 0;
+    CHECK(clpk_tune_space_list(&space, 1000, nested_valid, NULL, &list, &n, &walked), "listed");
+    /* brute force over the 192 points */
+    size_t expect = 0, matched = 0;
+    for (unsigned long long i = 0; i < 192; ++i) {
+        clpk_params p;
+        clpk_tune_space_point(&space, i, &p);
+        if (!nested_valid(NULL, &p)) continue;
+        for (size_t k = expect < n ? expect : n; k < n && matched == expect; ++k) matched += list[k] == i;
+        ++expect;
+    }
+    /* walked: a 1, b 4 (x), c 4 x (y 0,1,3 + y 2 with 4 z) = 1 + 4 + 28 */
+    CHECK(n == expect && matched == expect && walked == 33, "listing: %zu of %zu valid points in order, %llu walked", n,
+          expect, walked);
+    free(list);
+    CHECK(clpk_tune_space_combinations(&space, 1000) == 33 && clpk_tune_space_combinations(&space, 10) == 11,
+          "combinations counted up to the limit");
+    CHECK(!clpk_tune_space_list(&space, 20, nested_valid, NULL, &list, &n, &walked), "a listing over its limit fails");
+    int cond[CLPK_TUNE_MAX_PARAMS];
+    unsigned applies[CLPK_TUNE_MAX_PARAMS];
+    clpk_tune_space_conditions(&space, cond, applies);
+    int digits[4] = {1, 3, 2, 1}; /* kind b: y and z do not matter */
+    clpk_tune_space_normalize(&space, cond, applies, digits);
+    CHECK(digits[0] == 1 && digits[1] == 3 && digits[2] == 0 && digits[3] == 0, "normalized: %d %d %d %d", digits[0],
+          digits[1], digits[2], digits[3]);
 }
 
 /* A deceptive space: p, q, r ordered (0..19, p + q even) and a categorical `kind`. Every kind but "e" is a broad bowl
@@ -531,6 +609,7 @@ int main(void) {
     check_seed();
     test_space_points();
     test_select();
+    test_conditional_listing();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no OpenCL device")) return check_summary();
     test_exhaustive(ctx);

@@ -73,9 +73,7 @@ double clpk_tune_space_size(const clpk_tune_space *space) {
 }
 
 static void point_from_digits(const clpk_tune_space *space, const int *digits, clpk_params *out) {
-    clpk_params_clear(out);
-    for (int i = 0; i < space->count; ++i)
-        clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
+    clpk_tune_space_digits_point(space, digits, out);
 }
 
 /* The last parameter varies fastest. */
@@ -144,6 +142,10 @@ typedef struct search {
     /* hill: 1 a categorical parameter, fixed in its group's climb; 2 the first parameter standing in for the groups
      * when there are no categories (its climbs may move it); 0 neither */
     int grouped[CLPK_TUNE_MAX_PARAMS];
+    /* conditional parameters (clpk_tune_space_conditions) */
+    int cond[CLPK_TUNE_MAX_PARAMS];
+    unsigned applies[CLPK_TUNE_MAX_PARAMS];
+    unsigned long long listing; /* combinations asked about while listing (enumerate_valid) */
 } search;
 
 static uint64_t next_random(uint64_t *state) {
@@ -279,6 +281,18 @@ static void params_of(const search *s, const point *p, clpk_params *out) {
     else *out = s->default_params;
 }
 
+/* Puts the parameters that do not matter at `digits` at their first value: the one point of the space for that
+ * plan (a move of a strategy-like parameter then lands on a point `valid` accepts). */
+static void normalize(const search *s, int *digits) { clpk_tune_space_normalize(s->space, s->cond, s->applies, digits); }
+
+/* Whether `digits` is already normalized (an unlisted exhaustive search skips the other combinations). */
+static int normal(const search *s, const int *digits) {
+    int copy[CLPK_TUNE_MAX_PARAMS];
+    memcpy(copy, digits, sizeof copy);
+    normalize(s, copy);
+    return memcmp(copy, digits, sizeof(int) * (size_t)s->space->count) == 0;
+}
+
 static int grow(search *s) {
     if (s->count < s->capacity) return 1;
     int cap = s->capacity ? 2 * s->capacity : 64;
@@ -412,29 +426,25 @@ static void end_collect(search *s) {
  * whole product would then find next to nothing. */
 #define ENUMERATE_LIMIT (1u << 21)
 
-/* Lists the valid points (as indices) in s->valid; returns 0 (and lists nothing) when the space is too large, or
- * the search must stop meanwhile. */
+static int accept_valid(void *user, const clpk_params *candidate) {
+    search *s = user;
+    if ((++s->listing & 4095) == 0 && must_stop(s)) return -1;
+    return !s->fam->valid || s->fam->valid(s->run->ctx, s->prob, candidate);
+}
+
+/* Lists the valid points (as indices) in s->valid, asking `valid` only about combinations where the parameters that
+ * do not matter (conditional ones) sit at their first value; returns 0 (and lists nothing) when that is too many
+ * combinations, or the search must stop meanwhile. */
 static int enumerate_valid(search *s) {
-    double size = clpk_tune_space_size(s->space);
-    if (size > ENUMERATE_LIMIT) return 0;
-    unsigned long long n = (unsigned long long)size;
-    s->valid = malloc(sizeof *s->valid * (size_t)(n ? n : 1));
-    if (!s->valid) return 0;
-    int digits[CLPK_TUNE_MAX_PARAMS];
-    clpk_params params;
-    for (unsigned long long i = 0; i < n; ++i) {
-        if ((i & 4095) == 4095 && must_stop(s)) {
-            free(s->valid);
-            s->valid = NULL;
-            s->valid_count = 0;
-            return 0;
-        }
-        digits_of_index(s->space, i, digits);
-        point_from_digits(s->space, digits, &params);
-        if (!s->fam->valid || s->fam->valid(s->run->ctx, s->prob, &params)) s->valid[s->valid_count++] = i;
+    size_t count = 0;
+    unsigned long long walked = 0;
+    if (!clpk_tune_space_list(s->space, ENUMERATE_LIMIT, accept_valid, s, &s->valid, &count, &walked)) {
+        s->valid = NULL;
+        return 0;
     }
+    s->valid_count = count;
     s->enumerated = 1;
-    s->res->pruned = (int)(n - s->valid_count);
+    s->res->pruned = (int)(walked - count);
     return 1;
 }
 
@@ -454,12 +464,13 @@ static void search_exhaustive(search *s) {
         if (begin_collect(s)) {
             for (unsigned long long i = first; i < end; ++i) {
                 exhaustive_point(s, i, digits);
-                visit_digits(s, digits);
+                if (s->enumerated || normal(s, digits)) visit_digits(s, digits);
             }
             end_collect(s);
         }
         for (unsigned long long i = first; i < end; ++i) {
             exhaustive_point(s, i, digits);
+            if (!s->enumerated && !normal(s, digits)) continue;
             if (visit_digits(s, digits) == -1) return;
         }
     }
@@ -468,6 +479,7 @@ static void search_exhaustive(search *s) {
 static void random_digits(search *s, int *digits) {
     for (int i = 0; i < s->space->count; ++i)
         digits[i] = (int)(next_random(&s->rng) % (uint64_t)s->space->params[i].count);
+    normalize(s, digits);
 }
 
 /* Draws `n` new valid points: from the list of valid points when there is one (a partial shuffle), else by rejection
@@ -581,6 +593,7 @@ static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, i
         digits[j] += d2;
         if (digits[j] < 0 || digits[j] >= s->space->params[j].count) return 1;
     }
+    normalize(s, digits);
     int at = visit_digits(s, digits);
     if (at == -1) return 0;
     if (better(s, at, *next)) *next = at;
@@ -641,6 +654,7 @@ static int sweep(search *s, int from) {
                     int digits[CLPK_TUNE_MAX_PARAMS];
                     memcpy(digits, s->pts[current].digits, sizeof digits);
                     digits[i] = v;
+                    normalize(s, digits);
                     int at = visit_digits(s, digits);
                     if (at == -1) return current;
                     if (pass == 1 && better(s, at, next)) next = at;
@@ -821,6 +835,7 @@ static void tune_problem(search *s) {
     const clpk_tune_config *cfg = s->run->cfg;
     clpk_tune_result *res = s->res;
     res->space_size = clpk_tune_space_size(s->space);
+    clpk_tune_space_conditions(s->space, s->cond, s->applies);
     switch (cfg->strategy) {
     case CLPK_TUNE_EXHAUSTIVE: s->planned = res->space_size < 1e9 ? (int)res->space_size : 1000000000; break;
     case CLPK_TUNE_RANDOM: s->planned = cfg->samples; break;
@@ -838,7 +853,11 @@ static void tune_problem(search *s) {
         s->default_index = visit(s, in_space ? digits : NULL, &def);
     }
     if (!s->cut && s->space->count > 0) {
-        if (cfg->strategy != CLPK_TUNE_EXHAUSTIVE) enumerate_valid(s);
+        /* exhaustive too: listing skips the combinations of conditional parameters that do not matter */
+        if (enumerate_valid(s) && cfg->strategy == CLPK_TUNE_EXHAUSTIVE)
+            s->planned = s->valid_count < (size_t)1e9 && (cfg->max_points <= 0 || s->valid_count < (size_t)cfg->max_points)
+                             ? (int)s->valid_count
+                             : cfg->max_points > 0 ? cfg->max_points : 1000000000;
         switch (cfg->strategy) {
         case CLPK_TUNE_EXHAUSTIVE: search_exhaustive(s); break;
         case CLPK_TUNE_RANDOM: search_random(s, cfg->samples); break;

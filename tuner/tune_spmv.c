@@ -218,6 +218,13 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     CLPK_TRY(clpk_tune_space_add(space, "slices", slices));
     const char *vecs[] = {"1", "2", "4", "8", "16", "32", NULL};
     CLPK_TRY(clpk_tune_space_add(space, "csr_vec", vecs));
+    /* what each format reads (spmv_valid pins the rest at their first value) */
+    static const char *const blocked[] = {"block", "col", "flag_bits", "tile", "strategy", "sync"};
+    for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
+        CLPK_TRY(clpk_tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
+    CLPK_TRY(clpk_tune_space_when(space, "cache", "strategy", "2"));
+    CLPK_TRY(clpk_tune_space_when(space, "slices", "format", "bccoo+"));
+    CLPK_TRY(clpk_tune_space_when(space, "csr_vec", "format", "csr"));
     return CLPK_SUCCESS;
 }
 
