@@ -172,7 +172,7 @@ static double geometric_mean_speedup(const clpk_tune_report *r, const char *fami
 /* Where the family's time went: problem set-up, evaluations, and the driver's compiler inside them. */
 static void print_cost(const clpk_tune_report *r, const char *family) {
     double setup = 0, evaluate = 0, build = 0, prebuild = 0;
-    int points = 0, builds = 0, prebuilt = 0;
+    int points = 0, cached = 0, builds = 0, prebuilt = 0, searches = 0, complete = 0, second = 0, warm = 0;
     for (int i = 0; i < r->count; ++i) {
         const clpk_tune_result *x = &r->items[i];
         if (strcmp(x->family, family)) continue;
@@ -183,10 +183,17 @@ static void print_cost(const clpk_tune_report *r, const char *family) {
         prebuilt += x->prebuilt;
         builds += x->builds;
         points += x->evaluated;
+        cached += x->from_cache;
+        searches += x->rounds > 0;
+        complete += x->rounds > 0 && x->complete;
+        second += x->rounds > 1;
+        warm += x->warm_starts;
     }
-    printf("  %s: %d points; %.1f s evaluating (%.1f s compiling %d programs), %.1f s noting and compiling %d "
-           "ahead, %.1f s creating problems\n",
-           family, points, evaluate, build, builds, prebuild, prebuilt, setup);
+    printf("  %s: %d points (%d from the cache); %.1f s evaluating (%.1f s compiling %d programs), %.1f s noting and "
+           "compiling %d ahead, %.1f s creating problems\n",
+           family, points, cached, evaluate, build, builds, prebuild, prebuilt, setup);
+    printf("  %s: %d of %d searches complete, %d continued in a second round; %d warm starts\n", family, complete,
+           searches, second, warm);
 }
 
 static void print_table(const clpk_tune_report *r) {

@@ -4,6 +4,8 @@
 #include "check.h"
 #include "tune_fakes.h"
 
+#include <unistd.h>
+
 FAKE_FAMILY(plain, 0);
 FAKE_FAMILY(wrong, FAKE_WRONG_B1);
 FAKE_FAMILY(build, FAKE_BUILD_A2);
@@ -242,6 +244,43 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     clpk_tune_run(ctx, fams, &cfg, &r);
     CHECK(r.items[0].evaluated == 5 && r.items[0].found, "max_points caps the search: %d", r.items[0].evaluated);
     clpk_tune_report_free(&r);
+}
+
+/* Warm starts: each problem after the first measures the earlier problems' winners first (nearest class first), and
+ * still finds its own optimum (problem i's optimum has b one step further). A second round: with a cache, a budget
+ * split over the problems continues the searches its first half cut short, replaying their points from the cache. */
+static void test_warm_starts_and_rounds(clpk_context *ctx) {
+    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_HILL);
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, plain, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "warm run");
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        double optimum = fake_time_ms(i, 3, 2 + i % 3, 1);
+        CHECK(x->warm_starts == (i == 0 ? 0 : i), "problem %d: %d warm starts", i, x->warm_starts);
+        CHECK(x->found && fabs(x->best_ms - optimum) < 1e-9 && x->complete && x->rounds == 1,
+              "problem %d: best %g (optimum %g), %d points", i, x->best_ms, optimum, x->evaluated);
+    }
+    clpk_tune_report_free(&r);
+
+    const clpk_tune_family *sleepy[] = {&fake_family_sleepy, NULL};
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    char cache[64];
+    snprintf(cache, sizeof cache, "/tmp/clpk-test-rounds-%d.jsonl", (int)getpid());
+    cfg.cache_path = cache;
+    cfg.budget_s = 0.3; /* 3 problems x 126 points x 3 ms need > 1.1 s */
+    double t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round run");
+    double dt = clpk_wall_seconds() - t0;
+    CHECK(dt < 0.3 + 0.15 && r.budget_exhausted, "the budget holds over both rounds: %.3f s", dt);
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        CHECK(x->rounds == 2 && x->found && x->from_cache > 0 && x->evaluated > x->from_cache,
+              "problem %d continued in round 2: %d points, %d replayed", i, x->evaluated, x->from_cache);
+    }
+    clpk_tune_report_free(&r);
+    remove(cache);
 }
 
 /* A large space: 20^4 = 160000 points, half of them pruned; time is a bowl around (7, 11, 3, 15). */
@@ -617,6 +656,7 @@ int main(void) {
     test_failures(ctx);
     test_budgets_and_stop(ctx);
     test_large_space(ctx);
+    test_warm_starts_and_rounds(ctx);
     test_deceptive_space(ctx);
     test_subspace_and_problems(ctx);
     test_compare(ctx);

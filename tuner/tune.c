@@ -112,6 +112,11 @@ typedef struct run_state {
     int problem_index, total_problems;
     int build_threads;       /* resolved cfg->build_threads */
     double prebuild_program_s; /* wall seconds per program compiled ahead (running estimate) */
+    /* Budget split over the run's problems (no family budget): the first round gives each problem an equal share of
+     * what is left of round_end; a second round continues the searches it cut short with what is left. */
+    int split;
+    double round_end;
+    int round_left; /* problems of the current round not started yet */
 } run_state;
 
 typedef struct search {
@@ -174,6 +179,7 @@ static int must_stop(search *s) {
     }
     if (clpk_wall_seconds() >= s->deadline) {
         s->run->report->budget_exhausted = 1;
+        s->res->budget_cut = 1;
         return s->cut = 1;
     }
     if (s->run->cfg->max_points > 0 && s->res->evaluated >= s->run->cfg->max_points) return s->cut = 1;
@@ -710,6 +716,38 @@ static int size_steps(const search *s) {
     return ratio >= 2 ? (int)floor(log2(ratio)) : 0;
 }
 
+/* Winners of the family's problems tuned before in this run, nearest class first, measured as the first points of a
+ * search: a family's training problems are related (the same strategies win on similar classes), and their
+ * programs are usually compiled already. Returns how many were new points of this search. */
+#define WARM_STARTS 4
+static int digits_of_params(const clpk_tune_space *space, const clpk_params *params, int *digits);
+static int warm_starts(search *s) {
+    const clpk_tune_report *report = s->run->report;
+    int taken[WARM_STARTS], visited = 0;
+    for (int w = 0; w < WARM_STARTS && !s->cut; ++w) {
+        int nearest = -1;
+        double nearest_d = INFINITY;
+        for (int k = 0; k < report->count; ++k) {
+            const clpk_tune_result *r = &report->items[k];
+            if (r == s->res || !r->found || strcmp(r->family, s->fam->name) != 0) continue;
+            int used = 0;
+            for (int u = 0; u < w && !used; ++u) used = taken[u] == k;
+            double d = clpk_class_distance(&r->klass, &s->prob->klass);
+            if (!used && d < nearest_d) nearest = k, nearest_d = d;
+        }
+        if (nearest < 0) break;
+        taken[w] = nearest;
+        int digits[CLPK_TUNE_MAX_PARAMS];
+        if (!digits_of_params(s->space, &report->items[nearest].best, digits)) continue; /* not a point here */
+        normalize(s, digits);
+        int before = s->count, at = visit_digits(s, digits);
+        if (at == -1) break;
+        visited += at >= before;
+    }
+    s->res->warm_starts = visited;
+    return visited;
+}
+
 /* Random starts (more the larger the space), then a climb inside the group of each of the best few groups (from the
  * group's best point; more climbs the larger the space), then coordinate sweeps and free climbs from each of the best
  * few ends until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost
@@ -723,7 +761,10 @@ static void search_hill(search *s) {
     int groups = choose_groups(s);
     int steps = size_steps(s), base = samples / 2 > 4 ? samples / 2 : 4;
     int starts = base + base * steps / 4, climbs = HILL_STARTS + steps / 2;
-    if (groups > climbs) climbs = groups;
+    /* With the winners of similar problems measured first, fewer random starts are needed and the climbs go from
+     * the best points (of distinct groups) rather than from every group. */
+    if (warm_starts(s) > 0) starts = (starts + 1) / 2;
+    else if (groups > climbs) climbs = groups;
     if (s->enumerated) stratified_starts(s, starts);
     else search_random(s, starts);
     int grouping = 0; /* else the climbs start from the best distinct points */
@@ -931,6 +972,68 @@ static int resolve_build_threads(clpk_context *ctx, int requested) {
     return cores < 1 ? 1 : cores > 4 ? 4 : (int)cores;
 }
 
+/* Tunes problem i of fam into res (a fresh or a first-round result) until problem_deadline. */
+static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double problem_deadline,
+                     clpk_tune_result *res) {
+    const clpk_tune_config *cfg = run->cfg;
+    clpk_tune_problem prob;
+    memset(&prob, 0, sizeof prob);
+    double setup_start = clpk_wall_seconds();
+    clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
+    res->setup_s += clpk_wall_seconds() - setup_start;
+    if (st != CLPK_SUCCESS) {
+        snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
+                 clpk_last_error(run->ctx));
+        /* A family may leave partial state behind for its destroy function (which must accept it). */
+        if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
+        return;
+    }
+    if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
+    res->klass = prob.klass;
+    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
+                          .best_ms = -1};
+    emit(run, &ev);
+    clpk_tune_space space;
+    memset(&space, 0, sizeof space);
+    st = fam->space(run->ctx, &prob, &space);
+    int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
+    for (int p = 0; space_ok && p < space.count; ++p)
+        space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
+    clpk_error restrict_err = {0};
+    if (space_ok && clpk_tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
+        snprintf(res->note, sizeof res->note, "no search space: %.200s", restrict_err.message);
+    } else if (!space_ok) {
+        snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
+                 clpk_last_error(run->ctx));
+    } else {
+        search s = {.run = run, .fam = fam, .prob = &prob, .space = &space, .res = res,
+                    .deadline = problem_deadline, .default_index = -1,
+                    .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
+        res->rounds++;
+        tune_problem(&s);
+        free(s.pts);
+        free(s.table);
+        free(s.valid);
+        free(s.collect_buffer);
+    }
+    if (fam->problem_destroy) fam->problem_destroy(&prob);
+    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
+                           .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1, .result = res};
+    emit(run, &ev);
+}
+
+/* A problem's deadline: with the run's budget split over its problems, an equal share of what is left of the
+ * round; else an equal share of what the family has left (`left` of its problems not started). Time a problem does
+ * not use goes to the next ones. */
+static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left) {
+    if (run->split) {
+        double end = run->round_end < run->deadline ? run->round_end : run->deadline;
+        double share = end > now ? (end - now) / (run->round_left > 0 ? run->round_left : 1) : 0;
+        return now + share;
+    }
+    return isfinite(family_deadline) ? now + (family_deadline - now) / (left + 1) : INFINITY;
+}
+
 static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int problems, double deadline) {
     const clpk_tune_config *cfg = run->cfg;
     int left = selected_count(cfg, problems); /* selected problems not started yet */
@@ -944,62 +1047,66 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         res->problem_index = i;
         snprintf(res->label, sizeof res->label, "problem %d", i);
         double now = clpk_wall_seconds();
+        double problem_deadline = problem_deadline_of(run, now, deadline, left);
+        run->round_left--;
         if (stop_requested(run)) {
             run->report->stopped = 1;
             snprintf(res->note, sizeof res->note, "not tuned: stopped");
             continue;
         }
-        if (now >= deadline) {
+        if (now >= deadline || now >= run->deadline) {
             run->report->budget_exhausted = 1;
+            res->budget_cut = 1;
             snprintf(res->note, sizeof res->note, "not tuned: budget exhausted");
             continue;
         }
-        /* An equal share of what the family has left; time a problem does not use goes to the next ones. */
-        double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (left + 1) : INFINITY;
-        clpk_tune_problem prob;
-        memset(&prob, 0, sizeof prob);
-        double setup_start = clpk_wall_seconds();
-        clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
-        res->setup_s = clpk_wall_seconds() - setup_start;
-        if (st != CLPK_SUCCESS) {
-            snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
-                     clpk_last_error(run->ctx));
-            /* A family may leave partial state behind for its destroy function (which must accept it). */
-            if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
-            continue;
+        tune_one(run, fam, i, problem_deadline, res);
+    }
+    return CLPK_SUCCESS;
+}
+
+/* The second round: the searches the first cut short (or never started) for lack of time, in the run's order, each
+ * with an equal share of what is left. A search replays its measured points from the cache (same seed, same
+ * draws), so it continues where it stopped. Needs the cache. */
+static clpk_status second_round(run_state *run, const clpk_tune_family *const *families, int nfam) {
+    clpk_tune_report *report = run->report;
+    int first_count = report->count, again = 0;
+    for (int k = 0; k < first_count; ++k) again += report->items[k].budget_cut;
+    if (!again) return CLPK_SUCCESS;
+    run->total_problems += again;
+    run->round_end = run->deadline;
+    run->round_left = again;
+    for (int k = 0; k < first_count && !stop_requested(run); ++k) {
+        clpk_tune_result *res = &report->items[k];
+        if (!res->budget_cut) continue;
+        const clpk_tune_family *fam = NULL;
+        for (int f = 0; f < nfam && !fam; ++f)
+            if (families[f]->name && strcmp(families[f]->name, res->family) == 0) fam = families[f];
+        double now = clpk_wall_seconds();
+        double deadline = problem_deadline_of(run, now, run->deadline, 0);
+        run->round_left--;
+        run->problem_index++;
+        if (!fam || now >= run->deadline) continue;
+        /* a fresh result, keeping the first round's time accounting */
+        clpk_tune_result old = *res;
+        memset(res, 0, sizeof *res);
+        memcpy(res->family, old.family, sizeof res->family);
+        memcpy(res->label, old.label, sizeof res->label);
+        res->problem_index = old.problem_index;
+        res->strategy = old.strategy;
+        res->best_ms = res->default_ms = INFINITY;
+        res->rounds = old.rounds;
+        res->setup_s = old.setup_s;
+        res->evaluate_s = old.evaluate_s;
+        res->build_s = old.build_s;
+        res->builds = old.builds;
+        res->prebuild_s = old.prebuild_s;
+        res->prebuilt = old.prebuilt;
+        tune_one(run, fam, res->problem_index, deadline, res);
+        if (!res->found && old.found) { /* the round failed where the first found something: keep the first */
+            old.setup_s = res->setup_s;
+            *res = old;
         }
-        if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
-        res->klass = prob.klass;
-        clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
-                              .best_ms = -1};
-        emit(run, &ev);
-        clpk_tune_space space;
-        memset(&space, 0, sizeof space);
-        st = fam->space(run->ctx, &prob, &space);
-        int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
-        for (int p = 0; space_ok && p < space.count; ++p)
-            space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
-        clpk_error restrict_err = {0};
-        if (space_ok && clpk_tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
-            snprintf(res->note, sizeof res->note, "no search space: %.200s", restrict_err.message);
-        } else if (!space_ok) {
-            snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
-                     clpk_last_error(run->ctx));
-        } else {
-            search s = {.run = run, .fam = fam, .prob = &prob, .space = &space, .res = res,
-                        .deadline = problem_deadline, .default_index = -1,
-                        .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
-            tune_problem(&s);
-            free(s.pts);
-            free(s.table);
-            free(s.valid);
-            free(s.collect_buffer);
-        }
-        if (fam->problem_destroy) fam->problem_destroy(&prob);
-        ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
-                               .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1,
-                               .result = res};
-        emit(run, &ev);
     }
     return CLPK_SUCCESS;
 }
@@ -1034,6 +1141,12 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
+    /* Without family budgets a finite run budget is split over the problems in two rounds: half of it in equal
+     * shares first (so the problems of a family with many do not starve the later families), the rest to continue
+     * the searches that were cut short (so small spaces that finish early give their time to large ones). */
+    run.split = cfg->family_budget_s <= 0 && isfinite(run.deadline);
+    run.round_end = run.split && run.cache ? run.start + 0.5 * cfg->budget_s : run.deadline;
+    run.round_left = run.total_problems;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
         const clpk_tune_family *fam = families[f];
         if (!family_usable(fam)) {
@@ -1044,9 +1157,9 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         }
         double now = clpk_wall_seconds(), deadline = run.deadline;
         if (cfg->family_budget_s > 0 && now + cfg->family_budget_s < deadline) deadline = now + cfg->family_budget_s;
-        else if (isfinite(deadline) && cfg->family_budget_s <= 0) deadline = now + (deadline - now) / (nfam - f);
         st = tune_family(&run, fam, counts[f], deadline);
     }
+    if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
     report->elapsed_s = clpk_wall_seconds() - run.start;
     ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
     emit(&run, &ev);

@@ -88,6 +88,9 @@ typedef struct clpk_tune_result {
     int pruned;         /* points the family's `valid` refused */
     int outcomes[CLPK_TUNE_OUTCOMES]; /* search + re-measure outcomes */
     int complete;       /* the strategy ran to its end (not cut by a budget or a stop) */
+    int budget_cut;     /* a budget ended the search, or kept it from starting */
+    int rounds;         /* searches run (a second round continues searches the first cut short) */
+    int warm_starts;    /* points taken from the winners of the family's earlier problems */
     double setup_s;     /* problem creation: inputs, reference, device buffers */
     double evaluate_s;  /* wall time inside the family's evaluate calls (search and re-measure) */
     double build_s;     /* of which in the driver's compiler */
