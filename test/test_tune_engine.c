@@ -249,6 +249,18 @@ static void test_budgets_and_stop(clpk_context *ctx) {
 /* Warm starts: each problem after the first measures the earlier problems' winners first (nearest class first), and
  * still finds its own optimum (problem i's optimum has b one step further). A second round: with a cache, a budget
  * split over the problems continues the searches its first half cut short, replaying their points from the cache. */
+typedef struct first_points {
+    int points[FAKE_PROBLEMS];
+    int done;
+} first_points;
+
+/* Records each problem's points at the end of its first search (the first FAKE_PROBLEMS done events). */
+static void note_first_points(void *user, const clpk_tune_event *ev) {
+    first_points *fp = user;
+    if (ev->kind == CLPK_TUNE_EVENT_PROBLEM_DONE && fp->done < FAKE_PROBLEMS && ev->result)
+        fp->points[ev->result->problem_index] = ev->evaluated, fp->done++;
+}
+
 static void test_warm_starts_and_rounds(clpk_context *ctx) {
     const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
     clpk_tune_config cfg;
@@ -279,6 +291,28 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
         CHECK(x->rounds == 2 && x->found && x->from_cache > 0 && x->evaluated > x->from_cache,
               "problem %d continued in round 2: %d points, %d replayed", i, x->evaluated, x->from_cache);
     }
+    clpk_tune_report_free(&r);
+    remove(cache);
+
+    /* Hill with warm starts: the second round replays each first path exactly (every point of the first search is
+     * a cache hit in the second), then goes on. */
+    fake_config(&cfg, CLPK_TUNE_HILL);
+    cfg.cache_path = cache;
+    cfg.budget_s = 0.3;
+    first_points fp = {{0}, 0};
+    cfg.on_event = note_first_points;
+    cfg.event_user = &fp;
+    CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round hill run");
+    int replayed = 0;
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        if (x->rounds < 2 || fp.points[i] == 0) continue;
+        ++replayed;
+        CHECK(x->from_cache >= fp.points[i] && x->evaluated > fp.points[i],
+              "problem %d: the first %d points replayed (%d from the cache), %d in all", i, fp.points[i],
+              x->from_cache, x->evaluated);
+    }
+    CHECK(replayed >= 2, "%d searches continued after a first round with points", replayed);
     clpk_tune_report_free(&r);
     remove(cache);
 }

@@ -10,6 +10,7 @@
 
 #define TUNE_MAX_FAMILIES 16
 #define HILL_STARTS 3
+#define WARM_STARTS 4 /* winners of earlier problems measured first (warm_starts) */
 
 const char *clpk_tune_strategy_name(clpk_tune_strategy s) {
     switch (s) {
@@ -117,6 +118,11 @@ typedef struct run_state {
     int split;
     double round_end;
     int round_left; /* problems of the current round not started yet */
+    /* The warm starts each result's first search measured (by report index), so a second round replays them and
+     * with them the whole first path from the cache. */
+    clpk_params (*warm)[WARM_STARTS];
+    int *warm_count;
+    int warm_capacity;
 } run_state;
 
 typedef struct search {
@@ -719,26 +725,51 @@ static int size_steps(const search *s) {
 /* Winners of the family's problems tuned before in this run, nearest class first, measured as the first points of a
  * search: a family's training problems are related (the same strategies win on similar classes), and their
  * programs are usually compiled already. Returns how many were new points of this search. */
-#define WARM_STARTS 4
 static int digits_of_params(const clpk_tune_space *space, const clpk_params *params, int *digits);
+/* Room for the warm starts of report item k. */
+static int warm_slot(run_state *run, int k) {
+    if (k < run->warm_capacity) return 1;
+    int cap = run->report->capacity > k + 1 ? run->report->capacity : k + 1;
+    clpk_params(*warm)[WARM_STARTS] = realloc(run->warm, sizeof *warm * (size_t)cap);
+    if (!warm) return 0;
+    run->warm = warm;
+    int *count = realloc(run->warm_count, sizeof *count * (size_t)cap);
+    if (!count) return 0;
+    run->warm_count = count;
+    for (int i = run->warm_capacity; i < cap; ++i) count[i] = -1; /* not chosen yet */
+    run->warm_capacity = cap;
+    return 1;
+}
+
 static int warm_starts(search *s) {
-    const clpk_tune_report *report = s->run->report;
-    int taken[WARM_STARTS], visited = 0;
-    for (int w = 0; w < WARM_STARTS && !s->cut; ++w) {
-        int nearest = -1;
-        double nearest_d = INFINITY;
-        for (int k = 0; k < report->count; ++k) {
-            const clpk_tune_result *r = &report->items[k];
-            if (r == s->res || !r->found || strcmp(r->family, s->fam->name) != 0) continue;
-            int used = 0;
-            for (int u = 0; u < w && !used; ++u) used = taken[u] == k;
-            double d = clpk_class_distance(&r->klass, &s->prob->klass);
-            if (!used && d < nearest_d) nearest = k, nearest_d = d;
+    run_state *run = s->run;
+    const clpk_tune_report *report = run->report;
+    int self = (int)(s->res - report->items);
+    if (!warm_slot(run, self)) return 0;
+    clpk_params *chosen = run->warm[self];
+    if (run->warm_count[self] < 0) { /* first search of this problem: the nearest classes' winners */
+        int taken[WARM_STARTS], n = 0;
+        for (; n < WARM_STARTS; ++n) {
+            int nearest = -1;
+            double nearest_d = INFINITY;
+            for (int k = 0; k < report->count; ++k) {
+                const clpk_tune_result *r = &report->items[k];
+                if (k == self || !r->found || strcmp(r->family, s->fam->name) != 0) continue;
+                int used = 0;
+                for (int u = 0; u < n && !used; ++u) used = taken[u] == k;
+                double d = clpk_class_distance(&r->klass, &s->prob->klass);
+                if (!used && d < nearest_d) nearest = k, nearest_d = d;
+            }
+            if (nearest < 0) break;
+            taken[n] = nearest;
+            chosen[n] = report->items[nearest].best;
         }
-        if (nearest < 0) break;
-        taken[w] = nearest;
+        run->warm_count[self] = n;
+    }
+    int visited = 0;
+    for (int w = 0; w < run->warm_count[self] && !s->cut; ++w) {
         int digits[CLPK_TUNE_MAX_PARAMS];
-        if (!digits_of_params(s->space, &report->items[nearest].best, digits)) continue; /* not a point here */
+        if (!digits_of_params(s->space, &chosen[w], digits)) continue; /* not a point of this space */
         normalize(s, digits);
         int before = s->count, at = visit_digits(s, digits);
         if (at == -1) break;
@@ -1085,8 +1116,10 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         double now = clpk_wall_seconds();
         double deadline = problem_deadline_of(run, now, run->deadline, 0);
         run->round_left--;
-        run->problem_index++;
-        if (!fam || now >= run->deadline) continue;
+        if (!fam || now >= run->deadline) {
+            run->problem_index++;
+            continue;
+        }
         /* a fresh result, keeping the first round's time accounting */
         clpk_tune_result old = *res;
         memset(res, 0, sizeof *res);
@@ -1103,6 +1136,7 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         res->prebuild_s = old.prebuild_s;
         res->prebuilt = old.prebuilt;
         tune_one(run, fam, res->problem_index, deadline, res);
+        run->problem_index++;
         if (!res->found && old.found) { /* the round failed where the first found something: keep the first */
             old.setup_s = res->setup_s;
             *res = old;
@@ -1160,6 +1194,8 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         st = tune_family(&run, fam, counts[f], deadline);
     }
     if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
+    free(run.warm);
+    free(run.warm_count);
     report->elapsed_s = clpk_wall_seconds() - run.start;
     ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
     emit(&run, &ev);
