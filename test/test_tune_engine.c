@@ -282,6 +282,7 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
     snprintf(cache, sizeof cache, "/tmp/clpk-test-rounds-%d.jsonl", (int)getpid());
     cfg.cache_path = cache;
     cfg.budget_s = 0.3; /* 3 problems x 126 points x 3 ms need > 1.1 s */
+    cfg.first_round_share = 0.5;
     double t0 = clpk_wall_seconds();
     CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round run");
     double dt = clpk_wall_seconds() - t0;
@@ -299,6 +300,7 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
     fake_config(&cfg, CLPK_TUNE_HILL);
     cfg.cache_path = cache;
     cfg.budget_s = 0.3;
+    cfg.first_round_share = 0.5;
     first_points fp = {{0}, 0};
     cfg.on_event = note_first_points;
     cfg.event_user = &fp;

@@ -56,6 +56,7 @@ void clpk_tune_config_defaults(clpk_tune_config *cfg) {
     cfg->final_repeats = 15;
     cfg->top_k = 3;
     cfg->samples = 24;
+    cfg->first_round_share = 1.0;
     cfg->opts.seed = 1;
 }
 
@@ -113,11 +114,13 @@ typedef struct run_state {
     int problem_index, total_problems;
     int build_threads;       /* resolved cfg->build_threads */
     double prebuild_program_s; /* wall seconds per program compiled ahead (running estimate) */
-    /* Budget split over the run's problems (no family budget): the first round gives each problem an equal share of
-     * what is left of round_end; a second round continues the searches it cut short with what is left. */
+    /* Budget split over the run's problems (no family budget): each problem an equal share of what is left of
+     * round_end; a second round continues the searches the first cut short with whatever is left. */
     int split;
     double round_end;
-    int round_left; /* problems of the current round not started yet */
+    int round_left;  /* problems of the current round not started yet (after the current one) */
+    double overhead_s; /* per problem, running mean: creation plus the time past its search's deadline */
+    int overheads;
     /* The warm starts each result's first search measured (by report index), so a second round replays them and
      * with them the whole first path from the cache. */
     clpk_params (*warm)[WARM_STARTS];
@@ -1003,15 +1006,20 @@ static int resolve_build_threads(clpk_context *ctx, int requested) {
     return cores < 1 ? 1 : cores > 4 ? 4 : (int)cores;
 }
 
-/* Tunes problem i of fam into res (a fresh or a first-round result) until problem_deadline. */
-static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double problem_deadline,
+static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left);
+
+/* Tunes problem i of fam into res (a fresh or a first-round result); its search's deadline is set once the problem
+ * is created (family_deadline and left: the family's, when the run's budget is not split over problems). */
+static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double family_deadline, int left,
                      clpk_tune_result *res) {
     const clpk_tune_config *cfg = run->cfg;
     clpk_tune_problem prob;
     memset(&prob, 0, sizeof prob);
     double setup_start = clpk_wall_seconds();
     clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
-    res->setup_s += clpk_wall_seconds() - setup_start;
+    double created = clpk_wall_seconds();
+    res->setup_s += created - setup_start;
+    double problem_deadline = problem_deadline_of(run, created, family_deadline, left);
     if (st != CLPK_SUCCESS) {
         snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
                  clpk_last_error(run->ctx));
@@ -1048,19 +1056,22 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
         free(s.collect_buffer);
     }
     if (fam->problem_destroy) fam->problem_destroy(&prob);
+    double end = clpk_wall_seconds(), past = end - problem_deadline;
+    run->overhead_s += ((created - setup_start + (past > 0 ? past : 0)) - run->overhead_s) / ++run->overheads;
     ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
                            .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1, .result = res};
     emit(run, &ev);
 }
 
-/* A problem's deadline: with the run's budget split over its problems, an equal share of what is left of the
- * round; else an equal share of what the family has left (`left` of its problems not started). Time a problem does
- * not use goes to the next ones. */
+/* A problem's search deadline, once it is created: with the run's budget split over its problems, an equal share of
+ * what is left of the round after the overhead of the problems still to come (their creation and the re-measure
+ * past a deadline, at the running mean) and of this one's re-measure; else an equal share of what the family has
+ * left (`left` of its problems after this one). Time a problem does not use goes to the next ones. */
 static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left) {
     if (run->split) {
         double end = run->round_end < run->deadline ? run->round_end : run->deadline;
-        double share = end > now ? (end - now) / (run->round_left > 0 ? run->round_left : 1) : 0;
-        return now + share;
+        double share = (end - now - run->overhead_s * (run->round_left + 1)) / (run->round_left + 1);
+        return now + (share > 0 ? share : 0);
     }
     return isfinite(family_deadline) ? now + (family_deadline - now) / (left + 1) : INFINITY;
 }
@@ -1078,7 +1089,6 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         res->problem_index = i;
         snprintf(res->label, sizeof res->label, "problem %d", i);
         double now = clpk_wall_seconds();
-        double problem_deadline = problem_deadline_of(run, now, deadline, left);
         run->round_left--;
         if (stop_requested(run)) {
             run->report->stopped = 1;
@@ -1091,7 +1101,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
             snprintf(res->note, sizeof res->note, "not tuned: budget exhausted");
             continue;
         }
-        tune_one(run, fam, i, problem_deadline, res);
+        tune_one(run, fam, i, deadline, left, res);
     }
     return CLPK_SUCCESS;
 }
@@ -1114,7 +1124,6 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         for (int f = 0; f < nfam && !fam; ++f)
             if (families[f]->name && strcmp(families[f]->name, res->family) == 0) fam = families[f];
         double now = clpk_wall_seconds();
-        double deadline = problem_deadline_of(run, now, run->deadline, 0);
         run->round_left--;
         if (!fam || now >= run->deadline) {
             run->problem_index++;
@@ -1135,7 +1144,7 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         res->builds = old.builds;
         res->prebuild_s = old.prebuild_s;
         res->prebuilt = old.prebuilt;
-        tune_one(run, fam, res->problem_index, deadline, res);
+        tune_one(run, fam, res->problem_index, run->deadline, 0, res);
         run->problem_index++;
         if (!res->found && old.found) { /* the round failed where the first found something: keep the first */
             old.setup_s = res->setup_s;
@@ -1175,11 +1184,12 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
-    /* Without family budgets a finite run budget is split over the problems in two rounds: half of it in equal
-     * shares first (so the problems of a family with many do not starve the later families), the rest to continue
-     * the searches that were cut short (so small spaces that finish early give their time to large ones). */
+    /* Without family budgets a finite run budget is split over the run's problems (not over families: a family with
+     * many problems would starve), overhead-aware (problem_deadline_of); what the last problems leave (small spaces
+     * that finish early) continues the searches that were cut short, in a second round. */
     run.split = cfg->family_budget_s <= 0 && isfinite(run.deadline);
-    run.round_end = run.split && run.cache ? run.start + 0.5 * cfg->budget_s : run.deadline;
+    double first = cfg->first_round_share > 0 && cfg->first_round_share < 1 ? cfg->first_round_share : 1.0;
+    run.round_end = run.split ? run.start + first * cfg->budget_s : run.deadline;
     run.round_left = run.total_problems;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
         const clpk_tune_family *fam = families[f];

@@ -52,6 +52,9 @@ typedef struct clpk_tune_config {
      * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
      * 1: no compiling ahead. */
     int build_threads;
+    /* Without family budgets, the part of the run's budget shared out over the problems in the first round (default
+     * 1: a second round continues cut-short searches only with what the last problems leave). */
+    double first_round_share;
     /* "key=v1|v2,...": every family's space is restricted to this sub-space (clpk_tune_space_restrict); NULL: none */
     const char *space_restrict;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
