@@ -96,7 +96,7 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
      * (8,3)'s at 4 x 2^15 tensors (2 ms there): (8,8) gets 136 tensors. */
     double terms = pow((double)sh.n, (double)(sh.m - 1));
     int64_t cap = (int64_t)(4.0 * 32768.0 * 2187.0 / terms);
-    s->T = o->quick ? 48 : pairs / s->V;
+    s->T = o->quick ? 48 : pairs / s->V / (s->U > 100 ? 8 : 1);
     if (!o->quick && s->T > cap) s->T = cap > 16 ? cap : 16;
     s->tensors = malloc((size_t)s->T * s->U * sizeof *s->tensors);
     s->starts = malloc((size_t)s->V * s->n * sizeof *s->starts);
