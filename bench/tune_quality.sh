@@ -75,11 +75,13 @@ run() { # log-file clpk-tune-arguments...
 # The profile entry of the problem's class, as a --space spec (every parameter fixed), or the sub-space of it that
 # leaves the vary list free. Classes come from `clpk-tune --list`.
 profile_spec() { # family quick-flag problem vary-list(or "" for the fixed point)
-    "$BIN/clpk-tune" --list --families "$1" $2 "${COMMON_LIST[@]}" 2>/dev/null | python3 - "$PROFILE" "$1" "$3" "$4" <<'PY'
+    local listing=$OUT/$1$2.list
+    [ -s "$listing" ] || "$BIN/clpk-tune" --list --families "$1" $2 "${COMMON_LIST[@]}" >"$listing" 2>/dev/null
+    python3 - "$PROFILE" "$1" "$3" "$4" "$listing" <<'PY'
 import json, re, sys
 profile, family, problem, vary = sys.argv[1], sys.argv[2], int(sys.argv[3]), set(filter(None, sys.argv[4].split(",")))
 klass, space, current = None, {}, None
-for line in sys.stdin:
+for line in open(sys.argv[5]):
     m = re.match(r"\s*\[(\d+)\] .*?  class \{(.*)\}  ", line)
     if m:
         current = int(m.group(1))
