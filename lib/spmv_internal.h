@@ -22,7 +22,12 @@ typedef struct spmv_config {
     int online;           /* 0 offline transpose, 1 natural order */
     int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
+    int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
 } spmv_config;
+
+/* Elements per value vector of the BCCOO layout: block_w (one vector per block row, vload=0), or with vload=1 the
+ * widest power of two <= 16 bytes dividing block_h*block_w (at least block_w): a 4x2 f32 block is 2 float4. */
+int spmv_value_vec(const spmv_config *cfg, clpk_precision precision);
 
 /* Built-in defaults for a device (dev may be NULL: portable defaults). */
 void spmv_default_params(const clpk_device_info *dev, clpk_params *p);
@@ -49,7 +54,7 @@ typedef struct spmv_bccoo {
     int64_t blocks;      /* real + dummy blocks */
     int64_t nt;          /* threads, a multiple of wg; nt * tile >= blocks */
     int64_t groups;      /* nt / wg */
-    size_t value_bytes;  /* block_h arrays of nt*tile*block_w values */
+    size_t value_bytes;  /* block_h*block_w/V planes of nt*tile vectors of V = spmv_value_vec values */
     size_t flag_bytes;   /* nt * flag words */
     size_t col_bytes;    /* nt * tile column indices */
     size_t entry_bytes;  /* nt + 1 result entries */

@@ -90,6 +90,8 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     SET(k, 24, esc);
     size_t stage = online == 2 ? spmv_bccoo_stage_bytes(c, p->precision) : clpk_precision_size(p->precision);
     CLPK_CL_TRY(ctx, clSetKernelArg(k, 25, stage, NULL));
+    cl_uint x_vec = xo % (cl_uint)c->block_w == 0; /* x + xo (elements) aligned to a block's x vector: typed loads */
+    SET(k, 26, x_vec);
     size_t wg = (size_t)c->wg, global = (size_t)p->nt;
     cl_event e1 = NULL, e2 = NULL, e3 = NULL;
     cl_int rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, n_wait, wait, &e1);

@@ -21,6 +21,7 @@ void spmv_default_params(const clpk_device_info *dev, clpk_params *p) {
     clpk_params_set(p, "transpose", "offline");
     clpk_params_set(p, "slices", "2");
     clpk_params_set(p, "csr_vec", gpu ? "8" : "1");
+    clpk_params_set(p, "vload", "0");
 }
 
 /* Adjacent synchronization needs every started work-group to keep making progress while another spins. Known to
@@ -143,9 +144,10 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     char opts[512];
     snprintf(opts, sizeof opts,
              "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d",
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d -DVLOAD=%d -DVW=%d",
              plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2);
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2,
+             c->vload, spmv_value_vec(c, plan->precision));
     const char *src[] = {"spmv_bccoo"};
     cl_program prog = NULL;
     CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));

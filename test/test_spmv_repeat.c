@@ -127,6 +127,8 @@ int main(void) {
         run(ctx, &mixed, "bccoo", "block_h=2,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent", p, &rng);
         run(ctx, &mixed, "bccoo+", "block_h=3,block_w=4,tile=5,wg=16,slices=3,strategy=2,cache=2,sync=fallback,"
                                    "flag_bits=8", p, &rng);
+        /* vload=1 with x at an odd offset: x is not aligned to its vectors, the kernel takes the vloadn path */
+        run(ctx, &mixed, "bccoo", "block_h=4,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent,vload=1", p, &rng);
     }
     test_watchdog(ctx, &chain, &rng);
     spmv_util_free(&chain);
