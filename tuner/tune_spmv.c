@@ -221,6 +221,13 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     CLPK_TRY(clpk_tune_space_add(space, "csr_vec", vecs));
     const char *vloads[] = {"0", "1", NULL}; /* values as aligned 16-byte vectors (docs/spmv.md) */
     CLPK_TRY(clpk_tune_space_add(space, "vload", vloads));
+    /* what each format reads (spmv_valid pins the rest at their first value) */
+    static const char *const blocked[] = {"block", "col", "flag_bits", "tile", "strategy", "sync", "vload"};
+    for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
+        CLPK_TRY(clpk_tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
+    CLPK_TRY(clpk_tune_space_when(space, "cache", "strategy", "2"));
+    CLPK_TRY(clpk_tune_space_when(space, "slices", "format", "bccoo+"));
+    CLPK_TRY(clpk_tune_space_when(space, "csr_vec", "format", "csr"));
     return CLPK_SUCCESS;
 }
 
@@ -258,8 +265,8 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
     if (cfg.format == SPMV_CSR) {
-        static const char *const ignored[] = {"block", "flag_bits", "col",   "tile",
-                                              "strategy", "cache",     "sync", "slices", "vload"};
+        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile", "strategy",
+                                              "cache", "sync",      "slices", "vload"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
             if (!at_first(space, candidate, ignored[i])) return 0;
         return cfg.csr_vec <= cfg.wg;
