@@ -16,9 +16,10 @@
  *   doubles PoCL's compile time), VLOAD 0|1 and VW (elements per value vector, lib/spmv_config.c: block_w when
  *   VLOAD=0; with VLOAD=1 up to 16 bytes, e.g. a 4x2 f32 block is two float4): value element e = i*BW + k of the
  *   block at pos lies in vector plane e / VW (planes of nt*TILE vectors), so consecutive work-items still read
- *   consecutive vectors. VLOAD=1 reads values (and x, when x_vec says x + x_off is aligned) through pointers to the
- *   vector type: vloadn only promises element alignment, and a compiler that cannot prove more may split it into
- *   scalar loads (LLVM's NVPTX backend does).
+ *   consecutive vectors. VLOAD=1 reads values through pointers to the vector type: vloadn
+ *   only promises element alignment, and a compiler that cannot prove more may split it into scalar loads (LLVM's
+ *   NVPTX backend does). X_ALIGNED 0|1: x read the same way (the plan builds an X_ALIGNED=0 program for launches
+ *   whose x offset is not a multiple of BW).
  * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
  * of thread t at j*nt+t; 1: natural order; 2: natural order with the online transpose: the group multiplies its
  * WG*TILE blocks cooperatively with coalesced loads into the local buffer `stage`, then each work-item reads its
@@ -83,10 +84,10 @@ typedef VT4 VTV;
 #define FLAG_INDEX(w, t, nt) (online ? (t) * FLAG_WORDS + (w) : (w) * (nt) + (t))
 
 /* x[c*BW .. c*BW+BW-1], zero beyond the last column (the last block column may stick out of the matrix). */
-inline VTW load_x(const global VT *x, uint c, uint ncols, uint x_vec) {
+inline VTW load_x(const global VT *x, uint c, uint ncols) {
     uint base = c * BW;
-#if VLOAD && BW > 1
-    if (base + BW <= ncols) return x_vec ? ((const global VTW *)x)[c] : LOADW(c, x); /* x_vec: uniform argument */
+#if X_ALIGNED
+    if (base + BW <= ncols) return ((const global VTW *)x)[c];
 #else
     if (base + BW <= ncols) return LOADW(c, x);
 #endif
@@ -231,8 +232,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
                        global uint *sync, global ulong *grp_sum, global uint *grp_stop,
                        const uint epoch, const uint spin_limit, const uint online, const uint skip_scan,
                        const uint cache_rows, local VT *cache, const global uint *restrict col_base,
-                       const global uint *restrict esc_start, const global uint *restrict esc, local VT *stage,
-                       const uint x_vec) {
+                       const global uint *restrict esc_start, const global uint *restrict esc, local VT *stage) {
     const global VT *x = x_base + x_off;
     global VT *y = y_base + y_off;
     const uint lid = get_local_id(0);
@@ -269,7 +269,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
         for (uint e = lid; e < WG * TILE; e += WG) {
             const uint pos = base + e;
             VT p[BH];
-            block_rows(vals, pos, nbp, load_x(x, (uint)cols[pos], ncols, x_vec), p);
+            block_rows(vals, pos, nbp, load_x(x, (uint)cols[pos], ncols), p);
             for (uint i = 0; i < BH; ++i) stage[e * BH + i] = p[i];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -297,7 +297,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
             const uint c = (uint)cols[pos];
 #endif
             VT p[BH];
-            block_rows(vals, pos, nbp, load_x(x, c, ncols, x_vec), p);
+            block_rows(vals, pos, nbp, load_x(x, c, ncols), p);
             for (uint i = 0; i < BH; ++i) acc[i] += p[i];
         }
         if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {

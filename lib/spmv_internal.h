@@ -36,6 +36,8 @@ int spmv_device_has_forward_progress(const clpk_device_info *dev);
 /* Local memory the BCCOO kernel needs, in bytes (without / with the online-transpose staging buffer). */
 size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision);
 size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision);
+/* Build options of the BCCOO program of a plan (its config and online mode); x_aligned: typed x loads. */
+void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size);
 /* Enqueues one multiply; *first / *last (may be NULL) receive the events of the first and last kernel. */
 clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
                          size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *last);
@@ -108,6 +110,9 @@ struct clpk_spmv_plan {
     cl_mem grp_stop;  /* per group: 1 if it has a row stop (fallback) */
     cl_mem tmp;       /* BCCOO+: slices * block_rows * block_h partial rows */
     cl_kernel main_kernel, carry_kernel, combine_kernel;
+    /* vload=1 with block_w > 1: main_kernel reads x through vector-typed pointers (x + x_off aligned to block_w
+     * values); main_kernel_xu, built on the first launch with an unaligned x offset, reads it with vloadn */
+    cl_kernel main_kernel_xu;
     cl_uint online_mode; /* kernel's `online`: 0 offline, 1 natural order, 2 natural order staged in local memory */
     cl_uint epoch;
     cl_uint spin_limit;

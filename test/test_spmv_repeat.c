@@ -53,6 +53,8 @@ static void run(clpk_context *ctx, const clpk_csr *A, const char *format, const 
         if (e > worst) worst = e;
     }
     CHECK(failures == 0, "%s: %d launches failed: %s", params, failures, clpk_last_error(ctx));
+    if (plan->cfg.vload && plan->cfg.block_w > 1) /* x + 3 is not aligned to the typed x loads */
+        CHECK(plan->main_kernel_xu != NULL, "%s: the unaligned-x program was not used", params);
     CHECK(clpk_spmv_plan_check(plan) == CLPK_SUCCESS, "%s: watchdog fired: %s", params, clpk_last_error(ctx));
     CHECK(mismatches == 0, "%s %s: %d of 99 repeated launches differ from the first", clpk_precision_name(p), params,
           mismatches);
