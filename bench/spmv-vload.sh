@@ -120,7 +120,8 @@ for f in sorted(glob.glob(os.path.join(cache, "*.clbin"))):
         k = k.decode()
         counts[k] = counts.get(k, 0) + 1
     short = " ".join(o for o in opts.split() if o.split("=")[0] in
-                     ("-DIS_DOUBLE", "-DBH", "-DBW", "-DTILE", "-DSTRATEGY", "-DCOL_BITS", "-DVLOAD", "-DVW"))
+                     ("-DIS_DOUBLE", "-DBH", "-DBW", "-DTILE", "-DSTRATEGY", "-DCOL_BITS", "-DVLOAD", "-DVW",
+                                            "-DX_ALIGNED"))
     loads.append({"options": short, "ld_global": counts})
 loads.sort(key=lambda l: l["options"])
 json.dump({"records": recs, "pairs": pairs, "loads": loads}, open(os.path.join(out, "spmv-vload.json"), "w"),
