@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Merges the comparisons bench/tune_quality.sh collected (OUT/*-full.json, *-A.json, *-B.json, written by
-clpk-tune --vs-json) into OUT/tune_quality.json and a markdown table OUT/tune_quality.md.
+"""Merges the comparisons bench/tune_quality.sh collected (OUT/*-full.json, *-A.json, *-B.json, and with
+PROFILE *-P.json / *-PS.json, written by clpk-tune --vs-json) into OUT/tune_quality.json and a markdown table OUT/tune_quality.md.
 
 quality = 1 when both searches chose the same point, else min(1, head-to-head ratio): the exhaustive best's time
 over the tuned choice's, both measured again alternately in one process; a tuned choice measured faster than the
@@ -15,15 +15,16 @@ import sys
 
 
 def kind_of(path):
-    m = re.search(r"-(full|A|B)\.json$", path)
-    kinds = {"full": "whole space", "A": "hill whole / exh. sub-space", "B": "hill sub-space / exh. sub-space"}
+    m = re.search(r"-(full|A|B|P|PS)\.json$", path)
+    kinds = {"full": "whole space", "A": "hill whole / exh. sub-space", "B": "hill sub-space / exh. sub-space",
+             "P": "profile choice / exh. whole space", "PS": "profile choice / exh. sub-space"}
     return kinds[m.group(1)]
 
 
 def main(out):
     rows = []
     for path in sorted(glob.glob(os.path.join(out, "*-*.json"))):
-        if not re.search(r"-(full|A|B)\.json$", path):
+        if not re.search(r"-(full|A|B|P|PS)\.json$", path):
             continue
         for row in json.load(open(path)):
             row["kind"] = kind_of(path)

@@ -15,6 +15,11 @@
 # Points are cached per family (OUT/<family>[-quick].cache.jsonl) and every step resumes from the cache, so B costs
 # only its head-to-head, and an interrupted run continues where it stopped.
 #
+# PROFILE=FILE (a profile written by a whole clpk-tune run, e.g. the 10-minute all-family tune) measures that run's
+# output instead of a fresh hill search: for each problem the profile's entry of the problem's exact class is the
+# tuned choice (a one-point --space; the run's defaults stay in as they did in the run), against the exhaustive best
+# of the whole space (vary "-": P) or of the sub-space around the profile's choice (PS, an upper bound as in A).
+#
 # Usage: bench/tune_quality.sh [OUT_DIR]      (default $OUT, else ./bench-out/tune-quality)
 # Environment: BIN (folder of clpk-tune; default build/bin), DEVICE (clpk-tune --device), ROUNDS (head-to-head
 #   rounds per winner, default 5), SUITE (lines "family full|quick problems vary-list", default below),
@@ -67,6 +72,54 @@ run() { # log-file clpk-tune-arguments...
     }
 }
 
+# The profile entry of the problem's class, as a --space spec (every parameter fixed), or the sub-space of it that
+# leaves the vary list free. Classes come from `clpk-tune --list`.
+profile_spec() { # family quick-flag problem vary-list(or "" for the fixed point)
+    local listing=$OUT/$1$2.list
+    [ -s "$listing" ] || "$BIN/clpk-tune" --list --families "$1" $2 "${COMMON_LIST[@]}" >"$listing" 2>/dev/null
+    python3 - "$PROFILE" "$1" "$3" "$4" "$listing" <<'PY'
+import json, re, sys
+profile, family, problem, vary = sys.argv[1], sys.argv[2], int(sys.argv[3]), set(filter(None, sys.argv[4].split(",")))
+klass, space, current = None, {}, None
+for line in open(sys.argv[5]):
+    m = re.match(r"\s*\[(\d+)\] .*?  class \{(.*)\}  ", line)
+    if m:
+        current = int(m.group(1))
+        if current == problem:
+            klass = dict(kv.split("=", 1) for kv in m.group(2).split(","))
+    elif current == problem and line.startswith("      "):
+        words = line.split()
+        space[words[0]] = set(words[1:])
+if klass is None:
+    sys.exit("tune_quality: problem %d of %s not listed" % (problem, family))
+def same(a, b):
+    try:
+        x, y = float(a), float(b)
+        return abs(x - y) <= 1e-6 * max(1.0, abs(x), abs(y))
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+def text(v):
+    if isinstance(v, bool): return "1" if v else "0"
+    if isinstance(v, (int, float)) and float(v).is_integer(): return str(int(v))
+    return str(v)
+for e in json.load(open(profile))["families"].get(family, []):
+    c = e.get("class", {})
+    if set(c) == set(klass) and all(same(c[k], klass[k]) for k in c):
+        # keys outside the space (or values outside it: the run's defaults won) cannot be fixed by --space
+        kept = ["%s=%s" % (k, text(v)) for k, v in e["params"].items()
+                if k not in vary and k in space and text(v) in space[k]]
+        dropped = [k for k, v in e["params"].items() if k in space and text(v) not in space[k]]
+        if dropped:
+            print("tune_quality: %s problem %d: the profile's choice is off the space in %s (the defaults won)"
+                  % (family, problem, ",".join(dropped)), file=sys.stderr)
+        print(",".join(kept) or "zz_none=1")
+        sys.exit(0)
+sys.exit("tune_quality: no entry of class %s in %s" % (klass, profile))
+PY
+}
+COMMON_LIST=()
+[ -n "${DEVICE:-}" ] && COMMON_LIST+=(--device "$DEVICE")
+
 while read -r family size problems vary; do
     [ -z "$family" ] && continue
     quick=()
@@ -78,6 +131,21 @@ while read -r family size problems vary; do
     cache=$OUT/$tag.cache.jsonl
     for p in ${problems//,/ }; do
         base=$OUT/$tag-$p
+        if [ -n "${PROFILE:-}" ]; then
+            fixed=$(profile_spec "$family" "${quick[*]}" "$p" "")
+            if [ "$vary" = - ]; then
+                whole=zz_none=1 kind=P # a key no family has: the whole space
+            else
+                whole=$(profile_spec "$family" "${quick[*]}" "$p" "$vary") kind=PS
+            fi
+            echo "$family $size $p: profile choice $fixed; exhaustive over ${whole/zz_none=1/the whole space}" |
+                tee -a "$OUT/commands.txt"
+            resume=()
+            [ -s "$cache" ] && resume=(--resume)
+            run "$base.log" --families "$family" "${quick[@]}" --problems "$p" --cache "$cache" "${resume[@]}" \
+                --space "$fixed" --out "$base-profile.json" --vs-space "$whole" --vs-json "$base-$kind.json"
+            continue
+        fi
         resume=()
         [ -s "$cache" ] && resume=(--resume)
         args=(--families "$family" "${quick[@]}" --problems "$p" --cache "$cache")

@@ -13,7 +13,13 @@
  *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
  *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
  *   to esc[esc_start[t] + k]), STAGE 0|1 (compile the online-transpose staging; only plans that use it, since it
- *   doubles PoCL's compile time).
+ *   doubles PoCL's compile time), VLOAD 0|1 and VW (elements per value vector, lib/spmv_config.c: block_w when
+ *   VLOAD=0; with VLOAD=1 up to 16 bytes, e.g. a 4x2 f32 block is two float4): value element e = i*BW + k of the
+ *   block at pos lies in vector plane e / VW (planes of nt*TILE vectors), so consecutive work-items still read
+ *   consecutive vectors. VLOAD=1 reads values through pointers to the vector type: vloadn
+ *   only promises element alignment, and a compiler that cannot prove more may split it into scalar loads (LLVM's
+ *   NVPTX backend does). X_ALIGNED 0|1: x read the same way (the plan builds an X_ALIGNED=0 program for launches
+ *   whose x offset is not a multiple of BW).
  * Runtime switches (uniform, cheap, so one program serves them all): online (0: offline-transposed layout, block j
  * of thread t at j*nt+t; 1: natural order; 2: natural order with the online transpose: the group multiplies its
  * WG*TILE blocks cooperatively with coalesced loads into the local buffer `stage`, then each work-item reads its
@@ -63,13 +69,28 @@ typedef VT4 VTW;
 #define HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3))
 #endif
 
+#if VLOAD
+#if VW == 1
+typedef VT VTV;
+#elif VW == 2
+typedef VT2 VTV;
+#else
+typedef VT4 VTV;
+#endif
+#define LOADV(i, p) (((const global VTV *)(p))[i])
+#endif
+
 #define BLOCK_INDEX(j, t, nt) (online ? (t) * TILE + (j) : (j) * (nt) + (t))
 #define FLAG_INDEX(w, t, nt) (online ? (t) * FLAG_WORDS + (w) : (w) * (nt) + (t))
 
 /* x[c*BW .. c*BW+BW-1], zero beyond the last column (the last block column may stick out of the matrix). */
 inline VTW load_x(const global VT *x, uint c, uint ncols) {
     uint base = c * BW;
+#if X_ALIGNED
+    if (base + BW <= ncols) return ((const global VTW *)x)[c];
+#else
     if (base + BW <= ncols) return LOADW(c, x);
+#endif
 #if BW == 1
     return (VT)0;
 #else
@@ -80,6 +101,31 @@ inline VTW load_x(const global VT *x, uint c, uint ncols) {
 #else
     return (VT4)(e[0], e[1], e[2], e[3]);
 #endif
+#endif
+}
+
+/* The BH row products of the block at pos with x (nbp = nt*TILE: vectors per plane). */
+inline void block_rows(const global VT *vals, uint pos, uint nbp, VTW xv, VT *p) {
+#if !VLOAD
+    for (uint i = 0; i < BH; ++i) p[i] = HSUM(LOADW(pos, vals + i * nbp * BW) * xv);
+#elif VW == BW /* one vector per block row */
+    for (uint i = 0; i < BH; ++i) p[i] = HSUM(LOADV(pos, vals + i * nbp * BW) * xv);
+#elif BW == 1 /* VW rows per vector */
+    for (uint q = 0; q < BH / VW; ++q) {
+        const VTV m = LOADV(pos, vals + q * nbp * VW) * xv;
+        p[q * VW] = m.s0;
+        p[q * VW + 1] = m.s1;
+#if VW == 4
+        p[q * VW + 2] = m.s2;
+        p[q * VW + 3] = m.s3;
+#endif
+    }
+#else /* BW 2, VW 4: two rows per vector */
+    for (uint q = 0; q < BH / 2; ++q) {
+        const VT4 m = LOADV(pos, vals + q * nbp * 4) * (VT4)(xv, xv);
+        p[2 * q] = m.s0 + m.s1;
+        p[2 * q + 1] = m.s2 + m.s3;
+    }
 #endif
 }
 
@@ -213,7 +259,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     const uint grp_first = res_entry[g * WG];
 
     /* ---- sequential segmented sum over the thread's tile ---- */
-    const uint nbpw = nt * TILE * BW; /* elements in one of the BH value arrays */
+    const uint nbp = nt * TILE; /* vectors in one value plane */
     VT acc[BH], head[BH];
     for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
     uint nstops = 0;
@@ -222,8 +268,9 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
         const uint base = g * WG * TILE;
         for (uint e = lid; e < WG * TILE; e += WG) {
             const uint pos = base + e;
-            const VTW xv = load_x(x, (uint)cols[pos], ncols);
-            for (uint i = 0; i < BH; ++i) stage[e * BH + i] = HSUM(LOADW(pos, vals + i * nbpw) * xv);
+            VT p[BH];
+            block_rows(vals, pos, nbp, load_x(x, (uint)cols[pos], ncols), p);
+            for (uint i = 0; i < BH; ++i) stage[e * BH + i] = p[i];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -249,8 +296,9 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
 #else
             const uint c = (uint)cols[pos];
 #endif
-            const VTW xv = load_x(x, c, ncols);
-            for (uint i = 0; i < BH; ++i) acc[i] += HSUM(LOADW(pos, vals + i * nbpw) * xv);
+            VT p[BH];
+            block_rows(vals, pos, nbp, load_x(x, c, ncols), p);
+            for (uint i = 0; i < BH; ++i) acc[i] += p[i];
         }
         if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
             if (nstops == 0) {

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,7 +18,7 @@ static void usage(FILE *f) {
             "usage: clpk-bench-spmv [--scale S] [--cases a,b,...] [--matrices DIR|FILE.mtx]... [--precision f32,f64]\n"
             "                       [--repeats N] [--warmup N] [--impls clpk-csr,clpk-auto,clpk-tuned]\n"
             "                       [--tune-budget N] [--npy-dir DIR] [--json FILE] [--device SEL] [--seed S]\n"
-            "                       [--list]\n"
+            "                       [--variant [f32:|f64:]LABEL=PARAMS]... [--list]\n"
             "  Generated cases (Table III of seed 001; --scale multiplies the nonzeros, 1 = GPU-filling,\n"
             "  >= 10 M each):\n"
             "  fem3d dense protein circuit epidem webgraph shortrow lp qchem random16 ('none' for no generated case).\n"
@@ -25,7 +26,9 @@ static void usage(FILE *f) {
             "  --npy-dir writes every matrix as DIR/<case>/csr_row_ptr.npy, csr_col.npy, csr_val.npy, shape.npy.\n"
             "  Timing: --warmup (default 10) untimed and --repeats (default 100) timed multiplies, median of the\n"
             "  profiling events. GB/s counts each format's own device bytes + x + y; %%copy is against the float4\n"
-            "  copy bandwidth measured at the start of the run.\n");
+            "  copy bandwidth measured at the start of the run.\n"
+            "  --variant adds an implementation LABEL: a plan with explicit PARAMS (as clpk-spmv --params, format=\n"
+            "  included), for one precision only with the f32:/f64: prefix; --impls none runs only the variants.\n");
 }
 
 typedef struct bench_case {
@@ -115,7 +118,7 @@ static int add_files(bench_case *cs, int n, const char *path) {
 
 static int write_npy_dir(const char *root, const char *label, const clpk_csr *A) {
     char dir[1200], path[1400];
-    snprintf(dir, sizeof dir, "%s/%s", root, label);
+    snprintf(dir, sizeof dir, "%s/%.95s", root, label);
     mkdir(root, 0777);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "clpk-bench-spmv: mkdir %s: %s\n", dir, strerror(errno));
@@ -163,6 +166,15 @@ static void json_text(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+#define MAX_VARIANTS 32
+
+/* --variant: a labelled plan with explicit parameters, for one precision or both (precision 0). */
+typedef struct variant {
+    char label[32];
+    char params[480];
+    int precision; /* 0 both, else CLPK_PRECISION_F32 / F64 + 1 */
+} variant;
+
 typedef struct run_opts {
     int warmup, repeats, tune_budget;
     double copy_gbps;
@@ -171,15 +183,18 @@ typedef struct run_opts {
     int records;
 } run_opts;
 
-/* One implementation on one case and precision: plan, check, time, print, record. Returns 0 when correct. */
+/* One implementation on one case and precision: plan, check, time, print, record. Returns 0 when correct. `params`:
+ * explicit plan parameters of a --variant (NULL for the built-in implementations). */
 static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec,
-                    const char *impl, const double *x, const double *ref, const double *scale, double *y) {
+                    const char *impl, const char *params, const double *x, const double *ref, const double *scale,
+                    double *y) {
     clpk_spmv_plan *plan = NULL;
     clpk_spmv_tune_report rep;
     memset(&rep, 0, sizeof rep);
     double t0 = clpk_wall_seconds();
     clpk_status st;
     if (!strcmp(impl, "clpk-tuned")) st = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &rep);
+    else if (params) st = clpk_spmv_plan_create(ctx, A, prec, NULL, params, &plan);
     else st = clpk_spmv_plan_create(ctx, A, prec, !strcmp(impl, "clpk-csr") ? "csr" : NULL, NULL, &plan);
     double plan_s = clpk_wall_seconds() - t0;
     if (st != CLPK_SUCCESS) {
@@ -245,7 +260,8 @@ int main(int argc, char **argv) {
     const char *cases = NULL, *npy_dir = NULL, *json_path = NULL, *dev = NULL, *precs = "f32,f64";
     const char *impls = "clpk-csr,clpk-auto,clpk-tuned";
     const char *files[16];
-    int n_files = 0, list = 0;
+    int n_files = 0, list = 0, n_var = 0;
+    static variant vars[MAX_VARIANTS];
     unsigned long long seed = 1;
     run_opts o = {10, 100, 0, 0, "", NULL, 0};
     for (int i = 1; i < argc; ++i) {
@@ -283,6 +299,23 @@ int main(int argc, char **argv) {
             dev = argv[++i];
         } else if (!strcmp(a, "--seed") && more) {
             seed = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--variant") && more) {
+            const char *v = argv[++i], *eq = strchr(v, '=');
+            variant *w = &vars[n_var];
+            w->precision = 0;
+            if (!strncmp(v, "f32:", 4) || !strncmp(v, "f64:", 4)) {
+                w->precision = (v[1] == '3' ? CLPK_PRECISION_F32 : CLPK_PRECISION_F64) + 1;
+                v += 4;
+            }
+            if (n_var == MAX_VARIANTS || !eq || eq == v || eq - v >= (ptrdiff_t)sizeof w->label ||
+                strlen(eq + 1) >= sizeof w->params) {
+                fprintf(stderr, "clpk-bench-spmv: --variant wants [f32:|f64:]LABEL=PARAMS (at most %d, label < 32)\n",
+                        MAX_VARIANTS);
+                return 2;
+            }
+            snprintf(w->label, sizeof w->label, "%.*s", (int)(eq - v), v);
+            snprintf(w->params, sizeof w->params, "%s", eq + 1);
+            ++n_var;
         } else if (!strcmp(a, "--list")) {
             list = 1;
         } else {
@@ -334,8 +367,9 @@ int main(int argc, char **argv) {
         char buf[128];
         snprintf(buf, sizeof buf, "%s", impls);
         for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n_impl < 3; t = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(t, "none")) continue;
             if (strcmp(t, "clpk-csr") && strcmp(t, "clpk-auto") && strcmp(t, "clpk-tuned")) {
-                fprintf(stderr, "clpk-bench-spmv: unknown impl '%s' (clpk-csr, clpk-auto, clpk-tuned)\n", t);
+                fprintf(stderr, "clpk-bench-spmv: unknown impl '%s' (clpk-csr, clpk-auto, clpk-tuned, none)\n", t);
                 return 2;
             }
             snprintf(impl_list[n_impl++], sizeof impl_list[0], "%s", t);
@@ -413,7 +447,11 @@ int main(int argc, char **argv) {
                 continue;
             }
             for (int m = 0; m < n_impl; ++m)
-                failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], x, ref, sc, y);
+                failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], NULL, x, ref, sc, y);
+            for (int m = 0; m < n_var; ++m)
+                if (!vars[m].precision || vars[m].precision == (int)prec_list[p] + 1)
+                    failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], vars[m].label, vars[m].params, x, ref,
+                                         sc, y);
         }
         free(x), free(ref), free(sc), free(y);
         clpk_csr_free(&A);

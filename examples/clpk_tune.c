@@ -172,7 +172,7 @@ static double geometric_mean_speedup(const clpk_tune_report *r, const char *fami
 /* Where the family's time went: problem set-up, evaluations, and the driver's compiler inside them. */
 static void print_cost(const clpk_tune_report *r, const char *family) {
     double setup = 0, evaluate = 0, build = 0, prebuild = 0;
-    int points = 0, builds = 0, prebuilt = 0;
+    int points = 0, cached = 0, builds = 0, prebuilt = 0, searches = 0, complete = 0, second = 0, warm = 0;
     for (int i = 0; i < r->count; ++i) {
         const clpk_tune_result *x = &r->items[i];
         if (strcmp(x->family, family)) continue;
@@ -183,10 +183,17 @@ static void print_cost(const clpk_tune_report *r, const char *family) {
         prebuilt += x->prebuilt;
         builds += x->builds;
         points += x->evaluated;
+        cached += x->from_cache;
+        searches += x->rounds > 0;
+        complete += x->rounds > 0 && x->complete;
+        second += x->rounds > 1;
+        warm += x->warm_starts;
     }
-    printf("  %s: %d points; %.1f s evaluating (%.1f s compiling %d programs), %.1f s noting and compiling %d "
-           "ahead, %.1f s creating problems\n",
-           family, points, evaluate, build, builds, prebuild, prebuilt, setup);
+    printf("  %s: %d points (%d from the cache); %.1f s evaluating (%.1f s compiling %d programs), %.1f s noting and "
+           "compiling %d ahead, %.1f s creating problems\n",
+           family, points, cached, evaluate, build, builds, prebuild, prebuilt, setup);
+    printf("  %s: %d of %d searches complete, %d continued in a second round; %d warm starts\n", family, complete,
+           searches, second, warm);
 }
 
 static void print_table(const clpk_tune_report *r) {
@@ -332,6 +339,17 @@ static int print_vs_exhaustive(clpk_context *ctx, const clpk_tune_report *tuned,
     return rc;
 }
 
+typedef struct list_valid {
+    clpk_context *ctx;
+    const clpk_tune_family *fam;
+    clpk_tune_problem *prob;
+} list_valid;
+
+static int accept_listed(void *user, const clpk_params *candidate) {
+    const list_valid *lv = user;
+    return !lv->fam->valid || lv->fam->valid(lv->ctx, lv->prob, candidate);
+}
+
 static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts,
                          const char *restriction, const char *selection) {
     clpk_context *ctx = NULL;
@@ -363,14 +381,13 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
             } else if (space_st == CLPK_SUCCESS) {
                 double size = clpk_tune_space_size(&space);
                 char valid_text[48] = "";
-                if (size <= (1 << 21)) { /* the constrained space, as the searches list it */
-                    unsigned long long valid = 0;
-                    clpk_params point;
-                    for (unsigned long long k = 0; k < (unsigned long long)size; ++k) {
-                        clpk_tune_space_point(&space, k, &point);
-                        valid += !f->valid || f->valid(ctx, &prob, &point);
-                    }
-                    snprintf(valid_text, sizeof valid_text, ", %llu valid", valid);
+                unsigned long long *valid = NULL;
+                size_t nvalid = 0;
+                list_valid lv = {ctx, f, &prob};
+                /* the constrained space, as the searches list it */
+                if (clpk_tune_space_list(&space, 1u << 21, accept_listed, &lv, &valid, &nvalid, NULL)) {
+                    snprintf(valid_text, sizeof valid_text, ", %zu valid", nvalid);
+                    free(valid);
                 }
                 printf("  [%d] %s  class {%s}  %.0f points%s\n", i, prob.label, klass, size, valid_text);
                 for (int p = 0; p < space.count; ++p) {

@@ -6,9 +6,16 @@
 
 const char *const spmv_param_keys[] = {"format", "block_h", "block_w", "flag_bits", "col",       "tile",
                                        "wg",     "strategy", "cache",  "sync",      "skip_scan", "transpose",
-                                       "slices", "csr_vec",  "block", NULL};
+                                       "slices", "csr_vec",  "block", "vload", NULL};
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int spmv_value_vec(const spmv_config *cfg, clpk_precision precision) {
+    if (!cfg->vload) return cfg->block_w;
+    int widest = 16 / (int)clpk_precision_size(precision), n = cfg->block_h * cfg->block_w;
+    while (widest > cfg->block_w && n % widest != 0) widest /= 2;
+    return widest > cfg->block_w ? widest : cfg->block_w;
+}
 
 static clpk_status get_int(const clpk_params *p, const char *key, long long lo, long long hi, int *out,
                            clpk_error *err) {
@@ -85,6 +92,8 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
     CLPK_TRY(get_choice(p, "transpose", trnames, &cfg->online, err));
     CLPK_TRY(get_int(p, "slices", 1, 64, &cfg->slices, err));
     CLPK_TRY(get_int(p, "csr_vec", 1, 32, &cfg->csr_vec, err));
+    if (clpk_params_get(p, "vload")) /* optional: profiles written before it existed lack it */
+        CLPK_TRY(get_int(p, "vload", 0, 1, &cfg->vload, err));
     if (!is_pow2(cfg->csr_vec))
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: csr_vec must be 1, 2, 4, 8, 16 or 32");
     if (cfg->format == SPMV_CSR && cfg->csr_vec > cfg->wg)
@@ -108,9 +117,9 @@ void spmv_config_format(const spmv_config *c, char *buf, size_t size) {
     }
     snprintf(buf, size,
              "format=%s,block_h=%d,block_w=%d,flag_bits=%d,col=%s,tile=%d,wg=%d,strategy=%d,cache=%d,sync=%s,"
-             "skip_scan=%d,transpose=%s,slices=%d",
+             "skip_scan=%d,transpose=%s,slices=%d,vload=%d",
              c->format == SPMV_BCCOO ? "bccoo" : "bccoo+", c->block_h, c->block_w, c->flag_bits,
              c->col_delta ? "delta" : c->col_bits == 16 ? "short" : "int", c->tile, c->wg, c->strategy, c->cache,
              c->sync_adjacent < 0 ? "auto" : c->sync_adjacent ? "adjacent" : "fallback", c->skip_scan,
-             c->online ? "online" : "offline", c->slices);
+             c->online ? "online" : "offline", c->slices, c->vload);
 }

@@ -192,6 +192,7 @@ typedef struct writer {
     int64_t nt, nbp;
     int fw; /* flag words per thread */
     int f64;
+    int vec; /* elements per value vector (spmv_value_vec) */
     void *values, *flags, *cols;
 } writer;
 
@@ -201,8 +202,11 @@ static inline int64_t position(const writer *w, int64_t b) {
     return j * w->nt + t;
 }
 
+/* Element (i, k) of the block at pos: element e = i*block_w + k of the block lies in vector plane e / vec at lane
+ * e % vec, planes of nbp vectors (vec = block_w: one plane per block row). */
 static inline void put_value(const writer *w, int i, int64_t pos, int k, double v) {
-    int64_t idx = ((int64_t)i * w->nbp + pos) * w->cfg->block_w + k;
+    int e = i * w->cfg->block_w + k;
+    int64_t idx = ((int64_t)(e / w->vec) * w->nbp + pos) * w->vec + e % w->vec;
     if (w->f64)
         ((double *)w->values)[idx] = v;
     else
@@ -332,8 +336,8 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory converting to BCCOO");
     }
     memset(out->flags, 0xff, out->flag_bytes); /* padding bits are 1 (no stop) */
-    writer w = {cfg, out->nt, nbp, flag_words(cfg), precision == CLPK_PRECISION_F64, out->values, out->flags,
-                out->cols};
+    writer w = {cfg,        out->nt,     nbp,      flag_words(cfg), precision == CLPK_PRECISION_F64,
+                spmv_value_vec(cfg, precision), out->values, out->flags, out->cols};
 
     /* Stacked order: slice-major, then block row. cursor = first block of each (slice, block row). */
     int64_t at = 0;

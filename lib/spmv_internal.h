@@ -22,7 +22,12 @@ typedef struct spmv_config {
     int online;           /* 0 offline transpose, 1 natural order */
     int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
+    int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
 } spmv_config;
+
+/* Elements per value vector of the BCCOO layout: block_w (one vector per block row, vload=0), or with vload=1 the
+ * widest power of two <= 16 bytes dividing block_h*block_w (at least block_w): a 4x2 f32 block is 2 float4. */
+int spmv_value_vec(const spmv_config *cfg, clpk_precision precision);
 
 /* Built-in defaults for a device (dev may be NULL: portable defaults). */
 void spmv_default_params(const clpk_device_info *dev, clpk_params *p);
@@ -31,6 +36,8 @@ int spmv_device_has_forward_progress(const clpk_device_info *dev);
 /* Local memory the BCCOO kernel needs, in bytes (without / with the online-transpose staging buffer). */
 size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision);
 size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision);
+/* Build options of the BCCOO program of a plan (its config and online mode); x_aligned: typed x loads. */
+void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size);
 /* Enqueues one multiply; *first / *last (may be NULL) receive the events of the first and last kernel. */
 clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
                          size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *last);
@@ -49,7 +56,7 @@ typedef struct spmv_bccoo {
     int64_t blocks;      /* real + dummy blocks */
     int64_t nt;          /* threads, a multiple of wg; nt * tile >= blocks */
     int64_t groups;      /* nt / wg */
-    size_t value_bytes;  /* block_h arrays of nt*tile*block_w values */
+    size_t value_bytes;  /* block_h*block_w/V planes of nt*tile vectors of V = spmv_value_vec values */
     size_t flag_bytes;   /* nt * flag words */
     size_t col_bytes;    /* nt * tile column indices */
     size_t entry_bytes;  /* nt + 1 result entries */
@@ -103,6 +110,9 @@ struct clpk_spmv_plan {
     cl_mem grp_stop;  /* per group: 1 if it has a row stop (fallback) */
     cl_mem tmp;       /* BCCOO+: slices * block_rows * block_h partial rows */
     cl_kernel main_kernel, carry_kernel, combine_kernel;
+    /* vload=1 with block_w > 1: main_kernel reads x through vector-typed pointers (x + x_off aligned to block_w
+     * values); main_kernel_xu, built on the first launch with an unaligned x offset, reads it with vloadn */
+    cl_kernel main_kernel_xu;
     cl_uint online_mode; /* kernel's `online`: 0 offline, 1 natural order, 2 natural order staged in local memory */
     cl_uint epoch;
     cl_uint spin_limit;

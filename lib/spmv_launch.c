@@ -59,6 +59,18 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     cl_uint rows = (cl_uint)p->rows, ncols = (cl_uint)p->cols, nt = (cl_uint)p->nt, groups = (cl_uint)p->groups;
     if (++p->epoch == 0) p->epoch = 1; /* ready flags from the previous launch hold another value */
     cl_kernel k = p->main_kernel;
+    if (c->vload && c->block_w > 1 && xo % (cl_uint)c->block_w != 0) {
+        /* x + xo is not aligned to the typed x loads of main_kernel: the vloadn program (built once, cached) */
+        if (!p->main_kernel_xu) {
+            char opts[512];
+            spmv_bccoo_options(p, 0, opts, sizeof opts);
+            const char *src[] = {"spmv_bccoo"};
+            cl_program prog = NULL;
+            CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));
+            CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo", &p->main_kernel_xu));
+        }
+        k = p->main_kernel_xu;
+    }
     SET(k, 0, p->values);
     SET(k, 1, p->flags);
     SET(k, 2, p->cols_idx);

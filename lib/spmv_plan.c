@@ -21,6 +21,7 @@ void spmv_default_params(const clpk_device_info *dev, clpk_params *p) {
     clpk_params_set(p, "transpose", "offline");
     clpk_params_set(p, "slices", "2");
     clpk_params_set(p, "csr_vec", gpu ? "8" : "1");
+    clpk_params_set(p, "vload", "0");
 }
 
 /* Adjacent synchronization needs every started work-group to keep making progress while another spins. Known to
@@ -40,6 +41,16 @@ size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision) 
     return bytes;
 }
 
+void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size) {
+    const spmv_config *c = &plan->cfg;
+    snprintf(buf, size,
+             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d -DVLOAD=%d -DVW=%d -DX_ALIGNED=%d",
+             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2,
+             c->vload, spmv_value_vec(c, plan->precision), x_aligned);
+}
+
 size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) {
     return (size_t)cfg->wg * cfg->tile * cfg->block_h * clpk_precision_size(precision);
 }
@@ -52,7 +63,8 @@ void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
                       &plan->grp_stop, &plan->tmp,     &plan->bench_x,  &plan->bench_y};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         if (*mems[i]) clReleaseMemObject(*mems[i]);
-    cl_kernel ks[] = {plan->csr_kernel, plan->main_kernel, plan->carry_kernel, plan->combine_kernel};
+    cl_kernel ks[] = {plan->csr_kernel, plan->main_kernel, plan->carry_kernel, plan->combine_kernel,
+                      plan->main_kernel_xu};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i]) clReleaseKernel(ks[i]);
     free(plan);
@@ -141,11 +153,7 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
                                  : 1u;
     plan->epoch = 0;
     char opts[512];
-    snprintf(opts, sizeof opts,
-             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d",
-             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2);
+    spmv_bccoo_options(plan, c->vload && c->block_w > 1, opts, sizeof opts);
     const char *src[] = {"spmv_bccoo"};
     cl_program prog = NULL;
     CLPK_TRY(clpk_program_get(ctx, src, 1, opts, &prog));

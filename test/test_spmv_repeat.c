@@ -53,6 +53,8 @@ static void run(clpk_context *ctx, const clpk_csr *A, const char *format, const 
         if (e > worst) worst = e;
     }
     CHECK(failures == 0, "%s: %d launches failed: %s", params, failures, clpk_last_error(ctx));
+    if (plan->cfg.vload && plan->cfg.block_w > 1) /* x + 3 is not aligned to the typed x loads */
+        CHECK(plan->main_kernel_xu != NULL, "%s: the unaligned-x program was not used", params);
     CHECK(clpk_spmv_plan_check(plan) == CLPK_SUCCESS, "%s: watchdog fired: %s", params, clpk_last_error(ctx));
     CHECK(mismatches == 0, "%s %s: %d of 99 repeated launches differ from the first", clpk_precision_name(p), params,
           mismatches);
@@ -127,6 +129,8 @@ int main(void) {
         run(ctx, &mixed, "bccoo", "block_h=2,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent", p, &rng);
         run(ctx, &mixed, "bccoo+", "block_h=3,block_w=4,tile=5,wg=16,slices=3,strategy=2,cache=2,sync=fallback,"
                                    "flag_bits=8", p, &rng);
+        /* vload=1 with x at an odd offset: x is not aligned to its vectors, the kernel takes the vloadn path */
+        run(ctx, &mixed, "bccoo", "block_h=4,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent,vload=1", p, &rng);
     }
     test_watchdog(ctx, &chain, &rng);
     spmv_util_free(&chain);

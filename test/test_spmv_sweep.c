@@ -1,6 +1,6 @@
 /* Sweep over the spmv parameter space the tuner may choose (tuner/tune_spmv.c): every value of every parameter and
  * every combination of the switches that change code paths (strategy x sync x BCCOO+, each with skip_scan on and
- * off; transpose offline and online with and without staging), in
+ * off; transpose offline and online with and without staging; vload=1 on each distinct vector-load code), in
  * f32 and f64, against the double-precision reference with NaN-poisoned y. The points are arranged as a covering
  * array so few distinct programs are built. */
 #include "check.h"
@@ -68,6 +68,33 @@ int main(void) {
                          bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[(k * 3) % N(tiles)], wg, strategy,
                          cache, adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
                          slices[k % N(slices)]);
+                const clpk_csr *A = &mats[(i + v) % 3];
+                double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
+                printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
+            }
+        }
+        /* vload=1 (values in aligned vectors of up to 16 bytes, lib/spmv_config.c spmv_value_vec): one program per
+         * distinct load code of the kernel's block_rows: BW=1 with 2 or 4 rows per vector, BW=2 with 2 rows per
+         * float4, one vector per block row (typed loads), each through the offline, staged online and unstaged
+         * natural-order (col=delta) reads, both strategies, both syncs and BCCOO+. x + 0 is aligned here (typed x
+         * loads); test_spmv_repeat runs vload=1 with an odd x offset (the vloadn fallback). */
+        static const struct {
+            const char *shape, *transpose, *col;
+        } vpoints[2][4] = {{{"2x1", "offline", "int"},
+                            {"4x2", "offline", "short"},
+                            {"4x1", "online", "short"},
+                            {"3x2", "online", "delta"}},
+                           {{"4x1", "offline", "short"}, {"2x2", "online", "int"}, {NULL, NULL, NULL}, {NULL, NULL, NULL}}};
+        for (int i = 0; i < 4 && vpoints[pi][i].shape; ++i) {
+            int k = i + pi * 3, strategy = 1 + (k & 1), adjacent = (k >> 1) & 1, plus = k == 2 || k == 3;
+            for (int v = 0; v < 2; ++v) {
+                char params[256];
+                snprintf(params, sizeof params,
+                         "block=%s,vload=1,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=1,sync=%s,"
+                         "skip_scan=%d,transpose=%s,slices=%s",
+                         vpoints[pi][i].shape, flags[k % N(flags)], vpoints[pi][i].col, tiles[(k * 5) % N(tiles)],
+                         wgs[(k + 1) % N(wgs)], strategy, adjacent ? "adjacent" : "fallback", v,
+                         vpoints[pi][i].transpose, slices[k % N(slices)]);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);

@@ -4,6 +4,8 @@
 #include "check.h"
 #include "tune_fakes.h"
 
+#include <unistd.h>
+
 FAKE_FAMILY(plain, 0);
 FAKE_FAMILY(wrong, FAKE_WRONG_B1);
 FAKE_FAMILY(build, FAKE_BUILD_A2);
@@ -244,6 +246,79 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     clpk_tune_report_free(&r);
 }
 
+/* Warm starts: each problem after the first measures the earlier problems' winners first (nearest class first), and
+ * still finds its own optimum (problem i's optimum has b one step further). A second round: with a cache, a budget
+ * split over the problems continues the searches its first half cut short, replaying their points from the cache. */
+typedef struct first_points {
+    int points[FAKE_PROBLEMS];
+    int done;
+} first_points;
+
+/* Records each problem's points at the end of its first search (the first FAKE_PROBLEMS done events). */
+static void note_first_points(void *user, const clpk_tune_event *ev) {
+    first_points *fp = user;
+    if (ev->kind == CLPK_TUNE_EVENT_PROBLEM_DONE && fp->done < FAKE_PROBLEMS && ev->result)
+        fp->points[ev->result->problem_index] = ev->evaluated, fp->done++;
+}
+
+static void test_warm_starts_and_rounds(clpk_context *ctx) {
+    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_HILL);
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, plain, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "warm run");
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        double optimum = fake_time_ms(i, 3, 2 + i % 3, 1);
+        CHECK(x->warm_starts == (i == 0 ? 0 : i), "problem %d: %d warm starts", i, x->warm_starts);
+        CHECK(x->found && fabs(x->best_ms - optimum) < 1e-9 && x->complete && x->rounds == 1,
+              "problem %d: best %g (optimum %g), %d points", i, x->best_ms, optimum, x->evaluated);
+    }
+    clpk_tune_report_free(&r);
+
+    const clpk_tune_family *sleepy[] = {&fake_family_sleepy, NULL};
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    char cache[64];
+    snprintf(cache, sizeof cache, "/tmp/clpk-test-rounds-%d.jsonl", (int)getpid());
+    cfg.cache_path = cache;
+    cfg.budget_s = 0.3; /* 3 problems x 126 points x 3 ms need > 1.1 s */
+    cfg.first_round_share = 0.5;
+    double t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round run");
+    double dt = clpk_wall_seconds() - t0;
+    CHECK(dt < 0.3 + 0.15 && r.budget_exhausted, "the budget holds over both rounds: %.3f s", dt);
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        CHECK(x->rounds == 2 && x->found && x->from_cache > 0 && x->evaluated > x->from_cache,
+              "problem %d continued in round 2: %d points, %d replayed", i, x->evaluated, x->from_cache);
+    }
+    clpk_tune_report_free(&r);
+    remove(cache);
+
+    /* Hill with warm starts: the second round replays each first path exactly (every point of the first search is
+     * a cache hit in the second), then goes on. */
+    fake_config(&cfg, CLPK_TUNE_HILL);
+    cfg.cache_path = cache;
+    cfg.budget_s = 0.3;
+    cfg.first_round_share = 0.5;
+    first_points fp = {{0}, 0};
+    cfg.on_event = note_first_points;
+    cfg.event_user = &fp;
+    CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round hill run");
+    int replayed = 0;
+    for (int i = 0; i < r.count; ++i) {
+        const clpk_tune_result *x = &r.items[i];
+        if (x->rounds < 2 || fp.points[i] == 0) continue;
+        ++replayed;
+        CHECK(x->from_cache >= fp.points[i] && x->evaluated > fp.points[i],
+              "problem %d: the first %d points replayed (%d from the cache), %d in all", i, fp.points[i],
+              x->from_cache, x->evaluated);
+    }
+    CHECK(replayed >= 2, "%d searches continued after a first round with points", replayed);
+    clpk_tune_report_free(&r);
+    remove(cache);
+}
+
 /* A large space: 20^4 = 160000 points, half of them pruned; time is a bowl around (7, 11, 3, 15). */
 static const char *const big_values[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
                                          "14", "15", "16", "17", "18", "19", NULL};
@@ -275,6 +350,13 @@ static clpk_status big_evaluate(clpk_context *ctx, clpk_tune_problem *problem, c
         *ms += 0.01 * d * d;
     }
     return CLPK_SUCCESS;
+}
+/* sparse_valid's structure declared: q matters when p is 19, r and s never ("-" names no value of p). */
+static clpk_status conditional_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+    CLPK_TRY(big_space(ctx, problem, space));
+    CLPK_TRY(clpk_tune_space_when(space, "q", "p", "19"));
+    CLPK_TRY(clpk_tune_space_when(space, "r", "p", "-"));
+    return clpk_tune_space_when(space, "s", "p", "-");
 }
 static const clpk_tune_family big_family = {"big", big_count, big_create, NULL, big_space, big_valid, big_evaluate,
                                             NULL, 0};
@@ -318,6 +400,77 @@ static void test_large_space(clpk_context *ctx) {
     CHECK(x->found && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9, "hill finds the sparse optimum: %g",
           x->best_ms);
     clpk_tune_report_free(&r);
+
+    /* The same space with its conditions declared: the listing asks `valid` about the 39 points only. */
+    sparse.space = conditional_space;
+    cfg.strategy = CLPK_TUNE_EXHAUSTIVE;
+    t0 = clpk_wall_seconds();
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "conditional exhaustive run");
+    x = &r.items[0];
+    CHECK(x->evaluated == 39 && x->pruned == 0 && x->complete && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9,
+          "conditional exhaustive: %d points, %d pruned, best %g", x->evaluated, x->pruned, x->best_ms);
+    clpk_tune_report_free(&r);
+    cfg.strategy = CLPK_TUNE_HILL;
+    CHECK(clpk_tune_run(ctx, sp, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "conditional hill run");
+    x = &r.items[0];
+    CHECK(x->found && x->pruned == 0 && fabs(x->best_ms - (1 + 0.01 * (121 + 9 + 225))) < 1e-9,
+          "conditional hill finds the optimum: %g (%d pruned)", x->best_ms, x->pruned);
+    clpk_tune_report_free(&r);
+    printf("conditional spaces: %.2f s\n", clpk_wall_seconds() - t0);
+}
+
+/* Listing with nested conditions against a brute-force walk of the product: `kind` a|b|c, `x` matters for b|c, `y`
+ * for c, `z` (under y) when y is 2; a point is valid when every parameter that does not matter is at its first value
+ * and x + y is not 3. */
+static int nested_valid(void *user, const clpk_params *c) {
+    (void)user;
+    const char *kind = clpk_params_get(c, "kind");
+    int x = (int)clpk_params_get_int(c, "x", 0), y = (int)clpk_params_get_int(c, "y", 0);
+    int z = (int)clpk_params_get_int(c, "z", 0);
+    int x_matters = strcmp(kind, "a") != 0, y_matters = strcmp(kind, "c") == 0, z_matters = y_matters && y == 2;
+    if ((!x_matters && x != 0) || (!y_matters && y != 0) || (!z_matters && z != 0)) return 0;
+    return x + y != 3;
+}
+
+static void test_conditional_listing(void) {
+    clpk_tune_space space = {0};
+    const char *kinds[] = {"a", "b", "c", NULL}, *four[] = {"0", "1", "2", "3", NULL};
+    clpk_tune_space_add(&space, "kind", kinds);
+    clpk_tune_space_add(&space, "x", four);
+    clpk_tune_space_add(&space, "y", four);
+    clpk_tune_space_add(&space, "z", four);
+    CHECK(clpk_tune_space_when(&space, "x", "kind", "b|c") == CLPK_SUCCESS &&
+              clpk_tune_space_when(&space, "y", "kind", "c") == CLPK_SUCCESS &&
+              clpk_tune_space_when(&space, "z", "y", "2") == CLPK_SUCCESS,
+          "conditions declared");
+    CHECK(clpk_tune_space_when(&space, "kind", "z", "1") == CLPK_ERROR_INVALID_ARGUMENT, "a later condition refused");
+    CHECK(clpk_tune_space_when(&space, "nope", "kind", "a") == CLPK_ERROR_INVALID_ARGUMENT, "unknown name refused");
+    unsigned long long *list = NULL, walked = 0;
+    size_t n = 0;
+    CHECK(clpk_tune_space_list(&space, 1000, nested_valid, NULL, &list, &n, &walked), "listed");
+    /* brute force over the 192 points */
+    size_t expect = 0, matched = 0;
+    for (unsigned long long i = 0; i < 192; ++i) {
+        clpk_params p;
+        clpk_tune_space_point(&space, i, &p);
+        if (!nested_valid(NULL, &p)) continue;
+        for (size_t k = expect < n ? expect : n; k < n && matched == expect; ++k) matched += list[k] == i;
+        ++expect;
+    }
+    /* walked: a 1, b 4 (x), c 4 x (y 0,1,3 + y 2 with 4 z) = 1 + 4 + 28 */
+    CHECK(n == expect && matched == expect && walked == 33, "listing: %zu of %zu valid points in order, %llu walked", n,
+          expect, walked);
+    free(list);
+    CHECK(clpk_tune_space_combinations(&space, 1000) == 33 && clpk_tune_space_combinations(&space, 10) == 11,
+          "combinations counted up to the limit");
+    CHECK(!clpk_tune_space_list(&space, 20, nested_valid, NULL, &list, &n, &walked), "a listing over its limit fails");
+    int cond[CLPK_TUNE_MAX_PARAMS];
+    unsigned applies[CLPK_TUNE_MAX_PARAMS];
+    clpk_tune_space_conditions(&space, cond, applies);
+    int digits[4] = {1, 3, 2, 1}; /* kind b: y and z do not matter */
+    clpk_tune_space_normalize(&space, cond, applies, digits);
+    CHECK(digits[0] == 1 && digits[1] == 3 && digits[2] == 0 && digits[3] == 0, "normalized: %d %d %d %d", digits[0],
+          digits[1], digits[2], digits[3]);
 }
 
 /* A deceptive space: p, q, r ordered (0..19, p + q even) and a categorical `kind`. Every kind but "e" is a broad bowl
@@ -531,6 +684,7 @@ int main(void) {
     check_seed();
     test_space_points();
     test_select();
+    test_conditional_listing();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no OpenCL device")) return check_summary();
     test_exhaustive(ctx);
@@ -538,6 +692,7 @@ int main(void) {
     test_failures(ctx);
     test_budgets_and_stop(ctx);
     test_large_space(ctx);
+    test_warm_starts_and_rounds(ctx);
     test_deceptive_space(ctx);
     test_subspace_and_problems(ctx);
     test_compare(ctx);

@@ -10,6 +10,7 @@
 
 #define TUNE_MAX_FAMILIES 16
 #define HILL_STARTS 3
+#define WARM_STARTS 4 /* winners of earlier problems measured first (warm_starts) */
 
 const char *clpk_tune_strategy_name(clpk_tune_strategy s) {
     switch (s) {
@@ -55,6 +56,7 @@ void clpk_tune_config_defaults(clpk_tune_config *cfg) {
     cfg->final_repeats = 15;
     cfg->top_k = 3;
     cfg->samples = 24;
+    cfg->first_round_share = 1.0;
     cfg->opts.seed = 1;
 }
 
@@ -73,9 +75,7 @@ double clpk_tune_space_size(const clpk_tune_space *space) {
 }
 
 static void point_from_digits(const clpk_tune_space *space, const int *digits, clpk_params *out) {
-    clpk_params_clear(out);
-    for (int i = 0; i < space->count; ++i)
-        clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
+    clpk_tune_space_digits_point(space, digits, out);
 }
 
 /* The last parameter varies fastest. */
@@ -114,6 +114,18 @@ typedef struct run_state {
     int problem_index, total_problems;
     int build_threads;       /* resolved cfg->build_threads */
     double prebuild_program_s; /* wall seconds per program compiled ahead (running estimate) */
+    /* Budget split over the run's problems (no family budget): each problem an equal share of what is left of
+     * round_end; a second round continues the searches the first cut short with whatever is left. */
+    int split;
+    double round_end;
+    int round_left;  /* problems of the current round not started yet (after the current one) */
+    double overhead_s; /* per problem, running mean: creation plus the time past its search's deadline */
+    int overheads;
+    /* The warm starts each result's first search measured (by report index), so a second round replays them and
+     * with them the whole first path from the cache. */
+    clpk_params (*warm)[WARM_STARTS];
+    int *warm_count;
+    int warm_capacity;
 } run_state;
 
 typedef struct search {
@@ -144,6 +156,10 @@ typedef struct search {
     /* hill: 1 a categorical parameter, fixed in its group's climb; 2 the first parameter standing in for the groups
      * when there are no categories (its climbs may move it); 0 neither */
     int grouped[CLPK_TUNE_MAX_PARAMS];
+    /* conditional parameters (clpk_tune_space_conditions) */
+    int cond[CLPK_TUNE_MAX_PARAMS];
+    unsigned applies[CLPK_TUNE_MAX_PARAMS];
+    unsigned long long listing; /* combinations asked about while listing (enumerate_valid) */
 } search;
 
 static uint64_t next_random(uint64_t *state) {
@@ -172,6 +188,7 @@ static int must_stop(search *s) {
     }
     if (clpk_wall_seconds() >= s->deadline) {
         s->run->report->budget_exhausted = 1;
+        s->res->budget_cut = 1;
         return s->cut = 1;
     }
     if (s->run->cfg->max_points > 0 && s->res->evaluated >= s->run->cfg->max_points) return s->cut = 1;
@@ -277,6 +294,18 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
 static void params_of(const search *s, const point *p, clpk_params *out) {
     if (p->in_space) point_from_digits(s->space, p->digits, out);
     else *out = s->default_params;
+}
+
+/* Puts the parameters that do not matter at `digits` at their first value: the one point of the space for that
+ * plan (a move of a strategy-like parameter then lands on a point `valid` accepts). */
+static void normalize(const search *s, int *digits) { clpk_tune_space_normalize(s->space, s->cond, s->applies, digits); }
+
+/* Whether `digits` is already normalized (an unlisted exhaustive search skips the other combinations). */
+static int normal(const search *s, const int *digits) {
+    int copy[CLPK_TUNE_MAX_PARAMS];
+    memcpy(copy, digits, sizeof copy);
+    normalize(s, copy);
+    return memcmp(copy, digits, sizeof(int) * (size_t)s->space->count) == 0;
 }
 
 static int grow(search *s) {
@@ -412,29 +441,25 @@ static void end_collect(search *s) {
  * whole product would then find next to nothing. */
 #define ENUMERATE_LIMIT (1u << 21)
 
-/* Lists the valid points (as indices) in s->valid; returns 0 (and lists nothing) when the space is too large, or
- * the search must stop meanwhile. */
+static int accept_valid(void *user, const clpk_params *candidate) {
+    search *s = user;
+    if ((++s->listing & 4095) == 0 && must_stop(s)) return -1;
+    return !s->fam->valid || s->fam->valid(s->run->ctx, s->prob, candidate);
+}
+
+/* Lists the valid points (as indices) in s->valid, asking `valid` only about combinations where the parameters that
+ * do not matter (conditional ones) sit at their first value; returns 0 (and lists nothing) when that is too many
+ * combinations, or the search must stop meanwhile. */
 static int enumerate_valid(search *s) {
-    double size = clpk_tune_space_size(s->space);
-    if (size > ENUMERATE_LIMIT) return 0;
-    unsigned long long n = (unsigned long long)size;
-    s->valid = malloc(sizeof *s->valid * (size_t)(n ? n : 1));
-    if (!s->valid) return 0;
-    int digits[CLPK_TUNE_MAX_PARAMS];
-    clpk_params params;
-    for (unsigned long long i = 0; i < n; ++i) {
-        if ((i & 4095) == 4095 && must_stop(s)) {
-            free(s->valid);
-            s->valid = NULL;
-            s->valid_count = 0;
-            return 0;
-        }
-        digits_of_index(s->space, i, digits);
-        point_from_digits(s->space, digits, &params);
-        if (!s->fam->valid || s->fam->valid(s->run->ctx, s->prob, &params)) s->valid[s->valid_count++] = i;
+    size_t count = 0;
+    unsigned long long walked = 0;
+    if (!clpk_tune_space_list(s->space, ENUMERATE_LIMIT, accept_valid, s, &s->valid, &count, &walked)) {
+        s->valid = NULL;
+        return 0;
     }
+    s->valid_count = count;
     s->enumerated = 1;
-    s->res->pruned = (int)(n - s->valid_count);
+    s->res->pruned = (int)(walked - count);
     return 1;
 }
 
@@ -454,12 +479,13 @@ static void search_exhaustive(search *s) {
         if (begin_collect(s)) {
             for (unsigned long long i = first; i < end; ++i) {
                 exhaustive_point(s, i, digits);
-                visit_digits(s, digits);
+                if (s->enumerated || normal(s, digits)) visit_digits(s, digits);
             }
             end_collect(s);
         }
         for (unsigned long long i = first; i < end; ++i) {
             exhaustive_point(s, i, digits);
+            if (!s->enumerated && !normal(s, digits)) continue;
             if (visit_digits(s, digits) == -1) return;
         }
     }
@@ -468,6 +494,7 @@ static void search_exhaustive(search *s) {
 static void random_digits(search *s, int *digits) {
     for (int i = 0; i < s->space->count; ++i)
         digits[i] = (int)(next_random(&s->rng) % (uint64_t)s->space->params[i].count);
+    normalize(s, digits);
 }
 
 /* Draws `n` new valid points: from the list of valid points when there is one (a partial shuffle), else by rejection
@@ -581,6 +608,7 @@ static int try_neighbour(search *s, int current, int i, int d1, int j, int d2, i
         digits[j] += d2;
         if (digits[j] < 0 || digits[j] >= s->space->params[j].count) return 1;
     }
+    normalize(s, digits);
     int at = visit_digits(s, digits);
     if (at == -1) return 0;
     if (better(s, at, *next)) *next = at;
@@ -641,6 +669,7 @@ static int sweep(search *s, int from) {
                     int digits[CLPK_TUNE_MAX_PARAMS];
                     memcpy(digits, s->pts[current].digits, sizeof digits);
                     digits[i] = v;
+                    normalize(s, digits);
                     int at = visit_digits(s, digits);
                     if (at == -1) return current;
                     if (pass == 1 && better(s, at, next)) next = at;
@@ -696,6 +725,63 @@ static int size_steps(const search *s) {
     return ratio >= 2 ? (int)floor(log2(ratio)) : 0;
 }
 
+/* Winners of the family's problems tuned before in this run, nearest class first, measured as the first points of a
+ * search: a family's training problems are related (the same strategies win on similar classes), and their
+ * programs are usually compiled already. Returns how many were new points of this search. */
+static int digits_of_params(const clpk_tune_space *space, const clpk_params *params, int *digits);
+/* Room for the warm starts of report item k. */
+static int warm_slot(run_state *run, int k) {
+    if (k < run->warm_capacity) return 1;
+    int cap = run->report->capacity > k + 1 ? run->report->capacity : k + 1;
+    clpk_params(*warm)[WARM_STARTS] = realloc(run->warm, sizeof *warm * (size_t)cap);
+    if (!warm) return 0;
+    run->warm = warm;
+    int *count = realloc(run->warm_count, sizeof *count * (size_t)cap);
+    if (!count) return 0;
+    run->warm_count = count;
+    for (int i = run->warm_capacity; i < cap; ++i) count[i] = -1; /* not chosen yet */
+    run->warm_capacity = cap;
+    return 1;
+}
+
+static int warm_starts(search *s) {
+    run_state *run = s->run;
+    const clpk_tune_report *report = run->report;
+    int self = (int)(s->res - report->items);
+    if (!warm_slot(run, self)) return 0;
+    clpk_params *chosen = run->warm[self];
+    if (run->warm_count[self] < 0) { /* first search of this problem: the nearest classes' winners */
+        int taken[WARM_STARTS], n = 0;
+        for (; n < WARM_STARTS; ++n) {
+            int nearest = -1;
+            double nearest_d = INFINITY;
+            for (int k = 0; k < report->count; ++k) {
+                const clpk_tune_result *r = &report->items[k];
+                if (k == self || !r->found || strcmp(r->family, s->fam->name) != 0) continue;
+                int used = 0;
+                for (int u = 0; u < n && !used; ++u) used = taken[u] == k;
+                double d = clpk_class_distance(&r->klass, &s->prob->klass);
+                if (!used && d < nearest_d) nearest = k, nearest_d = d;
+            }
+            if (nearest < 0) break;
+            taken[n] = nearest;
+            chosen[n] = report->items[nearest].best;
+        }
+        run->warm_count[self] = n;
+    }
+    int visited = 0;
+    for (int w = 0; w < run->warm_count[self] && !s->cut; ++w) {
+        int digits[CLPK_TUNE_MAX_PARAMS];
+        if (!digits_of_params(s->space, &chosen[w], digits)) continue; /* not a point of this space */
+        normalize(s, digits);
+        int before = s->count, at = visit_digits(s, digits);
+        if (at == -1) break;
+        visited += at >= before;
+    }
+    s->res->warm_starts = visited;
+    return visited;
+}
+
 /* Random starts (more the larger the space), then a climb inside the group of each of the best few groups (from the
  * group's best point; more climbs the larger the space), then coordinate sweeps and free climbs from each of the best
  * few ends until neither improves. A small valid space is searched exhaustively instead: a few climbs would cost
@@ -709,7 +795,10 @@ static void search_hill(search *s) {
     int groups = choose_groups(s);
     int steps = size_steps(s), base = samples / 2 > 4 ? samples / 2 : 4;
     int starts = base + base * steps / 4, climbs = HILL_STARTS + steps / 2;
-    if (groups > climbs) climbs = groups;
+    /* With the winners of similar problems measured first, fewer random starts are needed and the climbs go from
+     * the best points (of distinct groups) rather than from every group. */
+    if (warm_starts(s) > 0) starts = (starts + 1) / 2;
+    else if (groups > climbs) climbs = groups;
     if (s->enumerated) stratified_starts(s, starts);
     else search_random(s, starts);
     int grouping = 0; /* else the climbs start from the best distinct points */
@@ -772,7 +861,12 @@ static void remeasure(search *s) {
         double ms = ok[i]->ms;
         clpk_params params;
         params_of(s, ok[i], &params);
-        if (again) measure(s, &params, "final", cfg->final_repeats, &outcome, &ms);
+        if (again) {
+            measure(s, &params, "final", cfg->final_repeats, &outcome, &ms);
+            /* The longer re-measure ran past the candidate limit: the search's measurement stands (a timeout is no
+             * wrong answer, and without it a slow problem would keep nothing). */
+            if (outcome == CLPK_TUNE_TIMEOUT) outcome = CLPK_TUNE_OK, ms = ok[i]->ms;
+        }
         if (again && s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) {
             default_done = 1;
             default_outcome = outcome;
@@ -821,6 +915,7 @@ static void tune_problem(search *s) {
     const clpk_tune_config *cfg = s->run->cfg;
     clpk_tune_result *res = s->res;
     res->space_size = clpk_tune_space_size(s->space);
+    clpk_tune_space_conditions(s->space, s->cond, s->applies);
     switch (cfg->strategy) {
     case CLPK_TUNE_EXHAUSTIVE: s->planned = res->space_size < 1e9 ? (int)res->space_size : 1000000000; break;
     case CLPK_TUNE_RANDOM: s->planned = cfg->samples; break;
@@ -838,7 +933,11 @@ static void tune_problem(search *s) {
         s->default_index = visit(s, in_space ? digits : NULL, &def);
     }
     if (!s->cut && s->space->count > 0) {
-        if (cfg->strategy != CLPK_TUNE_EXHAUSTIVE) enumerate_valid(s);
+        /* exhaustive too: listing skips the combinations of conditional parameters that do not matter */
+        if (enumerate_valid(s) && cfg->strategy == CLPK_TUNE_EXHAUSTIVE)
+            s->planned = s->valid_count < (size_t)1e9 && (cfg->max_points <= 0 || s->valid_count < (size_t)cfg->max_points)
+                             ? (int)s->valid_count
+                             : cfg->max_points > 0 ? cfg->max_points : 1000000000;
         switch (cfg->strategy) {
         case CLPK_TUNE_EXHAUSTIVE: search_exhaustive(s); break;
         case CLPK_TUNE_RANDOM: search_random(s, cfg->samples); break;
@@ -912,6 +1011,76 @@ static int resolve_build_threads(clpk_context *ctx, int requested) {
     return cores < 1 ? 1 : cores > 4 ? 4 : (int)cores;
 }
 
+static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left);
+
+/* Tunes problem i of fam into res (a fresh or a first-round result); its search's deadline is set once the problem
+ * is created (family_deadline and left: the family's, when the run's budget is not split over problems). */
+static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double family_deadline, int left,
+                     clpk_tune_result *res) {
+    const clpk_tune_config *cfg = run->cfg;
+    clpk_tune_problem prob;
+    memset(&prob, 0, sizeof prob);
+    double setup_start = clpk_wall_seconds();
+    clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
+    double created = clpk_wall_seconds();
+    res->setup_s += created - setup_start;
+    double problem_deadline = problem_deadline_of(run, created, family_deadline, left);
+    if (st != CLPK_SUCCESS) {
+        snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
+                 clpk_last_error(run->ctx));
+        /* A family may leave partial state behind for its destroy function (which must accept it). */
+        if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
+        return;
+    }
+    if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
+    res->klass = prob.klass;
+    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
+                          .best_ms = -1};
+    emit(run, &ev);
+    clpk_tune_space space;
+    memset(&space, 0, sizeof space);
+    st = fam->space(run->ctx, &prob, &space);
+    int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
+    for (int p = 0; space_ok && p < space.count; ++p)
+        space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
+    clpk_error restrict_err = {0};
+    if (space_ok && clpk_tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
+        snprintf(res->note, sizeof res->note, "no search space: %.200s", restrict_err.message);
+    } else if (!space_ok) {
+        snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
+                 clpk_last_error(run->ctx));
+    } else {
+        search s = {.run = run, .fam = fam, .prob = &prob, .space = &space, .res = res,
+                    .deadline = problem_deadline, .default_index = -1,
+                    .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
+        res->rounds++;
+        tune_problem(&s);
+        free(s.pts);
+        free(s.table);
+        free(s.valid);
+        free(s.collect_buffer);
+    }
+    if (fam->problem_destroy) fam->problem_destroy(&prob);
+    double end = clpk_wall_seconds(), past = end - problem_deadline;
+    run->overhead_s += ((created - setup_start + (past > 0 ? past : 0)) - run->overhead_s) / ++run->overheads;
+    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
+                           .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1, .result = res};
+    emit(run, &ev);
+}
+
+/* A problem's search deadline, once it is created: with the run's budget split over its problems, an equal share of
+ * what is left of the round after the overhead of the problems still to come (their creation and the re-measure
+ * past a deadline, at the running mean) and of this one's re-measure; else an equal share of what the family has
+ * left (`left` of its problems after this one). Time a problem does not use goes to the next ones. */
+static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left) {
+    if (run->split) {
+        double end = run->round_end < run->deadline ? run->round_end : run->deadline;
+        double share = (end - now - run->overhead_s * (run->round_left + 1)) / (run->round_left + 1);
+        return now + (share > 0 ? share : 0);
+    }
+    return isfinite(family_deadline) ? now + (family_deadline - now) / (left + 1) : INFINITY;
+}
+
 static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int problems, double deadline) {
     const clpk_tune_config *cfg = run->cfg;
     int left = selected_count(cfg, problems); /* selected problems not started yet */
@@ -925,62 +1094,67 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         res->problem_index = i;
         snprintf(res->label, sizeof res->label, "problem %d", i);
         double now = clpk_wall_seconds();
+        run->round_left--;
         if (stop_requested(run)) {
             run->report->stopped = 1;
             snprintf(res->note, sizeof res->note, "not tuned: stopped");
             continue;
         }
-        if (now >= deadline) {
+        if (now >= deadline || now >= run->deadline) {
             run->report->budget_exhausted = 1;
+            res->budget_cut = 1;
             snprintf(res->note, sizeof res->note, "not tuned: budget exhausted");
             continue;
         }
-        /* An equal share of what the family has left; time a problem does not use goes to the next ones. */
-        double problem_deadline = isfinite(deadline) ? now + (deadline - now) / (left + 1) : INFINITY;
-        clpk_tune_problem prob;
-        memset(&prob, 0, sizeof prob);
-        double setup_start = clpk_wall_seconds();
-        clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
-        res->setup_s = clpk_wall_seconds() - setup_start;
-        if (st != CLPK_SUCCESS) {
-            snprintf(res->note, sizeof res->note, "problem not created (%s): %.200s", clpk_status_string(st),
-                     clpk_last_error(run->ctx));
-            /* A family may leave partial state behind for its destroy function (which must accept it). */
-            if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
+        tune_one(run, fam, i, deadline, left, res);
+    }
+    return CLPK_SUCCESS;
+}
+
+/* The second round: the searches the first cut short (or never started) for lack of time, in the run's order, each
+ * with an equal share of what is left. A search replays its measured points from the cache (same seed, same
+ * draws), so it continues where it stopped. Needs the cache. */
+static clpk_status second_round(run_state *run, const clpk_tune_family *const *families, int nfam) {
+    clpk_tune_report *report = run->report;
+    int first_count = report->count, again = 0;
+    for (int k = 0; k < first_count; ++k) again += report->items[k].budget_cut;
+    if (!again) return CLPK_SUCCESS;
+    run->total_problems += again;
+    run->round_end = run->deadline;
+    run->round_left = again;
+    for (int k = 0; k < first_count && !stop_requested(run); ++k) {
+        clpk_tune_result *res = &report->items[k];
+        if (!res->budget_cut) continue;
+        const clpk_tune_family *fam = NULL;
+        for (int f = 0; f < nfam && !fam; ++f)
+            if (families[f]->name && strcmp(families[f]->name, res->family) == 0) fam = families[f];
+        double now = clpk_wall_seconds();
+        run->round_left--;
+        if (!fam || now >= run->deadline) {
+            run->problem_index++;
             continue;
         }
-        if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
-        res->klass = prob.klass;
-        clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
-                              .best_ms = -1};
-        emit(run, &ev);
-        clpk_tune_space space;
-        memset(&space, 0, sizeof space);
-        st = fam->space(run->ctx, &prob, &space);
-        int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
-        for (int p = 0; space_ok && p < space.count; ++p)
-            space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
-        clpk_error restrict_err = {0};
-        if (space_ok && clpk_tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
-            snprintf(res->note, sizeof res->note, "no search space: %.200s", restrict_err.message);
-        } else if (!space_ok) {
-            snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
-                     clpk_last_error(run->ctx));
-        } else {
-            search s = {.run = run, .fam = fam, .prob = &prob, .space = &space, .res = res,
-                        .deadline = problem_deadline, .default_index = -1,
-                        .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
-            tune_problem(&s);
-            free(s.pts);
-            free(s.table);
-            free(s.valid);
-            free(s.collect_buffer);
+        /* a fresh result, keeping the first round's time accounting */
+        clpk_tune_result old = *res;
+        memset(res, 0, sizeof *res);
+        memcpy(res->family, old.family, sizeof res->family);
+        memcpy(res->label, old.label, sizeof res->label);
+        res->problem_index = old.problem_index;
+        res->strategy = old.strategy;
+        res->best_ms = res->default_ms = INFINITY;
+        res->rounds = old.rounds;
+        res->setup_s = old.setup_s;
+        res->evaluate_s = old.evaluate_s;
+        res->build_s = old.build_s;
+        res->builds = old.builds;
+        res->prebuild_s = old.prebuild_s;
+        res->prebuilt = old.prebuilt;
+        tune_one(run, fam, res->problem_index, run->deadline, 0, res);
+        run->problem_index++;
+        if (!res->found && old.found) { /* the round failed where the first found something: keep the first */
+            old.setup_s = res->setup_s;
+            *res = old;
         }
-        if (fam->problem_destroy) fam->problem_destroy(&prob);
-        ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
-                               .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1,
-                               .result = res};
-        emit(run, &ev);
     }
     return CLPK_SUCCESS;
 }
@@ -1015,6 +1189,13 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
+    /* Without family budgets a finite run budget is split over the run's problems (not over families: a family with
+     * many problems would starve), overhead-aware (problem_deadline_of); what the last problems leave (small spaces
+     * that finish early) continues the searches that were cut short, in a second round. */
+    run.split = cfg->family_budget_s <= 0 && isfinite(run.deadline);
+    double first = cfg->first_round_share > 0 && cfg->first_round_share < 1 ? cfg->first_round_share : 1.0;
+    run.round_end = run.split ? run.start + first * cfg->budget_s : run.deadline;
+    run.round_left = run.total_problems;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
         const clpk_tune_family *fam = families[f];
         if (!family_usable(fam)) {
@@ -1025,9 +1206,11 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         }
         double now = clpk_wall_seconds(), deadline = run.deadline;
         if (cfg->family_budget_s > 0 && now + cfg->family_budget_s < deadline) deadline = now + cfg->family_budget_s;
-        else if (isfinite(deadline) && cfg->family_budget_s <= 0) deadline = now + (deadline - now) / (nfam - f);
         st = tune_family(&run, fam, counts[f], deadline);
     }
+    if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
+    free(run.warm);
+    free(run.warm_count);
     report->elapsed_s = clpk_wall_seconds() - run.start;
     ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
     emit(&run, &ev);

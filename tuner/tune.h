@@ -17,6 +17,11 @@ typedef struct clpk_tune_param {
     char name[32];
     int count;
     char values[CLPK_TUNE_MAX_VALUES][24];
+    /* A conditional parameter matters only while the earlier parameter `when_name` holds one of the '|'-separated
+     * `when_values` (and that parameter matters itself); elsewhere the engine keeps it at its first value, so the
+     * listing of valid points skips those combinations instead of asking `valid` about each. Empty: always. */
+    char when_name[32];
+    char when_values[256];
 } clpk_tune_param;
 
 /* The space of one problem: the product of the parameters' values, filtered by the family's `valid`. */
@@ -27,6 +32,36 @@ typedef struct clpk_tune_space {
 
 /* Adds a parameter with its values (NULL-terminated list); returns CLPK_ERROR_INVALID_ARGUMENT if full. */
 clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const char *const *values);
+
+/* Makes the parameter `name` conditional (see clpk_tune_param): it matters only while the earlier parameter
+ * `when_name` holds one of `when_values` ('|'-separated). The family's `valid` must still refuse a point where an
+ * inapplicable parameter is off its first value (searches may propose one); this only saves listing them. */
+clpk_status clpk_tune_space_when(clpk_tune_space *space, const char *name, const char *when_name,
+                                 const char *when_values);
+
+/* The conditions of a space in the engine's form: cond[i] the index of parameter i's condition parameter (-1: none),
+ * applies[i] bit v set when parameter i matters while that parameter holds its value v. A condition naming a
+ * parameter the space lacks (or a later one) leaves the parameter unconditional. */
+void clpk_tune_space_conditions(const clpk_tune_space *space, int *cond, unsigned *applies);
+
+/* Puts every parameter that does not matter at `digits` (per the conditions) at its first value. */
+void clpk_tune_space_normalize(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits);
+
+/* The parameters of the point `digits` (value indices per parameter). */
+void clpk_tune_space_digits_point(const clpk_tune_space *space, const int *digits, clpk_params *out);
+
+/* How many combinations a listing walks (parameters that do not matter only at their first value), counted up to
+ * limit + 1. */
+unsigned long long clpk_tune_space_combinations(const clpk_tune_space *space, unsigned long long limit);
+
+/* Lists the points that `accept` keeps (1; 0 drops, -1 stops the listing) as indices of the product (the last
+ * parameter fastest, as clpk_tune_space_point reads them), walking only the combinations where parameters that do
+ * not matter sit at their first value. Returns 1 with a malloc'd list (*out, *count; *walked: combinations asked
+ * about), or 0 (nothing to free) when more than `limit` combinations would be asked about, accept stopped it, or
+ * memory ran out. */
+int clpk_tune_space_list(const clpk_tune_space *space, unsigned long long limit,
+                         int (*accept)(void *user, const clpk_params *point), void *user, unsigned long long **out,
+                         size_t *count, unsigned long long *walked);
 
 /* Restricts a space to a sub-space: `spec` is "key=v1|v2,key2=v3"; each parameter named there keeps only the listed
  * values (in the space's order). Keys the space lacks are ignored (one spec serves several families). Fails with

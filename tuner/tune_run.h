@@ -52,6 +52,9 @@ typedef struct clpk_tune_config {
      * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
      * 1: no compiling ahead. */
     int build_threads;
+    /* Without family budgets, the part of the run's budget shared out over the problems in the first round (default
+     * 1: a second round continues cut-short searches only with what the last problems leave). */
+    double first_round_share;
     /* "key=v1|v2,...": every family's space is restricted to this sub-space (clpk_tune_space_restrict); NULL: none */
     const char *space_restrict;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
@@ -88,6 +91,9 @@ typedef struct clpk_tune_result {
     int pruned;         /* points the family's `valid` refused */
     int outcomes[CLPK_TUNE_OUTCOMES]; /* search + re-measure outcomes */
     int complete;       /* the strategy ran to its end (not cut by a budget or a stop) */
+    int budget_cut;     /* a budget ended the search, or kept it from starting */
+    int rounds;         /* searches run (a second round continues searches the first cut short) */
+    int warm_starts;    /* points taken from the winners of the family's earlier problems */
     double setup_s;     /* problem creation: inputs, reference, device buffers */
     double evaluate_s;  /* wall time inside the family's evaluate calls (search and re-measure) */
     double build_s;     /* of which in the driver's compiler */

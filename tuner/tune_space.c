@@ -1,6 +1,7 @@
 /* Search-space building helpers shared by the family spaces. */
 #include "tune.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const char *const *values) {
@@ -14,6 +15,22 @@ clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const 
         strcpy(p->values[p->count++], *v);
     }
     space->count++;
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_tune_space_when(clpk_tune_space *space, const char *name, const char *when_name,
+                                 const char *when_values) {
+    int at = -1, parent = -1;
+    for (int i = 0; i < space->count; ++i) {
+        if (strcmp(space->params[i].name, name) == 0) at = i;
+        if (strcmp(space->params[i].name, when_name) == 0) parent = i;
+    }
+    /* the condition's parameter must come first: the listing fixes parameters in order */
+    if (at < 0 || parent < 0 || parent >= at || strlen(when_name) >= sizeof space->params[at].when_name ||
+        strlen(when_values) >= sizeof space->params[at].when_values)
+        return CLPK_ERROR_INVALID_ARGUMENT;
+    strcpy(space->params[at].when_name, when_name);
+    strcpy(space->params[at].when_values, when_values);
     return CLPK_SUCCESS;
 }
 
@@ -42,6 +59,105 @@ static int listed(const char *list, const char *value) {
         at += len;
         if (!*at) return 0;
     }
+}
+
+void clpk_tune_space_conditions(const clpk_tune_space *space, int *cond, unsigned *applies) {
+    for (int i = 0; i < space->count; ++i) {
+        const clpk_tune_param *p = &space->params[i];
+        cond[i] = -1;
+        applies[i] = ~0u;
+        for (int j = 0; p->when_name[0] && j < i; ++j) {
+            if (strcmp(space->params[j].name, p->when_name) != 0) continue;
+            cond[i] = j;
+            applies[i] = 0;
+            for (int v = 0; v < space->params[j].count; ++v)
+                if (listed(p->when_values, space->params[j].values[v])) applies[i] |= 1u << v;
+        }
+    }
+}
+
+void clpk_tune_space_normalize(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits) {
+    int matters[CLPK_TUNE_MAX_PARAMS];
+    for (int i = 0; i < space->count; ++i) {
+        matters[i] = cond[i] < 0 || (matters[cond[i]] && (applies[i] >> digits[cond[i]] & 1u));
+        if (!matters[i]) digits[i] = 0;
+    }
+}
+
+void clpk_tune_space_digits_point(const clpk_tune_space *space, const int *digits, clpk_params *out) {
+    clpk_params_clear(out);
+    for (int i = 0; i < space->count; ++i)
+        clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
+}
+
+/* Mixed radix, the last parameter fastest (as clpk_tune_space_point reads an index). */
+static unsigned long long index_of_digits(const clpk_tune_space *space, const int *digits) {
+    unsigned long long index = 0;
+    for (int i = 0; i < space->count; ++i) index = index * (unsigned long long)space->params[i].count + digits[i];
+    return index;
+}
+
+/* Moves `digits` to the next combination: the last parameter that can still move moves, the later ones restart at
+ * 0; a parameter that does not matter has the one value 0. Returns 0 after the last combination. */
+static int next_combination(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits) {
+    int matters[CLPK_TUNE_MAX_PARAMS];
+    for (int i = 0; i < space->count; ++i)
+        matters[i] = cond[i] < 0 || (matters[cond[i]] && (applies[i] >> digits[cond[i]] & 1u));
+    for (int k = space->count - 1; k >= 0; --k) {
+        if (matters[k] && digits[k] + 1 < space->params[k].count) {
+            digits[k]++;
+            return 1;
+        }
+        digits[k] = 0;
+    }
+    return 0;
+}
+
+unsigned long long clpk_tune_space_combinations(const clpk_tune_space *space, unsigned long long limit) {
+    int cond[CLPK_TUNE_MAX_PARAMS], digits[CLPK_TUNE_MAX_PARAMS] = {0};
+    unsigned applies[CLPK_TUNE_MAX_PARAMS];
+    clpk_tune_space_conditions(space, cond, applies);
+    unsigned long long n = 1;
+    while (n <= limit && next_combination(space, cond, applies, digits)) ++n;
+    return n;
+}
+
+int clpk_tune_space_list(const clpk_tune_space *space, unsigned long long limit,
+                         int (*accept)(void *user, const clpk_params *point), void *user, unsigned long long **out,
+                         size_t *count, unsigned long long *walked) {
+    if (clpk_tune_space_combinations(space, limit) > limit) return 0;
+    int cond[CLPK_TUNE_MAX_PARAMS], digits[CLPK_TUNE_MAX_PARAMS] = {0};
+    unsigned applies[CLPK_TUNE_MAX_PARAMS];
+    clpk_tune_space_conditions(space, cond, applies);
+    size_t cap = 256, n = 0;
+    unsigned long long *list = malloc(sizeof *list * cap), steps = 0;
+    if (!list) return 0;
+    do {
+        ++steps;
+        clpk_params point;
+        clpk_tune_space_digits_point(space, digits, &point);
+        int verdict = accept ? accept(user, &point) : 1;
+        if (verdict < 0) {
+            free(list);
+            return 0;
+        }
+        if (verdict > 0) {
+            if (n == cap) {
+                unsigned long long *bigger = realloc(list, sizeof *list * cap * 2);
+                if (!bigger) {
+                    free(list);
+                    return 0;
+                }
+                list = bigger;
+                cap *= 2;
+            }
+            list[n++] = index_of_digits(space, digits);
+        }
+    } while (next_combination(space, cond, applies, digits));
+    *out = list;
+    *count = n;
+    if (walked) *walked = steps;
+    return 1;
 }
 
 clpk_status clpk_tune_space_restrict(clpk_tune_space *space, const char *spec, clpk_error *err) {

@@ -4,7 +4,8 @@
  *    indices whenever they fit) or delta (16-bit deltas with escapes);
  *  - tile range from the matrix size (enough threads to fill the device);
  *  - adjacent synchronization only where the device is known to give started work-groups forward progress;
- *  - CSR (scalar / vector) as the in-house baseline candidate.
+ *  - CSR (scalar / vector) as the in-house baseline candidate;
+ *  - vload 0|1: BCCOO values in aligned vectors of up to 16 bytes (a no-op, so skipped, where they are scalars).
  * `valid` rejects points over the device's local memory or work-group limits and duplicates (parameters that the
  * chosen format ignores must sit at their first value). Problems: small generated matrices of different classes in
  * quick mode; otherwise the shared real matrices and the Table III classes at training size. */
@@ -218,6 +219,15 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     CLPK_TRY(clpk_tune_space_add(space, "slices", slices));
     const char *vecs[] = {"1", "2", "4", "8", "16", "32", NULL};
     CLPK_TRY(clpk_tune_space_add(space, "csr_vec", vecs));
+    const char *vloads[] = {"0", "1", NULL}; /* values as aligned 16-byte vectors (docs/spmv.md) */
+    CLPK_TRY(clpk_tune_space_add(space, "vload", vloads));
+    /* what each format reads (spmv_valid pins the rest at their first value) */
+    static const char *const blocked[] = {"block", "col", "flag_bits", "tile", "strategy", "sync", "vload"};
+    for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
+        CLPK_TRY(clpk_tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
+    CLPK_TRY(clpk_tune_space_when(space, "cache", "strategy", "2"));
+    CLPK_TRY(clpk_tune_space_when(space, "slices", "format", "bccoo+"));
+    CLPK_TRY(clpk_tune_space_when(space, "csr_vec", "format", "csr"));
     return CLPK_SUCCESS;
 }
 
@@ -255,7 +265,8 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
     if (cfg.format == SPMV_CSR) {
-        static const char *const ignored[] = {"block", "flag_bits", "col", "tile", "strategy", "cache", "sync", "slices"};
+        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile", "strategy",
+                                              "cache", "sync",      "slices", "vload"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
             if (!at_first(space, candidate, ignored[i])) return 0;
         return cfg.csr_vec <= cfg.wg;
@@ -263,6 +274,7 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (!at_first(space, candidate, "csr_vec")) return 0;
     if (cfg.format == SPMV_BCCOO && !at_first(space, candidate, "slices")) return 0;
     if (cfg.strategy == 1 && !at_first(space, candidate, "cache")) return 0;
+    if (cfg.vload && spmv_value_vec(&cfg, s->precision) == 1) return 0; /* scalar loads either way (1x1, 3x1) */
     if (cfg.tile < cfg.flag_bits / 2 && cfg.flag_bits > 8) return 0; /* a word mostly padding: a smaller word does it */
     cfg.sync_adjacent = strcmp(clpk_params_get(&p, "sync"), "adjacent") == 0;
     return spmv_bccoo_local_bytes(&cfg, s->precision) <= dev->local_mem_bytes;
