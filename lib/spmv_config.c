@@ -94,6 +94,9 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
     CLPK_TRY(get_int(p, "csr_vec", 1, 32, &cfg->csr_vec, err));
     if (clpk_params_get(p, "vload")) /* optional: profiles written before it existed lack it */
         CLPK_TRY(get_int(p, "vload", 0, 1, &cfg->vload, err));
+    /* one column and an odd number of rows: no vector divides the block, the plan is the scalar one (the GPU
+     * default vload=1 then builds the very program vload=0 does) */
+    if (cfg->vload && cfg->block_w == 1 && cfg->block_h % 2 == 1) cfg->vload = 0;
     if (!is_pow2(cfg->csr_vec))
         return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: csr_vec must be 1, 2, 4, 8, 16 or 32");
     if (cfg->format == SPMV_CSR && cfg->csr_vec > cfg->wg)

@@ -21,7 +21,9 @@ void spmv_default_params(const clpk_device_info *dev, clpk_params *p) {
     clpk_params_set(p, "transpose", "offline");
     clpk_params_set(p, "slices", "2");
     clpk_params_set(p, "csr_vec", gpu ? "8" : "1");
-    clpk_params_set(p, "vload", "0");
+    /* GPUs: vector value loads (H100: 1.08x geometric mean over 16-byte-or-wider blocks, docs/perf-spmv.md row 4);
+     * a 1-wide block ignores it */
+    clpk_params_set(p, "vload", gpu ? "1" : "0");
 }
 
 /* Adjacent synchronization needs every started work-group to keep making progress while another spins. Known to

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "spmv_util.h"
 #include "tune.h"
+#include "tune_run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +23,28 @@ static int count_of(const clpk_tune_space *s, const char *name) {
     for (int k = 0; k < s->count; ++k)
         if (!strcmp(s->params[k].name, name)) return s->params[k].count;
     return 0;
+}
+
+typedef struct listing {
+    clpk_context *ctx;
+    const clpk_tune_problem *problem;
+} listing;
+
+static int accept(void *user, const clpk_params *c) {
+    const listing *l = user;
+    return clpk_tune_family_spmv.valid(l->ctx, l->problem, c);
+}
+
+/* Valid points of the whole product (last parameter fastest), for comparison with the conditional listing. */
+static size_t count_valid(clpk_context *ctx, const clpk_tune_problem *prob, const clpk_tune_space *space) {
+    size_t n = 0;
+    double size = clpk_tune_space_size(space);
+    for (unsigned long long i = 0; i < (unsigned long long)size; ++i) {
+        clpk_params c;
+        clpk_tune_space_point(space, i, &c);
+        n += (size_t)clpk_tune_family_spmv.valid(ctx, prob, &c);
+    }
+    return n;
 }
 
 int main(void) {
@@ -44,6 +67,18 @@ int main(void) {
         int32_t rows = (int32_t)clpk_params_get_int(&prob.klass, "rows", 0);
         int32_t cols = (int32_t)clpk_params_get_int(&prob.klass, "cols", 0);
         CHECK(count_of(&space, "format") == (cols > rows ? 3 : 2), "BCCOO+ only when wider than tall");
+        if (pi == 0) {
+            /* The space's conditions (parameters of one format, cache under strategy 2) list exactly the valid
+             * points of the whole product, walking far fewer combinations. */
+            listing l = {ctx, &prob};
+            unsigned long long *listed = NULL, walked = 0;
+            size_t nlisted = 0, n = count_valid(ctx, &prob, &space);
+            int ok = clpk_tune_space_list(&space, 1u << 21, accept, &l, &listed, &nlisted, &walked);
+            CHECK(ok && nlisted == n && n > 0 && (double)walked < clpk_tune_space_size(&space) / 10,
+                  "%s: conditional listing %zu valid points in %llu combinations; product %zu valid of %.0f",
+                  prob.label, nlisted, walked, n, clpk_tune_space_size(&space));
+            free(listed);
+        }
         /* random points: count valid ones per format */
         int valid[3] = {0, 0, 0}, tried = 0;
         clpk_params first[3];

@@ -4,6 +4,7 @@
  * seeded sample of valid points. Every value of the space is also swept for correctness in test_xcorr_direct. */
 #include "check.h"
 #include "tune.h"
+#include "tune_run.h"
 #include "xcorr_shuffle.h"
 
 #include <stdlib.h>
@@ -30,6 +31,17 @@ static int enumerate(clpk_context *ctx, const clpk_tune_family *fam, const clpk_
         if (i == sp->count) break;
     }
     return count;
+}
+
+typedef struct listing {
+    clpk_context *ctx;
+    const clpk_tune_family *fam;
+    const clpk_tune_problem *problem;
+} listing;
+
+static int accept(void *user, const clpk_params *c) {
+    const listing *l = user;
+    return l->fam->valid(l->ctx, l->problem, c);
 }
 
 int main(void) {
@@ -60,6 +72,17 @@ int main(void) {
             const int n = enumerate(ctx, fam, &problem, &sp, points, CAPACITY);
             printf("  %d valid points\n", n);
             CHECK(n > 20 && n <= CAPACITY, "%s: %d valid points", problem.label, n);
+            /* The space's conditions (a parameter matters only for the algorithms reading it) list the same valid
+             * points as the whole product, asking `valid` about far fewer combinations. */
+            listing l = {ctx, fam, &problem};
+            unsigned long long *listed = NULL, walked = 0;
+            size_t nlisted = 0;
+            int ok = clpk_tune_space_list(&sp, 1u << 21, accept, &l, &listed, &nlisted, &walked);
+            /* every listed point passed `valid` (distinct indices): as many as the product holds means the same */
+            CHECK(ok && nlisted == (size_t)n && (double)walked < clpk_tune_space_size(&sp) / 100,
+                  "%s: conditional listing %zu points in %llu combinations, product %d valid of %.0f", problem.label,
+                  nlisted, walked, n, clpk_tune_space_size(&sp));
+            free(listed);
             /* Every algorithm of the space has at least one valid point; points are distinct. */
             for (int a = 0; a < sp.params[0].count; ++a) {
                 int seen = 0;
