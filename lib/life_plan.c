@@ -32,9 +32,10 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
     clpk_params_set_int(params, "wc_runs", 4);
     clpk_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
     clpk_params_set_int(params, "theta_parts", 1); /* plan creation replaces it by life_default_theta_parts */
-    /* Runs in index order (the dataset's voxel and fibre numbering) until the H100 measures the spatial orders
-     * (docs/perf-life.md, section 4). */
-    clpk_params_set(params, "voxel_order", "index");
+    /* H100, DS1 (docs/perf-life.md, section 4): voxel runs along the Z-order curve keep the D rows of neighbouring
+     * voxels in L2 when D does not fit it: f64 DSC 3.87 -> 3.78 ms (w_true), 4.37 -> 4.16 (dense), fit -2 %; f32's D
+     * fits and it loses 3 %. Fibres stay in index order (the voxel order cost the WC 15-30 %). */
+    clpk_params_set(params, "voxel_order", gpu && precision == CLPK_PRECISION_F64 ? "morton" : "index");
     clpk_params_set(params, "fiber_order", "index");
 }
 
