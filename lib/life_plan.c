@@ -25,11 +25,14 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
     clpk_params_set_int(params, "team", gpu ? 32 : 16);
     clpk_params_set_int(params, "runs", 4);
     /* H100, DS1: in f32 the fibre WC is fastest without unrolling (2.72 ms vs 3.14 at 4; the DSC does not care).
-     * In f64 D (99 MB) and y (143 MB) no longer fit the 50 MB L2, the rows come from DRAM more often and four
-     * independent row loads in flight pay: the f64 fit took 9.31 s at unroll 4 vs 9.84 s at 1 (docs/perf-life.md). */
-    clpk_params_set_int(params, "unroll", gpu ? (precision == CLPK_PRECISION_F64 ? 4 : 1) : 4);
+     * In f64 D (99 MB) and y (143 MB) no longer fit the 50 MB L2, the rows come from DRAM more often and more
+     * independent row loads in flight pay (session 2: 9.31 s at unroll 4 vs 9.84 s at 1). */
+    /* Session 4 (H100 DS1, morton voxel order, 100-iteration fits): f64 unroll 8 with 8 fibre runs per group took
+     * 15.18 ms per iteration against 18.03 at unroll 4 / 4 runs (DSC 3.76 -> 3.24 ms, WC 6.08 -> 4.74); f32 8.64
+     * against 8.83 with 8 runs (docs/perf-life.md, section 5). */
+    clpk_params_set_int(params, "unroll", gpu ? (precision == CLPK_PRECISION_F64 ? 8 : 1) : 4);
     clpk_params_set_int(params, "wc_team", gpu ? 32 : 16);
-    clpk_params_set_int(params, "wc_runs", 4);
+    clpk_params_set_int(params, "wc_runs", gpu ? 8 : 4);
     clpk_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
     clpk_params_set_int(params, "theta_parts", 1); /* plan creation replaces it by life_default_theta_parts */
     /* H100, DS1 (docs/perf-life.md, section 4): voxel runs along the Z-order curve keep the D rows of neighbouring

@@ -286,6 +286,16 @@ clpk_status clpk_profile_choose(clpk_context *ctx, const char *family, const clp
         clpk_log(ctx, CLPK_LOG_DEBUG, "%s: no profile entry fits: built-in defaults", family);
         return CLPK_SUCCESS;
     }
+    /* An entry whose choice did not beat the defaults it was measured against (the tuner kept the defaults of its
+     * time, often a search cut short by its budget) says nothing beyond them: the built-in defaults, which may have
+     * improved since, stay. */
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(best, "time_ms");
+    const cJSON *td = cJSON_GetObjectItemCaseSensitive(best, "default_time_ms");
+    if (cJSON_IsNumber(t) && cJSON_IsNumber(td) && t->valuedouble >= td->valuedouble) {
+        clpk_log(ctx, CLPK_LOG_DEBUG, "%s: profile %s: the nearest entry (distance %.3g) kept the defaults: built-in "
+                 "defaults", family, ctx->profile_path, choice->distance);
+        return CLPK_SUCCESS;
+    }
     clpk_params chosen;
     json_to_params(cJSON_GetObjectItemCaseSensitive(best, "params"), &chosen);
     clpk_params_merge(params, &chosen);

@@ -212,8 +212,9 @@ static void bad_inputs(clpk_context *ctx, problem *p) {
     }
 }
 
-/* Built-in defaults per device kind and precision (GPU f64 unrolls by 4 and walks voxels in Morton order, f32 not;
- * CPUs unroll by 4): host-only check of the table, since CI's device is a CPU. Every value runs in the sweeps. */
+/* Built-in defaults per device kind and precision (GPU f64 unrolls by 8 and walks voxels in Morton order, f32 not;
+ * GPUs take 8 fibre runs per group; CPUs unroll by 4): host-only check of the table, since CI's device is a CPU.
+ * Every value runs in the sweeps. */
 static void defaults_per_precision(void) {
     clpk_device_info gpu, cpu;
     memset(&gpu, 0, sizeof gpu);
@@ -225,14 +226,16 @@ static void defaults_per_precision(void) {
         clpk_precision prec;
         long long unroll, team;
         const char *voxel_order;
-    } want[] = {{&gpu, CLPK_PRECISION_F32, 1, 32, "index"}, {&gpu, CLPK_PRECISION_F64, 4, 32, "morton"},
-                {&cpu, CLPK_PRECISION_F32, 4, 16, "index"}, {&cpu, CLPK_PRECISION_F64, 4, 16, "index"}};
+        long long wc_runs;
+    } want[] = {{&gpu, CLPK_PRECISION_F32, 1, 32, "index", 8}, {&gpu, CLPK_PRECISION_F64, 8, 32, "morton", 8},
+                {&cpu, CLPK_PRECISION_F32, 4, 16, "index", 4}, {&cpu, CLPK_PRECISION_F64, 4, 16, "index", 4}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         clpk_params params;
         clpk_params_clear(&params);
         life_default_params(want[i].dev, want[i].prec, &params);
         CHECK(clpk_params_get_int(&params, "unroll", -1) == want[i].unroll, "default unroll (case %zu)", i);
         CHECK(clpk_params_get_int(&params, "team", -1) == want[i].team, "default team (case %zu)", i);
+        CHECK(clpk_params_get_int(&params, "wc_runs", -1) == want[i].wc_runs, "default wc_runs (case %zu)", i);
         CHECK(!strcmp(clpk_params_get(&params, "voxel_order"), want[i].voxel_order) &&
                   !strcmp(clpk_params_get(&params, "fiber_order"), "index"),
               "default orders (case %zu)", i);

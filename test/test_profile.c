@@ -263,7 +263,12 @@ static void test_nearest(void) {
                   " {\"class\": {\"precision\": \"f32\", \"rows\": 1000000}, \"params\": {\"which\": \"large\"}},"
                   " {\"class\": {\"precision\": \"f32\", \"rows\": [2000, 50000]}, \"params\": {\"which\": \"mid\"}},"
                   " {\"class\": {\"precision\": \"f64\"}, \"params\": {\"which\": \"double\"}},"
-                  " {\"class\": {\"precision\": \"f32\", \"rows\": \"50..100\"}, \"params\": {\"which\": \"tiny\"}}]");
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": \"50..100\"}, \"params\": {\"which\": \"tiny\"}},"
+                  /* the tuner kept the defaults of its time (not faster than them): the built-in defaults stay */
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": 7}, \"params\": {\"which\": \"kept\"},"
+                  " \"time_ms\": 1.0, \"default_time_ms\": 1.0},"
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": 9}, \"params\": {\"which\": \"faster\"},"
+                  " \"time_ms\": 0.5, \"default_time_ms\": 1.0}]");
     clpk_context *ctx = NULL;
     clpk_context_create(&ctx, NULL);
     if (!CHECK(ctx != NULL, "context")) return;
@@ -275,6 +280,7 @@ static void test_nearest(void) {
         {"precision=f32,rows=3000", "mid", 0},    {"precision=f32,rows=50000", "mid", 0},
         {"precision=f32,rows=900000", "large", -1}, {"precision=f64,rows=1000", "double", 0},
         {"precision=f32,rows=70", "tiny", 0},     {"precision=f16,rows=1000", "defaults", -2},
+        {"precision=f32,rows=7", "defaults", -2}, {"precision=f32,rows=9", "faster", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         clpk_params f, p;
