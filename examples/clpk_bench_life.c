@@ -359,17 +359,23 @@ static int compare_bits(clpk_life_plan *plan, const bench_inputs *in, double **f
     return rc;
 }
 
+/* The next ';'-separated parameter list of *list into out (cut to fit); 0 when none is left. */
+static int next_spec(const char **list, char *out, size_t size) {
+    if (!*list || !**list) return 0;
+    const char *end = strchr(*list, ';');
+    size_t len = end ? (size_t)(end - *list) : strlen(*list);
+    snprintf(out, size, "%.*s", (int)(len < size - 1 ? len : size - 1), *list);
+    *list = end ? end + 1 : NULL;
+    return 1;
+}
+
 /* --orders: the default plan with each parameter list, side by side (plan time, DSC w_true / dense, WC, fit). */
 static int bench_orders(clpk_context *ctx, const bench_inputs *in, clpk_precision prec, sink *s) {
     const char *list = in->o->orders;
     int rc = 0;
     double *first_y = NULL, *first_w = NULL;
-    while (!rc && list && *list) {
-        const char *end = strchr(list, ';');
-        size_t len = end ? (size_t)(end - list) : strlen(list);
-        char params[256], label[90];
-        snprintf(params, sizeof params, "%.*s", (int)(len < 255 ? len : 255), list);
-        list = end ? end + 1 : NULL;
+    char params[256], label[90];
+    while (!rc && next_spec(&list, params, sizeof params)) {
         if (!params[0]) continue;
         clpk_life_plan *plan = NULL;
         const double t0 = clpk_wall_seconds();
@@ -458,12 +464,8 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
     }
     /* extra fits of the default plan with other parameters */
     const char *list = in->o->fit_params;
-    while (!rc && list && *list) {
-        const char *end = strchr(list, ';');
-        size_t len = end ? (size_t)(end - list) : strlen(list);
-        char params[256], impl[40];
-        snprintf(params, sizeof params, "%.*s", (int)(len < 255 ? len : 255), list);
-        list = end ? end + 1 : NULL;
+    char params[256], impl[40];
+    while (!rc && next_spec(&list, params, sizeof params)) {
         if (!params[0]) continue;
         clpk_life_plan *plan = NULL;
         if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
