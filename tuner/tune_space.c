@@ -76,12 +76,19 @@ void clpk_tune_space_conditions(const clpk_tune_space *space, int *cond, unsigne
     }
 }
 
+/* Whether each parameter matters at `digits`: its condition holds and its condition's parameter matters (conditions
+ * name earlier parameters, so one pass in order). */
+static void mattering(const clpk_tune_space *space, const int *cond, const unsigned *applies, const int *digits,
+                      int *matters) {
+    for (int i = 0; i < space->count; ++i)
+        matters[i] = cond[i] < 0 || (matters[cond[i]] && (applies[i] >> digits[cond[i]] & 1u));
+}
+
 void clpk_tune_space_normalize(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits) {
     int matters[CLPK_TUNE_MAX_PARAMS];
-    for (int i = 0; i < space->count; ++i) {
-        matters[i] = cond[i] < 0 || (matters[cond[i]] && (applies[i] >> digits[cond[i]] & 1u));
+    mattering(space, cond, applies, digits, matters); /* a zeroed parameter did not matter: nor do its dependants */
+    for (int i = 0; i < space->count; ++i)
         if (!matters[i]) digits[i] = 0;
-    }
 }
 
 void clpk_tune_space_digits_point(const clpk_tune_space *space, const int *digits, clpk_params *out) {
@@ -101,8 +108,7 @@ static unsigned long long index_of_digits(const clpk_tune_space *space, const in
  * 0; a parameter that does not matter has the one value 0. Returns 0 after the last combination. */
 static int next_combination(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits) {
     int matters[CLPK_TUNE_MAX_PARAMS];
-    for (int i = 0; i < space->count; ++i)
-        matters[i] = cond[i] < 0 || (matters[cond[i]] && (applies[i] >> digits[cond[i]] & 1u));
+    mattering(space, cond, applies, digits, matters);
     for (int k = space->count - 1; k >= 0; --k) {
         if (matters[k] && digits[k] + 1 < space->params[k].count) {
             digits[k]++;
