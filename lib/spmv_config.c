@@ -6,7 +6,7 @@
 
 const char *const spmv_param_keys[] = {"format", "block_h", "block_w", "flag_bits", "col",       "tile",
                                        "wg",     "strategy", "cache",  "sync",      "skip_scan", "transpose",
-                                       "slices", "csr_vec",  "block", "vload", NULL};
+                                       "slices", "csr_vec",  "block", "vload", "interleave", NULL};
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -94,6 +94,8 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
     CLPK_TRY(get_int(p, "csr_vec", 1, 32, &cfg->csr_vec, err));
     if (clpk_params_get(p, "vload")) /* optional: profiles written before it existed lack it */
         CLPK_TRY(get_int(p, "vload", 0, 1, &cfg->vload, err));
+    if (clpk_params_get(p, "interleave")) /* optional, as vload */
+        CLPK_TRY(get_int(p, "interleave", 0, 1, &cfg->interleave, err));
     /* one column and an odd number of rows: no vector divides the block, the plan is the scalar one (the GPU
      * default vload=1 then builds the very program vload=0 does) */
     if (cfg->vload && cfg->block_w == 1 && cfg->block_h % 2 == 1) cfg->vload = 0;
@@ -120,9 +122,9 @@ void spmv_config_format(const spmv_config *c, char *buf, size_t size) {
     }
     snprintf(buf, size,
              "format=%s,block_h=%d,block_w=%d,flag_bits=%d,col=%s,tile=%d,wg=%d,strategy=%d,cache=%d,sync=%s,"
-             "skip_scan=%d,transpose=%s,slices=%d,vload=%d",
+             "skip_scan=%d,transpose=%s,slices=%d,vload=%d,interleave=%d",
              c->format == SPMV_BCCOO ? "bccoo" : "bccoo+", c->block_h, c->block_w, c->flag_bits,
              c->col_delta ? "delta" : c->col_bits == 16 ? "short" : "int", c->tile, c->wg, c->strategy, c->cache,
              c->sync_adjacent < 0 ? "auto" : c->sync_adjacent ? "adjacent" : "fallback", c->skip_scan,
-             c->online ? "online" : "offline", c->slices, c->vload);
+             c->online ? "online" : "offline", c->slices, c->vload, c->interleave);
 }

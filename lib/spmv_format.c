@@ -238,6 +238,40 @@ static inline void put_stop(const writer *w, int64_t b) {
 static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision,
                               spmv_bccoo *out, clpk_error *err);
 
+/* Which logical block the k-th block (in column order) of a row segment takes. interleave=0: the next one. With
+ * interleave=1 the segment's logical blocks are taken step-major: step j of every thread the segment spans, then
+ * step j+1. At each step, consecutive threads then hold consecutive block columns, and a warp's x loads fall into
+ * one or two cache lines instead of one line per lane (a dense row of 2x2 f32 blocks with tile 16 put lanes 128
+ * bytes apart). Blocks stay inside their row, so the segmented sum only adds in another order. */
+typedef struct dealer {
+    int64_t first, end; /* the segment's logical blocks [first, end) */
+    int64_t t0, t1, t, j, tile;
+    int spread; /* the segment spans several threads and is interleaved */
+} dealer;
+
+static void deal_start(dealer *d, int64_t first, int64_t n, int tile, int interleave) {
+    d->first = first;
+    d->end = first + n;
+    d->tile = tile;
+    d->t0 = d->t = first / tile;
+    d->t1 = (first + n - 1) / tile;
+    d->j = 0;
+    d->spread = interleave && d->t1 > d->t0;
+}
+
+/* Called once per block of the segment (n times). */
+static inline int64_t deal_next(dealer *d) {
+    if (!d->spread) return d->first + d->j++;
+    for (;;) {
+        int64_t b = d->t * d->tile + d->j;
+        if (++d->t > d->t1) {
+            d->t = d->t0;
+            ++d->j;
+        }
+        if (b >= d->first && b < d->end) return b;
+    }
+}
+
 /* col=delta: replaces the full 32-bit column array by 16-bit deltas within each thread's segment. The first block
  * of a thread has delta 0 from col_base[t]; a delta outside [-32767, 32767] is stored as 0x8000 and its column goes
  * to esc[esc_start[t] + k] (k-th escape of the thread), so the kernel needs no search. */
@@ -379,6 +413,20 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         for (int64_t r = 0; r < g.br; ++r) {
             int64_t k = A->row_ptr[r], e = A->row_ptr[r + 1];
             if (k == e) e = k + 1; /* the dummy block (already written) takes one slot */
+            if (cfg->interleave && j + (e - k) > tile) { /* the row spans threads: dealt step-major */
+                dealer d;
+                deal_start(&d, t * tile + j, e - k, cfg->tile, 1);
+                for (; k < e; ++k) {
+                    int64_t b = deal_next(&d), pos = position(&w, b);
+                    if (c16) ((uint16_t *)w.cols)[pos] = (uint16_t)A->col[k];
+                    else ((uint32_t *)w.cols)[pos] = (uint32_t)A->col[k];
+                    if (f64) ((double *)w.values)[pos] = A->val[k];
+                    else ((float *)w.values)[pos] = (float)A->val[k];
+                }
+                t = d.end / tile;
+                j = d.end - t * tile;
+                continue;
+            }
             for (; k < e; ++k) {
                 int64_t pos = online ? t * tile + j : j * nt + t;
                 if (k < A->row_ptr[r + 1]) {
@@ -395,13 +443,19 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         }
     } else {
         int64_t begin[4];
+        dealer d = {0};
+        size_t dealing = (size_t)-1; /* the (slice, block row) being dealt: each one's blocks come in one run */
         for (int64_t r = 0; r < g.br; ++r) {
             merge_state m;
             merge_init(A, &g, r, &m);
             int64_t c;
             while ((c = merge_next(A, &g, &m, begin)) >= 0) {
                 size_t gi = (size_t)((c / g.slice_w) * g.br + r);
-                int64_t pos = position(&w, cursor[gi]++);
+                if (gi != dealing) {
+                    deal_start(&d, cursor[gi], counts[gi], cfg->tile, cfg->interleave);
+                    dealing = gi;
+                }
+                int64_t pos = position(&w, deal_next(&d));
                 put_col(&w, pos, c);
                 for (int i = 0; i < g.bh; ++i)
                     for (int64_t k = begin[i]; k < m.p[i]; ++k)

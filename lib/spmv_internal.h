@@ -23,6 +23,8 @@ typedef struct spmv_config {
     int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
     int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
+    int interleave;       /* BCCOO: a row's blocks dealt across the threads its segment spans, step-major, so that
+                           * the x loads of one step are consecutive across lanes (lib/spmv_format.c) */
 } spmv_config;
 
 /* Elements per value vector of the BCCOO layout: block_w (one vector per block row, vload=0), or with vload=1 the

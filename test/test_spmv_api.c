@@ -1,7 +1,7 @@
 /* spmv API and host format: bad input gives clear errors (NULL, unknown or out-of-range parameters, unsorted or
  * non-finite matrices, small buffers, device limits), the BCCOO image of a hand-made matrix is exactly as specified
  * (flags MSB first with 0 = row stop and 1-padding, dummy blocks for empty block rows, result entries, offline
- * transpose), and the footprint is exact: clpk_spmv_footprint == plan footprint == bytes the device allocated. */
+ * transpose; interleave deals rows step-major), and the footprint is exact: clpk_spmv_footprint == plan footprint == bytes the device allocated. */
 #include "check.h"
 #include "spmv_internal.h"
 #include "spmv_util.h"
@@ -85,6 +85,57 @@ static void test_delta(void) {
               (long long)bad);
         spmv_bccoo_free(&full);
         spmv_bccoo_free(&d);
+    }
+    spmv_util_free(&A);
+}
+
+/* Column (block column) of the block at logical index b of an offline image with full 32- or 16-bit columns. */
+static int64_t col_at(const spmv_bccoo *b, const spmv_config *cfg, int64_t blk) {
+    int64_t t = blk / cfg->tile, pos = (blk % cfg->tile) * b->nt + t;
+    return cfg->col_bits == 16 ? ((const uint16_t *)b->cols)[pos] : ((const uint32_t *)b->cols)[pos];
+}
+
+/* interleave=1 deals each row segment's blocks step-major over the threads it spans: the image holds the same
+ * flags, result entries and, per row segment, the same columns; and within a dense row, threads t and t+1 hold
+ * consecutive block columns at every step (the coalesced x loads it is for). Both the 1x1 fast path and the merge
+ * path, offline layout. */
+static void test_interleave(void) {
+    clpk_csr A;
+    clpk_error err = {0};
+    if (!CHECK(clpk_spmv_generate("dense:45", 4, &A, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    static const int shapes[][2] = {{1, 1}, {1, 2}, {2, 2}};
+    for (int s = 0; s < 3; ++s) {
+        spmv_config cfg = {.format = SPMV_BCCOO, .block_h = shapes[s][0], .block_w = shapes[s][1], .flag_bits = 8,
+                           .col_bits = 32, .tile = 4, .wg = 8, .strategy = 1, .cache = 1, .sync_adjacent = 1,
+                           .slices = 1, .csr_vec = 1};
+        spmv_bccoo row, lane;
+        CHECK(spmv_bccoo_build(&A, &cfg, CLPK_PRECISION_F32, &row, &err) == CLPK_SUCCESS, "%s", err.message);
+        cfg.interleave = 1;
+        CHECK(spmv_bccoo_build(&A, &cfg, CLPK_PRECISION_F32, &lane, &err) == CLPK_SUCCESS, "%s", err.message);
+        CHECK(row.nt == lane.nt && row.blocks == lane.blocks, "interleave changed the geometry");
+        CHECK(memcmp(row.flags, lane.flags, row.flag_bytes) == 0 &&
+                  memcmp(row.entries, lane.entries, (size_t)(row.nt + 1) * sizeof *row.entries) == 0,
+              "interleave %dx%d changed the flags or result entries", shapes[s][0], shapes[s][1]);
+        int64_t bcols = (A.cols + cfg.block_w - 1) / cfg.block_w, moved = 0, bad_set = 0, bad_step = 0;
+        for (int64_t r0 = 0; r0 < row.blocks; r0 += bcols) { /* dense: block row k is blocks [k*bcols, +bcols) */
+            uint64_t sum_row = 0, sum_lane = 0, sq_row = 0, sq_lane = 0;
+            for (int64_t k = r0; k < r0 + bcols; ++k) {
+                int64_t cr = col_at(&row, &cfg, k), cl = col_at(&lane, &cfg, k);
+                sum_row += (uint64_t)cr, sq_row += (uint64_t)(cr * cr);
+                sum_lane += (uint64_t)cl, sq_lane += (uint64_t)(cl * cl);
+                moved += cr != cl;
+                /* the next thread's block at the same step, if it is in this row */
+                int64_t next = k + cfg.tile;
+                if (next < r0 + bcols && col_at(&lane, &cfg, next) != cl + 1) ++bad_step;
+            }
+            bad_set += sum_row != sum_lane || sq_row != sq_lane;
+        }
+        CHECK(bad_set == 0 && moved > 0, "interleave %dx%d: %lld rows hold other columns, %lld blocks moved",
+              shapes[s][0], shapes[s][1], (long long)bad_set, (long long)moved);
+        CHECK(bad_step == 0, "interleave %dx%d: %lld neighbouring threads not on consecutive columns", shapes[s][0],
+              shapes[s][1], (long long)bad_step);
+        spmv_bccoo_free(&row);
+        spmv_bccoo_free(&lane);
     }
     spmv_util_free(&A);
 }
@@ -214,6 +265,7 @@ int main(void) {
     uint64_t rng = check_seed();
     test_format();
     test_delta();
+    test_interleave();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();
     test_errors(ctx, &rng);

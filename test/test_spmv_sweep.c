@@ -1,6 +1,7 @@
 /* Sweep over the spmv parameter space the tuner may choose (tuner/tune_spmv.c): every value of every parameter and
  * every combination of the switches that change code paths (strategy x sync x BCCOO+, each with skip_scan on and
- * off; transpose offline and online with and without staging; vload=1 on each distinct vector-load code), in
+ * off; transpose offline and online with and without staging; vload=1 on each distinct vector-load code;
+ * interleave 0 and 1 on each), in
  * f32 and f64, against the double-precision reference with NaN-poisoned y. The points are arranged as a covering
  * array so few distinct programs are built. */
 #include "check.h"
@@ -55,7 +56,7 @@ int main(void) {
              * are online, with and without col=delta (delta reads natural order without staging) */
             int online = i >= 8;
             for (int v = 0; v < 4; ++v) {
-                int skip = v & 1;
+                int skip = v & 1, interleave = (v >> 1) & 1; /* interleave: host layout only, no program */
                 int cache = (k + v) % N(caches) + 1;
                 /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory (48 KiB on NVIDIA):
                  * use the largest that fits, exactly as the plan computes it */
@@ -64,10 +65,10 @@ int main(void) {
                 char params[256];
                 snprintf(params, sizeof params,
                          "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
-                         "skip_scan=%d,transpose=%s,slices=%s",
+                         "skip_scan=%d,transpose=%s,slices=%s,interleave=%d",
                          bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[(k * 3) % N(tiles)], wg, strategy,
                          cache, adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
-                         slices[k % N(slices)]);
+                         slices[k % N(slices)], interleave);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
@@ -91,10 +92,10 @@ int main(void) {
                 char params[256];
                 snprintf(params, sizeof params,
                          "block=%s,vload=1,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=1,sync=%s,"
-                         "skip_scan=%d,transpose=%s,slices=%s",
+                         "skip_scan=%d,transpose=%s,slices=%s,interleave=%d",
                          vpoints[pi][i].shape, flags[k % N(flags)], vpoints[pi][i].col, tiles[(k * 5) % N(tiles)],
                          wgs[(k + 1) % N(wgs)], strategy, adjacent ? "adjacent" : "fallback", v,
-                         vpoints[pi][i].transpose, slices[k % N(slices)]);
+                         vpoints[pi][i].transpose, slices[k % N(slices)], 1 - v);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
