@@ -220,6 +220,14 @@ static inline void put_col(const writer *w, int64_t pos, int64_t c) {
         ((uint32_t *)w->cols)[pos] = (uint32_t)c;
 }
 
+/* A 1x1 block (the fast path): its column and value at pos, element types passed as flags the caller hoists. */
+static inline void put_entry(const writer *w, int c16, int f64, int64_t pos, int32_t col, double val) {
+    if (c16) ((uint16_t *)w->cols)[pos] = (uint16_t)col;
+    else ((uint32_t *)w->cols)[pos] = (uint32_t)col;
+    if (f64) ((double *)w->values)[pos] = val;
+    else ((float *)w->values)[pos] = (float)val;
+}
+
 /* Clears the flag bit of block b (0 = row stop); bits are packed most significant first. */
 static inline void put_stop(const writer *w, int64_t b) {
     int tile = w->cfg->tile, fb = w->cfg->flag_bits;
@@ -416,25 +424,14 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
             if (cfg->interleave && j + (e - k) > tile) { /* the row spans threads: dealt step-major */
                 dealer d;
                 deal_start(&d, t * tile + j, e - k, cfg->tile, 1);
-                for (; k < e; ++k) {
-                    int64_t b = deal_next(&d), pos = position(&w, b);
-                    if (c16) ((uint16_t *)w.cols)[pos] = (uint16_t)A->col[k];
-                    else ((uint32_t *)w.cols)[pos] = (uint32_t)A->col[k];
-                    if (f64) ((double *)w.values)[pos] = A->val[k];
-                    else ((float *)w.values)[pos] = (float)A->val[k];
-                }
+                for (; k < e; ++k) put_entry(&w, c16, f64, position(&w, deal_next(&d)), A->col[k], A->val[k]);
                 t = d.end / tile;
                 j = d.end - t * tile;
                 continue;
             }
             for (; k < e; ++k) {
                 int64_t pos = online ? t * tile + j : j * nt + t;
-                if (k < A->row_ptr[r + 1]) {
-                    if (c16) ((uint16_t *)w.cols)[pos] = (uint16_t)A->col[k];
-                    else ((uint32_t *)w.cols)[pos] = (uint32_t)A->col[k];
-                    if (f64) ((double *)w.values)[pos] = A->val[k];
-                    else ((float *)w.values)[pos] = (float)A->val[k];
-                }
+                if (k < A->row_ptr[r + 1]) put_entry(&w, c16, f64, pos, A->col[k], A->val[k]);
                 if (++j == tile) {
                     j = 0;
                     ++t;

@@ -1,7 +1,8 @@
 /* spmv API and host format: bad input gives clear errors (NULL, unknown or out-of-range parameters, unsorted or
  * non-finite matrices, small buffers, device limits), the BCCOO image of a hand-made matrix is exactly as specified
  * (flags MSB first with 0 = row stop and 1-padding, dummy blocks for empty block rows, result entries, offline
- * transpose; interleave deals rows step-major), and the footprint is exact: clpk_spmv_footprint == plan footprint == bytes the device allocated. */
+ * transpose; interleave deals rows step-major), and the footprint is exact: clpk_spmv_footprint == plan footprint ==
+ * bytes the device allocated. */
 #include "check.h"
 #include "spmv_internal.h"
 #include "spmv_util.h"
