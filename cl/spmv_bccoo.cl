@@ -13,7 +13,8 @@
  *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
  *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
  *   to esc[esc_start[t] + k]), STAGE 0|1 (compile the online-transpose staging; only plans that use it, since it
- *   doubles PoCL's compile time), VLOAD 0|1 and VW (elements per value vector, lib/spmv_config.c: block_w when
+ *   doubles PoCL's compile time), PREFETCH (blocks of a thread whose columns and x vectors are loaded ahead of
+ *   their products, 1 = none), VLOAD 0|1 and VW (elements per value vector, lib/spmv_config.c: block_w when
  *   VLOAD=0; with VLOAD=1 up to 16 bytes, e.g. a 4x2 f32 block is two float4): value element e = i*BW + k of the
  *   block at pos lies in vector plane e / VW (planes of nt*TILE vectors), so consecutive work-items still read
  *   consecutive vectors. VLOAD=1 reads values through pointers to the vector type: vloadn
@@ -54,6 +55,9 @@ typedef uint COL_T;
 #endif
 
 #define FLAG_WORDS ((TILE + FLAG_BITS - 1) / FLAG_BITS)
+#if PREFETCH < 1
+#error "PREFETCH must be at least 1"
+#endif
 
 #if BW == 1
 typedef VT VTW;
@@ -279,35 +283,61 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
 #if COL_DELTA
     uint cprev = col_base[t], ek = esc_start[t];
 #endif
-    for (uint j = 0; j < TILE; ++j) {
-        const uint b = j % FLAG_BITS;
-        if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
-        const uint pos = BLOCK_INDEX(j, t, nt);
+    /* The tile goes in chunks of PREFETCH blocks: first the chunk's column indices, then its x vectors, then the
+     * products. Without this a block's x load waits for its column load and the next block's column load waits for
+     * the loop back edge: two memory latencies per block, which a small matrix (few threads per lane) cannot hide.
+     * A chunk puts PREFETCH independent loads of each kind in flight (docs/perf-spmv.md, row 7). */
+    for (uint j0 = 0; j0 < TILE; j0 += PREFETCH) {
+        VTW xpf[PREFETCH];
 #if STAGE
-        if (online == 2) {
-            for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
-        } else
+        if (online != 2) /* uniform: a kernel argument */
 #endif
         {
+            uint cpf[PREFETCH];
+#pragma unroll
+            for (uint k = 0; k < PREFETCH; ++k) {
+                if (j0 + k >= TILE) break;
+                const uint pos = BLOCK_INDEX(j0 + k, t, nt);
 #if COL_DELTA
-            const ushort d = cols[pos];
-            const uint c = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);
-            cprev = c;
+                const ushort d = cols[pos];
+                cpf[k] = d == (ushort)0x8000 ? esc[ek++] : (uint)((int)cprev + (int)(short)d);
+                cprev = cpf[k];
 #else
-            const uint c = (uint)cols[pos];
+                cpf[k] = (uint)cols[pos];
 #endif
-            VT p[BH];
-            block_rows(vals, pos, nbp, load_x(x, c, ncols), p);
-            for (uint i = 0; i < BH; ++i) acc[i] += p[i];
-        }
-        if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
-            if (nstops == 0) {
-                for (uint i = 0; i < BH; ++i) head[i] = acc[i];
-            } else {
-                EMIT(first_row + nstops, acc);
             }
-            ++nstops;
-            for (uint i = 0; i < BH; ++i) acc[i] = (VT)0;
+#pragma unroll
+            for (uint k = 0; k < PREFETCH; ++k) {
+                if (j0 + k >= TILE) break;
+                xpf[k] = load_x(x, cpf[k], ncols);
+            }
+        }
+#pragma unroll
+        for (uint k = 0; k < PREFETCH; ++k) {
+            const uint j = j0 + k;
+            if (j >= TILE) break;
+            const uint b = j % FLAG_BITS;
+            if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
+            const uint pos = BLOCK_INDEX(j, t, nt);
+#if STAGE
+            if (online == 2) {
+                for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
+            } else
+#endif
+            {
+                VT p[BH];
+                block_rows(vals, pos, nbp, xpf[k], p);
+                for (uint i = 0; i < BH; ++i) acc[i] += p[i];
+            }
+            if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
+                if (nstops == 0) {
+                    for (uint i = 0; i < BH; ++i) head[i] = acc[i];
+                } else {
+                    EMIT(first_row + nstops, acc);
+                }
+                ++nstops;
+                for (uint i = 0; i < BH; ++i) acc[i] = (VT)0;
+            }
         }
     }
 

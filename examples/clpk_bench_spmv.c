@@ -26,7 +26,8 @@ static void usage(FILE *f) {
             "  --npy-dir writes every matrix as DIR/<case>/csr_row_ptr.npy, csr_col.npy, csr_val.npy, shape.npy.\n"
             "  Timing: --warmup (default 10) untimed and --repeats (default 100) timed multiplies, median of the\n"
             "  profiling events. GB/s counts each format's own device bytes + x + y; %%copy is against the float4\n"
-            "  copy bandwidth measured at the start of the run.\n"
+            "  copy bandwidth measured at the start of the run (JSON: also against a copy\n"
+            "  of the case's ideal bytes, values + x + y, the rate attainable at that size).\n"
             "  --variant adds an implementation LABEL: a plan with explicit PARAMS (as clpk-spmv --params, format=\n"
             "  included), for one precision only with the f32:/f64: prefix; --impls none runs only the variants.\n");
 }
@@ -178,6 +179,8 @@ typedef struct variant {
 typedef struct run_opts {
     int warmup, repeats, tune_budget;
     double copy_gbps;
+    double size_copy_gbps; /* the copy probe moving the case's ideal bytes (values + x + y): the attainable rate at
+                            * this size, where launch, ramp-up and drain are not amortised as in the 256 MiB probe */
     const char *device;
     FILE *json;
     int records;
@@ -233,11 +236,12 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
                 ", \"impl\": \"%s\", \"precision\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %lld, "
                 "\"median_ms\": %.6g, \"min_ms\": %.6g, \"p90_ms\": %.6g, \"runs\": %d, \"gflops\": %.6g, "
                 "\"gbps\": %.6g, \"bytes\": %.6g, \"format_bytes\": %llu, \"bytes_per_nnz\": %.4g, "
-                "\"copy_gbps\": %.6g, \"pct_copy_bw\": %.4g, \"rel_error\": %.3g, \"correct\": %s, "
-                "\"plan_s\": %.4g, \"params\": ",
+                "\"copy_gbps\": %.6g, \"pct_copy_bw\": %.4g, \"size_copy_gbps\": %.6g, \"pct_size_copy_bw\": %.4g, "
+                "\"rel_error\": %.3g, \"correct\": %s, \"plan_s\": %.4g, \"params\": ",
                 impl, clpk_precision_name(prec), (int)A->rows, (int)A->cols, (long long)A->nnz, s.median_ms,
                 s.min_ms, s.p90_ms, s.runs, s.gflops, s.gbps, s.bytes, (unsigned long long)fp, bpn, o->copy_gbps,
-                pct, err, ok ? "true" : "false", plan_s);
+                pct, o->size_copy_gbps, o->size_copy_gbps > 0 ? 100.0 * s.gbps / o->size_copy_gbps : 0.0, err,
+                ok ? "true" : "false", plan_s);
         json_text(o->json, desc);
         if (!strcmp(impl, "clpk-tuned"))
             fprintf(o->json,
@@ -263,7 +267,7 @@ int main(int argc, char **argv) {
     int n_files = 0, list = 0, n_var = 0;
     static variant vars[MAX_VARIANTS];
     unsigned long long seed = 1;
-    run_opts o = {10, 100, 0, 0, "", NULL, 0};
+    run_opts o = {.warmup = 10, .repeats = 100, .device = ""};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -445,6 +449,17 @@ int main(int argc, char **argv) {
             if (prec_list[p] == CLPK_PRECISION_F64 && !info->has_fp64) {
                 printf("skip f64: the device has no fp64\n");
                 continue;
+            }
+            /* half the ideal bytes per buffer: the copy reads one and writes the other */
+            size_t vs = clpk_precision_size(prec_list[p]);
+            size_t ideal = ((size_t)A.nnz + (size_t)A.rows + (size_t)A.cols) * vs;
+            clpk_bench_stats sc_copy;
+            o.size_copy_gbps = 0;
+            if (ideal / 2 >= 16 && clpk_bench_copy_bandwidth(ctx, ideal / 2, &sc_copy) == CLPK_SUCCESS) {
+                o.size_copy_gbps = sc_copy.gbps;
+                printf("# %s %s: copy of the ideal bytes (2 x %.1f MiB): %.1f GB/s, %.1f%% of the large probe\n",
+                       cs[i].label, clpk_precision_name(prec_list[p]), (double)ideal / 2 / 1048576.0, sc_copy.gbps,
+                       o.copy_gbps > 0 ? 100.0 * sc_copy.gbps / o.copy_gbps : 0.0);
             }
             for (int m = 0; m < n_impl; ++m)
                 failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], NULL, x, ref, sc, y);

@@ -6,7 +6,7 @@
 
 const char *const spmv_param_keys[] = {"format", "block_h", "block_w", "flag_bits", "col",       "tile",
                                        "wg",     "strategy", "cache",  "sync",      "skip_scan", "transpose",
-                                       "slices", "csr_vec",  "block", "vload", "interleave", NULL};
+                                       "slices", "csr_vec",  "block", "vload", "interleave", "prefetch", NULL};
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -96,6 +96,14 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *p, const cl
         CLPK_TRY(get_int(p, "vload", 0, 1, &cfg->vload, err));
     if (clpk_params_get(p, "interleave")) /* optional, as vload */
         CLPK_TRY(get_int(p, "interleave", 0, 1, &cfg->interleave, err));
+    cfg->prefetch = 1;
+    if (clpk_params_get(p, "prefetch")) { /* optional, as vload */
+        CLPK_TRY(get_int(p, "prefetch", 1, 16, &cfg->prefetch, err));
+        if (!is_pow2(cfg->prefetch))
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: prefetch must be 1, 2, 4, 8 or 16");
+    }
+    /* a chunk longer than the tile is the whole tile: one program, not two */
+    while (cfg->prefetch > 1 && cfg->prefetch / 2 >= cfg->tile) cfg->prefetch /= 2;
     /* one column and an odd number of rows: no vector divides the block, the plan is the scalar one (the GPU
      * default vload=1 then builds the very program vload=0 does) */
     if (cfg->vload && cfg->block_w == 1 && cfg->block_h % 2 == 1) cfg->vload = 0;
@@ -122,9 +130,9 @@ void spmv_config_format(const spmv_config *c, char *buf, size_t size) {
     }
     snprintf(buf, size,
              "format=%s,block_h=%d,block_w=%d,flag_bits=%d,col=%s,tile=%d,wg=%d,strategy=%d,cache=%d,sync=%s,"
-             "skip_scan=%d,transpose=%s,slices=%d,vload=%d,interleave=%d",
+             "skip_scan=%d,transpose=%s,slices=%d,vload=%d,interleave=%d,prefetch=%d",
              c->format == SPMV_BCCOO ? "bccoo" : "bccoo+", c->block_h, c->block_w, c->flag_bits,
              c->col_delta ? "delta" : c->col_bits == 16 ? "short" : "int", c->tile, c->wg, c->strategy, c->cache,
              c->sync_adjacent < 0 ? "auto" : c->sync_adjacent ? "adjacent" : "fallback", c->skip_scan,
-             c->online ? "online" : "offline", c->slices, c->vload, c->interleave);
+             c->online ? "online" : "offline", c->slices, c->vload, c->interleave, c->prefetch);
 }

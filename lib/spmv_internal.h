@@ -25,6 +25,8 @@ typedef struct spmv_config {
     int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
     int interleave;       /* BCCOO: a row's blocks dealt across the threads its segment spans, step-major, so that
                            * the x loads of one step are consecutive across lanes (lib/spmv_format.c) */
+    int prefetch;         /* BCCOO: blocks per thread whose columns and x vectors are loaded before their products
+                           * (1, 2, 4, 8, 16; cl/spmv_bccoo.cl) */
 } spmv_config;
 
 /* Elements per value vector of the BCCOO layout: block_w (one vector per block row, vload=0), or with vload=1 the

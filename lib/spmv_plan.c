@@ -27,6 +27,9 @@ void spmv_default_params(const clpk_device_info *dev, clpk_params *p) {
     /* GPUs: rows dealt step-major over threads (coalesced x loads); measured neutral on the H100, 0.99-1.03x
      * (docs/perf-spmv.md row 5) */
     clpk_params_set(p, "interleave", gpu ? "1" : "0");
+    /* no prefetch by default: on the H100 it ranged 0.8-1.26x by matrix and shape (docs/perf-spmv.md row 7), a
+     * choice for the tuner */
+    clpk_params_set(p, "prefetch", "1");
 }
 
 /* Adjacent synchronization needs every started work-group to keep making progress while another spins. Known to
@@ -50,10 +53,10 @@ void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, si
     const spmv_config *c = &plan->cfg;
     snprintf(buf, size,
              "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d -DVLOAD=%d -DVW=%d -DX_ALIGNED=%d",
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d -DVLOAD=%d -DVW=%d -DX_ALIGNED=%d -DPREFETCH=%d",
              plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
              c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2,
-             c->vload, spmv_value_vec(c, plan->precision), x_aligned);
+             c->vload, spmv_value_vec(c, plan->precision), x_aligned, c->prefetch);
 }
 
 size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) {

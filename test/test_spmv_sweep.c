@@ -1,7 +1,8 @@
 /* Sweep over the spmv parameter space the tuner may choose (tuner/tune_spmv.c): every value of every parameter and
  * every combination of the switches that change code paths (strategy x sync x BCCOO+, each with skip_scan on and
  * off; transpose offline and online with and without staging; vload=1 on each distinct vector-load code;
- * interleave 0 and 1 on each), in
+ * interleave 0 and 1 on each; prefetch 1, 4 and 8 walked over the points, each with both transposes, syncs and
+ * strategies), in
  * f32 and f64, against the double-precision reference with NaN-poisoned y. The points are arranged as a covering
  * array so few distinct programs are built. */
 #include "check.h"
@@ -21,6 +22,7 @@ static const char *const wgs[] = {"64", "128", "256", "512"};
 static const char *const caches[] = {"1", "2", "3", "4"};
 static const char *const slices[] = {"2", "4", "8", "16", "32"};
 static const char *const csr_vecs[] = {"1", "2", "4", "8", "16", "32"};
+static const char *const prefetches[] = {"1", "4", "8"};
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 
 int main(void) {
@@ -65,10 +67,10 @@ int main(void) {
                 char params[256];
                 snprintf(params, sizeof params,
                          "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
-                         "skip_scan=%d,transpose=%s,slices=%s,interleave=%d",
+                         "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
                          bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[(k * 3) % N(tiles)], wg, strategy,
                          cache, adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
-                         slices[k % N(slices)], interleave);
+                         slices[k % N(slices)], interleave, prefetches[(i + pi) % N(prefetches)]);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
@@ -92,10 +94,10 @@ int main(void) {
                 char params[256];
                 snprintf(params, sizeof params,
                          "block=%s,vload=1,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=1,sync=%s,"
-                         "skip_scan=%d,transpose=%s,slices=%s,interleave=%d",
+                         "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
                          vpoints[pi][i].shape, flags[k % N(flags)], vpoints[pi][i].col, tiles[(k * 5) % N(tiles)],
                          wgs[(k + 1) % N(wgs)], strategy, adjacent ? "adjacent" : "fallback", v,
-                         vpoints[pi][i].transpose, slices[k % N(slices)], 1 - v);
+                         vpoints[pi][i].transpose, slices[k % N(slices)], 1 - v, prefetches[(k + 1) % N(prefetches)]);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);

@@ -6,7 +6,8 @@
  *  - adjacent synchronization only where the device is known to give started work-groups forward progress;
  *  - CSR (scalar / vector) as the in-house baseline candidate;
  *  - vload 0|1: BCCOO values in aligned vectors of up to 16 bytes (a no-op, so skipped, where they are scalars);
- *  - interleave 0|1: each row's blocks dealt step-major over the threads it spans (host layout, same program).
+ *  - interleave 0|1: each row's blocks dealt step-major over the threads it spans (host layout, same program);
+ *  - prefetch 1|4|8: blocks of a tile whose columns and x vectors are loaded ahead of their products.
  * `valid` rejects points over the device's local memory or work-group limits and duplicates (parameters that the
  * chosen format ignores must sit at their first value). Problems: small generated matrices of different classes in
  * quick mode; otherwise the shared real matrices and the Table III classes at training size. */
@@ -224,9 +225,11 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     CLPK_TRY(clpk_tune_space_add(space, "vload", vloads));
     const char *interleaves[] = {"0", "1", NULL}; /* rows dealt step-major over threads (lib/spmv_format.c) */
     CLPK_TRY(clpk_tune_space_add(space, "interleave", interleaves));
+    const char *prefetches[] = {"1", "4", "8", NULL}; /* columns and x loaded ahead (cl/spmv_bccoo.cl) */
+    CLPK_TRY(clpk_tune_space_add(space, "prefetch", prefetches));
     /* what each format reads (spmv_valid pins the rest at their first value) */
-    static const char *const blocked[] = {"block",    "col",  "flag_bits", "tile",
-                                         "strategy", "sync", "vload",     "interleave"};
+    static const char *const blocked[] = {"block", "col",   "flag_bits",  "tile",
+                                         "strategy", "sync", "vload", "interleave", "prefetch"};
     for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
         CLPK_TRY(clpk_tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
     CLPK_TRY(clpk_tune_space_when(space, "cache", "strategy", "2"));
@@ -269,8 +272,8 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
     if (cfg.format == SPMV_CSR) {
-        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile",  "strategy",
-                                              "cache", "sync",      "slices", "vload", "interleave"};
+        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile",  "strategy",  "cache",
+                                              "sync",  "slices",    "vload", "interleave", "prefetch"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
             if (!at_first(space, candidate, ignored[i])) return 0;
         return cfg.csr_vec <= cfg.wg;
