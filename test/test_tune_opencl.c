@@ -226,8 +226,13 @@ int main(void) {
         saxpy_defaults(c2, NULL, &chosen);
         clpk_profile_choice choice;
         clpk_profile_choose(c2, "saxpy_test", &r.items[1].klass, &chosen, &choice);
-        CHECK(choice.found && !strcmp(clpk_params_get(&chosen, "wg"), clpk_params_get(&r.items[1].best, "wg")),
-              "the tuned work-group size is chosen: %s", clpk_params_get(&chosen, "wg"));
+        /* Every work-group size takes about as long on 1000 elements: when the defaults measured fastest, the
+         * entry records that it kept them and the library stays with its built-in defaults. */
+        int kept_defaults = !(r.items[1].best_ms < r.items[1].default_ms);
+        CHECK(choice.found == !kept_defaults &&
+                  !strcmp(clpk_params_get(&chosen, "wg"), clpk_params_get(&r.items[1].best, "wg")),
+              "the tuned work-group size is chosen: %s (entry %s the defaults)", clpk_params_get(&chosen, "wg"),
+              kept_defaults ? "kept" : "beat");
         clpk_cache_stats cs;
         clpk_context_cache_stats(ctx, &cs);
         CHECK(cs.memory_hits >= (unsigned)(2 * valid_wg - 1), "one build serves every work-group size: %u hits",
