@@ -14,6 +14,8 @@ FAKE_FAMILY(flaky, FAKE_FLAKY_BEST);
 FAKE_FAMILY(sleepy, FAKE_SLEEP);
 FAKE_FAMILY(oom, FAKE_OOM_A64);
 FAKE_FAMILY(create, FAKE_FAIL_CREATE1);
+FAKE_FAMILY(slow_start, FAKE_SLOW_START);
+FAKE_FAMILY(flaky_late, FAKE_FLAKY_LATE);
 /* Its evaluate requests a program first, as the real families' plans do: safe to note (prebuild_safe). */
 static clpk_status fake_create_program(clpk_context *ctx, const clpk_tune_options *opts, int index,
                                        clpk_tune_problem *problem) {
@@ -75,8 +77,10 @@ static void test_exhaustive(clpk_context *ctx) {
         for (int a = 0; a < FAKE_NA; ++a)
             for (int b = 0; b < FAKE_NB; ++b)
                 for (int c = 0; c < FAKE_NC; ++c) finals += fake_final_calls[i][a][b][c];
-        CHECK(finals == cfg.top_k + 1, "top %d and the defaults measured again: %d", cfg.top_k, finals);
-        CHECK(fake_final_calls[i][3][2 + i % 3][1] == 1, "the best was measured again");
+        int rounds = clpk_tune_final_rounds(cfg.final_repeats);
+        CHECK(rounds == 3 && finals == rounds * (cfg.top_k + 1), "top %d and the defaults measured again in %d rounds: "
+              "%d calls", cfg.top_k, rounds, finals);
+        CHECK(fake_final_calls[i][3][2 + i % 3][1] == rounds, "the best was measured again in every round");
     }
     clpk_tune_report_free(&r);
 }
@@ -186,6 +190,88 @@ static void test_failures(clpk_context *ctx) {
     CHECK(clpk_tune_run(NULL, br, &cfg, &r) == CLPK_ERROR_INVALID_ARGUMENT, "NULL context refused");
 }
 
+static int same_point(const int *a, const int *b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+static int final_calls_of(int problem) {
+    int n = 0;
+    for (int a = 0; a < FAKE_NA; ++a)
+        for (int b = 0; b < FAKE_NB; ++b)
+            for (int c = 0; c < FAKE_NC; ++c) n += fake_final_calls[problem][a][b][c];
+    return n;
+}
+
+/* Sets the stop flag once two re-measure calls ran. */
+static void stop_in_remeasure(void *user, const clpk_tune_event *ev) {
+    if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE && fake_final_order_count >= 2) *(volatile sig_atomic_t *)user = 1;
+}
+
+/* The re-measure runs in rounds over the top candidates and the defaults, each round starting one candidate later,
+ * so a slow start of the machine cannot favour whichever is measured last (nor penalise the first). */
+static void test_interleaved_remeasure(clpk_context *ctx) {
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    cfg.opts.quick = 1;
+    cfg.top_k = 3;
+    const int k = cfg.top_k + 1, rounds = clpk_tune_final_rounds(cfg.final_repeats);
+    const clpk_tune_family *slow_start[] = {&fake_family_slow_start, NULL};
+    fake_final_order_count = 0;
+    clpk_tune_report r;
+    CHECK(clpk_tune_run(ctx, slow_start, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "slow-start run");
+    /* One after the other, the optimum (measured first) would take 1.5 ms and lose to a 1.2 ms runner-up. */
+    CHECK(r.items[0].found && fake_is_optimum(&r.items[0], 0) && r.items[0].best_ms == 1.0,
+          "the optimum wins despite its slow first round: %g ms (a=%s b=%s c=%s)", r.items[0].best_ms,
+          get(&r.items[0].best, "a"), get(&r.items[0].best, "b"), get(&r.items[0].best, "c"));
+    CHECK(r.items[0].default_ok && r.items[0].default_ms == fake_time_ms(0, 0, 0, 0), "default time %g",
+          r.items[0].default_ms);
+    clpk_tune_report_free(&r);
+    if (CHECK(fake_final_order_count == rounds * k, "%d rounds of %d calls: %d", rounds, k, fake_final_order_count)) {
+        int(*order)[3] = fake_final_order;
+        int distinct = 1;
+        for (int i = 0; i < k; ++i)
+            for (int j = 0; j < i; ++j) distinct &= !same_point(order[i], order[j]);
+        const int optimum[3] = {3, 2, 1}, defaults[3] = {0, 0, 0};
+        CHECK(distinct && same_point(order[0], optimum) && same_point(order[k - 1], defaults),
+              "round 0: the candidates fastest first, then the defaults");
+        int rotated = 1;
+        for (int round = 1; round < rounds; ++round)
+            for (int j = 0; j < k; ++j) rotated &= same_point(order[round * k + j], order[(round + j) % k]);
+        CHECK(rotated, "round r visits the same candidates starting at the r-th");
+    }
+
+    /* A candidate that passes the first round and fails a later one is refused; the next point of the search takes
+     * its place, and the rounds go on until it has its rounds too. */
+    const clpk_tune_family *late[] = {&fake_family_flaky_late, NULL};
+    fake_reset_counts();
+    fake_final_order_count = 0;
+    CHECK(clpk_tune_run(ctx, late, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "late-failure run");
+    const clpk_tune_result *x = &r.items[0];
+    CHECK(x->found && !fake_is_optimum(x, 0) && x->best_ms == fake_time_ms(0, 3, 1, 1),
+          "the optimum is refused in round 2, a runner-up wins: %g ms", x->best_ms);
+    CHECK(x->outcomes[CLPK_TUNE_WRONG] == 1 && strstr(x->note, "later round"), "refusal recorded: %d, %s",
+          x->outcomes[CLPK_TUNE_WRONG], x->note);
+    CHECK(fake_final_calls[0][3][2][1] == 2, "not measured after its failure: %d calls", fake_final_calls[0][3][2][1]);
+    int replacement = fake_final_calls[0][2][2][1] + fake_final_calls[0][4][2][1];
+    /* rounds 0-1 with the optimum, 2-4 with its replacement (the 1.3 ms point): the others measured in all 5 */
+    CHECK(replacement == rounds && final_calls_of(0) == 2 + 3 * (rounds + 2) + rounds,
+          "the replacement measured in %d rounds (%d), %d calls in all", rounds, replacement, final_calls_of(0));
+    CHECK(x->default_ok && x->default_ms == fake_time_ms(0, 0, 0, 0), "the defaults kept: %g", x->default_ms);
+    clpk_tune_report_free(&r);
+
+    /* Stopped within the first round: candidates measured keep their round, the others the search's time. */
+    volatile sig_atomic_t flag = 0;
+    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
+    cfg.stop = &flag;
+    cfg.on_event = stop_in_remeasure;
+    cfg.event_user = (void *)&flag;
+    fake_final_order_count = 0;
+    CHECK(clpk_tune_run(ctx, plain, &cfg, &r) == CLPK_SUCCESS && r.count == 1, "run stopped in the re-measure");
+    CHECK(r.stopped && fake_final_order_count == 2, "no re-measure call after the stop: %d", fake_final_order_count);
+    CHECK(r.items[0].found && fake_is_optimum(&r.items[0], 0) && r.items[0].default_ok &&
+              r.items[0].default_ms == fake_time_ms(0, 0, 0, 0),
+          "the result stands: %g ms, defaults %g ms", r.items[0].best_ms, r.items[0].default_ms);
+    clpk_tune_report_free(&r);
+}
+
 typedef struct stopper {
     int candidates, after;
     volatile sig_atomic_t flag;
@@ -200,13 +286,13 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
     clpk_tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
-    /* 3 problems x 126 points x 3 ms would take > 1 s. */
-    cfg.budget_s = 0.15;
+    /* 3 problems x 126 points x 3 ms would take > 1 s; each problem's re-measure takes 3 rounds x 4 points x 3 ms. */
+    cfg.budget_s = 0.3;
     clpk_tune_report r;
     double t0 = clpk_wall_seconds();
     CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "budget run");
     double dt = clpk_wall_seconds() - t0;
-    CHECK(dt < 0.15 + 0.15, "the budget holds: %.3f s", dt);
+    CHECK(dt < 0.3 + 0.15, "the budget holds: %.3f s", dt);
     CHECK(r.budget_exhausted && r.count == FAKE_PROBLEMS, "budget exhausted reported");
     int found = 0, cut = 0;
     for (int i = 0; i < r.count; ++i) {
@@ -281,12 +367,13 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
     char cache[64];
     snprintf(cache, sizeof cache, "/tmp/clpk-test-rounds-%d.jsonl", (int)getpid());
     cfg.cache_path = cache;
-    cfg.budget_s = 0.3; /* 3 problems x 126 points x 3 ms need > 1.1 s */
+    /* 3 problems x 126 points x 3 ms need > 1.1 s; each round pays every problem's re-measure (36 ms). */
+    cfg.budget_s = 0.6;
     cfg.first_round_share = 0.5;
     double t0 = clpk_wall_seconds();
     CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round run");
     double dt = clpk_wall_seconds() - t0;
-    CHECK(dt < 0.3 + 0.15 && r.budget_exhausted, "the budget holds over both rounds: %.3f s", dt);
+    CHECK(dt < 0.6 + 0.15 && r.budget_exhausted, "the budget holds over both rounds: %.3f s", dt);
     for (int i = 0; i < r.count; ++i) {
         const clpk_tune_result *x = &r.items[i];
         CHECK(x->rounds == 2 && x->found && x->from_cache > 0 && x->evaluated > x->from_cache,
@@ -675,7 +762,8 @@ static void test_prebuild(clpk_context *ctx) {
     for (int a = 0; a < FAKE_NA; ++a)
         for (int b = 0; b < FAKE_NB; ++b)
             for (int c = 0; c < FAKE_NC; ++c) finals += fake_final_calls[0][a][b][c];
-    CHECK(finals == cfg.top_k + 1, "no extra (noting) evaluation: %d re-measure calls", finals);
+    CHECK(finals == clpk_tune_final_rounds(cfg.final_repeats) * (cfg.top_k + 1),
+          "no extra (noting) evaluation: %d re-measure calls", finals);
     clpk_tune_report_free(&r);
 }
 
@@ -690,6 +778,7 @@ int main(void) {
     test_exhaustive(ctx);
     test_random_and_hill(ctx);
     test_failures(ctx);
+    test_interleaved_remeasure(ctx);
     test_budgets_and_stop(ctx);
     test_large_space(ctx);
     test_warm_starts_and_rounds(ctx);

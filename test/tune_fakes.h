@@ -19,7 +19,9 @@ enum {
     FAKE_SLEEP = 1 << 4,       /* every evaluation takes FAKE_SLEEP_S of wall time (budget tests) */
     FAKE_OOM_A64 = 1 << 5,     /* a == 64: out of resources */
     FAKE_FAIL_CREATE1 = 1 << 6, /* problem 1 cannot be created */
-    FAKE_PROGRAM = 1 << 7       /* each point first gets a real OpenCL program, one per (a, c) (prebuild tests) */
+    FAKE_PROGRAM = 1 << 7,      /* each point first gets a real OpenCL program, one per (a, c) (prebuild tests) */
+    FAKE_SLOW_START = 1 << 8,   /* a problem's first two re-measure calls run 50 % slower (clocks ramping up) */
+    FAKE_FLAKY_LATE = 1 << 9    /* the optimum passes the search and its first re-measure, then fails */
 };
 
 #define FAKE_SLOW_S 0.030
@@ -41,7 +43,11 @@ static int fake_final_calls[FAKE_PROBLEMS][FAKE_NA][FAKE_NB][FAKE_NC];
 
 typedef struct fake_state {
     int mode, index;
+    int finals, optimum_finals; /* re-measure calls of the problem, and of its optimum */
 } fake_state;
+
+/* The points of the re-measure calls in order (a, b, c digits), over the process; reset by the test. */
+static int fake_final_order[256][3], fake_final_order_count;
 
 /* FAKE_PROGRAM: the source's tag (a run with a new tag cannot reuse the programs of the last one), the order in
  * which points were measured, and how many of the measured evaluations compiled their program themselves. */
@@ -70,7 +76,7 @@ static int fake_count(const clpk_tune_options *opts) { return opts->quick ? 1 : 
 
 static clpk_status fake_create_mode(clpk_context *ctx, const clpk_tune_options *opts, int index,
                                     clpk_tune_problem *problem, int mode) {
-    fake_state *st = malloc(sizeof *st);
+    fake_state *st = calloc(1, sizeof *st);
     if (!st) return CLPK_ERROR_OUT_OF_MEMORY;
     st->mode = mode;
     st->index = index;
@@ -112,7 +118,7 @@ static void fake_defaults(clpk_context *ctx, const clpk_tune_problem *problem, c
 
 static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *p, int repeats,
                                  double *median_ms) {
-    const fake_state *st = problem->state;
+    fake_state *st = problem->state;
     int ia = fake_digit(fake_a_values, clpk_params_get(p, "a"));
     int ib = fake_digit(fake_b_values, clpk_params_get(p, "b"));
     int ic = fake_digit(fake_c_values, clpk_params_get(p, "c"));
@@ -138,6 +144,14 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
         if (repeats == FAKE_REPEATS) fake_search_calls[st->index][ia][ib][ic]++;
         else fake_final_calls[st->index][ia][ib][ic]++;
     }
+    int final = repeats != FAKE_REPEATS, optimum = ia == 3 && ib == 2 + st->index % 3 && ic == 1;
+    if (final && fake_final_order_count < 256) {
+        fake_final_order[fake_final_order_count][0] = ia;
+        fake_final_order[fake_final_order_count][1] = ib;
+        fake_final_order[fake_final_order_count++][2] = ic;
+    }
+    int slow_start = final && st->finals++ < 2;
+    st->optimum_finals += final && optimum;
     if (st->mode & FAKE_SLEEP) fake_sleep(FAKE_SLEEP_S);
     if ((st->mode & FAKE_BUILD_A2) && ia == 1)
         return clpk_fail(ctx, CLPK_ERROR_BUILD, "fake: kernel build failed; build log:\nerror: a == 2");
@@ -149,8 +163,11 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
         return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: max relative error 0.5 > 1e-5");
     }
     if ((st->mode & FAKE_SLOW_CX) && ic == 0) *median_ms = 0.02; /* fast kernel, slow everything else */
-    if ((st->mode & FAKE_FLAKY_BEST) && repeats != FAKE_REPEATS && ia == 3 && ib == 2 + st->index % 3 && ic == 1)
+    if ((st->mode & FAKE_FLAKY_BEST) && final && optimum)
         return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed between runs");
+    if ((st->mode & FAKE_FLAKY_LATE) && final && optimum && st->optimum_finals > 1)
+        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed in a later round");
+    if ((st->mode & FAKE_SLOW_START) && slow_start) *median_ms *= 1.5;
     return CLPK_SUCCESS;
 }
 

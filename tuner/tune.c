@@ -237,16 +237,13 @@ static int remember(search *s, int at) {
     return 1;
 }
 
-/* Measures one candidate (or takes it from the cache) in `phase` with `repeats` runs. */
-static void measure(search *s, const clpk_params *params, const char *phase, int repeats, clpk_tune_outcome *outcome,
-                    double *ms) {
+/* One evaluate call of a candidate in `phase` with `repeats` runs: marked pending in the cache, announced, timed,
+ * checked against the per-candidate limit and accounted. With `record` its outcome is counted and stored in the cache
+ * (before the event, so a run killed after it loses nothing); else the caller does that (the re-measure records one
+ * result for several calls). *wall_s and *build_s: the call's cost. */
+static void evaluate_once(search *s, const clpk_params *params, const char *phase, int repeats, int record,
+                          clpk_tune_outcome *outcome, double *ms, double *wall_s, double *build_s) {
     run_state *run = s->run;
-    *ms = INFINITY;
-    if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, phase, params, outcome, ms)) {
-        if (strcmp(phase, "search") == 0) s->res->from_cache++;
-        s->res->outcomes[*outcome]++;
-        return;
-    }
     clpk_tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
     clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START, .family = s->fam->name, .label = s->prob->label,
                              .evaluated = s->res->evaluated, .planned = s->planned, .best_ms = -1};
@@ -258,9 +255,10 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
     clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);
     double dt = clpk_wall_seconds() - t0;
     clpk_context_cache_stats(run->ctx, &after);
-    double build_s = after.build_seconds - before.build_seconds;
+    *wall_s = dt;
+    *build_s = after.build_seconds - before.build_seconds;
     s->res->evaluate_s += dt;
-    s->res->build_s += build_s;
+    s->res->build_s += *build_s;
     s->res->builds += (int)(after.builds + after.disk_hits - before.builds - before.disk_hits);
     *outcome = clpk_tune_outcome_of(st);
     const char *message = st == CLPK_SUCCESS ? NULL : clpk_last_error(run->ctx);
@@ -274,7 +272,6 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
         message = "ran past the per-candidate time limit";
     }
     *ms = *outcome == CLPK_TUNE_OK ? got : INFINITY;
-    s->res->outcomes[*outcome]++;
     if (message && !s->res->note[0]) {
         char text[160], note[512];
         clpk_params_format(params, text, sizeof text);
@@ -283,12 +280,30 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
         memcpy(s->res->note, note, n);
         s->res->note[n] = '\0';
     }
-    clpk_tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt, build_s);
+    if (record) {
+        s->res->outcomes[*outcome]++;
+        clpk_tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt,
+                                    *build_s);
+    }
     clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE, .family = s->fam->name, .label = s->prob->label,
                           .evaluated = s->res->evaluated + 1, .planned = s->planned,
                           .best_ms = isfinite(s->res->best_ms) ? s->res->best_ms : -1, .outcome = *outcome,
                           .message = message};
     emit(run, &ev);
+}
+
+/* Measures one candidate (or takes it from the cache) in `phase` with `repeats` runs. */
+static void measure(search *s, const clpk_params *params, const char *phase, int repeats, clpk_tune_outcome *outcome,
+                    double *ms) {
+    run_state *run = s->run;
+    *ms = INFINITY;
+    if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, phase, params, outcome, ms)) {
+        if (strcmp(phase, "search") == 0) s->res->from_cache++;
+        s->res->outcomes[*outcome]++;
+        return;
+    }
+    double wall_s, build_s;
+    evaluate_once(s, params, phase, repeats, 1, outcome, ms, &wall_s, &build_s);
 }
 
 static void params_of(const search *s, const point *p, clpk_params *out) {
@@ -840,61 +855,200 @@ static int compare_ms(const void *a, const void *b) {
     return (x->ms > y->ms) - (x->ms < y->ms);
 }
 
-/* Measures the best `top_k` and the defaults again with more repeats: the search's few repeats are noisy, and a
- * candidate whose answer changes between runs (a race) is refused here. */
+#define FINAL_MAX_ROUNDS 16
+
+int clpk_tune_final_rounds(int final_repeats) {
+    if (final_repeats < 3) return final_repeats > 0 ? final_repeats : 1;
+    int rounds = final_repeats / 5;
+    return rounds < 3 ? 3 : rounds > FINAL_MAX_ROUNDS ? FINAL_MAX_ROUNDS : rounds;
+}
+
+static void median_spread(double *times, int n, double *median, double *spread);
+
+/* A candidate of the re-measure. */
+typedef struct final_slot {
+    const point *pt;
+    int counted;    /* one of the top_k (the defaults outside them are not) */
+    int active;     /* measured in the rounds still (else its result is final, or the search's measurement) */
+    clpk_tune_outcome outcome;
+    double ms;
+    double *times;  /* the rounds' medians */
+    int n, capacity;
+    double wall_s, build_s;
+} final_slot;
+
+typedef struct final_set {
+    search *s;
+    point **ok;     /* the search's passing points, fastest first */
+    int n, next;    /* ok[next] is the next replacement */
+    const point *def;
+    int def_at;     /* the defaults' slot, or -1 */
+    final_slot *slots;
+    int count;
+    int want, standing; /* counted slots wanted, and those not refused */
+    int again;
+} final_set;
+
+/* Adds point p as a slot; with `again` its final result may come from the resume cache. Returns its index. */
+static int final_add(final_set *f, const point *p, int counted) {
+    search *s = f->s;
+    final_slot *x = &f->slots[f->count];
+    memset(x, 0, sizeof *x);
+    x->pt = p;
+    x->counted = counted;
+    x->ms = p->ms;
+    x->active = f->again;
+    if (p == f->def) f->def_at = f->count;
+    clpk_params params;
+    params_of(s, p, &params);
+    double ms;
+    if (f->again && clpk_tune_cache_lookup(s->run->cache, s->fam->name, &s->prob->klass, "final", &params,
+                                           &x->outcome, &ms)) {
+        s->res->outcomes[x->outcome]++;
+        x->active = 0;
+        /* A timeout keeps the search's measurement (see final_rounds). */
+        if (x->outcome == CLPK_TUNE_TIMEOUT) x->outcome = CLPK_TUNE_OK;
+        else if (x->outcome == CLPK_TUNE_OK) x->ms = ms;
+    }
+    f->standing += counted && x->outcome == CLPK_TUNE_OK;
+    return f->count++;
+}
+
+/* Adds the next points of the ranking until `want` counted slots stand (refused ones are replaced, as before the
+ * rounds); returns the last slot added that is to be measured, or -1. */
+static int final_fill(final_set *f) {
+    int added = -1;
+    while (f->standing < f->want && f->next < f->n) {
+        const point *p = f->ok[f->next++];
+        if (p == f->def && f->def_at >= 0) continue; /* measured already as the defaults */
+        int at = final_add(f, p, 1);
+        if (f->slots[at].active) added = at;
+    }
+    return added;
+}
+
+/* A slot's result is final: counted in the outcomes and stored in the resume cache as one "final" entry. */
+static void final_finish(final_set *f, final_slot *x) {
+    search *s = f->s;
+    x->active = 0;
+    s->res->outcomes[x->outcome]++;
+    clpk_params params;
+    params_of(s, x->pt, &params);
+    clpk_tune_cache_store_timed(s->run->cache, s->fam->name, &s->prob->klass, "final", &params, x->outcome,
+                                x->outcome == CLPK_TUNE_OK ? x->ms : INFINITY, x->wall_s, x->build_s);
+    /* A timeout keeps the search's measurement: the re-measure ran past the candidate limit, which is no wrong
+     * answer, and without it a slow problem would keep nothing. */
+    if (x->outcome == CLPK_TUNE_TIMEOUT) x->outcome = CLPK_TUNE_OK, x->ms = x->pt->ms;
+}
+
+/* Measures the active slots in rounds, each round every one of them once with final_repeats / rounds runs, the
+ * round r starting at the slot r mod k, so drift of the clocks, the temperature or the machine's load during the
+ * re-measure hits every candidate alike (measured one after the other, whichever went first was favoured or
+ * penalised: on the H100 a 30 us xcorr problem picked a point 10 % slower head-to-head). A refused slot's place goes
+ * to the next point of the ranking, and the rounds go on until each slot has its rounds. Stops at the run's deadline
+ * or the stop flag: a slot keeps the rounds it has, or the search's measurement without any. */
+static void final_rounds(final_set *f) {
+    search *s = f->s;
+    const clpk_tune_config *cfg = s->run->cfg;
+    int rounds = clpk_tune_final_rounds(cfg->final_repeats);
+    int repeats = (cfg->final_repeats + rounds - 1) / rounds;
+    int k = 0;
+    int *place = malloc(sizeof *place * (size_t)(f->count ? f->count : 1));
+    if (!place) return;
+    for (int i = 0; i < f->count; ++i)
+        if (f->slots[i].active) place[k++] = i;
+    for (int r = 0, cut = 0; !cut; ++r) {
+        int more = 0;
+        for (int j = 0; j < k; ++j) more |= place[j] >= 0 && f->slots[place[j]].n < rounds;
+        if (!more) break;
+        for (int j = 0; j < k && !cut; ++j) {
+            int at = (r + j) % k;
+            if (place[at] < 0) continue;
+            if (stop_requested(s->run)) s->run->report->stopped = cut = 1;
+            else if (clpk_wall_seconds() >= s->run->deadline) s->run->report->budget_exhausted = cut = 1;
+            if (cut) break;
+            final_slot *x = &f->slots[place[at]];
+            clpk_params params;
+            params_of(s, x->pt, &params);
+            double ms, wall_s, build_s;
+            clpk_tune_outcome outcome;
+            evaluate_once(s, &params, "final", repeats, 0, &outcome, &ms, &wall_s, &build_s);
+            x->wall_s += wall_s;
+            x->build_s += build_s;
+            if (outcome == CLPK_TUNE_OK && x->n == x->capacity) {
+                int capacity = x->capacity ? 2 * x->capacity : rounds;
+                double *times = realloc(x->times, sizeof *times * (size_t)capacity);
+                if (!times) outcome = CLPK_TUNE_ERROR; /* refused rather than measured with a sample lost */
+                else x->times = times, x->capacity = capacity;
+            }
+            if (outcome == CLPK_TUNE_OK) {
+                x->times[x->n++] = ms;
+                continue;
+            }
+            /* Refused (a race shows as an answer that changes between rounds) or past the limit: out of the rounds. */
+            x->outcome = outcome;
+            final_finish(f, x);
+            place[at] = -1;
+            if (x->counted && x->outcome != CLPK_TUNE_OK) {
+                f->standing--;
+                place[at] = final_fill(f);
+            }
+        }
+    }
+    free(place);
+}
+
+/* Measures the best `top_k` and the defaults again with more repeats, interleaved (final_rounds): the search's few
+ * repeats are noisy, and a candidate whose answer changes between runs (a race) is refused here. Each candidate's
+ * time is the median of its rounds' medians: evaluate returns a median, and the median of the rounds also ignores a
+ * round disturbed as a whole (as clpk_tune_compare does). */
 static void remeasure(search *s) {
     const clpk_tune_config *cfg = s->run->cfg;
     clpk_tune_result *res = s->res;
-    point **ok = malloc(sizeof *ok * (size_t)(s->count ? s->count : 1));
-    if (!ok) return;
-    int n = 0;
-    for (int i = 0; i < s->count; ++i)
-        if (s->pts[i].outcome == CLPK_TUNE_OK) ok[n++] = &s->pts[i];
-    qsort(ok, (size_t)n, sizeof *ok, compare_ms);
+    final_set f = {.s = s, .def_at = -1};
+    f.ok = malloc(sizeof *f.ok * (size_t)(s->count ? s->count : 1));
+    f.slots = malloc(sizeof *f.slots * (size_t)(s->count + 1));
     res->found = 0;
     res->best_ms = INFINITY;
-    int again = cfg->top_k > 0 && !stop_requested(s->run) && clpk_wall_seconds() < s->run->deadline;
-    int default_done = 0; /* the defaults were among the top and measured again */
-    clpk_tune_outcome default_outcome = CLPK_TUNE_OK;
-    for (int i = 0, kept = 0; i < n && kept < (again ? cfg->top_k : 1); ++i) {
-        clpk_tune_outcome outcome = CLPK_TUNE_OK;
-        double ms = ok[i]->ms;
-        clpk_params params;
-        params_of(s, ok[i], &params);
-        if (again) {
-            measure(s, &params, "final", cfg->final_repeats, &outcome, &ms);
-            /* The longer re-measure ran past the candidate limit: the search's measurement stands (a timeout is no
-             * wrong answer, and without it a slow problem would keep nothing). */
-            if (outcome == CLPK_TUNE_TIMEOUT) outcome = CLPK_TUNE_OK, ms = ok[i]->ms;
+    if (!f.ok || !f.slots) {
+        free(f.ok);
+        free(f.slots);
+        return;
+    }
+    for (int i = 0; i < s->count; ++i)
+        if (s->pts[i].outcome == CLPK_TUNE_OK) f.ok[f.n++] = &s->pts[i];
+    qsort(f.ok, (size_t)f.n, sizeof *f.ok, compare_ms);
+    if (s->default_index >= 0 && s->pts[s->default_index].outcome == CLPK_TUNE_OK) f.def = &s->pts[s->default_index];
+    f.again = cfg->top_k > 0 && !stop_requested(s->run) && clpk_wall_seconds() < s->run->deadline;
+    f.want = f.again ? cfg->top_k : 1;
+    final_fill(&f);
+    if (f.def && f.def_at < 0) final_add(&f, f.def, 0);
+    if (f.again) final_rounds(&f);
+    int default_ok = 0;
+    for (int i = 0; i < f.count; ++i) {
+        final_slot *x = &f.slots[i];
+        if (x->active && x->n > 0) {
+            double spread;
+            median_spread(x->times, x->n, &x->ms, &spread);
+            final_finish(&f, x);
         }
-        if (again && s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) {
-            default_done = 1;
-            default_outcome = outcome;
-        }
-        if (outcome != CLPK_TUNE_OK) continue;
-        ++kept;
-        if (ms < res->best_ms) {
-            res->best_ms = ms;
-            res->best = params;
+        free(x->times);
+        if (x->outcome != CLPK_TUNE_OK) continue;
+        /* The defaults measured again may beat the candidates measured again: they compete alike. */
+        if (x->ms < res->best_ms) {
+            res->best_ms = x->ms;
+            params_of(s, x->pt, &res->best);
             res->found = 1;
         }
-        if (s->default_index >= 0 && ok[i] == &s->pts[s->default_index]) res->default_ms = ms;
-    }
-    if (s->default_index >= 0 && s->pts[s->default_index].outcome == CLPK_TUNE_OK) {
-        double ms = s->pts[s->default_index].ms;
-        clpk_tune_outcome outcome = default_outcome;
-        if (again && !default_done) measure(s, &res->defaults, "final", cfg->final_repeats, &outcome, &ms);
-        if (!isfinite(res->default_ms)) res->default_ms = ms;
-        res->default_ok = outcome == CLPK_TUNE_OK;
-        /* The defaults measured again may beat the candidates measured again: keep the faster. */
-        if (res->default_ok && (!res->found || res->default_ms < res->best_ms)) {
-            res->best_ms = res->default_ms;
-            res->best = res->defaults;
-            res->found = 1;
+        if (i == f.def_at) {
+            default_ok = 1;
+            res->default_ms = x->ms;
         }
     }
+    res->default_ok = default_ok;
     if (!res->default_ok) res->default_ms = INFINITY;
-    free(ok);
+    free(f.ok);
+    free(f.slots);
 }
 
 /* Where the defaults sit in the space, if they are a point of it. */

@@ -162,6 +162,11 @@ clpk_status clpk_tune_compare(clpk_context *ctx, const clpk_tune_family *fam, co
                               int problem_index, const clpk_params *a, const clpk_params *b, int rounds, int repeats,
                               clpk_tune_comparison *out);
 
+/* How many interleaved rounds the re-measure of the best few takes for `final_repeats` timed runs per candidate
+ * (each round final_repeats / rounds of them, rounded up): final_repeats / 5, at least 3 (or final_repeats when
+ * smaller), at most 16. */
+int clpk_tune_final_rounds(int final_repeats);
+
 /* Checks a problem list ("0,3,5": non-negative indices) for clpk_tune_config.problems; NULL is valid (all). */
 clpk_status clpk_tune_problems_parse(const char *list, clpk_error *err);
 /* Whether problem `index` is in the list (NULL: every problem is). */
