@@ -111,7 +111,7 @@ static void usage(FILE *out) {
             "  --strategy NAME       hill (default), random or exhaustive\n"
             "  --samples N           random points (hill: half of them start the climbs; default 24)\n"
             "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
-            "  --top-k N             best candidates measured again (default 3)\n"
+            "  --top-k N             best candidates measured again (default 4)\n"
             "  --max-points N        at most N evaluations per problem\n"
             "  --build-threads N     threads compiling a search step's candidates ahead (default: GPUs the host's\n"
             "                        cores up to 16, CPU devices 1 = no compiling ahead)\n"

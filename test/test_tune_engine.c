@@ -286,7 +286,7 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
     clpk_tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
-    /* 3 problems x 126 points x 3 ms would take > 1 s; each problem's re-measure takes 3 rounds x 4 points x 3 ms. */
+    /* 3 problems x 126 points x 3 ms would take > 1 s; each problem's re-measure takes 3 rounds x 5 points x 3 ms. */
     cfg.budget_s = 0.3;
     clpk_tune_report r;
     double t0 = clpk_wall_seconds();
@@ -367,7 +367,7 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
     char cache[64];
     snprintf(cache, sizeof cache, "/tmp/clpk-test-rounds-%d.jsonl", (int)getpid());
     cfg.cache_path = cache;
-    /* 3 problems x 126 points x 3 ms need > 1.1 s; each round pays every problem's re-measure (36 ms). */
+    /* 3 problems x 126 points x 3 ms need > 1.1 s; each round pays every problem's re-measure (45 ms). */
     cfg.budget_s = 0.6;
     cfg.first_round_share = 0.5;
     double t0 = clpk_wall_seconds();

@@ -54,7 +54,7 @@ void clpk_tune_config_defaults(clpk_tune_config *cfg) {
     cfg->strategy = CLPK_TUNE_HILL;
     cfg->repeats = 5;
     cfg->final_repeats = 15;
-    cfg->top_k = 3;
+    cfg->top_k = 4;
     cfg->samples = 24;
     cfg->first_round_share = 1.0;
     cfg->opts.seed = 1;

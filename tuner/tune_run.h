@@ -68,7 +68,7 @@ typedef struct clpk_tune_config {
     void *event_user;
 } clpk_tune_config;
 
-/* Fills the defaults: hill climbing, no budget, 5 repeats, 15 final repeats, top 3, 24 samples. */
+/* Fills the defaults: hill climbing, no budget, 5 repeats, 15 final repeats, top 4, 24 samples. */
 void clpk_tune_config_defaults(clpk_tune_config *cfg);
 
 /* ---- Results --------------------------------------------------------------------------------------------------- */
