@@ -8,6 +8,7 @@
 
 FAKE_FAMILY(plain, 0);
 FAKE_FAMILY(wrong, FAKE_WRONG_B1);
+FAKE_FAMILY(sleepy, FAKE_SLEEP);
 
 static char *read_all(FILE *f) {
     fflush(f);
@@ -45,6 +46,60 @@ static void record(void *user, const clpk_tune_event *ev) {
         s->finish++;
     }
     if (s->progress) clpk_tune_progress_event(s->progress, ev);
+}
+
+/* Spends the run's budget inside an event (a slow problem, as far as the engine can tell): at the end of the first
+ * round (the third problem done), or when the second round's first problem starts (after its creation). */
+typedef struct budget_eater {
+    clpk_tune_progress *progress;
+    clpk_tune_event_kind kind;
+    int seen, at;
+} budget_eater;
+
+static void eat_budget(void *user, const clpk_tune_event *ev) {
+    budget_eater *b = user;
+    if (ev->kind == b->kind && ++b->seen == b->at) fake_sleep(ev->budget_s - ev->elapsed_s + 0.02);
+    clpk_tune_progress_event(b->progress, ev);
+}
+
+/* A second round with no time left keeps the first round's results and says so, instead of "no candidate passed". */
+static void test_second_round_out_of_time(clpk_context *ctx) {
+    const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
+    clpk_tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    char cache[] = "/tmp/clpk-test-progress-rounds-XXXXXX";
+    int fd = mkstemp(cache);
+    if (fd >= 0) close(fd);
+    cfg.cache_path = cache;
+    cfg.budget_s = 0.6; /* 3 problems x 126 points x 3 ms need > 1.1 s: every first search is cut short */
+    cfg.first_round_share = 0.5;
+    cfg.on_event = eat_budget;
+    for (int when = 0; when < 2; ++when) {
+        FILE *f = tmpfile();
+        clpk_tune_progress progress;
+        clpk_tune_progress_init(&progress, f, 0);
+        budget_eater eater = {&progress, when == 0 ? CLPK_TUNE_EVENT_PROBLEM_DONE : CLPK_TUNE_EVENT_PROBLEM_START, 0,
+                              when == 0 ? 3 : 4};
+        cfg.event_user = &eater;
+        clpk_tune_report r;
+        CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "run %d", when);
+        int found = 0;
+        for (int i = 0; i < r.count; ++i) found += r.items[i].found && r.items[i].rounds == 1;
+        CHECK(found == FAKE_PROBLEMS, "run %d: the first round's results kept: %d", when, found);
+        char *text = read_all(f);
+        const char *skipped = "second round skipped: budget spent; first round's result kept\n";
+        const char *empty = "second round: budget spent before a point was measured; first round's result kept\n";
+        CHECK(count_of(text, "best ") == 2 * FAKE_PROBLEMS && count_of(text, "not tuned") == 0 &&
+                  strstr(text, "no candidate passed") == NULL,
+              "run %d: every line of both rounds shows a result: %s", when, text);
+        CHECK(count_of(text, skipped) == (when == 0 ? 3 : 2) && count_of(text, empty) == (when == 0 ? 0 : 1),
+              "run %d: why the second round kept the first round's results: %s", when, text);
+        CHECK(strstr(text, "[6/6 ") != NULL, "run %d: the second round's lines count on to the end", when);
+        free(text);
+        fclose(f);
+        clpk_tune_report_free(&r);
+    }
+    remove(cache);
 }
 
 int main(void) {
@@ -111,6 +166,7 @@ int main(void) {
     CHECK(first > 0 && seq.starts == 0 && seq.candidates == 0, "a resumed run evaluates nothing again: %d", seq.starts);
     clpk_tune_report_free(&r);
     remove(cache);
+    test_second_round_out_of_time(ctx);
     clpk_context_destroy(ctx);
     return check_summary();
 }

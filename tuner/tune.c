@@ -1167,10 +1167,11 @@ static int resolve_build_threads(clpk_context *ctx, int requested) {
 
 static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left);
 
-/* Tunes problem i of fam into res (a fresh or a first-round result); its search's deadline is set once the problem
- * is created (family_deadline and left: the family's, when the run's budget is not split over problems). */
+/* Tunes problem i of fam into res (a fresh result); its search's deadline is set once the problem is created
+ * (family_deadline and left: the family's, when the run's budget is not split over problems). In a second round
+ * `first` is the first round's result, kept when this one finds nothing. */
 static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double family_deadline, int left,
-                     clpk_tune_result *res) {
+                     clpk_tune_result *res, const clpk_tune_result *first) {
     const clpk_tune_config *cfg = run->cfg;
     clpk_tune_problem prob;
     memset(&prob, 0, sizeof prob);
@@ -1217,8 +1218,18 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
     if (fam->problem_destroy) fam->problem_destroy(&prob);
     double end = clpk_wall_seconds(), past = end - problem_deadline;
     run->overhead_s += ((created - setup_start + (past > 0 ? past : 0)) - run->overhead_s) / ++run->overheads;
+    const char *remark = NULL;
+    if (first && !res->found && first->found) { /* the round failed where the first found something: keep it */
+        remark = res->evaluated == 0 && res->budget_cut
+                     ? "second round: budget spent before a point was measured; first round's result kept"
+                     : "second round: no candidate passed; first round's result kept";
+        double setup_s = res->setup_s;
+        *res = *first;
+        res->setup_s = setup_s;
+    }
     ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
-                           .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1, .result = res};
+                           .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1, .result = res,
+                           .message = remark};
     emit(run, &ev);
 }
 
@@ -1260,7 +1271,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
             snprintf(res->note, sizeof res->note, "not tuned: budget exhausted");
             continue;
         }
-        tune_one(run, fam, i, deadline, left, res);
+        tune_one(run, fam, i, deadline, left, res, NULL);
     }
     return CLPK_SUCCESS;
 }
@@ -1285,6 +1296,13 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         double now = clpk_wall_seconds();
         run->round_left--;
         if (!fam || now >= run->deadline) {
+            /* The first round's result stands: said so, not shown as a problem without a candidate. */
+            const char *why = res->found ? "second round skipped: budget spent; first round's result kept"
+                                         : "second round skipped: budget spent";
+            clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = res->family, .label = res->label,
+                                  .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1,
+                                  .result = res, .message = why};
+            if (fam) emit(run, &ev);
             run->problem_index++;
             continue;
         }
@@ -1303,12 +1321,8 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         res->builds = old.builds;
         res->prebuild_s = old.prebuild_s;
         res->prebuilt = old.prebuilt;
-        tune_one(run, fam, res->problem_index, run->deadline, 0, res);
+        tune_one(run, fam, res->problem_index, run->deadline, 0, res, &old);
         run->problem_index++;
-        if (!res->found && old.found) { /* the round failed where the first found something: keep the first */
-            old.setup_s = res->setup_s;
-            *res = old;
-        }
     }
     return CLPK_SUCCESS;
 }

@@ -104,9 +104,15 @@ void clpk_tune_progress_event(void *user, const clpk_tune_event *ev) {
         if (r && r->found) {
             fprintf(p->out, "best %.4g ms", r->best_ms);
             if (r->default_ok && r->best_ms > 0) fprintf(p->out, " (x%.2f vs defaults)", r->default_ms / r->best_ms);
-            fprintf(p->out, ", %d points%s\n", r->evaluated, r->complete ? "" : " (search cut short)");
+            fprintf(p->out, ", %d points%s", r->evaluated, r->complete ? "" : " (search cut short)");
+            fprintf(p->out, "%s%s\n", ev->message ? "; " : "", ev->message ? ev->message : "");
         } else {
-            fprintf(p->out, "not tuned: %s\n", r && r->note[0] ? r->note : "no candidate passed");
+            /* A search the budget ended before anything passed is not one where every candidate failed. */
+            const char *why = ev->message                   ? ev->message
+                              : r && r->note[0]             ? r->note
+                              : r && r->budget_cut          ? "budget spent before a candidate passed"
+                                                            : "no candidate passed";
+            fprintf(p->out, "not tuned: %s\n", why);
         }
         break;
     }

@@ -135,7 +135,9 @@ struct clpk_tune_event {
     double elapsed_s, budget_s;        /* budget_s <= 0: none */
     double best_ms;                    /* best so far in the problem, or < 0 */
     clpk_tune_outcome outcome;         /* for CANDIDATE */
-    const char *message;               /* for a failed CANDIDATE: the context's last error */
+    /* for a failed CANDIDATE: the context's last error; for PROBLEM_DONE in a second round, why the first round's
+     * result stands (the round was skipped or found nothing), else NULL */
+    const char *message;
     const clpk_tune_result *result;    /* for PROBLEM_DONE */
 };
 
