@@ -6,7 +6,9 @@
  *  - adjacent synchronization only where the device is known to give started work-groups forward progress;
  *  - CSR (scalar / vector) as the in-house baseline candidate;
  *  - vload 0|1: BCCOO values in aligned vectors of up to 16 bytes (a no-op, so skipped, where they are scalars);
- *  - interleave 0|1: each row's blocks dealt step-major over the threads it spans (host layout, same program);
+ *  - not interleave (the rows' blocks dealt step-major over threads): measured 0.99-1.03x on the H100
+ *    (docs/perf-spmv.md row 5), not worth a dimension of a 10-minute search; the device default applies and the
+ *    per-matrix quick tune still tries it;
  *  - prefetch 1|4|8: blocks of a tile whose columns and x vectors are loaded ahead of their products.
  * `valid` rejects points over the device's local memory or work-group limits and duplicates (parameters that the
  * chosen format ignores must sit at their first value). Problems: small generated matrices of different classes in
@@ -25,6 +27,14 @@ typedef struct spmv_problem {
     double *x, *ref;
     int have_space; /* the space, computed once (it costs 12 footprint counts over the matrix) */
     clpk_tune_space space;
+    /* The plans of the last few candidates: the re-measure evaluates its top candidates and the defaults in
+     * interleaved rounds, and a plan's creation (the host conversion) costs more than its timing. Enough entries
+     * for the default top_k + 1 slots, so the rounds' round-robin does not evict what it needs next. */
+    struct {
+        char params[1024];
+        clpk_spmv_plan *plan;
+    } recent[6];
+    int next_recent;
 } spmv_problem;
 
 static const char *const quick_specs[] = {"fem:40", "powerlaw:20000", "random:3000:40000:24", "longrow:2000:2000:1500"};
@@ -96,6 +106,7 @@ static int spmv_problem_count(const clpk_tune_options *o) { return matrix_count(
 static void spmv_problem_destroy(clpk_tune_problem *problem) {
     spmv_problem *s = problem->state;
     if (!s) return;
+    for (int i = 0; i < (int)(sizeof s->recent / sizeof s->recent[0]); ++i) clpk_spmv_plan_destroy(s->recent[i].plan);
     clpk_csr_free(&s->A);
     free(s->x);
     free(s->ref);
@@ -223,13 +234,11 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     CLPK_TRY(clpk_tune_space_add(space, "csr_vec", vecs));
     const char *vloads[] = {"0", "1", NULL}; /* values as aligned 16-byte vectors (docs/spmv.md) */
     CLPK_TRY(clpk_tune_space_add(space, "vload", vloads));
-    const char *interleaves[] = {"0", "1", NULL}; /* rows dealt step-major over threads (lib/spmv_format.c) */
-    CLPK_TRY(clpk_tune_space_add(space, "interleave", interleaves));
     const char *prefetches[] = {"1", "4", "8", NULL}; /* columns and x loaded ahead (cl/spmv_bccoo.cl) */
     CLPK_TRY(clpk_tune_space_add(space, "prefetch", prefetches));
     /* what each format reads (spmv_valid pins the rest at their first value) */
-    static const char *const blocked[] = {"block", "col",   "flag_bits",  "tile",
-                                         "strategy", "sync", "vload", "interleave", "prefetch"};
+    static const char *const blocked[] = {"block",    "col",  "flag_bits", "tile",
+                                         "strategy", "sync", "vload",     "prefetch"};
     for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
         CLPK_TRY(clpk_tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
     CLPK_TRY(clpk_tune_space_when(space, "cache", "strategy", "2"));
@@ -272,8 +281,8 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
     if (cfg.format == SPMV_CSR) {
-        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile",  "strategy",  "cache",
-                                              "sync",  "slices",    "vload", "interleave", "prefetch"};
+        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile",  "strategy",
+                                              "cache", "sync",      "slices", "vload", "prefetch"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
             if (!at_first(space, candidate, ignored[i])) return 0;
         return cfg.csr_vec <= cfg.wg;
@@ -292,12 +301,17 @@ static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     spmv_problem *s = problem->state;
     char params[1024];
     clpk_params_format(candidate, params, sizeof params);
+    const int nrecent = (int)(sizeof s->recent / sizeof s->recent[0]);
     clpk_spmv_plan *plan = NULL;
-    CLPK_TRY(clpk_spmv_plan_create(ctx, &s->A, s->precision, clpk_params_get(candidate, "format"), params, &plan));
+    int cached = 0;
+    for (int i = 0; i < nrecent && !plan; ++i)
+        if (s->recent[i].plan && strcmp(s->recent[i].params, params) == 0) plan = s->recent[i].plan, cached = 1;
+    if (!plan)
+        CLPK_TRY(clpk_spmv_plan_create(ctx, &s->A, s->precision, clpk_params_get(candidate, "format"), params, &plan));
     size_t ny = s->A.rows ? (size_t)s->A.rows : 1;
     double *y = malloc(ny * sizeof *y);
     if (!y) {
-        clpk_spmv_plan_destroy(plan);
+        if (!cached) clpk_spmv_plan_destroy(plan);
         return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     for (size_t i = 0; i < ny; ++i) y[i] = NAN; /* poison: beta = 0 must not read it, unwritten rows stay NaN */
@@ -323,12 +337,27 @@ static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
         st = clpk_spmv_plan_bench(plan, 2, repeats > 0 ? repeats : 1, &stats);
         if (st == CLPK_SUCCESS) *median_ms = stats.median_ms;
     }
-    clpk_spmv_plan_destroy(plan);
+    if (cached) return st; /* a cached plan is checked again on every evaluation: a race shows as it does fresh */
+    if (st != CLPK_SUCCESS || strlen(params) >= sizeof s->recent[0].params) {
+        clpk_spmv_plan_destroy(plan);
+        return st;
+    }
+    int at = s->next_recent;
+    s->next_recent = (at + 1) % nrecent;
+    clpk_spmv_plan_destroy(s->recent[at].plan);
+    s->recent[at].plan = plan;
+    memcpy(s->recent[at].params, params, strlen(params) + 1);
     return st;
 }
 
+/* The built-in defaults as a point of the space: without the keys the space leaves to the device default
+ * (interleave), so the defaults are measured as one of the search's points. */
 static void spmv_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
-    spmv_default_params(clpk_context_device_info(ctx), out);
+    clpk_params all;
+    spmv_default_params(clpk_context_device_info(ctx), &all);
+    clpk_params_clear(out);
+    for (int i = 0; i < all.count; ++i)
+        if (strcmp(all.items[i].key, "interleave") != 0) clpk_params_set(out, all.items[i].key, all.items[i].value);
 }
 
 const clpk_tune_family clpk_tune_family_spmv = {
