@@ -284,9 +284,10 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     uint cprev = col_base[t], ek = esc_start[t];
 #endif
     /* The tile goes in chunks of PREFETCH blocks: first the chunk's column indices, then its x vectors, then the
-     * products. Without this a block's x load waits for its column load and the next block's column load waits for
-     * the loop back edge: two memory latencies per block, which a small matrix (few threads per lane) cannot hide.
-     * A chunk puts PREFETCH independent loads of each kind in flight (docs/perf-spmv.md, row 7). */
+     * products, so PREFETCH column loads and then PREFETCH x loads are in flight at once instead of a column -> x
+     * chain per block. NVIDIA's compiler overlaps most iterations by itself; measured on the H100 it pays where x
+     * gathers miss on short rows (shortrow f64 1.26x) and costs occupancy near the roofline (docs/perf-spmv.md
+     * row 7), hence a tuning parameter. */
     for (uint j0 = 0; j0 < TILE; j0 += PREFETCH) {
         VTW xpf[PREFETCH];
 #if STAGE

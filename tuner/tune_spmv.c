@@ -350,14 +350,8 @@ static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     return st;
 }
 
-/* The built-in defaults as a point of the space: without the keys the space leaves to the device default
- * (interleave), so the defaults are measured as one of the search's points. */
 static void spmv_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
-    clpk_params all;
-    spmv_default_params(clpk_context_device_info(ctx), &all);
-    clpk_params_clear(out);
-    for (int i = 0; i < all.count; ++i)
-        if (strcmp(all.items[i].key, "interleave") != 0) clpk_params_set(out, all.items[i].key, all.items[i].value);
+    spmv_default_params(clpk_context_device_info(ctx), out);
 }
 
 const clpk_tune_family clpk_tune_family_spmv = {
