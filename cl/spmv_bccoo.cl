@@ -172,58 +172,60 @@ inline void store_out(global VT *y, uint r, VT v, uint out_rows, VT alpha, VT be
  * performs atomics to different addresses in: OpenCL 1.2 has no device-scope release/acquire, and NVIDIA's
  * mem_fence does not order a value word against a separate flag word for other work-groups (measured: carries read
  * stale on the H100 when they were two words). The epoch is never a value sentinel: any bit pattern is a value. */
+#define CARRY_WORDS (BH * VT_WORDS) /* 64-bit words per group: word 2i+h holds half h of row i's double */
 inline void publish_carry(volatile global ulong *gsum, volatile global uint *sync, uint g, const VT *v, uint epoch) {
     const ulong tag = (ulong)epoch << 32;
+    volatile global ulong *dst = gsum + g * CARRY_WORDS;
     for (uint i = 0; i < BH; ++i) {
 #if IS_DOUBLE
         const uint2 u = as_uint2(v[i]);
-        atom_xchg(&gsum[(g * BH + i) * 2], tag | u.x);
-        atom_xchg(&gsum[(g * BH + i) * 2 + 1], tag | u.y);
+        atom_xchg(&dst[2 * i], tag | u.x);
+        atom_xchg(&dst[2 * i + 1], tag | u.y);
 #else
-        atom_xchg(&gsum[g * BH + i], tag | as_uint(v[i]));
+        atom_xchg(&dst[i], tag | as_uint(v[i]));
 #endif
     }
     atomic_inc(&sync[1]); /* progress counter read by the watchdog of waiting groups */
 }
 
-/* Spins until word k carries this launch's epoch and returns its value half. The spin is bounded: if no group at all
- * publishes during spin_limit iterations (a live device always has one that does: the predecessor chain ends at a
- * running group that only computes), the error word is set and *ok cleared (the carry is then taken as 0, the result
- * is wrong and the host reports CLPK_ERROR_TIMEOUT instead of hanging). */
-inline uint wait_word(volatile global ulong *gsum, volatile global uint *sync, uint k, uint epoch, uint spin_limit,
-                      uint *seen, int *ok) {
-    uint budget = spin_limit;
-    ulong w;
-    while (*ok && (uint)((w = atom_add(&gsum[k], (ulong)0)) >> 32) != epoch) {
-        if (--budget == 0) {
-            const uint now = atomic_or(&sync[1], 0u);
-            if (now != *seen) {
-                *seen = now;
-                budget = spin_limit;
-            } else {
-                atomic_xchg(&sync[2], 1u);
-                *ok = 0;
-            }
-        }
-    }
-    return *ok ? (uint)w : 0u;
-}
-
-/* Waits until group g has published in this launch, then returns its carry in v. */
+/* Waits until group g has published its BH carries in this launch and returns them in v. All words are read in
+ * one batch of independent atomics per round, so a carry that is already there costs one L2 round trip, not one per
+ * word (a 3x4 f64 block has 6 words: the per-word spin was ~6 sequential round trips in every group's tail, while
+ * the rest of the group waits at the barrier; docs/perf-spmv.md row 8). The spin is bounded: if no group at all
+ * publishes during a window of spin_limit rounds (a live device always has one that does: the predecessor chain ends
+ * at a running group that only computes), the error word is set and the carry taken as 0: the result is wrong and
+ * the host reports CLPK_ERROR_TIMEOUT instead of hanging. The progress counter is first read when a window expires,
+ * which keeps it off the path of a wait that ends at once. */
 inline void wait_carry(volatile global ulong *gsum, volatile global uint *sync, uint g, VT *v, uint epoch,
                        uint spin_limit) {
-    uint seen = atomic_or(&sync[1], 0u);
-    int ok = 1;
-    for (uint i = 0; i < BH; ++i) {
+    volatile global ulong *src = gsum + g * CARRY_WORDS;
+    uint budget = spin_limit, seen = 0, have_seen = 0;
+    for (;;) {
+        ulong w[CARRY_WORDS];
+        for (uint k = 0; k < CARRY_WORDS; ++k) w[k] = atom_add(&src[k], (ulong)0);
+        uint ready = 1;
+        for (uint k = 0; k < CARRY_WORDS; ++k) ready &= (uint)(w[k] >> 32) == epoch;
+        if (ready) {
+            for (uint i = 0; i < BH; ++i) {
 #if IS_DOUBLE
-        uint2 u;
-        u.x = wait_word(gsum, sync, (g * BH + i) * 2, epoch, spin_limit, &seen, &ok);
-        u.y = wait_word(gsum, sync, (g * BH + i) * 2 + 1, epoch, spin_limit, &seen, &ok);
-        v[i] = ok ? as_double(u) : (VT)0;
+                v[i] = as_double((uint2)((uint)w[2 * i], (uint)w[2 * i + 1]));
 #else
-        const uint u = wait_word(gsum, sync, g * BH + i, epoch, spin_limit, &seen, &ok);
-        v[i] = ok ? as_float(u) : (VT)0;
+                v[i] = as_float((uint)w[i]);
 #endif
+            }
+            return;
+        }
+        if (--budget == 0) {
+            const uint now = atomic_or(&sync[1], 0u);
+            if (have_seen && now == seen) {
+                atomic_xchg(&sync[2], 1u);
+                for (uint i = 0; i < BH; ++i) v[i] = (VT)0;
+                return;
+            }
+            seen = now;
+            have_seen = 1;
+            budget = spin_limit;
+        }
     }
 }
 #endif
@@ -261,6 +263,20 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     const uint t = g * WG + lid;
     const uint first_row = res_entry[t];
     const uint grp_first = res_entry[g * WG];
+    /* Loads the group's tail needs are issued here, so their latency hides under the tile instead of adding round
+     * trips after the scan, when nothing else of this group is in flight. */
+#if STRATEGY == 2
+    const uint grp_end = res_entry[(g + 1) * WG];
+#endif
+#if SYNC_ADJ
+    /* whether the previous group's last block continues a row into this group (else its carry is 0: no wait) */
+    uint prev_open = 0;
+    if (lid == 0 && g > 0) {
+        const uint tp = g * WG - 1, jl = TILE - 1;
+        const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
+        prev_open = (pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u;
+    }
+#endif
 
     /* ---- sequential segmented sum over the thread's tile ---- */
     const uint nbp = nt * TILE; /* vectors in one value plane */
@@ -392,13 +408,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
         }
 #if SYNC_ADJ
         if (has_stop) publish_carry(grp_sum, sync, g, out, epoch); /* breaks the chain at once */
-        if (g > 0) {
-            /* no wait when the previous group ended exactly on a row stop: its carry is 0 */
-            const uint tp = g * WG - 1, jl = TILE - 1;
-            const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
-            if (((pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u) != 0u)
-                wait_carry(grp_sum, sync, g - 1, carry, epoch, spin_limit);
-        }
+        if (prev_open) wait_carry(grp_sum, sync, g - 1, carry, epoch, spin_limit);
         if (!has_stop) {
             for (uint i = 0; i < BH; ++i) out[i] += carry[i];
             publish_carry(grp_sum, sync, g, out, epoch);
@@ -420,7 +430,6 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
 #if STRATEGY == 2
     barrier(CLK_LOCAL_MEM_FENCE);
     /* coalesced flush of the cached rows: block rows [grp_first, grp_end) all end inside this group */
-    const uint grp_end = res_entry[(g + 1) * WG];
     const uint ncached = min(grp_end - grp_first, cache_rows) * BH;
     for (uint e = lid; e < ncached; e += WG) store_out(y, grp_first * BH + e, cache[e], out_rows, alpha, beta);
 #endif

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Two builds of clpk-bench-spmv on the same plans, in ABBA order (old, new, new, old) per case so drift of the
+# machine cancels: the measurement of a kernel change that keeps the parameters (docs/perf-spmv.md row 8: batched
+# carry wait). Each case is one process per round with every variant of both precisions; every plan is checked
+# against the double CPU reference.
+#
+#   OLD=dir_with_bin NEW=dir_with_bin bench/spmv-ab.sh OUT_DIR     (. .gpu/enter first on the H100; ~5 minutes)
+# dir_with_bin holds bin/clpk-bench-spmv (and the libclpk it was built with, found through its RUNPATH or
+# LD_LIBRARY_PATH set per build here). Writes OUT_DIR/<case>-<round>-<old|new>.json|txt and OUT_DIR/ab.md
+# (median of the two rounds per build, new/old speed-up, % of copy). SCALE=0.01 for a local smoke run.
+set -u
+[ $# -eq 1 ] || { echo "usage: OLD=dir NEW=dir bench/spmv-ab.sh OUT_DIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1 scale=${SCALE:-1}
+for d in "${OLD:?set OLD}" "${NEW:?set NEW}"; do
+    [ -x "$d/bin/clpk-bench-spmv" ] || { echo "spmv-ab.sh: $d/bin/clpk-bench-spmv not found" >&2; exit 2; }
+done
+mkdir -p "$out"
+status=0
+c="format=bccoo,sync=adjacent,skip_scan=1,transpose=offline,slices=1,vload=1,interleave=1,prefetch=1"
+s2="strategy=2,cache=2" s1="strategy=1,cache=1"
+
+# case NAME VARIANT... : four processes per case, ABBA
+case_ab() {
+    local name=$1
+    shift
+    local args=()
+    for v in "$@"; do args+=(--variant "$v"); done
+    local round=0
+    for which in old new new old; do
+        round=$((round + 1))
+        local dir=$OLD
+        [ "$which" = new ] && dir=$NEW
+        LD_LIBRARY_PATH=$dir:${LD_LIBRARY_PATH:-} "$dir/bin/clpk-bench-spmv" --cases "$name" --scale "$scale" \
+            --impls none --precision f32,f64 --repeats 100 --json "$out/$name-$round-$which.json" "${args[@]}" \
+            >"$out/$name-$round-$which.txt" 2>&1 || status=1
+        grep -v '^#' "$out/$name-$round-$which.txt" | sed "s/^/[$round $which] /" | cut -c1-100
+    done
+}
+
+case_ab dense \
+    "f64:3x4-t8-w256=$c,block=3x4,flag_bits=32,col=short,tile=8,wg=256,$s2" \
+    "f64:3x4-t10-w128=$c,block=3x4,flag_bits=32,col=short,tile=10,wg=128,$s2" \
+    "f64:2x4-t16-w128=$c,block=2x4,flag_bits=32,col=short,tile=16,wg=128,$s2" \
+    "f64:4x4-t16-w128=$c,block=4x4,flag_bits=32,col=short,tile=16,wg=128,$s2" \
+    "f64:4x4-t8-w128=$c,block=4x4,flag_bits=32,col=short,tile=8,wg=128,$s2" \
+    "f32:1x4-t16-w256=$c,block=1x4,flag_bits=32,col=short,tile=16,wg=256,$s2" \
+    "f32:2x4-t12-w128=$c,block=2x4,flag_bits=32,col=short,tile=12,wg=128,$s2" \
+    "f32:2x4-t16-w256=$c,block=2x4,flag_bits=32,col=short,tile=16,wg=256,$s2" \
+    "f32:4x4-t8-w128=$c,block=4x4,flag_bits=32,col=short,tile=8,wg=128,$s2"
+case_ab fem3d \
+    "f32:3x2-t32=$c,block=3x2,flag_bits=32,col=int,tile=32,wg=256,$s2" \
+    "f32:3x2-t16-s1=$c,block=3x2,flag_bits=32,col=int,tile=16,wg=256,$s1" \
+    "f64:3x2-t16-s1=$c,block=3x2,flag_bits=32,col=int,tile=16,wg=256,$s1" \
+    "f64:3x4-t8=$c,block=3x4,flag_bits=32,col=int,tile=8,wg=256,$s2"
+case_ab protein \
+    "f32:1x4-t32=$c,block=1x4,flag_bits=32,col=short,tile=32,wg=256,$s2" \
+    "f64:1x4-t16-s1=$c,block=1x4,flag_bits=32,col=short,tile=16,wg=256,$s1"
+case_ab circuit \
+    "f32:1x1-t16=$c,block=1x1,flag_bits=32,col=int,tile=16,wg=256,$s2,vload=0" \
+    "f64:1x1-t16=$c,block=1x1,flag_bits=16,col=int,tile=16,wg=256,strategy=2,cache=4,vload=0"
+case_ab webgraph \
+    "f32:2x1-t8=$c,block=2x1,flag_bits=32,col=int,tile=8,wg=256,$s2" \
+    "f64:1x1-t16=$c,block=1x1,flag_bits=16,col=int,tile=16,wg=256,strategy=2,cache=4,vload=0"
+case_ab epidem "f32:2x1-t16=$c,block=2x1,flag_bits=32,col=int,tile=16,wg=256,$s2"
+case_ab shortrow "f32:1x1-t8=$c,block=1x1,flag_bits=32,col=int,tile=8,wg=256,$s2,vload=0"
+case_ab qchem \
+    "f32:1x2-t16-s1=$c,block=1x2,flag_bits=32,col=int,tile=16,wg=256,$s1" \
+    "f64:1x1-t16=$c,block=1x1,flag_bits=32,col=int,tile=16,wg=256,$s2,vload=0"
+
+python3 - "$out" <<'EOF' || status=1
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+runs = {}
+for f in sorted(glob.glob(os.path.join(out, "*-*-*.json"))):
+    which = os.path.basename(f).rsplit(".", 1)[0].rsplit("-", 1)[1]
+    for r in json.load(open(f)):
+        key = (r["case"], r["precision"], r["impl"])
+        runs.setdefault(key, {"old": [], "new": []})[which].append(r)
+lines = ["| case | prec | plan | old us (2 rounds) | new us (2 rounds) | new/old speed-up | old % copy | new % copy |",
+         "|---|---|---|---:|---:|---:|---:|---:|"]
+wrong = 0
+for (case, prec, impl), v in sorted(runs.items()):
+    if not v["old"] or not v["new"]:
+        continue
+    wrong += sum(not r["correct"] for r in v["old"] + v["new"])
+    o = statistics.median(r["median_ms"] for r in v["old"]) * 1e3
+    n = statistics.median(r["median_ms"] for r in v["new"]) * 1e3
+    po = statistics.median(r["pct_copy_bw"] for r in v["old"])
+    pn = statistics.median(r["pct_copy_bw"] for r in v["new"])
+    lines.append("| %s | %s | %s | %.1f (%s) | %.1f (%s) | %.3f | %.1f | %.1f |" % (
+        case, prec, impl, o, " ".join("%.1f" % (r["median_ms"] * 1e3) for r in v["old"]), n,
+        " ".join("%.1f" % (r["median_ms"] * 1e3) for r in v["new"]), o / n, po, pn))
+lines.append("")
+lines.append("records wrong: %d" % wrong)
+open(os.path.join(out, "ab.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+sys.exit(1 if wrong else 0)
+EOF
+exit $status
