@@ -1,36 +1,39 @@
 #!/usr/bin/env bash
-# Two builds of clpk-bench-spmv on the same plans, in ABBA order (old, new, new, old) per case so drift of the
-# machine cancels: the measurement of a kernel change that keeps the parameters (docs/perf-spmv.md row 8: batched
+# Several builds of clpk-bench-spmv on the same plans, in mirrored order per case (A B C, then C B A) so drift of
+# the machine cancels: the measurement of a kernel change that keeps the parameters (docs/perf-spmv.md row 8:
 # carry wait). Each case is one process per round with every variant of both precisions; every plan is checked
 # against the double CPU reference.
 #
-#   OLD=dir_with_bin NEW=dir_with_bin bench/spmv-ab.sh OUT_DIR     (. .gpu/enter first on the H100; ~5 minutes)
-# dir_with_bin holds bin/clpk-bench-spmv (and the libclpk it was built with, found through its RUNPATH or
-# LD_LIBRARY_PATH set per build here). Writes OUT_DIR/<case>-<round>-<old|new>.json|txt and OUT_DIR/ab.md
-# (median of the two rounds per build, new/old speed-up, % of copy). SCALE=0.01 for a local smoke run.
+#   BUILDS="old:DIR new:DIR ..." bench/spmv-ab.sh OUT_DIR     (. .gpu/enter first on the H100; ~3 min per build)
+# DIR holds bin/clpk-bench-spmv and the libclpk it was built with (put first on LD_LIBRARY_PATH per build). Writes
+# OUT_DIR/<case>-<round>-<name>.json|txt and OUT_DIR/ab.md (median of each build's two rounds, speed-up over the
+# first build, % of copy). SCALE=0.01 for a local smoke run.
 set -u
-[ $# -eq 1 ] || { echo "usage: OLD=dir NEW=dir bench/spmv-ab.sh OUT_DIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: BUILDS=\"name:dir ...\" bench/spmv-ab.sh OUT_DIR" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1 scale=${SCALE:-1}
-for d in "${OLD:?set OLD}" "${NEW:?set NEW}"; do
-    [ -x "$d/bin/clpk-bench-spmv" ] || { echo "spmv-ab.sh: $d/bin/clpk-bench-spmv not found" >&2; exit 2; }
+read -r -a builds <<<"${BUILDS:?set BUILDS}"
+order=()
+for b in "${builds[@]}"; do
+    [ -x "${b#*:}/bin/clpk-bench-spmv" ] || { echo "spmv-ab.sh: ${b#*:}/bin/clpk-bench-spmv not found" >&2; exit 2; }
+    order=("$b" "${order[@]}")
 done
+order=("${builds[@]}" "${order[@]}") # mirrored: A B C C B A
 mkdir -p "$out"
 status=0
 c="format=bccoo,sync=adjacent,skip_scan=1,transpose=offline,slices=1,vload=1,interleave=1,prefetch=1"
 s2="strategy=2,cache=2" s1="strategy=1,cache=1"
 
-# case NAME VARIANT... : four processes per case, ABBA
+# case NAME VARIANT... : two processes per build and case, in mirrored order
 case_ab() {
     local name=$1
     shift
     local args=()
     for v in "$@"; do args+=(--variant "$v"); done
     local round=0
-    for which in old new new old; do
+    for b in "${order[@]}"; do
         round=$((round + 1))
-        local dir=$OLD
-        [ "$which" = new ] && dir=$NEW
+        local which=${b%%:*} dir=${b#*:}
         LD_LIBRARY_PATH=$dir:${LD_LIBRARY_PATH:-} "$dir/bin/clpk-bench-spmv" --cases "$name" --scale "$scale" \
             --impls none --precision f32,f64 --repeats 100 --json "$out/$name-$round-$which.json" "${args[@]}" \
             >"$out/$name-$round-$which.txt" 2>&1 || status=1
@@ -68,31 +71,28 @@ case_ab qchem \
     "f32:1x2-t16-s1=$c,block=1x2,flag_bits=32,col=int,tile=16,wg=256,$s1" \
     "f64:1x1-t16=$c,block=1x1,flag_bits=32,col=int,tile=16,wg=256,$s2,vload=0"
 
-python3 - "$out" <<'EOF' || status=1
+python3 - "$out" "${builds[@]%%:*}" <<'EOF' || status=1
 import glob, json, os, statistics, sys
-out = sys.argv[1]
+out, names = sys.argv[1], sys.argv[2:]
 runs = {}
 for f in sorted(glob.glob(os.path.join(out, "*-*-*.json"))):
     which = os.path.basename(f).rsplit(".", 1)[0].rsplit("-", 1)[1]
     for r in json.load(open(f)):
-        key = (r["case"], r["precision"], r["impl"])
-        runs.setdefault(key, {"old": [], "new": []})[which].append(r)
-lines = ["| case | prec | plan | old us (2 rounds) | new us (2 rounds) | new/old speed-up | old % copy | new % copy |",
-         "|---|---|---|---:|---:|---:|---:|---:|"]
+        runs.setdefault((r["case"], r["precision"], r["impl"]), {}).setdefault(which, []).append(r)
+head = "| case | prec | plan | " + " | ".join("%s us (rounds)" % n for n in names)
+head += " | " + " | ".join("%s/%s" % (n, names[0]) for n in names[1:]) + " | " + " | ".join("%s %% copy" % n for n in names) + " |"
+lines = [head, "|---|---|---|" + "---:|" * (3 * len(names) - 1)]
 wrong = 0
 for (case, prec, impl), v in sorted(runs.items()):
-    if not v["old"] or not v["new"]:
+    if any(n not in v for n in names):
         continue
-    wrong += sum(not r["correct"] for r in v["old"] + v["new"])
-    o = statistics.median(r["median_ms"] for r in v["old"]) * 1e3
-    n = statistics.median(r["median_ms"] for r in v["new"]) * 1e3
-    po = statistics.median(r["pct_copy_bw"] for r in v["old"])
-    pn = statistics.median(r["pct_copy_bw"] for r in v["new"])
-    lines.append("| %s | %s | %s | %.1f (%s) | %.1f (%s) | %.3f | %.1f | %.1f |" % (
-        case, prec, impl, o, " ".join("%.1f" % (r["median_ms"] * 1e3) for r in v["old"]), n,
-        " ".join("%.1f" % (r["median_ms"] * 1e3) for r in v["new"]), o / n, po, pn))
-lines.append("")
-lines.append("records wrong: %d" % wrong)
+    wrong += sum(not r["correct"] for n in names for r in v[n])
+    t = {n: statistics.median(r["median_ms"] for r in v[n]) * 1e3 for n in names}
+    pc = {n: statistics.median(r["pct_copy_bw"] for r in v[n]) for n in names}
+    cells = ["%.1f (%s)" % (t[n], " ".join("%.1f" % (r["median_ms"] * 1e3) for r in v[n])) for n in names]
+    cells += ["%.3f" % (t[names[0]] / t[n]) for n in names[1:]] + ["%.1f" % pc[n] for n in names]
+    lines.append("| %s | %s | %s | %s |" % (case, prec, impl, " | ".join(cells)))
+lines += ["", "speed-up = time of %s / time of the build; records wrong: %d" % (names[0], wrong)]
 open(os.path.join(out, "ab.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 sys.exit(1 if wrong else 0)

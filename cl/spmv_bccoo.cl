@@ -244,7 +244,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     const uint lid = get_local_id(0);
     local VT lsum[WG * BH];
     local uint lflag[WG];
-    local uint lshared[2];
+    local uint lshared[4];
     local VT lcarry[BH];
 
 #if SYNC_ADJ
@@ -263,19 +263,25 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     const uint t = g * WG + lid;
     const uint first_row = res_entry[t];
     const uint grp_first = res_entry[g * WG];
-    /* Loads the group's tail needs are issued here, so their latency hides under the tile instead of adding round
-     * trips after the scan, when nothing else of this group is in flight. */
-#if STRATEGY == 2
-    const uint grp_end = res_entry[(g + 1) * WG];
-#endif
+    /* What the group's tail needs from global memory is loaded here, into local memory, so its latency hides under
+     * the tile instead of adding round trips after the scan, when nothing else of this group is in flight. Local,
+     * not registers: two more registers live through the tile loop cost occupancy (fem3d f32 3x2/t32 went from 32
+     * to 38 registers, 8 to 6 groups per SM, 0.78x; docs/perf-spmv.md row 8). lshared[2]: whether the previous
+     * group's last block continues a row into this group (else its carry is 0: no wait); lshared[3]: the group's
+     * end entry (strategy 2). Read after the scan's barriers. */
+    if (lid == 0) {
+        uint prev_open = 0;
 #if SYNC_ADJ
-    /* whether the previous group's last block continues a row into this group (else its carry is 0: no wait) */
-    uint prev_open = 0;
-    if (lid == 0 && g > 0) {
-        const uint tp = g * WG - 1, jl = TILE - 1;
-        const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
-        prev_open = (pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u;
+        if (g > 0) {
+            const uint tp = g * WG - 1, jl = TILE - 1;
+            const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
+            prev_open = (pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u;
+        }
+#endif
+        lshared[2] = prev_open;
     }
+#if STRATEGY == 2
+    if (lid == WG - 1) lshared[3] = res_entry[(g + 1) * WG];
 #endif
 
     /* ---- sequential segmented sum over the thread's tile ---- */
@@ -408,7 +414,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
         }
 #if SYNC_ADJ
         if (has_stop) publish_carry(grp_sum, sync, g, out, epoch); /* breaks the chain at once */
-        if (prev_open) wait_carry(grp_sum, sync, g - 1, carry, epoch, spin_limit);
+        if (lshared[2]) wait_carry(grp_sum, sync, g - 1, carry, epoch, spin_limit);
         if (!has_stop) {
             for (uint i = 0; i < BH; ++i) out[i] += carry[i];
             publish_carry(grp_sum, sync, g, out, epoch);
@@ -430,6 +436,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
 #if STRATEGY == 2
     barrier(CLK_LOCAL_MEM_FENCE);
     /* coalesced flush of the cached rows: block rows [grp_first, grp_end) all end inside this group */
+    const uint grp_end = lshared[3];
     const uint ncached = min(grp_end - grp_first, cache_rows) * BH;
     for (uint e = lid; e < ncached; e += WG) store_out(y, grp_first * BH + e, cache[e], out_rows, alpha, beta);
 #endif
