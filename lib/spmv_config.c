@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 12 sits between 8 and 16 because dense f64 3x4 blocks on the H100 run fastest at tiles 10-12 (docs/perf-spmv.md,
+ * session 7): the work per work-item there balances the ~1 wave of groups against the per-group tail. */
+const char *const spmv_tile_values[] = {"8", "12", "16", "24", "32", "40", "64", "96", "128", NULL};
+
 const char *const spmv_param_keys[] = {"format", "block_h", "block_w", "flag_bits", "col",       "tile",
                                        "wg",     "strategy", "cache",  "sync",      "skip_scan", "transpose",
                                        "slices", "csr_vec",  "block", "vload", "interleave", "prefetch", NULL};

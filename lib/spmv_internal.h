@@ -53,6 +53,8 @@ clpk_status spmv_config_parse(const char *format, const clpk_params *params, con
 void spmv_config_format(const spmv_config *cfg, char *buf, size_t size);
 /* The keys plan creation accepts (NULL-terminated). */
 extern const char *const spmv_param_keys[];
+/* The tile sizes the tuner and the quick tune choose from (ascending, NULL-terminated); test_spmv_sweep runs each. */
+extern const char *const spmv_tile_values[];
 
 /* The BCCOO / BCCOO+ host image, exactly as uploaded. */
 typedef struct spmv_bccoo {

@@ -58,7 +58,7 @@ static void tune_and_check(clpk_context *ctx, const char *spec, clpk_precision p
     clpk_status st = clpk_spmv_plan_tune(ctx, &A, p, budget, &plan, &rep);
     const char *name = clpk_precision_name(p);
     if (CHECK(st == CLPK_SUCCESS && plan, "%s %s: tune failed: %s", spec, name, clpk_last_error(ctx))) {
-        int limit = budget ? budget : 30;
+        int limit = budget ? budget : 60;
         CHECK(rep.multiplies > 0 && rep.multiplies <= limit, "%s %s: %d multiplies, budget %d", spec, name,
               rep.multiplies, limit);
         CHECK(rep.candidates >= 2 && rep.rejected >= 0 && rep.rejected < rep.candidates,
@@ -103,7 +103,7 @@ int main(void) {
      * candidate program) */
     tune_and_check(ctx, "wide:fem:12", CLPK_PRECISION_F32, 0, &rng);
     /* tight budget: CSR + one candidate (f64 where the device has it: few programs to build) */
-    tune_and_check(ctx, "powerlaw:1500", fp64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32, 7, &rng);
+    tune_and_check(ctx, "powerlaw:1500", fp64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32, 9, &rng);
 
     /* refusals */
     clpk_csr A;

@@ -17,7 +17,7 @@
 static const char *const shapes[] = {"1x1", "1x2", "1x4", "2x1", "2x2", "2x4", "3x1", "3x2", "3x4", "4x1", "4x2", "4x4"};
 static const char *const flags[] = {"8", "16", "32"};
 static const char *const colt[] = {"short", "int", "delta"};
-static const char *const tiles[] = {"8", "16", "24", "32", "40", "64", "96", "128"};
+#define tiles spmv_tile_values /* shared with the tuner and the quick tune; NULL-terminated */
 static const char *const wgs[] = {"64", "128", "256", "512"};
 static const char *const caches[] = {"1", "2", "3", "4"};
 static const char *const slices[] = {"2", "4", "8", "16", "32"};
@@ -43,6 +43,8 @@ int main(void) {
      * switches strategy x sync x BCCOO+ from its low bits (all 8 combinations within the first 8); the other lists
      * are walked with coprime strides. Runtime switches (skip_scan, cache) are varied on each point. */
     const int npoints = N(shapes);
+    int n_tiles = 0;
+    while (tiles[n_tiles]) ++n_tiles; /* 9: strides 2 and 5 are coprime to it, each precision's 12 points see all */
     for (int pi = 0; pi < 2; ++pi) {
         clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
         if (p == CLPK_PRECISION_F64 && !dev->has_fp64) {
@@ -68,7 +70,7 @@ int main(void) {
                 snprintf(params, sizeof params,
                          "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
                          "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
-                         bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[(k * 3) % N(tiles)], wg, strategy,
+                         bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[(k * 2) % n_tiles], wg, strategy,
                          cache, adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
                          slices[k % N(slices)], interleave, prefetches[(i + pi) % N(prefetches)]);
                 const clpk_csr *A = &mats[(i + v) % 3];
@@ -95,7 +97,7 @@ int main(void) {
                 snprintf(params, sizeof params,
                          "block=%s,vload=1,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=1,sync=%s,"
                          "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
-                         vpoints[pi][i].shape, flags[k % N(flags)], vpoints[pi][i].col, tiles[(k * 5) % N(tiles)],
+                         vpoints[pi][i].shape, flags[k % N(flags)], vpoints[pi][i].col, tiles[(k * 5) % n_tiles],
                          wgs[(k + 1) % N(wgs)], strategy, adjacent ? "adjacent" : "fallback", v,
                          vpoints[pi][i].transpose, slices[k % N(slices)], 1 - v, prefetches[(k + 1) % N(prefetches)]);
                 const clpk_csr *A = &mats[(i + v) % 3];

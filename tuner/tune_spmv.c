@@ -210,14 +210,13 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     CLPK_TRY(clpk_tune_space_add(space, "col", cols));
     const char *flags[] = {"8", "16", "32", NULL};
     CLPK_TRY(clpk_tune_space_add(space, "flag_bits", flags));
-    /* tiles: keep those leaving at least ~4 work-items per device lane-group (compute_units * 256); the two
+    /* tiles: keep those leaving at least ~4 work-items per device lane-group (compute_units * 256); the three
      * smallest always stay */
-    static const char *const all_tiles[] = {"8", "16", "24", "32", "40", "64", "96", "128"};
-    const char *tiles[9];
+    const char *tiles[16];
     int nt = 0;
     double min_threads = 4.0 * (dev->compute_units ? dev->compute_units : 1) * 256.0;
-    for (int i = 0; i < 8; ++i)
-        if (i < 2 || (double)s->A.nnz / atof(all_tiles[i]) >= min_threads) tiles[nt++] = all_tiles[i];
+    for (int i = 0; spmv_tile_values[i] && nt < 15; ++i)
+        if (i < 3 || (double)s->A.nnz / atof(spmv_tile_values[i]) >= min_threads) tiles[nt++] = spmv_tile_values[i];
     tiles[nt] = NULL;
     CLPK_TRY(clpk_tune_space_add(space, "tile", tiles));
     const char *wgs[] = {"64", "128", "256", "512", NULL};

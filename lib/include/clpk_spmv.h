@@ -76,10 +76,11 @@ clpk_status clpk_spmv_generate(const char *spec, uint64_t seed, clpk_csr *out, c
 
 /* Online per-matrix quick tune (yaSpMV-style) for a matrix multiplied many times: builds the plan's default choice
  * ("auto": profile or defaults) and a small pruned candidate set (the 4 block shapes of smallest footprint, BCCOO+
- * only when wider than tall, a few tiles / work-group sizes / strategies), checks each against a CSR baseline plan's
- * result on a random x, times each with a few multiplies and returns the fastest correct plan in *plan.
- * max_multiplies bounds the multiplies of the whole search (0 = 30, at least 7): the CSR reference costs 1, each
- * candidate 3 (a check and 2 timed); candidates that do not fit the rest of the budget are dropped. Returns
+ * only when wider than tall, then up to 3 rounds of coordinate descent over tile / strategy / work-group size /
+ * layout from the fastest so far), checks each against a CSR baseline plan's result on a random x, times each with
+ * a few multiplies and returns the fastest correct plan in *plan.
+ * max_multiplies bounds the multiplies of the whole search (0 = 60, at least 9): the CSR reference costs 1, each
+ * candidate 4 (a check and 3 timed); candidates that do not fit the rest of the budget are dropped. Returns
  * CLPK_ERROR_INTERNAL if no candidate agrees with the reference. The report (may be NULL) says what was tried and
  * chosen; the caller owns *plan (clpk_spmv_plan_destroy). */
 typedef struct clpk_spmv_tune_report {
