@@ -269,17 +269,17 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
      * to 38 registers, 8 to 6 groups per SM, 0.78x; docs/perf-spmv.md row 8). lshared[2]: whether the previous
      * group's last block continues a row into this group (else its carry is 0: no wait); lshared[3]: the group's
      * end entry (strategy 2). Read after the scan's barriers. */
+#if SYNC_ADJ /* only where it is read */
     if (lid == 0) {
         uint prev_open = 0;
-#if SYNC_ADJ
         if (g > 0) {
             const uint tp = g * WG - 1, jl = TILE - 1;
             const uint pfw = (uint)flags[FLAG_INDEX(jl / FLAG_BITS, tp, nt)];
             prev_open = (pfw >> (FLAG_BITS - 1 - jl % FLAG_BITS)) & 1u;
         }
-#endif
         lshared[2] = prev_open;
     }
+#endif
 #if STRATEGY == 2
     if (lid == WG - 1) lshared[3] = res_entry[(g + 1) * WG];
 #endif
