@@ -136,6 +136,13 @@ static void tile_neighbours(long long tile, long long *below, long long *above) 
     }
 }
 
+/* Whether a tile is in the shared list: the quick tune picks only tiles test_spmv_sweep runs. */
+static int listed_tile(long long tile) {
+    for (int i = 0; spmv_tile_values[i]; ++i)
+        if (atoll(spmv_tile_values[i]) == tile) return 1;
+    return 0;
+}
+
 /* Refines the best BCCOO plan by coordinate descent: each round tries its one-parameter variants (the neighbouring
  * tiles, tile halved / doubled, the other strategy, the other work-group size, the other interleave, the other vload,
  * prefetch 4 or none), and the next round starts from the round's winner, as long as a round finds a better plan and
@@ -156,8 +163,8 @@ static void refine(tune_state *t) {
         tile_neighbours(tile, &below, &above);
         if (below) try_variant(t, base, "tile", below);
         if (above) try_variant(t, base, "tile", above);
-        if (tile / 2 >= 8 && tile / 2 != below) try_variant(t, base, "tile", tile / 2);
-        if (tile * 2 <= 128 && tile * 2 != above) try_variant(t, base, "tile", tile * 2);
+        if (tile / 2 != below && listed_tile(tile / 2)) try_variant(t, base, "tile", tile / 2);
+        if (tile * 2 != above && listed_tile(tile * 2)) try_variant(t, base, "tile", tile * 2);
         try_variant(t, base, "strategy", 3 - strategy);
         try_variant(t, base, "wg", wg >= 256 ? wg / 2 : wg * 2);
         try_variant(t, base, "interleave", 1 - clpk_params_get_int(&p, "interleave", 0));
