@@ -12,8 +12,9 @@
  *   IS_DOUBLE 0|1, BH 1..4, BW 1|2|4, FLAG_BITS 8|16|32, COL_BITS 16|32, TILE blocks per thread, WG work-group
  *   size, STRATEGY 1|2, SYNC_ADJ 0|1, SLICED 0|1 (BCCOO+: write raw partial rows to a temporary, combined by
  *   spmv_bccoo_combine), COL_DELTA 0|1 (16-bit column deltas per thread segment from col_base[t], 0x8000 escapes
- *   to esc[esc_start[t] + k]), STAGE 0|1 (compile the online-transpose staging; only plans that use it, since it
- *   doubles PoCL's compile time), PREFETCH (blocks of a thread whose columns and x vectors are loaded ahead of
+ *   to esc[esc_start[t] + k]), STAGE 0|1 (the online-transpose staging, compiled only into plans whose online mode is 2,
+ *   where it is the only path: a barrier under a runtime branch makes PoCL replicate all the code after it, and
+ *   with PREFETCH 4-8 that took minutes to compile), PREFETCH (blocks of a thread whose columns and x vectors are loaded ahead of
  *   their products, 1 = none), VLOAD 0|1 and VW (elements per value vector, lib/spmv_config.c: block_w when
  *   VLOAD=0; with VLOAD=1 up to 16 bytes, e.g. a 4x2 f32 block is two float4): value element e = i*BW + k of the
  *   block at pos lies in vector plane e / VW (planes of nt*TILE vectors), so consecutive work-items still read
@@ -289,8 +290,8 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     VT acc[BH], head[BH];
     for (uint i = 0; i < BH; ++i) acc[i] = head[i] = (VT)0;
     uint nstops = 0;
-#if STAGE
-    if (online == 2) { /* uniform: a kernel argument */
+#if STAGE /* compiled only into plans whose online mode is 2, so no barrier sits under a runtime branch */
+    {
         const uint base = g * WG * TILE;
         for (uint e = lid; e < WG * TILE; e += WG) {
             const uint pos = base + e;
@@ -311,10 +312,8 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
      * gathers miss on short rows (shortrow f64 1.26x) and costs occupancy near the roofline (docs/perf-spmv.md
      * row 7), hence a tuning parameter. */
     for (uint j0 = 0; j0 < TILE; j0 += PREFETCH) {
+#if !STAGE
         VTW xpf[PREFETCH];
-#if STAGE
-        if (online != 2) /* uniform: a kernel argument */
-#endif
         {
             uint cpf[PREFETCH];
 #pragma unroll
@@ -335,23 +334,21 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
                 xpf[k] = load_x(x, cpf[k], ncols);
             }
         }
+#endif
 #pragma unroll
         for (uint k = 0; k < PREFETCH; ++k) {
             const uint j = j0 + k;
             if (j >= TILE) break;
             const uint b = j % FLAG_BITS;
             if (b == 0) fw = (uint)flags[FLAG_INDEX(j / FLAG_BITS, t, nt)];
-            const uint pos = BLOCK_INDEX(j, t, nt);
 #if STAGE
-            if (online == 2) {
-                for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
-            } else
+            for (uint i = 0; i < BH; ++i) acc[i] += stage[(lid * TILE + j) * BH + i];
+#else
+            const uint pos = BLOCK_INDEX(j, t, nt);
+            VT p[BH];
+            block_rows(vals, pos, nbp, xpf[k], p);
+            for (uint i = 0; i < BH; ++i) acc[i] += p[i];
 #endif
-            {
-                VT p[BH];
-                block_rows(vals, pos, nbp, xpf[k], p);
-                for (uint i = 0; i < BH; ++i) acc[i] += p[i];
-            }
             if (((fw >> (FLAG_BITS - 1 - b)) & 1u) == 0u) {
                 if (nstops == 0) {
                     for (uint i = 0; i < BH; ++i) head[i] = acc[i];

@@ -7,8 +7,10 @@
 static void usage(void) {
     printf("usage: clpk-info [--device SEL] [--bandwidth] [--family F --features k=v,...]\n"
            "  Lists every OpenCL device with the facts clpk uses and the profile it would use.\n"
-           "  --device SEL   also open SEL (index, P:D, or name substring; default $CLPK_DEVICE, else first GPU,\n"
-           "                 else first CPU) and report the chosen device, cache and profile\n"
+           "  --device SEL   also open SEL and report the chosen device, cache and profile. SEL is an index, P:D,\n"
+           "                 or comma-separated terms that must all match: an implementation (pocl, intel, nvidia,\n"
+           "                 amd, oclgrind, ...), a type (cpu, gpu) or a substring of a name; default\n"
+           "                 $CLPK_DEVICE, else the first GPU, else the first CPU\n"
            "  --bandwidth    measure the chosen device's copy bandwidth\n"
            "  --family F --features k=v,...\n"
            "                 which profile entry (class and parameters) a problem of family F with these features\n"
@@ -19,16 +21,20 @@ static void print_device(size_t index, const clpk_device_info *d) {
     char path[1024];
     clpk_profile_level level = clpk_profile_for_device(d, path, sizeof path);
     printf("[%zu] %s / %s\n", index, d->platform_name, d->name);
-    printf("    vendor %s, driver %s, %s, type %s\n", d->vendor, d->driver_version, d->device_version,
-           clpk_device_kind_string(d->kind));
+    printf("    answers to: %zu, %s, %s (and any part of its names or vendors)\n", index, d->implementation,
+           d->kind == CLPK_DEVICE_CPU   ? "cpu"
+           : d->kind == CLPK_DEVICE_GPU ? "gpu"
+                                        : "accelerator");
+    printf("    vendor %s, platform vendor %s, driver %s, %s, type %s\n", d->vendor, d->platform_vendor,
+           d->driver_version, d->device_version, clpk_device_kind_string(d->kind));
     printf("    %u compute units @ %u MHz, max work-group %zu, local mem %llu KiB, global mem %.1f GiB, "
            "max alloc %.1f GiB\n",
            d->compute_units, d->max_clock_mhz, d->max_work_group_size, (unsigned long long)(d->local_mem_bytes / 1024),
            (double)d->global_mem_bytes / (1 << 30), (double)d->max_alloc_bytes / (1 << 30));
     printf("    %s; fp64 %s, int32 atomics %s, int64 atomics %s, sub-groups %s, sub-group shuffle %s, SIMD width %u\n",
            d->opencl_c_version, d->has_fp64 ? "yes" : "no", d->has_int32_global_atomics ? "yes" : "no",
-           d->has_int64_atomics ? "yes" : "no", d->has_subgroups ? "yes" : "no",
-           d->has_subgroup_shuffle ? "yes" : "no", d->simd_width_hint);
+           d->has_int64_atomics ? "yes" : "no", d->has_subgroups ? "yes" : "no", d->has_subgroup_shuffle ? "yes" : "no",
+           d->simd_width_hint);
     printf("    profile: %s%s%s\n", clpk_profile_level_string(level), path[0] ? " " : "", path);
 }
 
@@ -72,7 +78,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("%zu OpenCL device%s:\n", n, n == 1 ? "" : "s");
-    for (size_t i = 0; i < n && i < 64; ++i) print_device(i, &infos[i]);
+    for (size_t i = 0; i < n && i < 64; ++i)
+        print_device(i, &infos[i]);
     if (!open_device) return 0;
 
     clpk_context *ctx = NULL;

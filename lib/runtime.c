@@ -21,7 +21,8 @@ static void get_string(cl_device_id dev, cl_device_info what, char *out, size_t 
     out[size - 1] = '\0';
     /* Some drivers pad names with spaces; profiles compare names exactly, so trim. */
     size_t n = strlen(out);
-    while (n > 0 && isspace((unsigned char)out[n - 1])) out[--n] = '\0';
+    while (n > 0 && isspace((unsigned char)out[n - 1]))
+        out[--n] = '\0';
 }
 
 static uint64_t get_u64(cl_device_id dev, cl_device_info what) {
@@ -41,6 +42,77 @@ static int has_word(const char *list, const char *word) {
     for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
         if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
     return 0;
+}
+
+static int contains_ci(const char *haystack, const char *needle) {
+    size_t n = strlen(needle);
+    for (const char *p = haystack; *p; ++p)
+        if (strncasecmp(p, needle, n) == 0) return 1;
+    return n == 0;
+}
+
+/* Each implementation with the words its platform name or platform vendor carries; the first hit wins, so PoCL
+ * and oclgrind (whose devices may report any CPU vendor) come before the hardware vendors. */
+static const struct {
+    const char *name;
+    const char *marks[3];
+} implementations[] = {
+    {"pocl", {"Portable Computing Language", "pocl", NULL}},
+    {"oclgrind", {"Oclgrind", NULL, NULL}},
+    {"rusticl", {"rusticl", NULL, NULL}},
+    {"clover", {"Clover", "Mesa", NULL}},
+    {"nvidia", {"NVIDIA", NULL, NULL}},
+    {"amd", {"AMD Accelerated Parallel Processing", "Advanced Micro Devices", NULL}},
+    {"intel", {"Intel", NULL, NULL}},
+    {"apple", {"Apple", NULL, NULL}},
+};
+
+static const char *implementation_of(const clpk_device_info *info) {
+    for (size_t i = 0; i < sizeof implementations / sizeof implementations[0]; ++i)
+        for (size_t k = 0; k < 3 && implementations[i].marks[k]; ++k)
+            if (contains_ci(info->platform_name, implementations[i].marks[k]) ||
+                contains_ci(info->platform_vendor, implementations[i].marks[k]))
+                return implementations[i].name;
+    return "other";
+}
+
+static int is_implementation_name(const char *term, size_t len) {
+    for (size_t i = 0; i < sizeof implementations / sizeof implementations[0]; ++i)
+        if (strlen(implementations[i].name) == len && !strncasecmp(term, implementations[i].name, len)) return 1;
+    return 0;
+}
+
+static int term_matches(const clpk_device_info *info, const char *term, size_t len) {
+    char t[128];
+    if (len == 0 || len >= sizeof t) return 0;
+    memcpy(t, term, len);
+    t[len] = '\0';
+    if (is_implementation_name(t, len)) return !strcasecmp(t, implementation_of(info));
+    if (!strcasecmp(t, "cpu")) return info->kind == CLPK_DEVICE_CPU;
+    if (!strcasecmp(t, "gpu")) return info->kind == CLPK_DEVICE_GPU;
+    if (!strcasecmp(t, "accelerator")) return info->kind == CLPK_DEVICE_OTHER;
+    char full[300];
+    snprintf(full, sizeof full, "%s / %s", info->platform_name, info->name);
+    return contains_ci(full, t) || contains_ci(info->vendor, t) || contains_ci(info->platform_vendor, t);
+}
+
+int clpk_device_matches(const clpk_device_info *info, const char *selector) {
+    if (!info || !selector) return 0;
+    const char *p = selector;
+    int terms = 0;
+    for (;;) {
+        while (*p == ' ')
+            ++p;
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len > 0 && p[len - 1] == ' ')
+            --len;
+        if (!term_matches(info, p, len)) return 0;
+        ++terms;
+        if (!end) break;
+        p = end + 1;
+    }
+    return terms > 0;
 }
 
 static void collect_facts(cl_platform_id platform, cl_device_id dev, clpk_device_info *info) {
@@ -95,8 +167,10 @@ static void collect_facts(cl_platform_id platform, cl_device_id dev, clpk_device
     }
     free(ext);
     if (info->simd_width_hint == 0) info->simd_width_hint = 1;
-    info->is_pocl = strstr(info->platform_name, "Portable Computing Language") != NULL ||
-                    strncasecmp(info->platform_name, "pocl", 4) == 0;
+    clGetPlatformInfo(platform, CL_PLATFORM_VENDOR, sizeof info->platform_vendor, info->platform_vendor, NULL);
+    info->platform_vendor[sizeof info->platform_vendor - 1] = '\0';
+    snprintf(info->implementation, sizeof info->implementation, "%s", implementation_of(info));
+    info->is_pocl = !strcmp(info->implementation, "pocl");
 }
 
 /* All devices of all platforms in platform order. */
@@ -128,7 +202,8 @@ clpk_status clpk_list_devices(clpk_device_info *infos, size_t capacity, size_t *
     size_t n = 0;
     *count = 0;
     CLPK_TRY(enumerate(entries, sizeof entries / sizeof entries[0], &n, err));
-    for (size_t i = 0; i < n && i < capacity; ++i) collect_facts(entries[i].platform, entries[i].device, &infos[i]);
+    for (size_t i = 0; i < n && i < capacity; ++i)
+        collect_facts(entries[i].platform, entries[i].device, &infos[i]);
     *count = n;
     return CLPK_SUCCESS;
 }
@@ -152,15 +227,8 @@ static int parse_index_selector(const char *sel, unsigned *platform, unsigned *d
     return 1;
 }
 
-static int contains_ci(const char *haystack, const char *needle) {
-    size_t n = strlen(needle);
-    for (const char *p = haystack; *p; ++p)
-        if (strncasecmp(p, needle, n) == 0) return 1;
-    return n == 0;
-}
-
-/* Picks a device: index "D" (over all devices), "P:D", or a substring of "platform / device"; default GPU, then
- * CPU, then anything. */
+/* Picks a device: index "D" (over all devices), "P:D", or terms as clpk_device_matches reads them, a GPU before a
+ * CPU among several matches; without a selector the first GPU, then CPU, then anything. */
 static clpk_status select_device(const char *selector, device_entry *chosen, clpk_error *err) {
     device_entry entries[CLPK_MAX_PLATFORMS * 4];
     size_t n = 0;
@@ -170,8 +238,8 @@ static clpk_status select_device(const char *selector, device_entry *chosen, clp
         int has_platform = 0;
         if (parse_index_selector(selector, &pi, &di, &has_platform)) {
             for (size_t i = 0; i < n; ++i) {
-                int match = has_platform ? (entries[i].platform_index == pi && entries[i].device_index == di)
-                                         : (i == di);
+                int match =
+                    has_platform ? (entries[i].platform_index == pi && entries[i].device_index == di) : (i == di);
                 if (match) {
                     *chosen = entries[i];
                     return CLPK_SUCCESS;
@@ -181,18 +249,21 @@ static clpk_status select_device(const char *selector, device_entry *chosen, clp
                                   "device selector '%s': no such device index (%zu devices; see clpk-info)", selector,
                                   n);
         }
-        for (size_t i = 0; i < n; ++i) {
-            clpk_device_info info;
-            collect_facts(entries[i].platform, entries[i].device, &info);
-            char full[300];
-            snprintf(full, sizeof full, "%s / %s", info.platform_name, info.name);
-            if (contains_ci(full, selector) || contains_ci(info.vendor, selector)) {
-                *chosen = entries[i];
-                return CLPK_SUCCESS;
+        static const clpk_device_kind kind_order[] = {CLPK_DEVICE_GPU, CLPK_DEVICE_CPU, CLPK_DEVICE_OTHER};
+        for (size_t k = 0; k < sizeof kind_order / sizeof kind_order[0]; ++k) {
+            for (size_t i = 0; i < n; ++i) {
+                clpk_device_info info;
+                collect_facts(entries[i].platform, entries[i].device, &info);
+                if (info.kind == kind_order[k] && clpk_device_matches(&info, selector)) {
+                    *chosen = entries[i];
+                    return CLPK_SUCCESS;
+                }
             }
         }
         return clpk_error_set(err, CLPK_ERROR_DEVICE_NOT_FOUND,
-                              "device selector '%s' matches no device (see clpk-info for the list)", selector);
+                              "device selector '%s' matches no device (see clpk-info for the list and what each "
+                              "device answers to)",
+                              selector);
     }
     static const cl_device_type preference[] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_ALL};
     for (size_t k = 0; k < sizeof preference / sizeof preference[0]; ++k) {
@@ -223,9 +294,8 @@ static clpk_status finish_context(clpk_context *ctx) {
     collect_facts(ctx->platform, ctx->device, &ctx->info);
     CLPK_TRY(clpk_program_cache_init(ctx));
     CLPK_TRY(clpk_profile_load_for_context(ctx));
-    clpk_log(ctx, CLPK_LOG_INFO, "device '%s' (%s, driver %s), profile: %s %s", ctx->info.name,
-             ctx->info.platform_name, ctx->info.driver_version, clpk_profile_level_string(ctx->profile_level),
-             ctx->profile_path);
+    clpk_log(ctx, CLPK_LOG_INFO, "device '%s' (%s, driver %s), profile: %s %s", ctx->info.name, ctx->info.platform_name,
+             ctx->info.driver_version, clpk_profile_level_string(ctx->profile_level), ctx->profile_path);
     return CLPK_SUCCESS;
 }
 
@@ -258,10 +328,11 @@ clpk_status clpk_context_create(clpk_context **out, const char *selector) {
     cl_int rc = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)chosen.platform, 0};
     ctx->cl_ctx = clCreateContext(props, 1, &ctx->device, NULL, NULL, &rc);
+    if (rc == CL_SUCCESS) ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &rc);
     if (rc == CL_SUCCESS)
-        ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, &rc);
-    if (rc == CL_SUCCESS) st = finish_context(ctx);
-    else st = clpk_fail_cl(ctx, rc, "creating the OpenCL context and queue");
+        st = finish_context(ctx);
+    else
+        st = clpk_fail_cl(ctx, rc, "creating the OpenCL context and queue");
     if (st != CLPK_SUCCESS) {
         clpk_log(NULL, CLPK_LOG_WARN, "%s", ctx->last_error);
         clpk_context_destroy(ctx);

@@ -39,6 +39,8 @@ void spmv_default_params(const clpk_device_info *dev, clpk_params *p);
 int spmv_device_has_forward_progress(const clpk_device_info *dev);
 /* Local memory the BCCOO kernel needs, in bytes (without / with the online-transpose staging buffer). */
 size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision);
+/* The online transpose stages a group's products in local memory only up to this size (and what the device has). */
+#define SPMV_STAGE_MAX_BYTES 65536u
 size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision);
 /* Build options of the BCCOO program of a plan (its config and online mode); x_aligned: typed x loads. */
 void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size);
@@ -58,14 +60,14 @@ extern const char *const spmv_tile_values[];
 
 /* The BCCOO / BCCOO+ host image, exactly as uploaded. */
 typedef struct spmv_bccoo {
-    int64_t block_rows;  /* per slice: ceil(rows / block_h) */
-    int64_t blocks;      /* real + dummy blocks */
-    int64_t nt;          /* threads, a multiple of wg; nt * tile >= blocks */
-    int64_t groups;      /* nt / wg */
-    size_t value_bytes;  /* block_h*block_w/V planes of nt*tile vectors of V = spmv_value_vec values */
-    size_t flag_bytes;   /* nt * flag words */
-    size_t col_bytes;    /* nt * tile column indices */
-    size_t entry_bytes;  /* nt + 1 result entries */
+    int64_t block_rows; /* per slice: ceil(rows / block_h) */
+    int64_t blocks;     /* real + dummy blocks */
+    int64_t nt;         /* threads, a multiple of wg; nt * tile >= blocks */
+    int64_t groups;     /* nt / wg */
+    size_t value_bytes; /* block_h*block_w/V planes of nt*tile vectors of V = spmv_value_vec values */
+    size_t flag_bytes;  /* nt * flag words */
+    size_t col_bytes;   /* nt * tile column indices */
+    size_t entry_bytes; /* nt + 1 result entries */
     void *values, *flags, *cols;
     uint32_t *entries;
     /* col=delta: first column of each thread, escape start per thread (nt + 1), escaped full columns */
@@ -111,10 +113,10 @@ struct clpk_spmv_plan {
     int64_t block_rows, nt, groups;
     cl_mem values, flags, cols_idx, entries;
     cl_mem col_base, esc_start, esc; /* col=delta only */
-    cl_mem sync;      /* [0] ticket, [1] progress counter, [2] watchdog error, [3] spare */
-    cl_mem grp_sum;   /* per group: block_h carries (adjacent: 64-bit words epoch:32-bit half; fallback: VT) */
-    cl_mem grp_stop;  /* per group: 1 if it has a row stop (fallback) */
-    cl_mem tmp;       /* BCCOO+: slices * block_rows * block_h partial rows */
+    cl_mem sync;                     /* [0] ticket, [1] progress counter, [2] watchdog error, [3] spare */
+    cl_mem grp_sum;  /* per group: block_h carries (adjacent: 64-bit words epoch:32-bit half; fallback: VT) */
+    cl_mem grp_stop; /* per group: 1 if it has a row stop (fallback) */
+    cl_mem tmp;      /* BCCOO+: slices * block_rows * block_h partial rows */
     cl_kernel main_kernel, carry_kernel, combine_kernel;
     /* vload=1 with block_w > 1: main_kernel reads x through vector-typed pointers (x + x_off aligned to block_w
      * values); main_kernel_xu, built on the first launch with an unaligned x offset, reads it with vloadn */

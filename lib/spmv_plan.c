@@ -65,10 +65,9 @@ size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) 
 
 void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
     if (!plan) return;
-    cl_mem *mems[] = {&plan->row_ptr, &plan->col,      &plan->val,      &plan->values,  &plan->flags,
-                      &plan->cols_idx, &plan->entries, &plan->sync, &plan->grp_sum,
-                      &plan->col_base, &plan->esc_start, &plan->esc,
-                      &plan->grp_stop, &plan->tmp,     &plan->bench_x,  &plan->bench_y};
+    cl_mem *mems[] = {&plan->row_ptr,  &plan->col,  &plan->val,     &plan->values,   &plan->flags,     &plan->cols_idx,
+                      &plan->entries,  &plan->sync, &plan->grp_sum, &plan->col_base, &plan->esc_start, &plan->esc,
+                      &plan->grp_stop, &plan->tmp,  &plan->bench_x, &plan->bench_y};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         if (*mems[i]) clReleaseMemObject(*mems[i]);
     cl_kernel ks[] = {plan->csr_kernel, plan->main_kernel, plan->carry_kernel, plan->combine_kernel,
@@ -96,8 +95,8 @@ static clpk_status make_zero_buffer(clpk_context *ctx, size_t bytes, cl_mem *out
 
 static clpk_status check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *name) {
     size_t max = 0;
-    cl_int rc = clGetKernelWorkGroupInfo(k, clpk_context_device(plan->ctx), CL_KERNEL_WORK_GROUP_SIZE, sizeof max,
-                                         &max, NULL);
+    cl_int rc =
+        clGetKernelWorkGroupInfo(k, clpk_context_device(plan->ctx), CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL);
     if (rc != CL_SUCCESS) return clpk_fail_cl(plan->ctx, rc, "clGetKernelWorkGroupInfo");
     if (max < (size_t)plan->cfg.wg)
         return clpk_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED, "spmv: kernel %s allows work-groups of %zu, not wg=%d",
@@ -124,7 +123,8 @@ static clpk_status setup_csr(clpk_spmv_plan *plan, const clpk_csr *A) {
         free(val);
         return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    for (int32_t r = 0; r <= A->rows; ++r) rp[r] = (uint32_t)A->row_ptr[r];
+    for (int32_t r = 0; r <= A->rows; ++r)
+        rp[r] = (uint32_t)A->row_ptr[r];
     for (int64_t k = 0; k < A->nnz; ++k) {
         if (plan->precision == CLPK_PRECISION_F64)
             ((double *)val)[k] = A->val[k];
@@ -147,18 +147,21 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     size_t local = spmv_bccoo_local_bytes(c, plan->precision);
     if (local > dev->local_mem_bytes)
-        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: parameters need %zu bytes of local memory, device has %llu",
-                         local, (unsigned long long)dev->local_mem_bytes);
+        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "spmv: parameters need %zu bytes of local memory, device has %llu", local,
+                         (unsigned long long)dev->local_mem_bytes);
     /* The program first (it needs only the configuration): the tuner notes its candidates' programs by creating
      * their plans with the context recording (clpk_program_record), which stops here, before the format conversion,
      * the expensive part of plan creation. The online transpose stages the group's products in local memory when
      * they fit (and columns are not delta-coded, whose decoding is sequential per work-item); otherwise natural
      * order is read directly. */
     plan->online_mode = 0;
-    if (c->online)
-        plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= dev->local_mem_bytes
-                                 ? 2u
-                                 : 1u;
+    if (c->online) {
+        /* CPU implementations report caches of 1-2 MiB as local memory; a cap keeps the choice (and so the program
+         * that runs) the same on every host, and GPUs have less than the cap anyway. */
+        uint64_t room = dev->local_mem_bytes < SPMV_STAGE_MAX_BYTES ? dev->local_mem_bytes : SPMV_STAGE_MAX_BYTES;
+        plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= room ? 2u : 1u;
+    }
     plan->epoch = 0;
     char opts[512];
     spmv_bccoo_options(plan, c->vload && c->block_w > 1, opts, sizeof opts);
@@ -168,7 +171,8 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
     CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
     if (!c->sync_adjacent) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
-    if (c->format == SPMV_BCCOO_PLUS) CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
+    if (c->format == SPMV_BCCOO_PLUS)
+        CLPK_TRY(clpk_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
 
     clpk_error err = {0};
     spmv_bccoo b;
@@ -259,8 +263,7 @@ clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_pre
     }
     char desc[512];
     clpk_spmv_plan_describe(plan, desc, sizeof desc);
-    clpk_log(ctx, CLPK_LOG_DEBUG, "spmv plan %dx%d nnz=%lld: %s", (int)A->rows, (int)A->cols, (long long)A->nnz,
-             desc);
+    clpk_log(ctx, CLPK_LOG_DEBUG, "spmv plan %dx%d nnz=%lld: %s", (int)A->rows, (int)A->cols, (long long)A->nnz, desc);
     *out = plan;
     return CLPK_SUCCESS;
 }
@@ -324,9 +327,9 @@ clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk
 }
 
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
-    const cl_mem mems[] = {plan->row_ptr, plan->col,      plan->val,      plan->values,   plan->flags,
-                           plan->cols_idx, plan->entries, plan->sync, plan->grp_sum,
-                           plan->grp_stop, plan->tmp,     plan->col_base, plan->esc_start, plan->esc};
+    const cl_mem mems[] = {plan->row_ptr,  plan->col,      plan->val,       plan->values,  plan->flags,
+                           plan->cols_idx, plan->entries,  plan->sync,      plan->grp_sum, plan->grp_stop,
+                           plan->tmp,      plan->col_base, plan->esc_start, plan->esc};
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {
         size_t size = 0;
@@ -335,8 +338,8 @@ uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
     return total;
 }
 
-clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision,
-                                      const char *format, const char *params, clpk_spmv_plan **plan) {
+clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision, const char *format,
+                                      const char *params, clpk_spmv_plan **plan) {
     if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
     if (!path) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create_mtx: NULL path");
     clpk_coo coo;

@@ -1,4 +1,5 @@
-/* The runtime: device selection (index, P:D, substring, $CLPK_DEVICE, bad selectors), device facts, adopting a
+/* The runtime: device selection (index, P:D, implementation and type names, substrings, $CLPK_DEVICE, bad
+ * selectors), device facts, adopting a
  * user's queue, the program cache (memory hit, disk hit in a new context, damaged entries rejected and rebuilt,
  * CLPK_CACHE_DIR=off), build failures with the compiler's log, and clpk_bench_run's statistics on saxpy. */
 #include "check.h"
@@ -37,6 +38,62 @@ static clpk_status create_capturing(clpk_context **ctx, const char *selector, ch
     return st;
 }
 
+static clpk_device_info fake_device(const char *platform, const char *platform_vendor, const char *name,
+                                    const char *vendor, clpk_device_kind kind) {
+    clpk_device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.platform_name, sizeof d.platform_name, "%s", platform);
+    snprintf(d.platform_vendor, sizeof d.platform_vendor, "%s", platform_vendor);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.vendor, sizeof d.vendor, "%s", vendor);
+    d.kind = kind;
+    return d;
+}
+
+/* What real implementations report (PoCL on an Intel and an AMD host, Intel's CPU runtime and GPU driver, NVIDIA,
+ * ROCm, oclgrind), and which selectors must and must not pick each. */
+static void test_selector_terms(void) {
+    struct {
+        clpk_device_info d;
+        const char *yes, *no;
+    } cases[] = {
+        {fake_device("Portable Computing Language", "The pocl project",
+                     "pthread-skylake-avx512-Intel(R) Xeon(R) Processor", "GenuineIntel", CLPK_DEVICE_CPU),
+         "pocl|POCL|cpu|pocl,cpu|skylake|xeon|pocl, xeon|genuineintel|portable",
+         "intel|gpu|pocl,gpu|nvidia|amd|oclgrind"},
+        {fake_device("Portable Computing Language", "The pocl project", "cpu-x86-64-AMD EPYC", "AuthenticAMD",
+                     CLPK_DEVICE_CPU),
+         "pocl|cpu|epyc", "amd|intel|gpu"},
+        {fake_device("Intel(R) OpenCL", "Intel(R) Corporation", "Intel(R) Xeon(R) Platinum 8480+",
+                     "Intel(R) Corporation", CLPK_DEVICE_CPU),
+         "intel|Intel|intel,cpu|cpu|xeon", "pocl|gpu|intel,gpu|amd"},
+        {fake_device("Intel(R) OpenCL Graphics", "Intel(R) Corporation", "Intel(R) Arc(TM) A770 Graphics",
+                     "Intel(R) Corporation", CLPK_DEVICE_GPU),
+         "intel|gpu|intel,gpu|arc", "cpu|intel,cpu|nvidia"},
+        {fake_device("NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H100 80GB HBM3", "NVIDIA Corporation",
+                     CLPK_DEVICE_GPU),
+         "nvidia|gpu|h100|nvidia,gpu", "pocl|cpu|amd|intel"},
+        {fake_device("AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.", "gfx90a:sramecc+:xnack-",
+                     "Advanced Micro Devices, Inc.", CLPK_DEVICE_GPU),
+         "amd|gpu|gfx90a", "nvidia|cpu|pocl"},
+        {fake_device("Oclgrind", "University of Bristol", "Oclgrind Simulator", "University of Bristol",
+                     CLPK_DEVICE_OTHER),
+         "oclgrind|accelerator|simulator", "pocl|cpu|gpu|intel"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        for (int want = 1; want >= 0; --want) {
+            char list[256];
+            snprintf(list, sizeof list, "%s", want ? cases[i].yes : cases[i].no);
+            for (char *save = NULL, *sel = strtok_r(list, "|", &save); sel; sel = strtok_r(NULL, "|", &save))
+                CHECK(clpk_device_matches(&cases[i].d, sel) == want, "'%s' %s '%s / %s'", sel,
+                      want ? "must pick" : "must not pick", cases[i].d.platform_name, cases[i].d.name);
+        }
+    }
+    CHECK(!clpk_device_matches(&cases[0].d, "") && !clpk_device_matches(&cases[0].d, ",") &&
+              !clpk_device_matches(&cases[0].d, "pocl,") && !clpk_device_matches(NULL, "pocl"),
+          "empty terms pick nothing");
+}
+
 static void test_selection(void) {
     clpk_device_info infos[64];
     size_t n = 0;
@@ -53,12 +110,30 @@ static void test_selection(void) {
     /* A substring of the name, in another case. */
     char part[8];
     snprintf(part, sizeof part, "%.6s", infos[0].name);
-    for (char *p = part; *p; ++p) *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    for (char *p = part; *p; ++p)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
     ctx = NULL;
     CHECK(clpk_context_create(&ctx, part) == CLPK_SUCCESS &&
               strncasecmp(clpk_context_device_info(ctx)->name, part, strlen(part)) == 0,
           "case-insensitive name substring '%s'", part);
     clpk_context_destroy(ctx);
+    /* Every listed device answers to its implementation and type, and that selector opens one of them. */
+    for (size_t i = 0; i < n && i < 64; ++i) {
+        const char *kind = infos[i].kind == CLPK_DEVICE_CPU   ? "cpu"
+                           : infos[i].kind == CLPK_DEVICE_GPU ? "gpu"
+                                                              : "accelerator";
+        char sel[64];
+        snprintf(sel, sizeof sel, "%s,%s", infos[i].implementation, kind);
+        CHECK(strcmp(infos[i].implementation, "other") == 0 || clpk_device_matches(&infos[i], sel),
+              "device %zu answers to '%s'", i, sel);
+        if (!strcmp(infos[i].implementation, "other")) continue;
+        ctx = NULL;
+        CHECK(clpk_context_create(&ctx, sel) == CLPK_SUCCESS &&
+                  !strcmp(clpk_context_device_info(ctx)->implementation, infos[i].implementation) &&
+                  clpk_context_device_info(ctx)->kind == infos[i].kind,
+              "selector '%s' opens a device of that implementation and type", sel);
+        clpk_context_destroy(ctx);
+    }
     /* $CLPK_DEVICE when no selector is given. */
     setenv("CLPK_DEVICE", "0", 1);
     ctx = NULL;
@@ -99,11 +174,13 @@ static void test_facts(clpk_context *ctx) {
     CHECK(d->is_pocl == (strstr(d->platform_name, "Portable Computing Language") != NULL ||
                          !strncasecmp(d->platform_name, "pocl", 4)),
           "is_pocl agrees with the platform");
+    CHECK(d->implementation[0] && d->platform_vendor[0] && clpk_device_matches(d, d->implementation),
+          "implementation '%s' named, platform vendor '%s'", d->implementation, d->platform_vendor);
     CHECK(clpk_context_queue(ctx) && clpk_context_cl_context(ctx) && clpk_context_device(ctx), "handles");
-    CHECK(!strcmp(clpk_device_kind_string(CLPK_DEVICE_GPU), "GPU") && !strcmp(clpk_device_kind_string(d->kind),
-                                                                               d->kind == CLPK_DEVICE_CPU ? "CPU"
-                                                                               : d->kind == CLPK_DEVICE_GPU ? "GPU"
-                                                                                                           : "OTHER"),
+    CHECK(!strcmp(clpk_device_kind_string(CLPK_DEVICE_GPU), "GPU") &&
+              !strcmp(clpk_device_kind_string(d->kind), d->kind == CLPK_DEVICE_CPU   ? "CPU"
+                                                        : d->kind == CLPK_DEVICE_GPU ? "GPU"
+                                                                                     : "OTHER"),
           "kind strings");
 }
 
@@ -116,8 +193,8 @@ typedef struct saxpy {
 
 static clpk_status launch_saxpy(void *user, cl_event *first, cl_event *last) {
     saxpy *s = user;
-    CLPK_CL_TRY(s->ctx, clEnqueueNDRangeKernel(clpk_context_queue(s->ctx), s->kernel, 1, NULL, &s->global, &s->local,
-                                               0, NULL, first));
+    CLPK_CL_TRY(s->ctx, clEnqueueNDRangeKernel(clpk_context_queue(s->ctx), s->kernel, 1, NULL, &s->global, &s->local, 0,
+                                               NULL, first));
     *last = *first; /* one event, one reference: clpk_bench releases it once */
     return CLPK_SUCCESS;
 }
@@ -161,7 +238,8 @@ static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int r
     }
     clEnqueueReadBuffer(clpk_context_queue(ctx), by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL);
     for (int i = 0; i < N; ++i) {
-        for (int k = 0; k < launches; ++k) ref[i] += (double)a * x[i];
+        for (int k = 0; k < launches; ++k)
+            ref[i] += (double)a * x[i];
         got[i] = y[i];
     }
     clReleaseMemObject(bx);
@@ -262,8 +340,8 @@ static void test_program_cache(void) {
     ctx = NULL;
     clpk_context_create(&ctx, NULL);
     cl_program bad = (cl_program)1;
-    clpk_status st = clpk_program_get_text(ctx, "__kernel void k(__global float *x) { x[0] = undefined_symbol_q; }",
-                                           "", &bad);
+    clpk_status st =
+        clpk_program_get_text(ctx, "__kernel void k(__global float *x) { x[0] = undefined_symbol_q; }", "", &bad);
     CHECK(st == CLPK_ERROR_BUILD && bad == NULL, "syntax error: %s", clpk_status_string(st));
     CHECK(strstr(clpk_last_error(ctx), "build log") && strstr(clpk_last_error(ctx), "undefined_symbol_q"),
           "the log names the problem: %.300s", clpk_last_error(ctx));
@@ -317,8 +395,7 @@ static void test_bench(clpk_context *ctx) {
     double err = run_saxpy(ctx, p, 2, 7, &st);
     CHECK(err <= 1e-5, "bench ran warmup + repeats = 9 launches exactly: error %g", err);
     CHECK(st.runs == 7 && st.min_ms > 0 && st.min_ms <= st.p10_ms && st.p10_ms <= st.median_ms &&
-              st.median_ms <= st.p90_ms && st.p90_ms <= st.max_ms && st.mean_ms >= st.min_ms &&
-              st.mean_ms <= st.max_ms,
+              st.median_ms <= st.p90_ms && st.p90_ms <= st.max_ms && st.mean_ms >= st.min_ms && st.mean_ms <= st.max_ms,
           "ordered statistics: %g %g %g %g %g", st.min_ms, st.p10_ms, st.median_ms, st.p90_ms, st.max_ms);
     CHECK(fabs(st.gbps - st.bytes / (st.median_ms * 1e6)) < 1e-9 * st.gbps && st.bytes == 12.0 * 10007,
           "GB/s at the median");
@@ -332,8 +409,8 @@ static void test_bench(clpk_context *ctx) {
 
 static void test_adopted_queue(clpk_context *ctx) {
     cl_int rc;
-    cl_command_queue q = clCreateCommandQueue(clpk_context_cl_context(ctx), clpk_context_device(ctx),
-                                              CL_QUEUE_PROFILING_ENABLE, &rc);
+    cl_command_queue q =
+        clCreateCommandQueue(clpk_context_cl_context(ctx), clpk_context_device(ctx), CL_QUEUE_PROFILING_ENABLE, &rc);
     if (!CHECK(rc == CL_SUCCESS, "user queue")) return;
     clpk_context *adopted = NULL;
     CHECK(clpk_context_create_from_queue(&adopted, q) == CLPK_SUCCESS && clpk_context_queue(adopted) == q &&
@@ -357,6 +434,7 @@ int main(void) {
     const char *device = getenv("CLPK_DEVICE");
     char saved_device[256] = "";
     if (device) snprintf(saved_device, sizeof saved_device, "%s", device);
+    test_selector_terms();
     test_selection();
     if (saved_device[0]) setenv("CLPK_DEVICE", saved_device, 1);
     clpk_context *ctx = NULL;

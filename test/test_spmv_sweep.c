@@ -14,7 +14,8 @@
 #include <string.h>
 
 /* The tuner's value lists (kept in step with tuner/tune_spmv.c). */
-static const char *const shapes[] = {"1x1", "1x2", "1x4", "2x1", "2x2", "2x4", "3x1", "3x2", "3x4", "4x1", "4x2", "4x4"};
+static const char *const shapes[] = {"1x1", "1x2", "1x4", "2x1", "2x2", "2x4",
+                                     "3x1", "3x2", "3x4", "4x1", "4x2", "4x4"};
 static const char *const flags[] = {"8", "16", "32"};
 static const char *const colt[] = {"short", "int", "delta"};
 #define tiles spmv_tile_values /* shared with the tuner and the quick tune; NULL-terminated */
@@ -43,13 +44,11 @@ int main(void) {
      * switches strategy x sync x BCCOO+ from its low bits (all 8 combinations within the first 8); the other lists
      * are walked with coprime strides. Runtime switches (skip_scan, cache) are varied on each point. */
     const int npoints = N(shapes);
-    /* Tiles: the compile-time points walk the shared list without 12 (stride 3 over 8 values, as before tile 12
-     * joined: a staged f64 4x2 tile-24 point that another walk produced took PoCL minutes to compile); the vload
-     * points walk the whole list, which puts 12 there. The check at the end proves every value ran. */
-    int main_tiles[16]; /* indices into tiles */
-    int n_main = 0, n_tiles = 0, ran[16] = {0};
-    for (; tiles[n_tiles]; ++n_tiles)
-        if (strcmp(tiles[n_tiles], "12") != 0 && n_main < 16) main_tiles[n_main++] = n_tiles;
+    /* Tiles: the compile-time points walk the shared list with stride 2 (coprime with its length, so the f32
+     * points alone cover it); the vload points with stride 5. The check at the end proves every value ran. */
+    int n_tiles = 0, ran[16] = {0};
+    while (tiles[n_tiles] && n_tiles < 16)
+        ++n_tiles;
     for (int pi = 0; pi < 2; ++pi) {
         clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
         if (p == CLPK_PRECISION_F64 && !dev->has_fp64) {
@@ -57,7 +56,7 @@ int main(void) {
             continue;
         }
         for (int i = 0; i < npoints; ++i) {
-            int k = i + pi * 5, tile = main_tiles[(k * 3) % n_main];
+            int k = i + pi * 5, tile = (k * 2) % n_tiles;
             int strategy = 1 + (i & 1), adjacent = (i >> 1) & 1, plus = (i >> 2) & 1;
             int bh = shapes[i][0] - '0', bw = shapes[i][2] - '0';
             const char *wg = wgs[k % N(wgs)];
@@ -70,14 +69,15 @@ int main(void) {
                 /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory (48 KiB on NVIDIA):
                  * use the largest that fits, exactly as the plan computes it */
                 spmv_config lc = {.block_h = bh, .wg = atoi(wg), .strategy = strategy, .cache = cache};
-                while (cache > 1 && spmv_bccoo_local_bytes(&lc, p) > dev->local_mem_bytes) lc.cache = --cache;
+                while (cache > 1 && spmv_bccoo_local_bytes(&lc, p) > dev->local_mem_bytes)
+                    lc.cache = --cache;
                 char params[256];
                 snprintf(params, sizeof params,
                          "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
                          "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
-                         bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[tile], wg, strategy,
-                         cache, adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
-                         slices[k % N(slices)], interleave, prefetches[(i + pi) % N(prefetches)]);
+                         bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[tile], wg, strategy, cache,
+                         adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline", slices[k % N(slices)],
+                         interleave, prefetches[(i + pi) % N(prefetches)]);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 ran[tile] = 1;
@@ -91,11 +91,12 @@ int main(void) {
          * loads); test_spmv_repeat runs vload=1 with an odd x offset (the vloadn fallback). */
         static const struct {
             const char *shape, *transpose, *col;
-        } vpoints[2][4] = {{{"2x1", "offline", "int"},
-                            {"4x2", "offline", "short"},
-                            {"4x1", "online", "short"},
-                            {"3x2", "online", "delta"}},
-                           {{"4x1", "offline", "short"}, {"2x2", "online", "int"}, {NULL, NULL, NULL}, {NULL, NULL, NULL}}};
+        } vpoints[2][4] = {
+            {{"2x1", "offline", "int"},
+             {"4x2", "offline", "short"},
+             {"4x1", "online", "short"},
+             {"3x2", "online", "delta"}},
+            {{"4x1", "offline", "short"}, {"2x2", "online", "int"}, {NULL, NULL, NULL}, {NULL, NULL, NULL}}};
         for (int i = 0; i < 4 && vpoints[pi][i].shape; ++i) {
             int k = i + pi * 3, strategy = 1 + (k & 1), adjacent = (k >> 1) & 1, plus = k == 2 || k == 3;
             for (int v = 0; v < 2; ++v) {
@@ -119,8 +120,10 @@ int main(void) {
             printf("%s csr    %-150s %.3g\n", clpk_precision_name(p), params, e);
         }
     }
-    for (int i = 0; i < n_tiles; ++i) CHECK(ran[i], "tile=%s (a tuner value) never ran", tiles[i]);
-    for (int i = 0; i < 3; ++i) spmv_util_free(&mats[i]);
+    for (int i = 0; i < n_tiles; ++i)
+        CHECK(ran[i], "tile=%s (a tuner value) never ran", tiles[i]);
+    for (int i = 0; i < 3; ++i)
+        spmv_util_free(&mats[i]);
     clpk_context_destroy(ctx);
     return check_summary();
 }

@@ -84,16 +84,26 @@ typedef struct clpk_device_info {
     int has_int32_global_atomics;
     int has_int32_local_atomics;
     int has_int64_atomics;
-    int has_subgroups;         /* cl_khr_subgroups or cl_intel_subgroups */
-    int has_subgroup_shuffle;  /* cl_khr_subgroup_shuffle or cl_intel_subgroups */
-    unsigned simd_width_hint;  /* warp/wavefront width if known (32 NVIDIA, 64 AMD GCN), else 1 */
+    int has_subgroups;        /* cl_khr_subgroups or cl_intel_subgroups */
+    int has_subgroup_shuffle; /* cl_khr_subgroup_shuffle or cl_intel_subgroups */
+    unsigned simd_width_hint; /* warp/wavefront width if known (32 NVIDIA, 64 AMD GCN), else 1 */
     int is_pocl;
     uint64_t global_cache_bytes; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (the L2 on GPUs), 0 if not reported */
+    char platform_vendor[128];
+    /* The OpenCL implementation, from the platform's name and vendor: "pocl", "intel", "nvidia", "amd", "oclgrind",
+     * "apple", "rusticl", "clover" or "other". A selector naming it picks this platform's devices. */
+    char implementation[16];
 } clpk_device_info;
 
 /* Creates a context on the device chosen by `selector`: NULL or "" uses $CLPK_DEVICE, and if that is unset the first
- * GPU, else the first CPU. A selector is either "P:D" / "D" (platform and device index as listed by clpk-info) or a
- * case-insensitive substring of "platform name / device name". */
+ * GPU, else the first CPU. A selector is "P:D" / "D" (platform and device index as listed by clpk-info), or one or
+ * more comma-separated terms that must all match (case-insensitive), each either
+ *   - an implementation: pocl, intel, nvidia, amd, oclgrind, apple, rusticl, clover (matched against the platform's
+ *     name and vendor, never the device's: PoCL on an Intel CPU answers to "pocl", not "intel"), or
+ *   - a device type: cpu, gpu, accelerator, or
+ *   - any substring of "platform name / device name", the device vendor or the platform vendor.
+ * Among several matches a GPU is preferred, then a CPU, each in clpk-info's order: "intel" picks Intel's GPU driver
+ * when there is one, "intel,cpu" its CPU runtime. */
 clpk_status clpk_context_create(clpk_context **ctx, const char *selector);
 
 /* Adopts a user's queue (and so its context and device); clpk retains them and never releases the caller's
@@ -103,6 +113,9 @@ clpk_status clpk_context_create_from_queue(clpk_context **ctx, cl_command_queue 
 void clpk_context_destroy(clpk_context *ctx);
 
 const clpk_device_info *clpk_context_device_info(const clpk_context *ctx);
+
+/* 1 when `selector` (as for clpk_context_create, without the index forms) picks out this device, else 0. */
+int clpk_device_matches(const clpk_device_info *info, const char *selector);
 cl_context clpk_context_cl_context(const clpk_context *ctx);
 cl_command_queue clpk_context_queue(const clpk_context *ctx);
 cl_device_id clpk_context_device(const clpk_context *ctx);

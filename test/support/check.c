@@ -31,7 +31,44 @@ int check_record(int ok, const char *file, int line, const char *expr, const cha
     return 0;
 }
 
+double check_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static struct {
+    char family[16], label[256];
+    double seconds;
+    int points;
+} slowest_[8];
+
+void check_build_time(const char *family, const char *label, double seconds) {
+    for (size_t i = 0; i < sizeof slowest_ / sizeof slowest_[0]; ++i) {
+        if (slowest_[i].points && strcmp(slowest_[i].family, family) != 0) continue;
+        if (!slowest_[i].points) snprintf(slowest_[i].family, sizeof slowest_[i].family, "%s", family);
+        ++slowest_[i].points;
+        if (seconds >= slowest_[i].seconds) {
+            slowest_[i].seconds = seconds;
+            snprintf(slowest_[i].label, sizeof slowest_[i].label, "%s", label);
+        }
+        return;
+    }
+}
+
+static void report_build_times(void) {
+    const char *env = getenv("CLPK_TEST_BUILD_LIMIT_S");
+    double limit = env && *env ? atof(env) : 60.0;
+    for (size_t i = 0; i < sizeof slowest_ / sizeof slowest_[0] && slowest_[i].points; ++i) {
+        printf("slowest first build and run of %d %s points: %.2f s (%s)\n", slowest_[i].points, slowest_[i].family,
+               slowest_[i].seconds, slowest_[i].label);
+        CHECK(slowest_[i].seconds <= limit, "%s point '%s' took %.1f s to build and run once (limit %.0f s)",
+              slowest_[i].family, slowest_[i].label, slowest_[i].seconds, limit);
+    }
+}
+
 int check_summary(void) {
+    report_build_times();
     printf("%d passed, %d failed\n", check_passed_, check_failed_);
     fflush(stdout);
     return check_failed_ ? 1 : 0;

@@ -23,8 +23,19 @@ int check_record(int ok, const char *file, int line, const char *expr, const cha
 /* CHECK(cond, fmt, ...): the format (and its arguments) describe the failure; a format is required. */
 #define CHECK(cond, ...) check_record((cond) ? 1 : 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
 
-/* Prints "N passed, N failed" to stdout and returns the process exit code (0 when no check failed). */
+/* Prints the build-time watch's slowest points, then "N passed, N failed" to stdout and returns the process exit code
+ * (0 when no check failed). */
 int check_summary(void);
+
+/* Seconds on a monotonic clock. */
+double check_seconds(void);
+
+/* Build-time watch. A point's first plan creation and run is where JIT compilers do their work (PoCL compiles a
+ * kernel at its first enqueue), so tests that walk a tuning space report its wall time here. check_summary() prints
+ * the slowest point of each family and fails one whose time exceeds $CLPK_TEST_BUILD_LIMIT_S (default 60 s): a
+ * point a tuner may pick must compile in bounded time on every CPU implementation. With warm program caches the
+ * times are only run times. */
+void check_build_time(const char *family, const char *label, double seconds);
 
 /* Number of failed checks so far (e.g. to stop a test early). */
 int check_failures(void);

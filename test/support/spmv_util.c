@@ -12,7 +12,8 @@ void spmv_util_reference(const clpk_csr *A, double alpha, const double *x, doubl
                          double *y_out) {
     for (int32_t r = 0; r < A->rows; ++r) {
         double s = 0;
-        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; ++k) s += A->val[k] * x[A->col[k]];
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; ++k)
+            s += A->val[k] * x[A->col[k]];
         y_out[r] = alpha * s + (beta != 0 ? beta * y_in[r] : 0.0);
     }
 }
@@ -35,7 +36,8 @@ double spmv_util_error(const clpk_csr *A, double alpha, const double *x, double 
     double diff = 0, scale = 0;
     for (int32_t r = 0; r < A->rows; ++r) {
         double s = 0;
-        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; ++k) s += fabs(A->val[k] * x[A->col[k]]);
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; ++k)
+            s += fabs(A->val[k] * x[A->col[k]]);
         s = fabs(alpha) * s + (beta != 0 ? fabs(beta * y_in[r]) : 0.0);
         if (s > scale) scale = s;
         double d = fabs(got[r] - ref[r]);
@@ -52,6 +54,7 @@ int spmv_util_device_refuses(clpk_status st, const clpk_context *ctx) {
 double spmv_util_check(clpk_context *ctx, const clpk_csr *A, clpk_precision p, const char *format, const char *params,
                        const char *label, uint64_t *rng) {
     clpk_spmv_plan *plan = NULL;
+    double started = check_seconds();
     clpk_status st = clpk_spmv_plan_create(ctx, A, p, format, params, &plan);
     if (spmv_util_device_refuses(st, ctx)) {
         /* The compiled kernel needs more registers than this work-group size allows here (NVIDIA: 256 for some
@@ -69,15 +72,22 @@ double spmv_util_check(clpk_context *ctx, const clpk_csr *A, clpk_precision p, c
     double worst = 0;
     char desc[512];
     clpk_spmv_plan_describe(plan, desc, sizeof desc);
-    for (size_t i = 0; i < nx; ++i) x[i] = 2.0 * check_rand_double(rng) - 1.0;
+    for (size_t i = 0; i < nx; ++i)
+        x[i] = 2.0 * check_rand_double(rng) - 1.0;
     for (int pass = 0; pass < 2; ++pass) {
         double alpha = pass ? 1.25 : 1.0, beta = pass ? -0.5 : 0.0;
-        for (size_t i = 0; i < ny; ++i) y0[i] = pass ? 2.0 * check_rand_double(rng) - 1.0 : NAN;
+        for (size_t i = 0; i < ny; ++i)
+            y0[i] = pass ? 2.0 * check_rand_double(rng) - 1.0 : NAN;
         memcpy(y, y0, ny * sizeof *y);
         spmv_util_reference(A, alpha, x, beta, y0, ref);
         st = clpk_spmv_host(plan, alpha, x, beta, y);
         double e = st == CLPK_SUCCESS ? spmv_util_error(A, alpha, x, beta, y0, ref, y) : INFINITY;
         CHECK(st == CLPK_SUCCESS, "%s [%s]: run: %s", label, desc, clpk_last_error(ctx));
+        if (pass == 0) {
+            char point[320];
+            snprintf(point, sizeof point, "%s %s", clpk_precision_name(p), desc);
+            check_build_time("spmv", point, check_seconds() - started);
+        }
         CHECK(e <= spmv_util_tolerance(p), "%s [%s %s] beta=%g: relative error %.3g", label, clpk_precision_name(p),
               desc, beta, e);
         if (e > worst) worst = e;
