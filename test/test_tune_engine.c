@@ -21,9 +21,9 @@ static clpk_status fake_create_program(clpk_context *ctx, const clpk_tune_option
                                        clpk_tune_problem *problem) {
     return fake_create_mode(ctx, opts, index, problem, FAKE_PROGRAM);
 }
-static const clpk_tune_family fake_family_program = {"fake_program", fake_count,  fake_create_program, fake_destroy,
-                                                     fake_space,     fake_valid,  fake_evaluate,       fake_defaults,
-                                                     1};
+static const clpk_tune_family fake_family_program = {"fake_program", fake_count,    fake_create_program,
+                                                     fake_destroy,   fake_space,    fake_valid,
+                                                     fake_evaluate,  fake_defaults, 1};
 
 static const char *get(const clpk_params *p, const char *key) {
     const char *v = clpk_params_get(p, key);
@@ -42,7 +42,8 @@ static void test_space_points(void) {
     clpk_tune_space_point(&space, 1, &p);
     CHECK(!strcmp(get(&p, "c"), "y") && !strcmp(get(&p, "a"), "1"), "the last parameter varies fastest");
     const char *too_many[CLPK_TUNE_MAX_VALUES + 2];
-    for (int i = 0; i < CLPK_TUNE_MAX_VALUES + 1; ++i) too_many[i] = "1";
+    for (int i = 0; i < CLPK_TUNE_MAX_VALUES + 1; ++i)
+        too_many[i] = "1";
     too_many[CLPK_TUNE_MAX_VALUES + 1] = NULL;
     CHECK(clpk_tune_space_add(&space, "big", too_many) == CLPK_ERROR_INVALID_ARGUMENT, "too many values refused");
 }
@@ -76,10 +77,13 @@ static void test_exhaustive(clpk_context *ctx) {
         int finals = 0;
         for (int a = 0; a < FAKE_NA; ++a)
             for (int b = 0; b < FAKE_NB; ++b)
-                for (int c = 0; c < FAKE_NC; ++c) finals += fake_final_calls[i][a][b][c];
+                for (int c = 0; c < FAKE_NC; ++c)
+                    finals += fake_final_calls[i][a][b][c];
         int rounds = clpk_tune_final_rounds(cfg.final_repeats);
-        CHECK(rounds == 3 && finals == rounds * (cfg.top_k + 1), "top %d and the defaults measured again in %d rounds: "
-              "%d calls", cfg.top_k, rounds, finals);
+        CHECK(rounds == 3 && finals == rounds * (cfg.top_k + 1),
+              "top %d and the defaults measured again in %d rounds: "
+              "%d calls",
+              cfg.top_k, rounds, finals);
         CHECK(fake_final_calls[i][3][2 + i % 3][1] == rounds, "the best was measured again in every round");
     }
     clpk_tune_report_free(&r);
@@ -196,7 +200,8 @@ static int final_calls_of(int problem) {
     int n = 0;
     for (int a = 0; a < FAKE_NA; ++a)
         for (int b = 0; b < FAKE_NB; ++b)
-            for (int c = 0; c < FAKE_NC; ++c) n += fake_final_calls[problem][a][b][c];
+            for (int c = 0; c < FAKE_NC; ++c)
+                n += fake_final_calls[problem][a][b][c];
     return n;
 }
 
@@ -228,13 +233,15 @@ static void test_interleaved_remeasure(clpk_context *ctx) {
         int(*order)[3] = fake_final_order;
         int distinct = 1;
         for (int i = 0; i < k; ++i)
-            for (int j = 0; j < i; ++j) distinct &= !same_point(order[i], order[j]);
+            for (int j = 0; j < i; ++j)
+                distinct &= !same_point(order[i], order[j]);
         const int optimum[3] = {3, 2, 1}, defaults[3] = {0, 0, 0};
         CHECK(distinct && same_point(order[0], optimum) && same_point(order[k - 1], defaults),
               "round 0: the candidates fastest first, then the defaults");
         int rotated = 1;
         for (int round = 1; round < rounds; ++round)
-            for (int j = 0; j < k; ++j) rotated &= same_point(order[round * k + j], order[(round + j) % k]);
+            for (int j = 0; j < k; ++j)
+                rotated &= same_point(order[round * k + j], order[(round + j) % k]);
         CHECK(rotated, "round r visits the same candidates starting at the r-th");
     }
 
@@ -289,9 +296,9 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     /* 3 problems x 126 points x 3 ms would take > 1 s; each problem's re-measure takes 3 rounds x 5 points x 3 ms. */
     cfg.budget_s = 0.3;
     clpk_tune_report r;
-    double t0 = clpk_wall_seconds();
+    double t0 = fake_clock(NULL);
     CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "budget run");
-    double dt = clpk_wall_seconds() - t0;
+    double dt = fake_clock(NULL) - t0;
     CHECK(dt < 0.3 + 0.15, "the budget holds: %.3f s", dt);
     CHECK(r.budget_exhausted && r.count == FAKE_PROBLEMS, "budget exhausted reported");
     int found = 0, cut = 0;
@@ -306,9 +313,9 @@ static void test_budgets_and_stop(clpk_context *ctx) {
     /* A family budget smaller than the run's. */
     cfg.budget_s = 0;
     cfg.family_budget_s = 0.06;
-    t0 = clpk_wall_seconds();
+    t0 = fake_clock(NULL);
     clpk_tune_run(ctx, fams, &cfg, &r);
-    dt = clpk_wall_seconds() - t0;
+    dt = fake_clock(NULL) - t0;
     CHECK(dt < 0.06 + 0.1 && r.budget_exhausted, "the family budget holds: %.3f s", dt);
     clpk_tune_report_free(&r);
 
@@ -370,9 +377,9 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
     /* 3 problems x 126 points x 3 ms need > 1.1 s; each round pays every problem's re-measure (45 ms). */
     cfg.budget_s = 0.6;
     cfg.first_round_share = 0.5;
-    double t0 = clpk_wall_seconds();
+    double t0 = fake_clock(NULL);
     CHECK(clpk_tune_run(ctx, sleepy, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "two-round run");
-    double dt = clpk_wall_seconds() - t0;
+    double dt = fake_clock(NULL) - t0;
     CHECK(dt < 0.6 + 0.15 && r.budget_exhausted, "the budget holds over both rounds: %.3f s", dt);
     for (int i = 0; i < r.count; ++i) {
         const clpk_tune_result *x = &r.items[i];
@@ -398,8 +405,8 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
         if (x->rounds < 2 || fp.points[i] == 0) continue;
         ++replayed;
         CHECK(x->from_cache >= fp.points[i] && x->evaluated > fp.points[i],
-              "problem %d: the first %d points replayed (%d from the cache), %d in all", i, fp.points[i],
-              x->from_cache, x->evaluated);
+              "problem %d: the first %d points replayed (%d from the cache), %d in all", i, fp.points[i], x->from_cache,
+              x->evaluated);
     }
     CHECK(replayed >= 2, "%d searches continued after a first round with points", replayed);
     clpk_tune_report_free(&r);
@@ -407,8 +414,8 @@ static void test_warm_starts_and_rounds(clpk_context *ctx) {
 }
 
 /* A large space: 20^4 = 160000 points, half of them pruned; time is a bowl around (7, 11, 3, 15). */
-static const char *const big_values[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
-                                         "14", "15", "16", "17", "18", "19", NULL};
+static const char *const big_values[] = {"0",  "1",  "2",  "3",  "4",  "5",  "6",  "7",  "8",  "9", "10",
+                                         "11", "12", "13", "14", "15", "16", "17", "18", "19", NULL};
 static int big_count(const clpk_tune_options *opts) { return 1; }
 static clpk_status big_create(clpk_context *ctx, const clpk_tune_options *opts, int index, clpk_tune_problem *p) {
     snprintf(p->label, sizeof p->label, "big");
@@ -416,7 +423,8 @@ static clpk_status big_create(clpk_context *ctx, const clpk_tune_options *opts, 
 }
 static clpk_status big_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
     const char *names[] = {"p", "q", "r", "s"};
-    for (int i = 0; i < 4; ++i) CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
+    for (int i = 0; i < 4; ++i)
+        CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
     return CLPK_SUCCESS;
 }
 static int big_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
@@ -445,8 +453,8 @@ static clpk_status conditional_space(clpk_context *ctx, const clpk_tune_problem 
     CLPK_TRY(clpk_tune_space_when(space, "r", "p", "-"));
     return clpk_tune_space_when(space, "s", "p", "-");
 }
-static const clpk_tune_family big_family = {"big", big_count, big_create, NULL, big_space, big_valid, big_evaluate,
-                                            NULL, 0};
+static const clpk_tune_family big_family = {"big",     big_count,    big_create, NULL, big_space,
+                                            big_valid, big_evaluate, NULL,       0};
 
 static void test_large_space(clpk_context *ctx) {
     clpk_tune_config cfg;
@@ -541,7 +549,8 @@ static void test_conditional_listing(void) {
         clpk_params p;
         clpk_tune_space_point(&space, i, &p);
         if (!nested_valid(NULL, &p)) continue;
-        for (size_t k = expect < n ? expect : n; k < n && matched == expect; ++k) matched += list[k] == i;
+        for (size_t k = expect < n ? expect : n; k < n && matched == expect; ++k)
+            matched += list[k] == i;
         ++expect;
     }
     /* walked: a 1, b 4 (x), c 4 x (y 0,1,3 + y 2 with 4 z) = 1 + 4 + 28 */
@@ -567,7 +576,8 @@ static void test_conditional_listing(void) {
 static const char *const trap_kinds[] = {"a", "b", "c", "d", "e", "f", NULL};
 static clpk_status trap_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
     const char *names[] = {"p", "q", "r"};
-    for (int i = 0; i < 3; ++i) CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
+    for (int i = 0; i < 3; ++i)
+        CLPK_TRY(clpk_tune_space_add(space, names[i], big_values));
     return clpk_tune_space_add(space, "kind", trap_kinds);
 }
 static clpk_status trap_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *c, int repeats,
@@ -582,8 +592,8 @@ static clpk_status trap_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     }
     return CLPK_SUCCESS;
 }
-static const clpk_tune_family trap_family = {"trap", big_count, big_create, NULL, trap_space, big_valid, trap_evaluate,
-                                             NULL, 0};
+static const clpk_tune_family trap_family = {"trap",    big_count,     big_create, NULL, trap_space,
+                                             big_valid, trap_evaluate, NULL,       0};
 
 /* Hill searches each category's sub-space, so it finds the deceptive global minimum for every seed tried (the
  * climber before 2026-11-22 ended in the broad bowl's minimum 1.0), with a small share of the 24000 valid points. */
@@ -609,8 +619,8 @@ static void test_select(void) {
     const clpk_tune_family *out[8];
     clpk_error err = {0};
     CHECK(clpk_tune_select(all, NULL, out, 8, &err) == CLPK_SUCCESS && out[3] == NULL && out[2] == all[2], "all");
-    CHECK(clpk_tune_select(all, "fake_build,fake_plain,fake_build", out, 8, &err) == CLPK_SUCCESS &&
-              out[0] == all[2] && out[1] == all[0] && out[2] == NULL,
+    CHECK(clpk_tune_select(all, "fake_build,fake_plain,fake_build", out, 8, &err) == CLPK_SUCCESS && out[0] == all[2] &&
+              out[1] == all[0] && out[2] == NULL,
           "by name, in the order asked, without duplicates");
     CHECK(clpk_tune_select(all, "fake_plain,spmv", out, 8, &err) == CLPK_ERROR_INVALID_ARGUMENT &&
               strstr(err.message, "spmv") && strstr(err.message, "fake_wrong"),
@@ -678,11 +688,13 @@ static void test_subspace_and_problems(clpk_context *ctx) {
             for (int b = 0; b < FAKE_NB; ++b)
                 for (int c = 0; c < FAKE_NC; ++c) {
                     int n = fake_search_calls[i][a][b][c];
-                    if (i != 2) others += n;
-                    else if (!(a == 0 && b == 0 && c == 0) && (a < 1 || a > 4 || c != 0)) outside += n;
+                    if (i != 2)
+                        others += n;
+                    else if (!(a == 0 && b == 0 && c == 0) && (a < 1 || a > 4 || c != 0))
+                        outside += n;
                 }
-    CHECK(outside == 0 && others == 0, "nothing measured outside the sub-space (%d) or in other problems (%d)",
-          outside, others);
+    CHECK(outside == 0 && others == 0, "nothing measured outside the sub-space (%d) or in other problems (%d)", outside,
+          others);
     clpk_tune_report_free(&r);
     cfg.space_restrict = "c=z";
     CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1 && !r.items[0].found &&
@@ -745,8 +757,10 @@ static void test_prebuild(clpk_context *ctx) {
           "same points in the same order with and without compiling ahead (%d and %d evaluations)", counts[0],
           counts[1]);
     CHECK(!strcmp(best[0], best[1]), "same choice: %s / %s", best[0], best[1]);
-    CHECK(serial[0] >= 8 && serial[1] <= 2, "programs compiled inside measured evaluations: %d serially, %d with "
-          "compiling ahead (at most the defaults' and a lone point's)", serial[0], serial[1]);
+    CHECK(serial[0] >= 8 && serial[1] <= 2,
+          "programs compiled inside measured evaluations: %d serially, %d with "
+          "compiling ahead (at most the defaults' and a lone point's)",
+          serial[0], serial[1]);
 
     /* A family that is not prebuild_safe is never called to note programs: every evaluate call is a measurement. */
     const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
@@ -761,12 +775,12 @@ static void test_prebuild(clpk_context *ctx) {
     int finals = 0;
     for (int a = 0; a < FAKE_NA; ++a)
         for (int b = 0; b < FAKE_NB; ++b)
-            for (int c = 0; c < FAKE_NC; ++c) finals += fake_final_calls[0][a][b][c];
+            for (int c = 0; c < FAKE_NC; ++c)
+                finals += fake_final_calls[0][a][b][c];
     CHECK(finals == clpk_tune_final_rounds(cfg.final_repeats) * (cfg.top_k + 1),
           "no extra (noting) evaluation: %d re-measure calls", finals);
     clpk_tune_report_free(&r);
 }
-
 
 int main(void) {
     check_seed();

@@ -12,12 +12,12 @@
 #include <time.h>
 
 enum {
-    FAKE_WRONG_B1 = 1 << 0,    /* b == 1: wrong result (while claiming to be the fastest) */
-    FAKE_BUILD_A2 = 1 << 1,    /* a == 2: build failure */
-    FAKE_SLOW_CX = 1 << 2,     /* c == x: takes FAKE_SLOW_S of wall time (past the test's per-candidate limit) */
-    FAKE_FLAKY_BEST = 1 << 3,  /* the optimum passes the search but fails when measured again */
-    FAKE_SLEEP = 1 << 4,       /* every evaluation takes FAKE_SLEEP_S of wall time (budget tests) */
-    FAKE_OOM_A64 = 1 << 5,     /* a == 64: out of resources */
+    FAKE_WRONG_B1 = 1 << 0,     /* b == 1: wrong result (while claiming to be the fastest) */
+    FAKE_BUILD_A2 = 1 << 1,     /* a == 2: build failure */
+    FAKE_SLOW_CX = 1 << 2,      /* c == x: takes FAKE_SLOW_S of (virtual) time (past the test's per-candidate limit) */
+    FAKE_FLAKY_BEST = 1 << 3,   /* the optimum passes the search but fails when measured again */
+    FAKE_SLEEP = 1 << 4,        /* every evaluation takes FAKE_SLEEP_S of (virtual) time (budget tests) */
+    FAKE_OOM_A64 = 1 << 5,      /* a == 64: out of resources */
     FAKE_FAIL_CREATE1 = 1 << 6, /* problem 1 cannot be created */
     FAKE_PROGRAM = 1 << 7,      /* each point first gets a real OpenCL program, one per (a, c) (prebuild tests) */
     FAKE_SLOW_START = 1 << 8,   /* a problem's first two re-measure calls run 50 % slower (clocks ramping up) */
@@ -54,7 +54,20 @@ static int fake_final_order[256][3], fake_final_order_count;
 static int fake_program_tag;
 static int fake_measured[512][3], fake_measured_count, fake_serial_builds;
 
+/* In-process runs (fake_config) use a virtual clock that only the fakes' "work" advances, so a test's budgets and
+ * limits cut the same searches however loaded the machine is. A process that never called fake_config (clpk-tune
+ * run as a child by test_tune_cli, whose watchdog needs real time) sleeps for real. */
+static int fake_virtual_time;
+static double fake_clock_s;
+static double fake_clock(void *user) {
+    (void)user;
+    return fake_clock_s;
+}
 static void fake_sleep(double s) {
+    if (fake_virtual_time) {
+        fake_clock_s += s;
+        return;
+    }
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
 }
@@ -141,8 +154,10 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
         }
     }
     if (st->index < FAKE_PROBLEMS) {
-        if (repeats == FAKE_REPEATS) fake_search_calls[st->index][ia][ib][ic]++;
-        else fake_final_calls[st->index][ia][ib][ic]++;
+        if (repeats == FAKE_REPEATS)
+            fake_search_calls[st->index][ia][ib][ic]++;
+        else
+            fake_final_calls[st->index][ia][ib][ic]++;
     }
     int final = repeats != FAKE_REPEATS, optimum = ia == 3 && ib == 2 + st->index % 3 && ic == 1;
     if (final && fake_final_order_count < 256) {
@@ -171,14 +186,14 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     return CLPK_SUCCESS;
 }
 
-#define FAKE_FAMILY(suffix, mode_bits)                                                                                \
-    static clpk_status fake_create_##suffix(clpk_context *ctx, const clpk_tune_options *opts, int index,            \
-                                            clpk_tune_problem *problem) {                                            \
-        return fake_create_mode(ctx, opts, index, problem, (mode_bits));                                             \
-    }                                                                                                                \
-    static const clpk_tune_family fake_family_##suffix = {"fake_" #suffix, fake_count, fake_create_##suffix,        \
-                                                          fake_destroy, fake_space, fake_valid, fake_evaluate,      \
-                                                          fake_defaults, 0}
+#define FAKE_FAMILY(suffix, mode_bits)                                                                                 \
+    static clpk_status fake_create_##suffix(clpk_context *ctx, const clpk_tune_options *opts, int index,               \
+                                            clpk_tune_problem *problem) {                                              \
+        return fake_create_mode(ctx, opts, index, problem, (mode_bits));                                               \
+    }                                                                                                                  \
+    static const clpk_tune_family fake_family_##suffix = {"fake_" #suffix, fake_count,    fake_create_##suffix,        \
+                                                          fake_destroy,    fake_space,    fake_valid,                  \
+                                                          fake_evaluate,   fake_defaults, 0}
 
 /* The best point of problem `index` is a = 8, b = 3 + index % 3, c = y. */
 static inline int fake_is_optimum(const clpk_tune_result *r, int index) {
@@ -202,6 +217,8 @@ static inline void fake_config(clpk_tune_config *cfg, clpk_tune_strategy strateg
     cfg->final_repeats = FAKE_REPEATS + 2;
     cfg->samples = 12;
     cfg->build_threads = 1; /* the fakes build no programs (only FAKE_PROGRAM, whose test sets its own) */
+    cfg->clock = fake_clock;
+    fake_virtual_time = 1;
 }
 
 #endif

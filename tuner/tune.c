@@ -70,7 +70,8 @@ void clpk_tune_report_free(clpk_tune_report *report) {
 
 double clpk_tune_space_size(const clpk_tune_space *space) {
     double n = 1;
-    for (int i = 0; i < space->count; ++i) n *= space->params[i].count;
+    for (int i = 0; i < space->count; ++i)
+        n *= space->params[i].count;
     return n;
 }
 
@@ -99,8 +100,8 @@ void clpk_tune_space_point(const clpk_tune_space *space, unsigned long long inde
  * point outside the space, the defaults, is kept in the search. */
 typedef struct point {
     int digits[CLPK_TUNE_MAX_PARAMS];
-    int in_space;  /* digits are meaningful */
-    int pruned;    /* refused by the family's `valid`: never measured, remembered so it is not asked again */
+    int in_space; /* digits are meaningful */
+    int pruned;   /* refused by the family's `valid`: never measured, remembered so it is not asked again */
     clpk_tune_outcome outcome;
     double ms;
 } point;
@@ -112,13 +113,13 @@ typedef struct run_state {
     clpk_tune_report *report;
     double start, deadline; /* deadline: INFINITY when unlimited */
     int problem_index, total_problems;
-    int build_threads;       /* resolved cfg->build_threads */
+    int build_threads;         /* resolved cfg->build_threads */
     double prebuild_program_s; /* wall seconds per program compiled ahead (running estimate) */
     /* Budget split over the run's problems (no family budget): each problem an equal share of what is left of
      * round_end; a second round continues the searches the first cut short with whatever is left. */
     int split;
     double round_end;
-    int round_left;  /* problems of the current round not started yet (after the current one) */
+    int round_left;    /* problems of the current round not started yet (after the current one) */
     double overhead_s; /* per problem, running mean: creation plus the time past its search's deadline */
     int overheads;
     /* The warm starts each result's first search measured (by report index), so a second round replays them and
@@ -142,7 +143,7 @@ typedef struct search {
     unsigned long long *valid; /* the valid points' indices, when listed (enumerate_valid) */
     size_t valid_count;
     int enumerated;
-    int *table;        /* indices into pts by digits, -1 empty */
+    int *table; /* indices into pts by digits, -1 empty */
     size_t table_size;
     int remembered;
     int planned;
@@ -169,11 +170,15 @@ static uint64_t next_random(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+static double now_s(const clpk_tune_config *cfg) {
+    return cfg->clock ? cfg->clock(cfg->clock_user) : clpk_wall_seconds();
+}
+
 static void emit(run_state *run, clpk_tune_event *ev) {
     if (!run->cfg->on_event) return;
     ev->problem_index = run->problem_index;
     ev->total_problems = run->total_problems;
-    ev->elapsed_s = clpk_wall_seconds() - run->start;
+    ev->elapsed_s = now_s(run->cfg) - run->start;
     ev->budget_s = run->cfg->budget_s;
     run->cfg->on_event(run->cfg->event_user, ev);
 }
@@ -186,7 +191,7 @@ static int must_stop(search *s) {
         s->run->report->stopped = 1;
         return s->cut = 1;
     }
-    if (clpk_wall_seconds() >= s->deadline) {
+    if (now_s(s->run->cfg) >= s->deadline) {
         s->run->report->budget_exhausted = 1;
         s->res->budget_cut = 1;
         return s->cut = 1;
@@ -225,7 +230,8 @@ static int remember(search *s, int at) {
         size_t size = s->table_size ? 2 * s->table_size : 256;
         int *table = malloc(sizeof *table * size);
         if (!table) return 0;
-        for (size_t i = 0; i < size; ++i) table[i] = -1;
+        for (size_t i = 0; i < size; ++i)
+            table[i] = -1;
         free(s->table);
         s->table = table;
         s->table_size = size;
@@ -245,15 +251,19 @@ static void evaluate_once(search *s, const clpk_params *params, const char *phas
                           clpk_tune_outcome *outcome, double *ms, double *wall_s, double *build_s) {
     run_state *run = s->run;
     clpk_tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
-    clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START, .family = s->fam->name, .label = s->prob->label,
-                             .evaluated = s->res->evaluated, .planned = s->planned, .best_ms = -1};
+    clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START,
+                             .family = s->fam->name,
+                             .label = s->prob->label,
+                             .evaluated = s->res->evaluated,
+                             .planned = s->planned,
+                             .best_ms = -1};
     emit(run, &start);
     clpk_cache_stats before, after;
     clpk_context_cache_stats(run->ctx, &before);
-    double t0 = clpk_wall_seconds();
+    double t0 = now_s(s->run->cfg);
     double got = INFINITY;
     clpk_status st = s->fam->evaluate(run->ctx, s->prob, params, repeats, &got);
-    double dt = clpk_wall_seconds() - t0;
+    double dt = now_s(s->run->cfg) - t0;
     clpk_context_cache_stats(run->ctx, &after);
     *wall_s = dt;
     *build_s = after.build_seconds - before.build_seconds;
@@ -285,9 +295,13 @@ static void evaluate_once(search *s, const clpk_params *params, const char *phas
         clpk_tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt,
                                     *build_s);
     }
-    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE, .family = s->fam->name, .label = s->prob->label,
-                          .evaluated = s->res->evaluated + 1, .planned = s->planned,
-                          .best_ms = isfinite(s->res->best_ms) ? s->res->best_ms : -1, .outcome = *outcome,
+    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE,
+                          .family = s->fam->name,
+                          .label = s->prob->label,
+                          .evaluated = s->res->evaluated + 1,
+                          .planned = s->planned,
+                          .best_ms = isfinite(s->res->best_ms) ? s->res->best_ms : -1,
+                          .outcome = *outcome,
                           .message = message};
     emit(run, &ev);
 }
@@ -307,13 +321,17 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
 }
 
 static void params_of(const search *s, const point *p, clpk_params *out) {
-    if (p->in_space) point_from_digits(s->space, p->digits, out);
-    else *out = s->default_params;
+    if (p->in_space)
+        point_from_digits(s->space, p->digits, out);
+    else
+        *out = s->default_params;
 }
 
 /* Puts the parameters that do not matter at `digits` at their first value: the one point of the space for that
  * plan (a move of a strategy-like parameter then lands on a point `valid` accepts). */
-static void normalize(const search *s, int *digits) { clpk_tune_space_normalize(s->space, s->cond, s->applies, digits); }
+static void normalize(const search *s, int *digits) {
+    clpk_tune_space_normalize(s->space, s->cond, s->applies, digits);
+}
 
 /* Whether `digits` is already normalized (an unlisted exhaustive search skips the other combinations). */
 static int normal(const search *s, const int *digits) {
@@ -354,7 +372,6 @@ static int visit(search *s, const int *digits, const clpk_params *params) {
     return s->count++;
 }
 
-
 #define COLLECTED (-3)
 #define COLLECT_CAPACITY 512
 
@@ -392,11 +409,10 @@ static int visit_digits(search *s, const int *digits) {
  * creation notes its first program and stops (clpk_program_record). Nothing is measured or counted here. */
 static void prefetch_collected(search *s) {
     run_state *run = s->run;
-    if (run->build_threads <= 1 || s->no_prefetch || !s->fam->prebuild_safe || s->collected < 2 || must_stop(s))
-        return;
+    if (run->build_threads <= 1 || s->no_prefetch || !s->fam->prebuild_safe || s->collected < 2 || must_stop(s)) return;
     clpk_params params;
     int noted = 0;
-    double t0 = clpk_wall_seconds();
+    double t0 = now_s(s->run->cfg);
     /* Compile ahead only what the problem's time can pay for (at most half of what is left): a search step can
      * note dozens of points, and a problem with a few seconds would otherwise spend them all compiling programs it
      * never measures. Points past the cap compile one by one when measured, as without compiling ahead. */
@@ -425,7 +441,7 @@ static void prefetch_collected(search *s) {
     clpk_program_record(run->ctx, 0);
     /* one program: no gain in threads, but the note must be consumed */
     int added = clpk_program_prebuild(run->ctx, noted >= 2 ? run->build_threads : 1);
-    double spent = clpk_wall_seconds() - t0;
+    double spent = now_s(s->run->cfg) - t0;
     s->res->prebuilt += added;
     s->res->prebuild_s += spent;
     if (added > 0) run->prebuild_program_s = 0.5 * run->prebuild_program_s + 0.5 * spent / added;
@@ -520,7 +536,7 @@ static void search_random(search *s, int n) {
         return;
     }
     /* Draw first, then measure, so the drawn points can be compiled ahead together. */
-    int (*picked)[CLPK_TUNE_MAX_PARAMS] = malloc(sizeof *picked * (size_t)(n > 0 ? n : 1));
+    int(*picked)[CLPK_TUNE_MAX_PARAMS] = malloc(sizeof *picked * (size_t)(n > 0 ? n : 1));
     if (!picked) return;
     int count = 0;
     int digits[CLPK_TUNE_MAX_PARAMS];
@@ -542,7 +558,8 @@ static void search_random(search *s, int n) {
             random_digits(s, digits);
             if (find_point(s, digits) >= 0) continue;
             int again = 0;
-            for (int k = 0; k < count && !again; ++k) again = memcmp(picked[k], digits, width) == 0;
+            for (int k = 0; k < count && !again; ++k)
+                again = memcmp(picked[k], digits, width) == 0;
             if (again) continue;
             point_from_digits(s->space, digits, &params);
             if (s->fam->valid && !s->fam->valid(s->run->ctx, s->prob, &params)) {
@@ -553,7 +570,8 @@ static void search_random(search *s, int n) {
         }
     }
     if (begin_collect(s)) {
-        for (int k = 0; k < count; ++k) visit_digits(s, picked[k]);
+        for (int k = 0; k < count; ++k)
+            visit_digits(s, picked[k]);
         end_collect(s);
     }
     for (int k = 0; k < count; ++k)
@@ -754,7 +772,8 @@ static int warm_slot(run_state *run, int k) {
     int *count = realloc(run->warm_count, sizeof *count * (size_t)cap);
     if (!count) return 0;
     run->warm_count = count;
-    for (int i = run->warm_capacity; i < cap; ++i) count[i] = -1; /* not chosen yet */
+    for (int i = run->warm_capacity; i < cap; ++i)
+        count[i] = -1; /* not chosen yet */
     run->warm_capacity = cap;
     return 1;
 }
@@ -774,7 +793,8 @@ static int warm_starts(search *s) {
                 const clpk_tune_result *r = &report->items[k];
                 if (k == self || !r->found || strcmp(r->family, s->fam->name) != 0) continue;
                 int used = 0;
-                for (int u = 0; u < n && !used; ++u) used = taken[u] == k;
+                for (int u = 0; u < n && !used; ++u)
+                    used = taken[u] == k;
                 double d = clpk_class_distance(&r->klass, &s->prob->klass);
                 if (!used && d < nearest_d) nearest = k, nearest_d = d;
             }
@@ -812,12 +832,17 @@ static void search_hill(search *s) {
     int starts = base + base * steps / 4, climbs = HILL_STARTS + steps / 2;
     /* With the winners of similar problems measured first, fewer random starts are needed and the climbs go from
      * the best points (of distinct groups) rather than from every group. */
-    if (warm_starts(s) > 0) starts = (starts + 1) / 2;
-    else if (groups > climbs) climbs = groups;
-    if (s->enumerated) stratified_starts(s, starts);
-    else search_random(s, starts);
+    if (warm_starts(s) > 0)
+        starts = (starts + 1) / 2;
+    else if (groups > climbs)
+        climbs = groups;
+    if (s->enumerated)
+        stratified_starts(s, starts);
+    else
+        search_random(s, starts);
     int grouping = 0; /* else the climbs start from the best distinct points */
-    for (int i = 0; i < s->space->count; ++i) grouping |= s->grouped[i] && s->space->params[i].count > 1;
+    for (int i = 0; i < s->space->count; ++i)
+        grouping |= s->grouped[i] && s->space->params[i].count > 1;
     int used[HILL_STARTS + 64], ends[HILL_STARTS + 64], nused = 0;
     if (climbs > HILL_STARTS + 64) climbs = HILL_STARTS + 64; /* GROUP_LIMIT keeps groups below */
     for (int k = 0; k < climbs && !s->cut; ++k) {
@@ -868,21 +893,21 @@ static void median_spread(double *times, int n, double *median, double *spread);
 /* A candidate of the re-measure. */
 typedef struct final_slot {
     const point *pt;
-    int counted;    /* one of the top_k (the defaults outside them are not) */
-    int active;     /* measured in the rounds still (else its result is final, or the search's measurement) */
+    int counted; /* one of the top_k (the defaults outside them are not) */
+    int active;  /* measured in the rounds still (else its result is final, or the search's measurement) */
     clpk_tune_outcome outcome;
     double ms;
-    double *times;  /* the rounds' medians */
+    double *times; /* the rounds' medians */
     int n, capacity;
     double wall_s, build_s;
 } final_slot;
 
 typedef struct final_set {
     search *s;
-    point **ok;     /* the search's passing points, fastest first */
-    int n, next;    /* ok[next] is the next replacement */
+    point **ok;  /* the search's passing points, fastest first */
+    int n, next; /* ok[next] is the next replacement */
     const point *def;
-    int def_at;     /* the defaults' slot, or -1 */
+    int def_at; /* the defaults' slot, or -1 */
     final_slot *slots;
     int count;
     int want, standing; /* counted slots wanted, and those not refused */
@@ -902,13 +927,15 @@ static int final_add(final_set *f, const point *p, int counted) {
     clpk_params params;
     params_of(s, p, &params);
     double ms;
-    if (f->again && clpk_tune_cache_lookup(s->run->cache, s->fam->name, &s->prob->klass, "final", &params,
-                                           &x->outcome, &ms)) {
+    if (f->again &&
+        clpk_tune_cache_lookup(s->run->cache, s->fam->name, &s->prob->klass, "final", &params, &x->outcome, &ms)) {
         s->res->outcomes[x->outcome]++;
         x->active = 0;
         /* A timeout keeps the search's measurement (see final_rounds). */
-        if (x->outcome == CLPK_TUNE_TIMEOUT) x->outcome = CLPK_TUNE_OK;
-        else if (x->outcome == CLPK_TUNE_OK) x->ms = ms;
+        if (x->outcome == CLPK_TUNE_TIMEOUT)
+            x->outcome = CLPK_TUNE_OK;
+        else if (x->outcome == CLPK_TUNE_OK)
+            x->ms = ms;
     }
     f->standing += counted && x->outcome == CLPK_TUNE_OK;
     return f->count++;
@@ -959,13 +986,16 @@ static void final_rounds(final_set *f) {
         if (f->slots[i].active) place[k++] = i;
     for (int r = 0, cut = 0; !cut; ++r) {
         int more = 0;
-        for (int j = 0; j < k; ++j) more |= place[j] >= 0 && f->slots[place[j]].n < rounds;
+        for (int j = 0; j < k; ++j)
+            more |= place[j] >= 0 && f->slots[place[j]].n < rounds;
         if (!more) break;
         for (int j = 0; j < k && !cut; ++j) {
             int at = (r + j) % k;
             if (place[at] < 0) continue;
-            if (stop_requested(s->run)) s->run->report->stopped = cut = 1;
-            else if (clpk_wall_seconds() >= s->run->deadline) s->run->report->budget_exhausted = cut = 1;
+            if (stop_requested(s->run))
+                s->run->report->stopped = cut = 1;
+            else if (now_s(s->run->cfg) >= s->run->deadline)
+                s->run->report->budget_exhausted = cut = 1;
             if (cut) break;
             final_slot *x = &f->slots[place[at]];
             clpk_params params;
@@ -978,8 +1008,10 @@ static void final_rounds(final_set *f) {
             if (outcome == CLPK_TUNE_OK && x->n == x->capacity) {
                 int capacity = x->capacity ? 2 * x->capacity : rounds;
                 double *times = realloc(x->times, sizeof *times * (size_t)capacity);
-                if (!times) outcome = CLPK_TUNE_ERROR; /* refused rather than measured with a sample lost */
-                else x->times = times, x->capacity = capacity;
+                if (!times)
+                    outcome = CLPK_TUNE_ERROR; /* refused rather than measured with a sample lost */
+                else
+                    x->times = times, x->capacity = capacity;
             }
             if (outcome == CLPK_TUNE_OK) {
                 x->times[x->n++] = ms;
@@ -1019,7 +1051,7 @@ static void remeasure(search *s) {
         if (s->pts[i].outcome == CLPK_TUNE_OK) f.ok[f.n++] = &s->pts[i];
     qsort(f.ok, (size_t)f.n, sizeof *f.ok, compare_ms);
     if (s->default_index >= 0 && s->pts[s->default_index].outcome == CLPK_TUNE_OK) f.def = &s->pts[s->default_index];
-    f.again = cfg->top_k > 0 && !stop_requested(s->run) && clpk_wall_seconds() < s->run->deadline;
+    f.again = cfg->top_k > 0 && !stop_requested(s->run) && now_s(s->run->cfg) < s->run->deadline;
     f.want = f.again ? cfg->top_k : 1;
     final_fill(&f);
     if (f.def && f.def_at < 0) final_add(&f, f.def, 0);
@@ -1089,9 +1121,11 @@ static void tune_problem(search *s) {
     if (!s->cut && s->space->count > 0) {
         /* exhaustive too: listing skips the combinations of conditional parameters that do not matter */
         if (enumerate_valid(s) && cfg->strategy == CLPK_TUNE_EXHAUSTIVE)
-            s->planned = s->valid_count < (size_t)1e9 && (cfg->max_points <= 0 || s->valid_count < (size_t)cfg->max_points)
-                             ? (int)s->valid_count
-                             : cfg->max_points > 0 ? cfg->max_points : 1000000000;
+            s->planned =
+                s->valid_count < (size_t)1e9 && (cfg->max_points <= 0 || s->valid_count < (size_t)cfg->max_points)
+                    ? (int)s->valid_count
+                : cfg->max_points > 0 ? cfg->max_points
+                                      : 1000000000;
         switch (cfg->strategy) {
         case CLPK_TUNE_EXHAUSTIVE: search_exhaustive(s); break;
         case CLPK_TUNE_RANDOM: search_random(s, cfg->samples); break;
@@ -1150,7 +1184,8 @@ int clpk_tune_problem_selected(const char *list, int index) {
 /* How many of a family's `count` problems the run tunes. */
 static int selected_count(const clpk_tune_config *cfg, int count) {
     int n = 0;
-    for (int i = 0; i < count; ++i) n += clpk_tune_problem_selected(cfg->problems, i);
+    for (int i = 0; i < count; ++i)
+        n += clpk_tune_problem_selected(cfg->problems, i);
     return n;
 }
 
@@ -1175,9 +1210,9 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
     const clpk_tune_config *cfg = run->cfg;
     clpk_tune_problem prob;
     memset(&prob, 0, sizeof prob);
-    double setup_start = clpk_wall_seconds();
+    double setup_start = now_s(run->cfg);
     clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
-    double created = clpk_wall_seconds();
+    double created = now_s(run->cfg);
     res->setup_s += created - setup_start;
     double problem_deadline = problem_deadline_of(run, created, family_deadline, left);
     if (st != CLPK_SUCCESS) {
@@ -1189,8 +1224,8 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
     }
     if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
     res->klass = prob.klass;
-    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label,
-                          .best_ms = -1};
+    clpk_tune_event ev = {
+        .kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label, .best_ms = -1};
     emit(run, &ev);
     clpk_tune_space space;
     memset(&space, 0, sizeof space);
@@ -1205,8 +1240,13 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
         snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
                  clpk_last_error(run->ctx));
     } else {
-        search s = {.run = run, .fam = fam, .prob = &prob, .space = &space, .res = res,
-                    .deadline = problem_deadline, .default_index = -1,
+        search s = {.run = run,
+                    .fam = fam,
+                    .prob = &prob,
+                    .space = &space,
+                    .res = res,
+                    .deadline = problem_deadline,
+                    .default_index = -1,
                     .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
         res->rounds++;
         tune_problem(&s);
@@ -1216,7 +1256,7 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
         free(s.collect_buffer);
     }
     if (fam->problem_destroy) fam->problem_destroy(&prob);
-    double end = clpk_wall_seconds(), past = end - problem_deadline;
+    double end = now_s(run->cfg), past = end - problem_deadline;
     run->overhead_s += ((created - setup_start + (past > 0 ? past : 0)) - run->overhead_s) / ++run->overheads;
     const char *remark = NULL;
     if (first && !res->found && first->found) { /* the round failed where the first found something: keep it */
@@ -1227,8 +1267,12 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
         *res = *first;
         res->setup_s = setup_s;
     }
-    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = fam->name, .label = res->label,
-                           .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1, .result = res,
+    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE,
+                           .family = fam->name,
+                           .label = res->label,
+                           .evaluated = res->evaluated,
+                           .best_ms = res->found ? res->best_ms : -1,
+                           .result = res,
                            .message = remark};
     emit(run, &ev);
 }
@@ -1258,7 +1302,7 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
         res->strategy = cfg->strategy;
         res->problem_index = i;
         snprintf(res->label, sizeof res->label, "problem %d", i);
-        double now = clpk_wall_seconds();
+        double now = now_s(run->cfg);
         run->round_left--;
         if (stop_requested(run)) {
             run->report->stopped = 1;
@@ -1282,7 +1326,8 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
 static clpk_status second_round(run_state *run, const clpk_tune_family *const *families, int nfam) {
     clpk_tune_report *report = run->report;
     int first_count = report->count, again = 0;
-    for (int k = 0; k < first_count; ++k) again += report->items[k].budget_cut;
+    for (int k = 0; k < first_count; ++k)
+        again += report->items[k].budget_cut;
     if (!again) return CLPK_SUCCESS;
     run->total_problems += again;
     run->round_end = run->deadline;
@@ -1293,15 +1338,19 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
         const clpk_tune_family *fam = NULL;
         for (int f = 0; f < nfam && !fam; ++f)
             if (families[f]->name && strcmp(families[f]->name, res->family) == 0) fam = families[f];
-        double now = clpk_wall_seconds();
+        double now = now_s(run->cfg);
         run->round_left--;
         if (!fam || now >= run->deadline) {
             /* The first round's result stands: said so, not shown as a problem without a candidate. */
             const char *why = res->found ? "second round skipped: budget spent; first round's result kept"
                                          : "second round skipped: budget spent";
-            clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_DONE, .family = res->family, .label = res->label,
-                                  .evaluated = res->evaluated, .best_ms = res->found ? res->best_ms : -1,
-                                  .result = res, .message = why};
+            clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_DONE,
+                                  .family = res->family,
+                                  .label = res->label,
+                                  .evaluated = res->evaluated,
+                                  .best_ms = res->found ? res->best_ms : -1,
+                                  .result = res,
+                                  .message = why};
             if (fam) emit(run, &ev);
             run->problem_index++;
             continue;
@@ -1334,14 +1383,14 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     if (!ctx || !families || !cfg || cfg->repeats <= 0 || cfg->final_repeats <= 0 || cfg->top_k < 0 ||
         cfg->samples <= 0)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune: NULL argument or non-positive repeats/samples");
-    run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = clpk_wall_seconds()};
+    run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = now_s(cfg)};
     run.build_threads = resolve_build_threads(ctx, cfg->build_threads);
     run.prebuild_program_s = 0.1;
     run.deadline = cfg->budget_s > 0 ? run.start + cfg->budget_s : INFINITY;
     if (cfg->cache_path) {
         clpk_error err = {0};
-        clpk_status st = clpk_tune_cache_open(cfg->cache_path, clpk_context_device_info(ctx), cfg->resume,
-                                              &run.cache, &err);
+        clpk_status st =
+            clpk_tune_cache_open(cfg->cache_path, clpk_context_device_info(ctx), cfg->resume, &run.cache, &err);
         if (st != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
     }
     int counts[TUNE_MAX_FAMILIES] = {0};
@@ -1368,18 +1417,20 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         const clpk_tune_family *fam = families[f];
         if (!family_usable(fam)) {
             clpk_tune_result *res = new_result(report, fam->name ? fam->name : "?");
-            if (!res) st = CLPK_ERROR_OUT_OF_MEMORY;
-            else snprintf(res->note, sizeof res->note, "family lacks a required function: skipped");
+            if (!res)
+                st = CLPK_ERROR_OUT_OF_MEMORY;
+            else
+                snprintf(res->note, sizeof res->note, "family lacks a required function: skipped");
             continue;
         }
-        double now = clpk_wall_seconds(), deadline = run.deadline;
+        double now = now_s(run.cfg), deadline = run.deadline;
         if (cfg->family_budget_s > 0 && now + cfg->family_budget_s < deadline) deadline = now + cfg->family_budget_s;
         st = tune_family(&run, fam, counts[f], deadline);
     }
     if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
     free(run.warm);
     free(run.warm_count);
-    report->elapsed_s = clpk_wall_seconds() - run.start;
+    report->elapsed_s = now_s(run.cfg) - run.start;
     ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
     emit(&run, &ev);
     clpk_tune_cache_close(run.cache);
@@ -1444,7 +1495,8 @@ clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *nam
     int n = 0;
     if (capacity <= 0) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "no room for families");
     if (!names || !*names) {
-        for (int i = 0; all[i] && n < capacity - 1; ++i) out[n++] = all[i];
+        for (int i = 0; all[i] && n < capacity - 1; ++i)
+            out[n++] = all[i];
         out[n] = NULL;
         return CLPK_SUCCESS;
     }
@@ -1456,7 +1508,8 @@ clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *nam
             if (strlen(all[i]->name) != len || strncmp(all[i]->name, at, len) != 0) continue;
             found = 1;
             int dup = 0;
-            for (int j = 0; j < n; ++j) dup |= out[j] == all[i];
+            for (int j = 0; j < n; ++j)
+                dup |= out[j] == all[i];
             if (!dup && n < capacity - 1) out[n++] = all[i];
         }
         if (!found && len > 0) {

@@ -59,13 +59,18 @@ typedef struct clpk_tune_config {
     const char *space_restrict;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
     const char *problems;
-    const char *cache_path;   /* JSON-lines cache of measured points; NULL: none */
-    int resume;               /* reuse the points of cache_path (else the cache starts empty) */
+    const char *cache_path; /* JSON-lines cache of measured points; NULL: none */
+    int resume;             /* reuse the points of cache_path (else the cache starts empty) */
     /* When it becomes non-zero (e.g. on SIGINT) the run stops after the current candidate. */
     volatile const sig_atomic_t *stop;
     /* Called on every event (may be NULL); clpk_tune_progress_event is one such sink. */
     void (*on_event)(void *user, const clpk_tune_event *ev);
     void *event_user;
+    /* Where budgets, deadlines and per-candidate limits read the time (seconds); NULL: the wall clock. The engine's
+     * tests run it on a virtual clock that only their fake evaluations advance, so no decision depends on how
+     * loaded the machine is. */
+    double (*clock)(void *user);
+    void *clock_user;
 } clpk_tune_config;
 
 /* Fills the defaults: hill climbing, no budget, 5 repeats, 15 final repeats, top 4, 24 samples. */
@@ -75,32 +80,32 @@ void clpk_tune_config_defaults(clpk_tune_config *cfg);
 
 typedef struct clpk_tune_result {
     char family[32];
-    int problem_index;  /* the family's problem number (problem_create's index) */
+    int problem_index; /* the family's problem number (problem_create's index) */
     char label[96];
     clpk_params klass;
     clpk_tune_strategy strategy;
-    int found;          /* a candidate passed the check: best/best_ms are set */
+    int found; /* a candidate passed the check: best/best_ms are set */
     clpk_params best;
     double best_ms;
-    int default_ok;     /* the defaults passed: default_ms is set */
+    int default_ok; /* the defaults passed: default_ms is set */
     clpk_params defaults;
     double default_ms;
-    double space_size;  /* product of the values' counts */
-    int evaluated;      /* points measured (or taken from the cache) in the search */
-    int from_cache;     /* of which taken from the resume cache */
-    int pruned;         /* points the family's `valid` refused */
+    double space_size;                /* product of the values' counts */
+    int evaluated;                    /* points measured (or taken from the cache) in the search */
+    int from_cache;                   /* of which taken from the resume cache */
+    int pruned;                       /* points the family's `valid` refused */
     int outcomes[CLPK_TUNE_OUTCOMES]; /* search + re-measure outcomes */
-    int complete;       /* the strategy ran to its end (not cut by a budget or a stop) */
-    int budget_cut;     /* a budget ended the search, or kept it from starting */
-    int rounds;         /* searches run (a second round continues searches the first cut short) */
-    int warm_starts;    /* points taken from the winners of the family's earlier problems */
-    double setup_s;     /* problem creation: inputs, reference, device buffers */
-    double evaluate_s;  /* wall time inside the family's evaluate calls (search and re-measure) */
-    double build_s;     /* of which in the driver's compiler */
-    int builds;         /* programs compiled from source or loaded from binaries during the evaluations */
-    double prebuild_s;  /* noting the programs of search steps and compiling them ahead (build_threads > 1) */
-    int prebuilt;       /* programs compiled ahead */
-    char note[256];     /* why the problem was not tuned, or the first failure's message */
+    int complete;                     /* the strategy ran to its end (not cut by a budget or a stop) */
+    int budget_cut;                   /* a budget ended the search, or kept it from starting */
+    int rounds;                       /* searches run (a second round continues searches the first cut short) */
+    int warm_starts;                  /* points taken from the winners of the family's earlier problems */
+    double setup_s;                   /* problem creation: inputs, reference, device buffers */
+    double evaluate_s;                /* wall time inside the family's evaluate calls (search and re-measure) */
+    double build_s;                   /* of which in the driver's compiler */
+    int builds;                       /* programs compiled from source or loaded from binaries during the evaluations */
+    double prebuild_s; /* noting the programs of search steps and compiling them ahead (build_threads > 1) */
+    int prebuilt;      /* programs compiled ahead */
+    char note[256];    /* why the problem was not tuned, or the first failure's message */
 } clpk_tune_result;
 
 typedef struct clpk_tune_report {
@@ -109,8 +114,8 @@ typedef struct clpk_tune_report {
     int family_count;
     char families[16][32]; /* the families the run covered, even those with no result */
     double elapsed_s;
-    int stopped;           /* the stop flag ended the run */
-    int budget_exhausted;  /* a budget cut the run */
+    int stopped;          /* the stop flag ended the run */
+    int budget_exhausted; /* a budget cut the run */
 } clpk_tune_report;
 
 void clpk_tune_report_free(clpk_tune_report *report);
@@ -118,10 +123,10 @@ void clpk_tune_report_free(clpk_tune_report *report);
 /* ---- Events (progress) ----------------------------------------------------------------------------------------- */
 
 typedef enum clpk_tune_event_kind {
-    CLPK_TUNE_EVENT_START,         /* total_problems known */
+    CLPK_TUNE_EVENT_START, /* total_problems known */
     CLPK_TUNE_EVENT_PROBLEM_START,
-    CLPK_TUNE_EVENT_CANDIDATE,     /* after each evaluation */
-    CLPK_TUNE_EVENT_PROBLEM_DONE,  /* result set */
+    CLPK_TUNE_EVENT_CANDIDATE,    /* after each evaluation */
+    CLPK_TUNE_EVENT_PROBLEM_DONE, /* result set */
     CLPK_TUNE_EVENT_FINISH,
     CLPK_TUNE_EVENT_CANDIDATE_START /* an evaluation starts (its pending mark is in the cache): for watchdogs */
 } clpk_tune_event_kind;
@@ -138,7 +143,7 @@ struct clpk_tune_event {
     /* for a failed CANDIDATE: the context's last error; for PROBLEM_DONE in a second round, why the first round's
      * result stands (the round was skipped or found nothing), else NULL */
     const char *message;
-    const clpk_tune_result *result;    /* for PROBLEM_DONE */
+    const clpk_tune_result *result; /* for PROBLEM_DONE */
 };
 
 /* ---- Running --------------------------------------------------------------------------------------------------- */
@@ -208,8 +213,8 @@ void clpk_tune_cache_store_timed(clpk_tune_cache *cache, const char *family, con
  * resumed run does not try the point again. */
 void clpk_tune_cache_mark_pending(clpk_tune_cache *cache, const char *family, const clpk_params *klass,
                                   const char *phase, const clpk_params *params);
-int clpk_tune_cache_size(const clpk_tune_cache *cache);      /* points held */
-int clpk_tune_cache_skipped(const clpk_tune_cache *cache);   /* unreadable lines skipped when loading */
+int clpk_tune_cache_size(const clpk_tune_cache *cache);    /* points held */
+int clpk_tune_cache_skipped(const clpk_tune_cache *cache); /* unreadable lines skipped when loading */
 
 /* ---- Profiles -------------------------------------------------------------------------------------------------- */
 
@@ -228,10 +233,10 @@ clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const c
 
 typedef struct clpk_tune_progress {
     FILE *out;
-    int tty;           /* redraw a bar with '\r'; else plain lines */
-    int verbose;       /* print every failed candidate */
-    double last_draw;  /* throttles redraws */
-    int drawn;         /* a bar is on the line */
+    int tty;          /* redraw a bar with '\r'; else plain lines */
+    int verbose;      /* print every failed candidate */
+    double last_draw; /* throttles redraws */
+    int drawn;        /* a bar is on the line */
     int total_problems;
 } clpk_tune_progress;
 
