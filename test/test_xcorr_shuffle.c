@@ -6,7 +6,9 @@
  * refused cleanly (UNSUPPORTED). On a device without (PoCL): the shuffle form is refused with UNSUPPORTED and a clear
  * message for every team and precision, and the local form still runs. On every device, the register form's data
  * flow (which lane holds which left value, the two halves, the broadcast right value) runs with the shuffle emulated
- * through local memory (XCORR_SHUFFLE=4, launched here directly: the plan never offers it), every team value.
+ * through local memory (XCORR_SHUFFLE=4, launched here directly: the plan never offers it), every team value. Where
+ * the device has cl_intel_subgroups, the Intel form (XCORR_SHUFFLE=2) is launched directly too, every team the device
+ * offers as a sub-group width: the plan takes cl_khr_subgroup_shuffle where both exist (Intel's CPU runtime).
  * The device comes from CLPK_DEVICE. */
 #include "check.h"
 #include "clpk_internal.h"
@@ -36,8 +38,10 @@ static clpk_xcorr_shape shape_at(size_t i) {
 
 static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const char *params);
 
-/* Runs the shift kernel with the emulated shuffle on `shape` and checks it (NaN-poisoned output, double reference). */
-static void emulated_case(clpk_context *ctx, uint64_t *rng, cl_kernel kernel, int team, const clpk_xcorr_shape *s) {
+/* Runs a directly built shift kernel (`form` names it) on `shape` and checks it (NaN-poisoned output, double
+ * reference). */
+static void direct_case(clpk_context *ctx, uint64_t *rng, cl_kernel kernel, int team, const clpk_xcorr_shape *s,
+                        const char *form) {
     const int dbl = s->precision == CLPK_PRECISION_F64;
     const size_t elem = dbl ? sizeof(double) : sizeof(float), mat = (size_t)s->rows * s->cols;
     const int srows = clpk_xcorr_output_rows(s), scols = clpk_xcorr_output_cols(s);
@@ -84,7 +88,7 @@ static void emulated_case(clpk_context *ctx, uint64_t *rng, cl_kernel kernel, in
     if (rc == CL_SUCCESS) rc = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (rc == CL_SUCCESS) rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no * elem, ho, 0, NULL, NULL);
     char label[256];
-    label_of(label, sizeof label, s, "emulated shuffle");
+    label_of(label, sizeof label, s, form);
     if (CHECK(rc == CL_SUCCESS, "%s team=%d: OpenCL error %s", label, team, clpk_cl_error_name(rc))) {
         for (size_t i = 0; i < no; ++i)
             got[i] = dbl ? ((double *)ho)[i] : (double)((float *)ho)[i];
@@ -104,30 +108,63 @@ done:
     free(ho);
 }
 
-/* The register form's data flow with the shuffle emulated: every team value in f32 on several shapes, one in f64. */
-static void emulated(clpk_context *ctx, uint64_t *rng) {
+/* Whether the device's extension string names `ext` as a whole word. */
+static int device_has_extension(clpk_context *ctx, const char *ext) {
+    size_t size = 0;
+    cl_device_id dev = clpk_context_device(ctx);
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS) return 0;
+    char *list = calloc(size + 1, 1);
+    int found = 0;
+    if (list && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, list, NULL) == CL_SUCCESS) {
+        const size_t n = strlen(ext);
+        for (const char *p = list; (p = strstr(p, ext)) != NULL; p += n)
+            found |= (p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0');
+    }
+    free(list);
+    return found;
+}
+
+/* A register form launched directly, every team value in f32 on several shapes, one in f64:
+ *   XCORR_SHUFFLE=4, the shuffle emulated through local memory (every device): the register form's data flow;
+ *   XCORR_SHUFFLE=2, cl_intel_subgroups (where the device has it): the plan prefers cl_khr_subgroup_shuffle where
+ *   both exist (Intel's CPU runtime), so this is where the Intel form runs; with cl_intel_required_subgroup_size each
+ *   team is its own sub-group width, and the teams the device does not offer (the build or the width check says
+ *   so) are skipped; at least one must run. */
+static void direct(clpk_context *ctx, uint64_t *rng, int form) {
     static const size_t picks[] = {0, 1, 3, 5, 7, 9};
     const int has_fp64 = clpk_context_device_info(ctx)->has_fp64;
+    const int reqd = form == CLPK_XCORR_SHUFFLE_INTEL && device_has_extension(ctx, "cl_intel_required_subgroup_size");
+    const char *name = form == CLPK_XCORR_SHUFFLE_INTEL ? "intel_sub_group_shuffle" : "emulated shuffle";
+    int ran = 0;
     for (size_t t = 0; t <= sizeof teams / sizeof teams[0]; ++t) {
         const int dbl = t == sizeof teams / sizeof teams[0];
         if (dbl && !has_fp64) break;
         const int team = dbl ? 16 : teams[t];
         char options[160];
-        snprintf(options, sizeof options, "-DVALUE_T=%s -DVALUE_IS_DOUBLE=%d -DTEAM=%d -DXCORR_SHUFFLE=4",
-                 dbl ? "double" : "float", dbl, team);
+        snprintf(options, sizeof options,
+                 "-DVALUE_T=%s -DVALUE_IS_DOUBLE=%d -DTEAM=%d -DXCORR_SHUFFLE=%d -DXCORR_INTEL_REQD_SG=%d",
+                 dbl ? "double" : "float", dbl, team, form, reqd);
         const char *sources[] = {"xcorr_common", "xcorr_shift"};
         cl_program program = NULL;
         cl_kernel kernel = NULL;
         clpk_status st = clpk_program_get(ctx, sources, 2, options, &program);
         if (st == CLPK_SUCCESS) st = clpk_kernel_create(ctx, program, "xcorr_shift", &kernel);
-        if (CHECK(st == CLPK_SUCCESS, "emulated team=%d: %s", team, clpk_last_error(ctx)))
+        if (st == CLPK_SUCCESS && form == CLPK_XCORR_SHUFFLE_INTEL)
+            st = clpk_xcorr_shuffle_check_kernel(ctx, CLPK_XCORR_SHUFFLE_INTEL, kernel, team);
+        if (form == CLPK_XCORR_SHUFFLE_INTEL && st != CLPK_SUCCESS) {
+            printf("%s team=%d %s: not offered here: %.160s\n", name, team, dbl ? "f64" : "f32", clpk_last_error(ctx));
+        } else if (CHECK(st == CLPK_SUCCESS, "%s team=%d: %s", name, team, clpk_last_error(ctx))) {
+            if (form == CLPK_XCORR_SHUFFLE_INTEL) printf("%s team=%d %s: running\n", name, team, dbl ? "f64" : "f32");
+            ++ran;
             for (size_t p = 0; p < sizeof picks / sizeof picks[0]; ++p) {
                 clpk_xcorr_shape shape = shape_at((size_t)picks[p]);
                 shape.precision = dbl ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
-                emulated_case(ctx, rng, kernel, team, &shape);
+                direct_case(ctx, rng, kernel, team, &shape, name);
             }
+        }
         if (kernel) clReleaseKernel(kernel);
     }
+    CHECK(ran > 0, "%s: no team ran", name);
 }
 
 static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const char *params) {
@@ -258,7 +295,11 @@ int main(void) {
     } else {
         sweep(ctx, &rng, kind);
     }
-    emulated(ctx, &rng);
+    if (device_has_extension(ctx, "cl_intel_subgroups")) {
+        direct(ctx, &rng, CLPK_XCORR_SHUFFLE_INTEL);
+        printf("intel_sub_group_shuffle: %.1f s\n", clpk_wall_seconds() - t0);
+    }
+    direct(ctx, &rng, 4);
     printf("emulated: %.1f s\n", clpk_wall_seconds() - t0);
     /* The local form (the default, every device) with the parameter spelled out. */
     char label[256];
