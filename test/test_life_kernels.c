@@ -15,12 +15,16 @@ static clpk_status run_product(clpk_context *ctx, clpk_life_plan *plan, int dsc,
     const size_t n_in = dsc ? nw : ny, n_out = dsc ? ny : nw, vs = plan->value_size;
     char *hin = malloc(n_in * vs), *hout = malloc(n_out * vs);
     for (size_t i = 0; i < n_in; ++i) {
-        if (vs == 4) ((float *)hin)[i] = (float)in[i];
-        else ((double *)hin)[i] = in[i];
+        if (vs == 4)
+            ((float *)hin)[i] = (float)in[i];
+        else
+            ((double *)hin)[i] = in[i];
     }
     for (size_t i = 0; i < n_out; ++i) {
-        if (vs == 4) ((float *)hout)[i] = NAN;
-        else ((double *)hout)[i] = NAN;
+        if (vs == 4)
+            ((float *)hout)[i] = NAN;
+        else
+            ((double *)hout)[i] = NAN;
     }
     cl_int rc;
     cl_context c = clpk_context_cl_context(ctx);
@@ -29,7 +33,8 @@ static clpk_status run_product(clpk_context *ctx, clpk_life_plan *plan, int dsc,
     clpk_status st = dsc ? clpk_life_dsc(plan, bin, bout, 0, NULL, NULL) : clpk_life_wc(plan, bin, bout, 0, NULL, NULL);
     if (st == CLPK_SUCCESS)
         clEnqueueReadBuffer(clpk_context_queue(ctx), bout, CL_TRUE, 0, n_out * vs, hout, 0, NULL, NULL);
-    for (size_t i = 0; i < n_out; ++i) out[i] = vs == 4 ? ((float *)hout)[i] : ((double *)hout)[i];
+    for (size_t i = 0; i < n_out; ++i)
+        out[i] = vs == 4 ? ((float *)hout)[i] : ((double *)hout)[i];
     clReleaseMemObject(bin);
     clReleaseMemObject(bout);
     free(hin);
@@ -54,8 +59,10 @@ static void problem_make(problem *p, const life_random_options *o, uint64_t *rng
     p->w_ref = malloc(nw * sizeof(double));
     p->w_got = malloc(nw * sizeof(double));
     /* a third of the weights are zero: exercises the zero-weight skip */
-    for (size_t i = 0; i < nw; ++i) p->w[i] = check_rand_double(rng) < 0.33 ? 0 : check_rand_double(rng) + 0.1;
-    for (size_t i = 0; i < ny; ++i) p->y[i] = 2 * check_rand_double(rng) - 1;
+    for (size_t i = 0; i < nw; ++i)
+        p->w[i] = check_rand_double(rng) < 0.33 ? 0 : check_rand_double(rng) + 0.1;
+    for (size_t i = 0; i < ny; ++i)
+        p->y[i] = 2 * check_rand_double(rng) - 1;
     life_ref_dsc(&p->data, p->w, p->y_ref);
     life_ref_wc(&p->data, p->y, p->w_ref);
 }
@@ -68,12 +75,18 @@ static void problem_free(problem *p) {
 static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const char *strategy, const char *params,
                        int check_determinism) {
     clpk_life_plan *plan = NULL;
+    double started = check_seconds();
     clpk_status st = clpk_life_plan_create(ctx, &p->data, prec, strategy, params, &plan);
     if (!CHECK(st == CLPK_SUCCESS, "plan %s %s [%s]: %s", clpk_precision_name(prec), strategy, params,
                clpk_last_error(ctx)))
         return;
     const double tol = prec == CLPK_PRECISION_F32 ? 2e-5 : 1e-12;
     const size_t ny = (size_t)p->data.n_voxels * p->data.n_theta, nw = (size_t)p->data.n_fibers;
+    st = run_product(ctx, plan, 1, p->w, p->y_got);
+    st = st == CLPK_SUCCESS ? run_product(ctx, plan, 0, p->y, p->w_got) : st;
+    char point[320];
+    snprintf(point, sizeof point, "%s %s [%s]", clpk_precision_name(prec), strategy, params ? params : "");
+    check_build_time("life", point, check_seconds() - started);
     st = run_product(ctx, plan, 1, p->w, p->y_got);
     double e = check_rel_error(p->y_ref, p->y_got, ny);
     CHECK(st == CLPK_SUCCESS && e <= tol, "DSC %s %s [%s]: error %.3g (status %d %s)", clpk_precision_name(prec),
@@ -138,8 +151,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     CHECK(fam->problem_count(&o) == 1, "quick problem count %d", fam->problem_count(&o));
     clpk_tune_problem tp;
     memset(&tp, 0, sizeof tp);
-    if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx)))
-        return;
+    if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx))) return;
     clpk_tune_space space;
     CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 10, "space of %d parameters", space.count);
     clpk_params cand;
@@ -172,15 +184,21 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
 static void bad_inputs(clpk_context *ctx, problem *p) {
     clpk_life_plan *plan = NULL;
     CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "magic", NULL, &plan) ==
-              CLPK_ERROR_INVALID_ARGUMENT && !plan, "unknown strategy accepted");
+                  CLPK_ERROR_INVALID_ARGUMENT &&
+              !plan,
+          "unknown strategy accepted");
     CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "sorted", "team=3", &plan) ==
-              CLPK_ERROR_INVALID_ARGUMENT, "team=3 accepted");
+              CLPK_ERROR_INVALID_ARGUMENT,
+          "team=3 accepted");
     CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "sorted", "bogus=1", &plan) ==
-              CLPK_ERROR_INVALID_ARGUMENT, "unknown key accepted");
+              CLPK_ERROR_INVALID_ARGUMENT,
+          "unknown key accepted");
     CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, "sorted", "team=64,runs=1024", &plan) ==
-              CLPK_ERROR_UNSUPPORTED, "over-large work-group accepted");
+              CLPK_ERROR_UNSUPPORTED,
+          "over-large work-group accepted");
     CHECK(clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, "wc=nope", &plan) ==
-              CLPK_ERROR_INVALID_ARGUMENT, "wc=nope accepted");
+              CLPK_ERROR_INVALID_ARGUMENT,
+          "wc=nope accepted");
     int32_t saved = p->data.atoms[3];
     p->data.atoms[3] = p->data.n_atoms;
     clpk_status st = clpk_life_plan_create(ctx, &p->data, CLPK_PRECISION_F32, NULL, NULL, &plan);
@@ -227,8 +245,10 @@ static void defaults_per_precision(void) {
         long long unroll, team;
         const char *voxel_order;
         long long wc_runs;
-    } want[] = {{&gpu, CLPK_PRECISION_F32, 1, 32, "index", 8}, {&gpu, CLPK_PRECISION_F64, 8, 32, "morton", 8},
-                {&cpu, CLPK_PRECISION_F32, 4, 16, "index", 4}, {&cpu, CLPK_PRECISION_F64, 4, 16, "index", 4}};
+    } want[] = {{&gpu, CLPK_PRECISION_F32, 1, 32, "index", 8},
+                {&gpu, CLPK_PRECISION_F64, 8, 32, "morton", 8},
+                {&cpu, CLPK_PRECISION_F32, 4, 16, "index", 4},
+                {&cpu, CLPK_PRECISION_F64, 4, 16, "index", 4}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         clpk_params params;
         clpk_params_clear(&params);
@@ -326,8 +346,14 @@ static void theta_split_device(clpk_context *ctx, uint64_t *rng) {
  * ranks (a permutation, non-decreasing middle-voxel positions, empty fibres last) and the ranked sort (run r holds
  * exactly key run_key[r]'s coefficients, in the same order as the unranked sort's run of that key). */
 static void orders_host(uint64_t *rng) {
-    life_random_options o = {.n_theta = 5, .n_atoms = 7, .n_voxels = 64, .n_fibers = 30, .mean_run = 4,
-                             .empty_fraction = 0.2, .zero_fraction = 0, .noise = 0};
+    life_random_options o = {.n_theta = 5,
+                             .n_atoms = 7,
+                             .n_voxels = 64,
+                             .n_fibers = 30,
+                             .mean_run = 4,
+                             .empty_fraction = 0.2,
+                             .zero_fraction = 0,
+                             .noise = 0};
     clpk_life_dataset d;
     clpk_error err;
     if (!CHECK(life_random_dataset(&o, check_rand(rng), &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
@@ -336,7 +362,8 @@ static void orders_host(uint64_t *rng) {
     CHECK(life_voxel_rank_morton(&d, &vr, why, sizeof why, &err) == CLPK_SUCCESS && vr && !why[0], "morton ranks");
     if (vr) { /* 64 voxels on a 4^3 grid, x fastest: Z-order visits x, then y, then z at each bit level */
         int seen[64] = {0}, perm = 1;
-        for (int v = 0; v < 64; ++v) perm &= vr[v] >= 0 && vr[v] < 64 && !seen[vr[v]]++;
+        for (int v = 0; v < 64; ++v)
+            perm &= vr[v] >= 0 && vr[v] < 64 && !seen[vr[v]]++;
         CHECK(perm, "morton ranks are a permutation");
         CHECK(vr[0] == 0 && vr[1] == 1 && vr[4] == 2 && vr[5] == 3 && vr[16] == 4 && vr[2] == 8 && vr[63] == 63,
               "morton ranks of (1,0,0) (0,1,0) (1,1,0) (0,0,1) (2,0,0): %d %d %d %d %d", vr[1], vr[4], vr[5], vr[16],
@@ -346,16 +373,22 @@ static void orders_host(uint64_t *rng) {
     if (fr) {
         int32_t *inv = malloc((size_t)d.n_fibers * sizeof *inv), *cnt = calloc((size_t)d.n_fibers, sizeof *cnt);
         int perm = 1;
-        for (int32_t f = 0; f < d.n_fibers; ++f) inv[f] = -1;
         for (int32_t f = 0; f < d.n_fibers; ++f)
-            if (fr[f] >= 0 && fr[f] < d.n_fibers && inv[fr[f]] < 0) inv[fr[f]] = f;
-            else perm = 0;
+            inv[f] = -1;
+        for (int32_t f = 0; f < d.n_fibers; ++f)
+            if (fr[f] >= 0 && fr[f] < d.n_fibers && inv[fr[f]] < 0)
+                inv[fr[f]] = f;
+            else
+                perm = 0;
         CHECK(perm, "fibre ranks are a permutation");
-        for (int64_t k = 0; k < d.n_coeffs; ++k) cnt[d.fibers[k]]++;
+        for (int64_t k = 0; k < d.n_coeffs; ++k)
+            cnt[d.fibers[k]]++;
         int empty_last = 1, seen_empty = 0;
         for (int32_t r = 0; perm && r < d.n_fibers; ++r) {
-            if (cnt[inv[r]] == 0) seen_empty = 1;
-            else if (seen_empty) empty_last = 0;
+            if (cnt[inv[r]] == 0)
+                seen_empty = 1;
+            else if (seen_empty)
+                empty_last = 0;
         }
         CHECK(empty_last, "fibres without coefficients rank last");
         free(inv);
@@ -402,8 +435,14 @@ static void orders_host(uint64_t *rng) {
  * sum is unchanged), both precisions (wc=voxel in morton order runs in the sweep); a dataset without a grid falls
  * back to index order with the reason in the description; unknown order names are refused. */
 static void orders_device(clpk_context *ctx, uint64_t *rng) {
-    life_random_options o = {.n_theta = 37, .n_atoms = 23, .n_voxels = 70, .n_fibers = 45, .mean_run = 6,
-                             .empty_fraction = 0.1, .zero_fraction = 0.3, .noise = 0.01};
+    life_random_options o = {.n_theta = 37,
+                             .n_atoms = 23,
+                             .n_voxels = 70,
+                             .n_fibers = 45,
+                             .mean_run = 6,
+                             .empty_fraction = 0.1,
+                             .zero_fraction = 0.3,
+                             .noise = 0.01};
     problem p;
     problem_make(&p, &o, rng);
     const size_t ny = (size_t)p.data.n_voxels * p.data.n_theta, nw = (size_t)p.data.n_fibers;
@@ -435,11 +474,9 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
             CHECK((plan->dsc_key != NULL) == (strstr(orders[i], "morton") != NULL) &&
                       (plan->wc_key != NULL) == (strstr(orders[i], "fiber_order=voxel") != NULL),
                   "keys of %s", orders[i]);
-            CHECK(run_product(ctx, plan, 1, p.w, p.y_got) == CLPK_SUCCESS &&
-                      memcmp(p.y_got, y0, ny * sizeof *y0) == 0,
+            CHECK(run_product(ctx, plan, 1, p.w, p.y_got) == CLPK_SUCCESS && memcmp(p.y_got, y0, ny * sizeof *y0) == 0,
                   "DSC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
-            CHECK(run_product(ctx, plan, 0, p.y, p.w_got) == CLPK_SUCCESS &&
-                      memcmp(p.w_got, w0, nw * sizeof *w0) == 0,
+            CHECK(run_product(ctx, plan, 0, p.y, p.w_got) == CLPK_SUCCESS && memcmp(p.w_got, w0, nw * sizeof *w0) == 0,
                   "WC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
             clpk_life_plan_destroy(plan);
         }
@@ -462,10 +499,12 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
     p.data.voxel_ijk = ijk;
     plan = NULL;
     CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "voxel_order=hilbert", &plan) ==
-                  CLPK_ERROR_INVALID_ARGUMENT && !plan,
+                  CLPK_ERROR_INVALID_ARGUMENT &&
+              !plan,
           "voxel_order=hilbert accepted");
     CHECK(clpk_life_plan_create(ctx, &p.data, CLPK_PRECISION_F32, "sorted", "fiber_order=atom", &plan) ==
-                  CLPK_ERROR_INVALID_ARGUMENT && !plan,
+                  CLPK_ERROR_INVALID_ARGUMENT &&
+              !plan,
           "fiber_order=atom accepted");
     free(y0);
     free(w0);
@@ -485,8 +524,14 @@ int main(void) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     printf("device: %s\n", dev->name);
     /* n_theta 37: not a multiple of any team width; empty voxels and fibres; runs longer and shorter than unroll */
-    life_random_options o = {.n_theta = 37, .n_atoms = 23, .n_voxels = 61, .n_fibers = 47, .mean_run = 6,
-                             .empty_fraction = 0.1, .zero_fraction = 0.3, .noise = 0.01};
+    life_random_options o = {.n_theta = 37,
+                             .n_atoms = 23,
+                             .n_voxels = 61,
+                             .n_fibers = 47,
+                             .mean_run = 6,
+                             .empty_fraction = 0.1,
+                             .zero_fraction = 0.3,
+                             .noise = 0.01};
     problem p;
     problem_make(&p, &o, &rng);
     sweep(ctx, &p, CLPK_PRECISION_F32);
@@ -502,8 +547,14 @@ int main(void) {
     orders_device(ctx, &rng);
 
     /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
-    life_random_options o96 = {.n_theta = 96, .n_atoms = 50, .n_voxels = 200, .n_fibers = 120, .mean_run = 10,
-                               .empty_fraction = 0.05, .zero_fraction = 0.2, .noise = 0};
+    life_random_options o96 = {.n_theta = 96,
+                               .n_atoms = 50,
+                               .n_voxels = 200,
+                               .n_fibers = 120,
+                               .mean_run = 10,
+                               .empty_fraction = 0.05,
+                               .zero_fraction = 0.2,
+                               .noise = 0};
     problem_make(&p, &o96, &rng);
     const char *strategies[] = {"auto", "atomics", "sorted", "timed"};
     for (int s = 0; s < 4; ++s) {

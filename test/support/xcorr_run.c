@@ -92,11 +92,15 @@ double xcorr_check_case(clpk_context *ctx, uint64_t *rng, const clpk_xcorr_shape
     if (!CHECK(left && right && ref && got, "%s: out of host memory", label)) goto done;
     xcorr_fill_random(rng, left, mat * shape->n_left);
     xcorr_fill_random(rng, right, mat * shape->n_right);
+    double started = check_seconds();
     clpk_status st = clpk_xcorr_plan_create(ctx, shape, algorithm, params, &plan);
     if (!CHECK(st == CLPK_SUCCESS, "%s: plan: %s: %s", label, clpk_status_string(st), clpk_last_error(ctx))) goto done;
-    clpk_xcorr_reference(shape, left, right, ref);
     int guards = 0;
     st = xcorr_run(ctx, plan, shape, left, right, offset, got, &guards);
+    char point[320];
+    snprintf(point, sizeof point, "%s: %s", label, clpk_xcorr_plan_algorithm(plan));
+    check_build_time("xcorr", point, check_seconds() - started);
+    clpk_xcorr_reference(shape, left, right, ref);
     if (!CHECK(st == CLPK_SUCCESS, "%s: run: %s: %s", label, clpk_status_string(st), clpk_last_error(ctx))) goto done;
     e = check_rel_error(ref, got, no);
     const double tol = shape->precision == CLPK_PRECISION_F64 ? 1e-12 : 1e-5;
