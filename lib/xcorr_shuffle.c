@@ -37,6 +37,10 @@ static int has_extension(clpk_context *ctx, const char *ext) {
 clpk_xcorr_shuffle_kind clpk_xcorr_shuffle_kind_of(clpk_context *ctx) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (dev->has_subgroup_shuffle) { /* cl_khr_subgroup_shuffle or cl_intel_subgroups: which one? */
+        /* Intel's form with a required sub-group size runs every team the device lists; the khr form gets the
+         * compiler's one width (16 on an AVX-512 CPU), so it is the second choice. */
+        if (has_extension(ctx, "cl_intel_subgroups") && has_extension(ctx, "cl_intel_required_subgroup_size"))
+            return CLPK_XCORR_SHUFFLE_INTEL;
         if (has_extension(ctx, "cl_khr_subgroup_shuffle")) return CLPK_XCORR_SHUFFLE_KHR;
         if (has_extension(ctx, "cl_intel_subgroups")) return CLPK_XCORR_SHUFFLE_INTEL;
     }
@@ -53,10 +57,23 @@ const char *clpk_xcorr_shuffle_kind_name(clpk_xcorr_shuffle_kind kind) {
     }
 }
 
+/* With cl_intel_required_subgroup_size, the sizes the device lists (CL_DEVICE_SUB_GROUP_SIZES_INTEL); without it
+ * the compiler picks the width, and 8, 16 and 32 are the ones Intel's compilers use. */
+static int intel_team_possible(clpk_context *ctx, int team) {
+    if (!has_extension(ctx, "cl_intel_required_subgroup_size")) return team == 8 || team == 16 || team == 32;
+    size_t sizes[16], bytes = 0;
+    if (clGetDeviceInfo(clpk_context_device(ctx), 0x4108 /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */, sizeof sizes, sizes,
+                        &bytes) != CL_SUCCESS)
+        return 0;
+    for (size_t i = 0; i < bytes / sizeof sizes[0] && i < 16; ++i)
+        if ((int)sizes[i] == team) return 1;
+    return 0;
+}
+
 int clpk_xcorr_shuffle_team_possible(clpk_context *ctx, int team) {
     switch (clpk_xcorr_shuffle_kind_of(ctx)) {
     case CLPK_XCORR_SHUFFLE_NV_PTX: return team == 32;
-    case CLPK_XCORR_SHUFFLE_INTEL: return team == 8 || team == 16 || team == 32;
+    case CLPK_XCORR_SHUFFLE_INTEL: return intel_team_possible(ctx, team);
     case CLPK_XCORR_SHUFFLE_KHR: return team == 16 || team == 32 || team == 64;
     default: return 0;
     }

@@ -6,6 +6,8 @@ CLPK_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CLPK_BUILD=${CLPK_BUILD:-$CLPK_ROOT/build}
 CLPK_PACKAGES=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
                pocl-opencl-icd clinfo libcjson-dev libclblast-dev libvkfft-dev zlib1g-dev libnifti2-dev clang)
+# scripts/test.sh adds what only the tests need (oclgrind, pip for Intel's CPU runtime).
+CLPK_PACKAGES+=(${CLPK_EXTRA_PACKAGES:-})
 
 clpk_missing_packages() {
     local missing=()
