@@ -3,8 +3,10 @@
  *   clpk-sshopm --tensors T.npy --order m --dim n [options] --out result.json
  *   clpk-sshopm --random T --order m --dim n [options] [--bench N]
  *   clpk-sshopm dmri-synth [--voxels N] [--order 4|6] [--max-fibres K] [--min-angle DEG] [--snr S] [options]
+ *   clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M] [--order 4|6|8] --out PREFIX (sshopm_dmri_cli.h)
  */
 #include "clpk_internal.h"
+#include "sshopm_dmri_cli.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@ static void usage(void) {
     printf(
         "usage: clpk-sshopm (--tensors T.npy | --random T) --order m --dim n [options]\n"
         "       clpk-sshopm dmri-synth [dmri options] [options]\n"
+        "       clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M] [--order m] --out PREFIX (fibre peaks\n"
+        "                    of a scan; clpk-sshopm dmri --help)\n"
         "  --tensors FILE     (T, U) unique entries in lexicographic order, (U,) one tensor, or (T, n, ..., n) dense\n"
         "                     (checked for symmetry); float32 or float64\n"
         "  --random T         T random tensors, entries uniform on [-1, 1] (seeded by --seed)\n"
@@ -503,6 +507,7 @@ static int save_field(const char *prefix, const clpk_sshopm_dmri_field *f) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "dmri")) return dmri_main(argc - 1, argv + 1);
     cli c;
     if (!parse_args(argc, argv, &c)) return 2;
     double *tensors = NULL;

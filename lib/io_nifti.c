@@ -115,7 +115,8 @@ static void quaternion_affine(const unsigned char *h, int swap, const double pix
     A[3][3] = 1.0;
 }
 
-clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name, clpk_nifti *v, clpk_error *err) {
+static clpk_status parse(const void *bytes, size_t length, const char *name, int max_dims, clpk_nifti *v,
+                         clpk_error *err) {
     memset(v, 0, sizeof *v);
     const unsigned char *h = bytes;
     if (!h || length < 4)
@@ -150,7 +151,7 @@ clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name,
             return clpk_error_set(err, CLPK_ERROR_PARSE, "%s: dim[%d] = %lld, expected >= 1", name, i + 1,
                                   (long long)dims[i]);
         total *= dims[i];
-        if (i >= 4 && dims[i] != 1)
+        if (i >= max_dims && dims[i] != 1)
             return clpk_error_set(err, CLPK_ERROR_UNSUPPORTED, "%s: %d-D data (dim[%d] = %lld) is not supported", name,
                                   ndim, i + 1, (long long)dims[i]);
     }
@@ -186,6 +187,14 @@ clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name,
                               length);
 
     int qform = get_i16(h, 252, swap), sform = get_i16(h, 254, swap);
+    v->qform_code = qform;
+    v->sform_code = sform;
+    v->xyzt_units = h[123];
+    for (int i = 0; i < 3; i++) {
+        v->quatern[i] = get_f32(h, 256 + 4 * (size_t)i, swap);
+        v->qoffset[i] = get_f32(h, 268 + 4 * (size_t)i, swap);
+        for (int c = 0; c < 4; c++) v->srow[i][c] = get_f32(h, 280 + 16 * (size_t)i + 4 * (size_t)c, swap);
+    }
     if (sform > 0) {
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 4; c++) v->affine[r][c] = get_f32(h, 280 + 16 * (size_t)r + 4 * (size_t)c, swap);
@@ -214,6 +223,8 @@ clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name,
     v->ny = (int32_t)dims[1];
     v->nz = (int32_t)dims[2];
     v->nt = (int32_t)dims[3];
+    v->nu = (int32_t)dims[4];
+    v->ndim = ndim;
     v->datatype = datatype;
     v->data = malloc((size_t)total * sizeof *v->data);
     if (!v->data)
@@ -224,6 +235,10 @@ clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name,
         v->data[i] = scaled ? x * slope + inter : x;
     }
     return CLPK_SUCCESS;
+}
+
+clpk_status clpk_nifti_parse(const void *bytes, size_t length, const char *name, clpk_nifti *v, clpk_error *err) {
+    return parse(bytes, length, name, 4, v, err);
 }
 
 /* Reads a whole file, gunzipping it when it is gzip data (zlib reads plain files unchanged). */
@@ -284,13 +299,113 @@ static clpk_status read_all(const char *path, unsigned char **bytes, size_t *len
 #endif
 }
 
-clpk_status clpk_nifti_read(const char *path, clpk_nifti *out, clpk_error *err) {
+static clpk_status read_dims(const char *path, int max_dims, clpk_nifti *out, clpk_error *err) {
     if (!path || !out) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "clpk_nifti_read: NULL argument");
     memset(out, 0, sizeof *out);
     unsigned char *bytes = NULL;
     size_t length = 0;
     CLPK_TRY(read_all(path, &bytes, &length, err));
-    clpk_status st = clpk_nifti_parse(bytes, length, path, out, err);
+    clpk_status st = parse(bytes, length, path, max_dims, out, err);
     free(bytes);
     return st;
+}
+
+clpk_status clpk_nifti_read(const char *path, clpk_nifti *out, clpk_error *err) { return read_dims(path, 4, out, err); }
+
+clpk_status clpk_nifti_read_5d(const char *path, clpk_nifti *out, clpk_error *err) {
+    return read_dims(path, 5, out, err);
+}
+
+/* ---- Writer ------------------------------------------------------------------------------------------------- */
+
+static void put_i16(unsigned char *h, size_t off, int v) {
+    int16_t x = (int16_t)v;
+    memcpy(h + off, &x, 2); /* little-endian hosts only (checked by the caller) */
+}
+static void put_i32(unsigned char *h, size_t off, int32_t v) { memcpy(h + off, &v, 4); }
+static void put_f32(unsigned char *h, size_t off, double v) {
+    float x = (float)v;
+    memcpy(h + off, &x, 4);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+clpk_status clpk_nifti_write_f32(const char *path, int ndim, const int64_t *dims, const float *data,
+                                 const clpk_nifti *like, clpk_error *err) {
+    if (!path || !dims || !data)
+        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "clpk_nifti_write_f32: NULL argument");
+    if (ndim < 1 || ndim > 5)
+        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "%s: %d dimensions, expected 1..5", path, ndim);
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    if (first != 1)
+        return clpk_error_set(err, CLPK_ERROR_UNSUPPORTED, "%s: the NIfTI writer needs a little-endian host", path);
+    size_t total = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (dims[i] < 1 || dims[i] > 32767)
+            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "%s: dimension %d is %lld, expected 1..32767",
+                                  path, i + 1, (long long)dims[i]);
+        total *= (size_t)dims[i];
+    }
+    unsigned char h[352];
+    memset(h, 0, sizeof h);
+    put_i32(h, 0, NIFTI1_HEADER_SIZE);
+    h[38] = 'r';
+    put_i16(h, 40, ndim);
+    for (int i = 0; i < 7; i++) put_i16(h, 42 + 2 * (size_t)i, i < ndim ? (int)dims[i] : 1);
+    put_i16(h, 70, 16); /* float32 */
+    put_i16(h, 72, 32);
+    for (int i = 0; i < 8; i++) put_f32(h, 76 + 4 * (size_t)i, 1.0);
+    put_f32(h, 108, 352.0);
+    put_f32(h, 112, 1.0); /* scl_slope 1, scl_inter 0: values as stored */
+    snprintf((char *)h + 148, 80, "clpk");
+    if (like) {
+        put_f32(h, 76, like->pixdim[0] < 0 ? -1.0 : 1.0);
+        for (int i = 1; i < 4; i++) put_f32(h, 76 + 4 * (size_t)i, like->pixdim[i] > 0 ? like->pixdim[i] : 1.0);
+        h[123] = (unsigned char)like->xyzt_units;
+        put_i16(h, 252, like->qform_code);
+        put_i16(h, 254, like->sform_code);
+        for (int i = 0; i < 3; i++) {
+            put_f32(h, 256 + 4 * (size_t)i, like->quatern[i]);
+            put_f32(h, 268 + 4 * (size_t)i, like->qoffset[i]);
+            for (int c = 0; c < 4; c++) put_f32(h, 280 + 16 * (size_t)i + 4 * (size_t)c, like->srow[i][c]);
+        }
+    } else {
+        h[123] = 2; /* mm */
+        put_i16(h, 254, 2); /* sform: aligned to an anatomical truth, identity */
+        put_f32(h, 280, 1.0), put_f32(h, 300, 1.0), put_f32(h, 320, 1.0);
+    }
+    memcpy(h + 344, "n+1\0", 4);
+    /* bytes 348..351: extension flag 0 (no extensions) */
+    const size_t bytes = total * sizeof(float);
+    int gz = ends_with(path, ".gz");
+    if (gz) {
+#ifdef CLPK_HAVE_ZLIB
+        gzFile f = gzopen(path, "wb6");
+        if (!f) return clpk_error_set(err, CLPK_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
+        int ok = gzwrite(f, h, sizeof h) == (int)sizeof h;
+        const unsigned char *p = (const unsigned char *)data;
+        for (size_t done = 0; ok && done < bytes;) {
+            unsigned n = bytes - done > (1u << 30) ? (1u << 30) : (unsigned)(bytes - done);
+            ok = gzwrite(f, p + done, n) == (int)n;
+            done += n;
+        }
+        if (gzclose(f) != Z_OK) ok = 0;
+        if (!ok) return clpk_error_set(err, CLPK_ERROR_IO, "%s: write failed", path);
+        return CLPK_SUCCESS;
+#else
+        return clpk_error_set(err, CLPK_ERROR_UNSUPPORTED, "%s: .gz output needs zlib (clpk was built without it)",
+                              path);
+#endif
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) return clpk_error_set(err, CLPK_ERROR_IO, "%s: cannot create: %s", path, strerror(errno));
+    int ok = fwrite(h, 1, sizeof h, f) == sizeof h && fwrite(data, 1, bytes, f) == bytes;
+    if (fclose(f) != 0) ok = 0;
+    if (!ok) return clpk_error_set(err, CLPK_ERROR_IO, "%s: write failed: %s", path, strerror(errno));
+    return CLPK_SUCCESS;
 }

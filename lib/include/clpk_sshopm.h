@@ -267,6 +267,116 @@ clpk_status clpk_sshopm_dmri_evaluate(const clpk_sshopm_dmri_field *field, const
                                       double match_deg, clpk_sshopm_dmri_stats *stats, double *errors_deg,
                                       clpk_error *err);
 
+/* ---- Diffusion-MRI scans: fibre peaks from the measured signal ------------------------------------------------
+ * scan (4-D NIfTI + FSL bval/bvec) -> per voxel the constant-solid-angle Q-ball ODF (Aganj et al. 2010) in even
+ * spherical harmonics up to the order, Laplace-Beltrami regularised, one least-squares operator for all voxels ->
+ * the symmetric tensor T of the same order with T x^m = ODF(x) on the sphere -> its local maxima (SS-HOPM on the
+ * device) -> the significant ones (relative threshold, separation angle, at most K) -> dipy's peaks layout.
+ * docs/sshopm.md ("Diffusion-MRI scans") has the maths and the numbers measured on real scans. */
+
+/* A gradient table: every volume of the scan, b = 0 ones included. */
+typedef struct clpk_sshopm_gradients {
+    int volumes;
+    double *bval;  /* volumes */
+    double *bvec;  /* volumes x 3: unit vectors; zeros for b = 0 volumes */
+    int32_t *is_b0; /* volumes: b <= b0_threshold */
+} clpk_sshopm_gradients;
+
+/* Reads FSL bval (the b-values in any whitespace layout) and bvec files, the vectors as 3 rows of N (FSL) or N rows
+ * of 3 (3 x 3 is read as FSL). Volumes with b <= b0_threshold (dipy: 50) are b = 0 volumes whose vectors are
+ * ignored (they may be 0 or NaN); every other vector must be finite and non-zero and is normalised. Refuses
+ * mismatched counts, negative or non-finite b-values, and a table without b = 0 volume. */
+clpk_status clpk_sshopm_gradients_read(const char *bval_path, const char *bvec_path, double b0_threshold,
+                                       clpk_sshopm_gradients *out, clpk_error *err);
+void clpk_sshopm_gradients_free(clpk_sshopm_gradients *g);
+
+typedef struct clpk_sshopm_odf_options {
+    int order;           /* even spherical-harmonic order = tensor order, 2..8 (default 4) */
+    double smooth;       /* Laplace-Beltrami regularisation lambda (default 0.006, dipy's CsaOdfModel default) */
+    double b0_threshold; /* b <= this: b = 0 volume (default 50) */
+    double bmin, bmax;   /* diffusion-weighted volumes used: bmin <= b <= bmax; both 0 (default): the shell window
+                          * [median/2, 2 median] of the diffusion-weighted b-values (all of a single-shell scan) */
+} clpk_sshopm_odf_options;
+void clpk_sshopm_odf_options_default(clpk_sshopm_odf_options *opts);
+
+/* The fit of one gradient table, computed once in double: tensors = W log(-log E) + a0 per voxel. Volumes of the
+ * window with other b-values than the reference (the window's median b) are rescaled as E^(b_ref / b) (mono-
+ * exponential along each direction), so a multi-shell scan gives one ODF. Refuses a table with fewer distinct
+ * directions in the window than even harmonics up to the order, (order/2 + 1)(order + 1). */
+typedef struct clpk_sshopm_odf_model clpk_sshopm_odf_model;
+clpk_status clpk_sshopm_odf_model_create(const clpk_sshopm_gradients *g, const clpk_sshopm_odf_options *opts,
+                                         clpk_sshopm_odf_model **model, clpk_error *err);
+void clpk_sshopm_odf_model_destroy(clpk_sshopm_odf_model *model);
+/* "CSA ODF order 4 (15 coefficients), lambda 0.006: 64 of 65 volumes, b 990..1010 (reference 1000), 1 b0 volume" */
+void clpk_sshopm_odf_model_describe(const clpk_sshopm_odf_model *model, char *buf, size_t size);
+
+/* Fits voxels whose signal is stored volume-major as in a NIfTI file (signal[q * voxels + v] for volume q). Writes
+ * tensors (voxels x unique entries, dimension 3, the model's order) and valid (voxels; may be NULL): 0 where the
+ * voxel is inactive (active[v] == 0, active may be NULL), its mean b = 0 signal is not positive, or a value is not
+ * finite; those tensors are zeros. Returns the number of valid voxels in *n_valid (may be NULL). */
+clpk_status clpk_sshopm_odf_fit(const clpk_sshopm_odf_model *model, const double *signal, int64_t voxels,
+                                const uint8_t *active, double *tensors, uint8_t *valid, int64_t *n_valid,
+                                clpk_error *err);
+
+typedef struct clpk_sshopm_peak_options {
+    int max_peaks;             /* K, 1..16 (default 5, as dipy's peaks_from_model) */
+    double relative_threshold; /* keep maxima with f - f0 >= t (f_max - f0), f0 = max(0, min f) (default 0.5) */
+    double min_separation_deg; /* drop a maximum within this angle of a larger kept one (default 25) */
+    int starts;                /* SS-HOPM starts per voxel, spread on the sphere (default 64) */
+    clpk_precision precision;  /* of the SS-HOPM run (default f32) */
+    int device_post;           /* 1 (default): de-duplicate on the device; 0: on the host in double */
+    int refine;     /* 1: directions and weights from the low-rank fit (clpk_sshopm_dmri_refine) instead of the maxima:
+                     * for tensors that are sums of rank-one fibre terms (the synthetic field); orders 4 and 6 */
+    double refine_residual; /* its relative residual (default 0.06) */
+} clpk_sshopm_peak_options;
+void clpk_sshopm_peak_options_default(clpk_sshopm_peak_options *opts);
+
+/* Peaks per voxel in dipy's layout. */
+typedef struct clpk_sshopm_peaks {
+    int64_t voxels;
+    int max_peaks;   /* K */
+    float *dirs;     /* voxels x K x 3: unit vectors, largest value first; zeros where there is no peak */
+    float *values;   /* voxels x K: f at the peak (the ODF value; refine: the fibre weight); 0 where none */
+    int32_t *count;  /* voxels: peaks kept */
+    int64_t starts_converged, starts_capped, starts_failed; /* over all SS-HOPM starts */
+} clpk_sshopm_peaks;
+void clpk_sshopm_peaks_free(clpk_sshopm_peaks *peaks);
+
+/* Local maxima of f(x) = T x^m on the unit sphere of each tensor (dimension 3, even order; voxels x unique entries)
+ * with active[v] != 0 (active may be NULL: all). Each tensor's spherical mean is removed (an isotropic term, which
+ * moves no maximum) and it is scaled to unit Frobenius norm before SS-HOPM (adaptive shift, sphere starts), in
+ * batches; values are reported in the tensor's own units. */
+clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double *tensors, int64_t voxels,
+                                     const uint8_t *active, const clpk_sshopm_peak_options *opts,
+                                     clpk_sshopm_peaks *out);
+
+/* A scan's peaks with its geometry (for writing). */
+typedef struct clpk_sshopm_scan_geometry clpk_sshopm_scan_geometry;
+typedef struct clpk_sshopm_scan_peaks {
+    int32_t nx, ny, nz;
+    clpk_sshopm_peaks peaks;      /* voxels = nx ny nz, x fastest */
+    float *background;            /* nx ny nz: mean b = 0 signal (for pictures) */
+    int64_t voxels_fitted;        /* in the mask with a usable signal */
+    char model[256];              /* clpk_sshopm_odf_model_describe */
+    clpk_sshopm_scan_geometry *geometry; /* the input's header geometry, copied into the outputs */
+} clpk_sshopm_scan_peaks;
+void clpk_sshopm_scan_peaks_free(clpk_sshopm_scan_peaks *scan);
+
+/* The whole pipeline on a scan: reads dwi (4-D NIfTI-1, .nii or .nii.gz), the gradient table, and mask (NULL, or a
+ * 3-D volume of the same grid; non-zero = inside), fits, finds and selects the peaks. odf and peaks may be NULL
+ * (defaults). Refuses unreadable or non-4-D volumes, a table whose count differs from the volumes, a mask of
+ * another grid and a scheme too small for the order, with a message (clpk_last_error). */
+clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const char *bval_path,
+                                  const char *bvec_path, const char *mask_path, const clpk_sshopm_odf_options *odf,
+                                  const clpk_sshopm_peak_options *peaks, clpk_sshopm_scan_peaks *out);
+
+/* Writes PREFIX_peak_dirs.nii.gz (X x Y x Z x K x 3, float32), PREFIX_peak_values.nii.gz (X x Y x Z x K) with the
+ * input's geometry, and, unless slice is -2, PREFIX_peaks.png: axial slice `slice` (-1: the middle one) with each
+ * peak drawn as a line segment through its voxel centre (in-plane projection, length by value, RGB = |x|, |y|, |z|)
+ * over the b = 0 image. */
+clpk_status clpk_sshopm_dmri_scan_write(const char *prefix, const clpk_sshopm_scan_peaks *scan, int slice,
+                                        clpk_error *err);
+
 #ifdef __cplusplus
 }
 #endif
