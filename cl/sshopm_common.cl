@@ -24,6 +24,14 @@
 #define SSHOPM_REDUCE 0
 #endif
 
+/* The adaptive shift's fallback: a start whose lambda drops by more than SSHOPM_DROP_EPS ||A||_F (1024 ulps of the
+ * value type: above rounding, far below the drops seen when local convexity fails) switches to the bound shift. */
+#if defined(SSHOPM_FP64) && SSHOPM_FP64
+#define SSHOPM_DROP_EPS 2.2737367544323206e-13 /* 2^-42 */
+#else
+#define SSHOPM_DROP_EPS 1.220703125e-4f /* 2^-13 */
+#endif
+
 #define SSHOPM_ENTRIES_LOCAL 0
 #define SSHOPM_ENTRIES_GLOBAL 1
 #define SSHOPM_ENTRIES_PRIVATE 2

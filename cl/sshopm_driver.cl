@@ -5,10 +5,13 @@
  * after each block; results are written once at the end.
  *
  * The gradient provider defines DIM (loop bound: a literal or n_rt), DIM_CAP (array size), sshopm_gradient,
- * sshopm_frob2 and, with SSHOPM_ADAPTIVE, sshopm_hessian_bounds.
+ * sshopm_frob2 and, with SSHOPM_ADAPTIVE, sshopm_hessian_step.
  *
  * lambda = x . (A x^(m-1)) comes from the gradient already computed for the next step, so one gradient per
- * iteration does both jobs. */
+ * iteration does both jobs. With the adaptive shift, H = A x^(m-2) is needed anyway: the gradient is y = H x (n^2
+ * FMAs instead of a second expansion) and the shift for the next step comes from H's Gershgorin bounds. A start whose
+ * lambda drops by more than rounding (local convexity at x_k does not make a long step monotone) falls back to the
+ * bound shift, which does, for the rest of its run. */
 #define SSHOPM_CONVERGED 0
 #define SSHOPM_CAPPED 1
 #define SSHOPM_FAILED 2
@@ -16,7 +19,7 @@
 __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __global const VALUE_T *tensors,
                           __global const VALUE_T *starts, const int per_tensor_starts, const ulong seed,
                           const int direction, const int shift_mode, const VALUE_T alpha, const VALUE_T tol,
-                          const VALUE_T xtol, const int max_iter, __global VALUE_T *lambda_out,
+                          const VALUE_T tol_floor, const VALUE_T xtol, const int max_iter, __global VALUE_T *lambda_out,
                           __global VALUE_T *x_out, __global int *info_out, __local VALUE_T *local_entries) {
     const long g = get_global_id(0);
     const long total = T * (long)V;
@@ -64,17 +67,29 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
         for (int i = 0; i < DIM; ++i) x[i] *= inv;
     }
 
-    VALUE_T shift = alpha;
-    if (shift_mode == 0) {
+    VALUE_T shift = alpha, frob = (VALUE_T)0;
+    if (shift_mode != 1 || tol_floor > (VALUE_T)0) {
 #if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE
-        const VALUE_T frob2 = frob2_private;
+        frob = sqrt(frob2_private);
 #else
-        const VALUE_T frob2 = sshopm_frob2(A, SSHOPM_TABLE_ARGS);
+        frob = sqrt(sshopm_frob2(A, SSHOPM_TABLE_ARGS));
 #endif
-        shift = (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) * sqrt(frob2);
     }
+    if (shift_mode != 1) shift = (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) * frob;
+    /* the default tolerance is raised to the rounding level of lambda (about tol_floor ||A||_F; tol < 0: none) */
+    const VALUE_T tol_eff = tol < (VALUE_T)0 ? tol : fmax(tol, tol_floor * frob);
+#if SSHOPM_ADAPTIVE
+    const VALUE_T bound = shift;
+    const VALUE_T drop = (VALUE_T)SSHOPM_DROP_EPS * frob; /* |lambda| <= ||A||_F: a drop beyond rounding */
+#endif
     const VALUE_T sign = (VALUE_T)direction;
+#if SSHOPM_ADAPTIVE
+    VALUE_T lo, hi;
+    int fallback = 0;
+    VALUE_T lambda = sshopm_hessian_step(HESSIAN_ENTRIES, x, y, &lo, &hi, SSHOPM_TABLE_ARGS);
+#else
     VALUE_T lambda = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+#endif
     int status = SSHOPM_CAPPED;
     int it = 0;
     while (it < max_iter) {
@@ -85,12 +100,13 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
             if (k == block) break;
 #if SSHOPM_ADAPTIVE
             {
-                VALUE_T lo, hi;
-                sshopm_hessian_bounds(HESSIAN_ENTRIES, x, &lo, &hi, SSHOPM_TABLE_ARGS);
+                /* Kolda-Mayo (2014): locally convex (concave) at x with H's extreme eigenvalue replaced by its
+                 * Gershgorin bound (only larger |shift|); the bound shift once the start has fallen back */
                 const VALUE_T m_ = (VALUE_T)(SSHOPM_ORDER_EXPR);
                 const VALUE_T tau = (VALUE_T)1e-6;
-                shift = direction > 0 ? fmax((VALUE_T)0, tau / m_ - (m_ - (VALUE_T)1) * lo)
-                                      : fmin((VALUE_T)0, -(tau / m_ + (m_ - (VALUE_T)1) * hi));
+                const VALUE_T adaptive = direction > 0 ? fmax((VALUE_T)0, tau / m_ - (m_ - (VALUE_T)1) * lo)
+                                                       : fmin((VALUE_T)0, -(tau / m_ + (m_ - (VALUE_T)1) * hi));
+                shift = fallback ? bound : adaptive;
             }
 #endif
             /* x = sign (y + shift x) / ||y + shift x||: the sign rides on the inverse norm. */
@@ -107,7 +123,12 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
                 dx = fmax(dx, fabs(v - x[i]));
                 x[i] = v;
             }
+#if SSHOPM_ADAPTIVE
+            const VALUE_T next = sshopm_hessian_step(HESSIAN_ENTRIES, x, y, &lo, &hi, SSHOPM_TABLE_ARGS);
+            fallback |= sign * (next - lambda) < -drop;
+#else
             const VALUE_T next = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+#endif
             dlambda = fabs(next - lambda);
             lambda = next;
         }
@@ -116,7 +137,7 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
             status = SSHOPM_FAILED;
             break;
         }
-        if (dlambda <= tol && (xtol <= (VALUE_T)0 || dx <= xtol)) {
+        if (dlambda <= tol_eff && (xtol <= (VALUE_T)0 || dx <= xtol)) {
             status = SSHOPM_CONVERGED;
             break;
         }

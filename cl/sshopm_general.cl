@@ -77,23 +77,29 @@ void sshopm_hessian(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *h, 
 #endif
 
 #if SSHOPM_ADAPTIVE
-/* Gershgorin bounds lo <= lambda_min, hi >= lambda_max of H = A x^(m-2). */
-void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi,
-                           SSHOPM_TABLE_PARAMS);
-void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi,
-                           SSHOPM_TABLE_PARAMS) {
+/* The adaptive shift's step: H = A x^(m-2), the gradient y = H x (= A x^(m-1)), Gershgorin bounds
+ * lo <= lambda_min(H), hi >= lambda_max(H); returns lambda = x . y. */
+VALUE_T sshopm_hessian_step(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, VALUE_T *lo, VALUE_T *hi,
+                            SSHOPM_TABLE_PARAMS);
+VALUE_T sshopm_hessian_step(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, VALUE_T *lo, VALUE_T *hi,
+                            SSHOPM_TABLE_PARAMS) {
     VALUE_T h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM];
     sshopm_hessian(A, x, h, SSHOPM_TABLE_ARGS);
-    VALUE_T l = (VALUE_T)INFINITY, g = -(VALUE_T)INFINITY;
+    VALUE_T l = (VALUE_T)INFINITY, g = -(VALUE_T)INFINITY, lambda = (VALUE_T)0;
     for (int i = 0; i < n_rt; ++i) {
-        VALUE_T radius = (VALUE_T)0;
-        for (int j = 0; j < n_rt; ++j)
+        VALUE_T radius = (VALUE_T)0, yi = (VALUE_T)0;
+        for (int j = 0; j < n_rt; ++j) {
+            yi = fma(h[i * n_rt + j], x[j], yi);
             if (j != i) radius += fabs(h[i * n_rt + j]);
+        }
+        y[i] = yi;
+        lambda = fma(x[i], yi, lambda);
         l = fmin(l, h[i * n_rt + i] - radius);
         g = fmax(g, h[i * n_rt + i] + radius);
     }
     *lo = l;
     *hi = g;
+    return lambda;
 }
 #endif
 

@@ -26,11 +26,13 @@ static void usage(void) {
         "  --starts-kind K    shared (default) | per-tensor | sphere\n"
         "  --seed S           seed of random starts and --random tensors (default 1)\n"
         "  --find F           max (default) | min | both\n"
-        "  --shift S          auto/bound (default: per tensor, guarantees convergence) | adaptive | VALUE (fixed;\n"
-        "                     a negative VALUE finds minima)\n"
-        "  --tol X            stop at |dlambda| <= X (default 1e-6 f32, 1e-12 f64)\n"
+        "  --shift S          auto/adaptive (default: per iteration from the local Hessian, lambda monotone; the\n"
+        "                     bound shift for a start whose lambda drops) | bound (per tensor (m-1)||A||_F:\n"
+        "                     guaranteed but slow) | VALUE (fixed; a negative VALUE finds minima)\n"
+        "  --tol X            stop at |dlambda| <= X (default 1e-6 f32, 1e-12 f64, raised to 2 ulps of ||A||_F)\n"
         "  --xtol X           also require max |dx| <= X (default off)\n"
-        "  --max-iter K       iteration cap (default 1000)\n"
+        "  --max-iter K       iteration cap (default 1000); capped starts get up to 20 Newton steps in double and\n"
+        "                     count in the pair they reach ('polished'); the rest are reported 'unconverged'\n"
         "  --precision P      f32 (default) | f64\n"
         "  --kernel K         auto (default) | generated | general\n"
         "  --params k=v,...   tuning parameters (kernel, entries, wg, check_every, unroll_max, private_max)\n"
@@ -170,9 +172,9 @@ static int parse_args(int argc, char **argv, cli *c) {
                 BAD_VALUE();
         } else if (!strcmp(a, "--shift")) {
             NEED_VALUE;
-            if (!strcmp(v, "auto") || !strcmp(v, "bound"))
+            if (!strcmp(v, "bound"))
                 c->opts.shift = CLPK_SSHOPM_SHIFT_BOUND;
-            else if (!strcmp(v, "adaptive"))
+            else if (!strcmp(v, "auto") || !strcmp(v, "adaptive"))
                 c->opts.shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
             else if (parse_double(v, &dv)) {
                 c->opts.shift = CLPK_SSHOPM_SHIFT_FIXED;
@@ -463,16 +465,19 @@ static int bench(clpk_context *ctx, clpk_sshopm_plan *plan, const double *tensor
 }
 
 static void print_summary(const clpk_sshopm_result *r, int quiet) {
-    int64_t pairs = 0, conv = 0, capped = 0, failed = 0;
+    int64_t pairs = 0, conv = 0, capped = 0, failed = 0, polished = 0, unconverged = 0, with = 0;
     for (int64_t t = 0; t < r->n_tensors; ++t) {
         const clpk_sshopm_tensor_result *tr = &r->tensors[t];
         pairs += tr->count;
         conv += tr->converged;
         capped += tr->capped;
         failed += tr->failed;
+        polished += tr->polished;
+        unconverged += tr->unconverged;
+        with += tr->unconverged > 0;
         if (quiet || t >= 8) continue;
-        printf("tensor %lld: %d eigenpairs (%d converged, %d capped, %d failed starts)\n", (long long)t, tr->count,
-               tr->converged, tr->capped, tr->failed);
+        printf("tensor %lld: %d eigenpairs (%d converged, %d capped: %d polished, %d unconverged; %d failed starts)\n",
+               (long long)t, tr->count, tr->converged, tr->capped, tr->polished, tr->unconverged, tr->failed);
         for (int i = 0; i < tr->count; ++i) {
             const clpk_sshopm_eigenpair *p = &tr->pairs[i];
             printf("  lambda %+.9f  %-10s hits %4d  x = [", p->lambda, clpk_sshopm_type_name(p->type), p->hits);
@@ -481,8 +486,14 @@ static void print_summary(const clpk_sshopm_result *r, int quiet) {
         }
     }
     if (!quiet && r->n_tensors > 8) printf("... (%lld more tensors)\n", (long long)(r->n_tensors - 8));
-    printf("%lld tensors: %lld eigenpairs; starts %lld converged, %lld capped, %lld failed\n", (long long)r->n_tensors,
-           (long long)pairs, (long long)conv, (long long)capped, (long long)failed);
+    printf("%lld tensors: %lld eigenpairs; starts %lld converged, %lld capped (%lld polished, %lld unconverged), %lld "
+           "failed\n",
+           (long long)r->n_tensors, (long long)pairs, (long long)conv, (long long)capped, (long long)polished,
+           (long long)unconverged, (long long)failed);
+    if (unconverged)
+        printf("warning: %lld starts of %lld tensors ended unconverged (capped, and Newton reached no eigenpair): "
+               "eigenpairs in their basins may be missing; raise --max-iter\n",
+               (long long)unconverged, (long long)with);
 }
 
 static void print_dmri(const char *label, const clpk_sshopm_dmri_stats *s) {

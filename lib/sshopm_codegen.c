@@ -103,18 +103,19 @@ static double factorial(int k) {
     return f;
 }
 
-/* Gershgorin bounds of H = A x^(m-2) for the adaptive shift, unrolled the same way: H_ij = sum over degree-(m-2)
- * monomials nu of a[rank(nu + e_i + e_j)] ((m-2)!/nu!) x^nu (the coefficient of entry k in H_ij is
- * (m-2)!/(k - e_i - e_j)!, a function of nu alone). Takes the plain entries. */
-static void emit_hessian_bounds(text_buf *b, const sshopm_index *idx) {
+/* One step of the adaptive shift, unrolled the same way: H = A x^(m-2) with H_ij = sum over degree-(m-2) monomials
+ * nu of a[rank(nu + e_i + e_j)] ((m-2)!/nu!) x^nu (the coefficient of entry k in H_ij is (m-2)!/(k - e_i - e_j)!, a
+ * function of nu alone), then the gradient y = H x (n^2 FMAs: no second expansion), lambda = x . y and H's Gershgorin
+ * bounds lo <= lambda_min, hi >= lambda_max for the next shift. Takes the plain entries. */
+static void emit_hessian_step(text_buf *b, const sshopm_index *idx) {
     const int m = idx->m, n = idx->n, d = m - 2;
     int tup[SSHOPM_MAX_ORDER], counts[SSHOPM_MAX_DIM];
     char name[16], prefix[16];
     emit(b, "\n#if SSHOPM_ADAPTIVE\n");
-    emit(b, "void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi, "
-            "SSHOPM_TABLE_PARAMS);\n");
-    emit(b, "void sshopm_hessian_bounds(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *lo, VALUE_T *hi, "
-            "SSHOPM_TABLE_PARAMS) {\n");
+    emit(b, "VALUE_T sshopm_hessian_step(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, VALUE_T *lo, "
+            "VALUE_T *hi, SSHOPM_TABLE_PARAMS);\n");
+    emit(b, "VALUE_T sshopm_hessian_step(ENTRY_SPACE const VALUE_T *A, const VALUE_T *x, VALUE_T *y, VALUE_T *lo, "
+            "VALUE_T *hi, SSHOPM_TABLE_PARAMS) {\n");
     for (int i = 0; i < n; ++i) emit(b, "    const VALUE_T x%d = x[%d];\n", i, i);
     for (int dd = 2; dd <= d - 1; ++dd) {
         for (int i = 0; i < dd; ++i) tup[i] = 0;
@@ -162,6 +163,14 @@ static void emit_hessian_bounds(text_buf *b, const sshopm_index *idx) {
         emit(b, "    }\n");
         first = 0;
     } while (d > 0 && next_tuple(tup, d, n));
+#define H_NAME(i, j) ((i) < (j) ? (i) : (j)), ((i) < (j) ? (j) : (i))
+    for (int i = 0; i < n; ++i) {
+        emit(b, "    VALUE_T y%d_ = h%d_%d * x0", i, H_NAME(i, 0));
+        for (int j = 1; j < n; ++j) emit(b, ";\n    y%d_ = fma(h%d_%d, x%d, y%d_)", i, H_NAME(i, j), j, i);
+        emit(b, ";\n    y[%d] = y%d_;\n", i, i);
+    }
+    emit(b, "    VALUE_T lambda = x0 * y0_;\n");
+    for (int i = 1; i < n; ++i) emit(b, "    lambda = fma(x%d, y%d_, lambda);\n", i, i);
     emit(b, "    VALUE_T l = (VALUE_T)INFINITY, g = -(VALUE_T)INFINITY, r;\n");
     for (int i = 0; i < n; ++i) {
         emit(b, "    r = (VALUE_T)0");
@@ -169,7 +178,8 @@ static void emit_hessian_bounds(text_buf *b, const sshopm_index *idx) {
             if (j != i) emit(b, " + fabs(h%d_%d)", j < i ? j : i, j < i ? i : j);
         emit(b, ";\n    l = fmin(l, h%d_%d - r);\n    g = fmax(g, h%d_%d + r);\n", i, i, i, i);
     }
-    emit(b, "    *lo = l;\n    *hi = g;\n}\n#endif\n");
+    emit(b, "    *lo = l;\n    *hi = g;\n    return lambda;\n}\n#endif\n");
+#undef H_NAME
 }
 
 char *sshopm_generate_unrolled(const sshopm_index *idx) { return sshopm_generate_unrolled_counted(idx, NULL); }
@@ -310,7 +320,7 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
         ops[v].fma += n - 1;
     }
     emit(&b, "    return lambda;\n}\n");
-    emit_hessian_bounds(&b, idx);
+    emit_hessian_step(&b, idx);
     if (out_counts) memcpy(out_counts, ops, sizeof ops);
     if (b.failed) {
         free(b.data);

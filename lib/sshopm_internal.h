@@ -45,9 +45,17 @@ double sshopm_shift_bound(const sshopm_index *idx, const double *a);
 void sshopm_sym_eig(int n, double *h, double *values, double *vectors);
 
 /* One SS-HOPM run of the reference from unit x (overwritten with the result). direction +1 (convex) / -1 (concave);
- * shift_mode as the public enum; returns the status code; *lambda and *iterations are filled. */
+ * shift_mode as the public enum; returns the status code; *lambda and *iterations are filled. The adaptive shift
+ * falls back to the bound shift for the rest of the run once lambda drops by more than drop_eps ||A||_F in one step
+ * (sshopm_ref_run: the f64 kernels' threshold; pass SSHOPM_DROP_EPS_F32 to follow an f32 kernel). */
 int sshopm_ref_run(const sshopm_index *idx, const double *a, double *x, int direction, int shift_mode, double alpha,
                    double tol, double xtol, int max_iter, int check_every, double *lambda, int *iterations);
+int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int direction, int shift_mode,
+                        double alpha, double tol, double xtol, int max_iter, int check_every, double drop_eps,
+                        double *lambda, int *iterations);
+/* SSHOPM_DROP_EPS of cl/sshopm_common.cl: 1024 ulps of the kernel's value type. */
+#define SSHOPM_DROP_EPS_F32 1.220703125e-4       /* 2^-13 */
+#define SSHOPM_DROP_EPS_F64 2.2737367544323206e-13 /* 2^-42 */
 
 /* The starts generator shared by host and kernel: component i of start s of tensor t (t = 0 for shared starts),
  * uniform on [-1, 1) with 24 random bits (exact in float). Normalised by the caller. */
@@ -74,6 +82,7 @@ struct clpk_sshopm_plan {
     cl_kernel reduce_kernel; /* built on first use of clpk_sshopm_reduce */
     cl_mem rep, gcoef, mult, starts;
     int fixed_iterations; /* benchmarks: 1 passes tol = -1, so every start runs max_iter iterations (checks kept) */
+    double tol_floor;     /* default tol: raised per tensor to tol_floor ||A||_F (2 ulps; 0 when the caller set tol) */
 };
 
 /* ---- Code generation ------------------------------------------------------------------------------------------ */
@@ -102,6 +111,12 @@ clpk_status sshopm_iteration_ops(int m, int n, int private_entries, sshopm_op_co
 
 /* sshopm_iteration_ops(m, n, private)'s flops: the generated kernel's arithmetic per iteration, for GFLOP/s. */
 double sshopm_iteration_flops(int m, int n);
+
+/* A capped start (lambda, x from the device) in post-processing: up to o->capped_steps Newton steps in double; if
+ * they reach an eigenpair (residual <= 1e-9 ||A||_F) it joins the matching pair among pairs[0 .. *count - 1] (hits)
+ * or is appended, classified (room for one more is the caller's). Returns 1 if it reached an eigenpair. */
+int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshopm_post_options *o, double lambda,
+                      const double *x, clpk_sshopm_eigenpair *pairs, int *count);
 
 /* Solves the small dense system M x = b in place (b receives x; M is destroyed) by Gaussian elimination with
  * partial pivoting; 0 when (numerically) singular. Shared by the Newton polish and the dMRI fibre fit. */

@@ -21,7 +21,7 @@ void clpk_sshopm_options_default(clpk_sshopm_options *o) {
     o->starts_kind = CLPK_SSHOPM_STARTS_SHARED;
     o->seed = 1;
     o->find = CLPK_SSHOPM_FIND_MAX;
-    o->shift = CLPK_SSHOPM_SHIFT_BOUND;
+    o->shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
     o->max_iter = 1000;
 }
 
@@ -258,6 +258,9 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
                          (long long)max_tensors);
     if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
         return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm: f64 requested but the device has no fp64 support");
+    /* The default tolerance cannot be met where lambda's rounding (a few ulps of ||A||_F) exceeds it: there it is
+     * raised per tensor to 2 ulps of ||A||_F (f32 tensors of norm ~80 otherwise left a sixth of the starts capped). */
+    const double tol_floor = o.tol == 0 ? (precision == CLPK_PRECISION_F64 ? 0x1p-51 : 0x1p-22) : 0;
     if (o.tol == 0) o.tol = precision == CLPK_PRECISION_F64 ? 1e-12 : 1e-6;
     o.params = NULL;
     o.kernel = NULL;
@@ -268,6 +271,7 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
     plan->precision = precision;
     plan->max_tensors = max_tensors;
     plan->opts = o;
+    plan->tol_floor = tol_floor;
     clpk_error err = {0};
     clpk_status st = sshopm_index_build(order, dim, &plan->idx, &err);
     if (st != CLPK_SUCCESS) {
@@ -380,8 +384,8 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     const cl_ulong seed = plan->opts.seed;
     const cl_int dir = direction, shift_mode = (cl_int)plan->opts.shift, max_iter = plan->opts.max_iter;
     const cl_int cn = n, cm = m, cU = U, cV = V;
-    float af = (float)alpha, tf = (float)plan->opts.tol, xf = (float)plan->opts.xtol;
-    double ad = alpha, td = plan->opts.tol, xd = plan->opts.xtol;
+    float af = (float)alpha, tf = (float)plan->opts.tol, xf = (float)plan->opts.xtol, ff = (float)plan->tol_floor;
+    double ad = alpha, td = plan->opts.tol, xd = plan->opts.xtol, fd = plan->tol_floor;
     if (plan->fixed_iterations) tf = -1.0f, td = -1.0; /* |dlambda| <= -1 never holds: max_iter iterations */
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     size_t local_bytes = plan->entries == ENTRIES_LOCAL ? (size_t)local_tensors(plan->wg, V) * U * vs : vs;
@@ -404,6 +408,7 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     rc |= clSetKernelArg(k, a++, sizeof shift_mode, &shift_mode);
     rc |= f64 ? clSetKernelArg(k, a++, sizeof ad, &ad) : clSetKernelArg(k, a++, sizeof af, &af);
     rc |= f64 ? clSetKernelArg(k, a++, sizeof td, &td) : clSetKernelArg(k, a++, sizeof tf, &tf);
+    rc |= f64 ? clSetKernelArg(k, a++, sizeof fd, &fd) : clSetKernelArg(k, a++, sizeof ff, &ff);
     rc |= f64 ? clSetKernelArg(k, a++, sizeof xd, &xd) : clSetKernelArg(k, a++, sizeof xf, &xf);
     rc |= clSetKernelArg(k, a++, sizeof max_iter, &max_iter);
     rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &lambda);

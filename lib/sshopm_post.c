@@ -23,6 +23,7 @@ void clpk_sshopm_post_options_default(clpk_sshopm_post_options *o) {
     o->lambda_tol = 1e-4;
     o->x_tol = 5e-2;
     o->class_tol = 1e-6;
+    o->capped_steps = 20;
 }
 
 /* Eigenvalues of U^T((m-1) A x^(m-2) - lambda I) U, U an orthonormal basis of x's complement (Householder). */
@@ -102,6 +103,53 @@ static void canonical_sign(int n, double *x) {
         for (int i = 0; i < n; ++i) x[i] = -x[i];
 }
 
+/* The cluster among pairs[0 .. k-1] that (lambda, x) belongs to (x with canonical sign for even m), or -1. */
+static int find_cluster(const clpk_sshopm_eigenpair *pairs, int k, int n, int even, const clpk_sshopm_post_options *o,
+                        double lam, const double *x) {
+    for (int c = 0; c < k; ++c) {
+        if (fabs(pairs[c].lambda - lam) > o->lambda_tol * fmax(1.0, fabs(lam))) continue;
+        double d = 0, d2 = 0;
+        for (int i = 0; i < n; ++i) {
+            d += (pairs[c].x[i] - x[i]) * (pairs[c].x[i] - x[i]);
+            d2 += (pairs[c].x[i] + x[i]) * (pairs[c].x[i] + x[i]);
+        }
+        if (sqrt(d) <= o->x_tol || (even && sqrt(d2) <= o->x_tol)) return c;
+    }
+    return -1;
+}
+
+static void newton_polish(const sshopm_index *idx, const double *a, double *lambda, double *x, int steps);
+
+int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshopm_post_options *o, double lambda,
+                      const double *x_in, clpk_sshopm_eigenpair *pairs, int *count) {
+    const int n = idx->n, even = idx->m % 2 == 0;
+    double x[SSHOPM_MAX_DIM], y[SSHOPM_MAX_DIM], lam = lambda, norm = 0;
+    for (int i = 0; i < n; ++i) {
+        x[i] = x_in[i];
+        norm += x[i] * x[i];
+    }
+    if (o->capped_steps <= 0 || !isfinite(lambda) || !(norm > 0) || !isfinite(norm)) return 0;
+    newton_polish(idx, a, &lam, x, o->capped_steps);
+    /* an eigenpair to double accuracy, whatever kind: |A x^(m-1) - lambda x| <= 1e-9 ||A||_F */
+    lam = sshopm_ref_gradient(idx, a, x, y);
+    double r = 0;
+    for (int i = 0; i < n; ++i) r += (y[i] - lam * x[i]) * (y[i] - lam * x[i]);
+    if (!(sqrt(r) <= 1e-9 * sshopm_ref_frobenius(idx, a))) return 0;
+    if (even) canonical_sign(n, x);
+    const int c = find_cluster(pairs, *count, n, even, o, lam, x);
+    if (c >= 0) {
+        pairs[c].hits++;
+        return 1;
+    }
+    clpk_sshopm_eigenpair *p = &pairs[(*count)++];
+    memset(p, 0, sizeof *p);
+    p->lambda = lam;
+    for (int i = 0; i < n; ++i) p->x[i] = x[i];
+    p->hits = 1;
+    p->type = classify_with(idx, a, lam, x, o->class_tol, &p->residual);
+    return 1;
+}
+
 static int by_lambda_desc(const void *pa, const void *pb) {
     const clpk_sshopm_eigenpair *a = pa, *b = pb;
     return (a->lambda < b->lambda) - (a->lambda > b->lambda);
@@ -148,16 +196,7 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
             for (int i = 0; i < n; ++i) x[i] = raw->x[g * n + i];
             if (even) canonical_sign(n, x);
             const double lam = raw->lambda[g];
-            int found = -1;
-            for (int c = 0; c < k && found < 0; ++c) {
-                if (fabs(clusters[c].lambda - lam) > o.lambda_tol * fmax(1.0, fabs(lam))) continue;
-                double d = 0, d2 = 0;
-                for (int i = 0; i < n; ++i) {
-                    d += (clusters[c].x[i] - x[i]) * (clusters[c].x[i] - x[i]);
-                    d2 += (clusters[c].x[i] + x[i]) * (clusters[c].x[i] + x[i]);
-                }
-                if (sqrt(d) <= o.x_tol || (even && sqrt(d2) <= o.x_tol)) found = c;
-            }
+            const int found = find_cluster(clusters, k, n, even, &o, lam, x);
             if (found >= 0) {
                 clusters[found].hits++;
                 continue;
@@ -171,6 +210,16 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
         for (int c = 0; c < k; ++c)
             clusters[c].type =
                 classify_with(&idx, a, clusters[c].lambda, clusters[c].x, o.class_tol, &clusters[c].residual);
+        /* capped starts are not dropped: Newton in double takes those it can to an eigenpair (after the converged
+         * ones, so the pairs of converged starts are the same as without them) */
+        for (int s = 0; s < per; ++s) {
+            const size_t g = (size_t)t * per + s;
+            if (CLPK_SSHOPM_INFO_STATUS(raw->info[g]) != CLPK_SSHOPM_CAPPED) continue;
+            if (sshopm_add_capped(&idx, a, &o, raw->lambda[g], raw->x + g * n, clusters, &k))
+                tr->polished++;
+            else
+                tr->unconverged++;
+        }
         qsort(clusters, (size_t)k, sizeof *clusters, by_lambda_desc);
         if (used + (size_t)k > cap) {
             while (used + (size_t)k > cap) cap *= 2;
@@ -220,8 +269,10 @@ clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_re
     int ok = fprintf(f, "{\"order\": %d, \"dim\": %d, \"tensors\": [", r->order, r->dim) > 0;
     for (int64_t t = 0; ok && t < r->n_tensors; ++t) {
         const clpk_sshopm_tensor_result *tr = &r->tensors[t];
-        ok = fprintf(f, "%s\n {\"converged\": %d, \"capped\": %d, \"failed\": %d, \"eigenpairs\": [", t ? "," : "",
-                     tr->converged, tr->capped, tr->failed) > 0;
+        ok = fprintf(f,
+                     "%s\n {\"converged\": %d, \"capped\": %d, \"failed\": %d, \"polished\": %d, \"unconverged\": %d, "
+                     "\"eigenpairs\": [",
+                     t ? "," : "", tr->converged, tr->capped, tr->failed, tr->polished, tr->unconverged) > 0;
         for (int i = 0; ok && i < tr->count; ++i) {
             const clpk_sshopm_eigenpair *p = &tr->pairs[i];
             ok = fprintf(f, "%s{\"lambda\": %.17g, \"x\": [", i ? ", " : "", p->lambda) > 0;

@@ -100,6 +100,82 @@ static int by_lambda_desc(const void *pa, const void *pb) {
     return (a->lambda < b->lambda) - (a->lambda > b->lambda);
 }
 
+/* A capped start downloaded for polishing on the host (tensor index within the chunk). */
+typedef struct capped_start {
+    int64_t t;
+    double lambda;
+    double x[SSHOPM_MAX_DIM];
+} capped_start;
+
+typedef struct capped_list {
+    capped_start *v;
+    size_t count, cap;
+} capped_list;
+
+/* Downloads the starts of the tensors (of nt) whose counts say they have capped starts, after one direction's run
+ * and reduction, and appends their capped starts (in tensor, start order) to `list`. */
+static clpk_status collect_capped(clpk_sshopm_plan *plan, int64_t nt, cl_mem lambda, cl_mem x, cl_mem info,
+                                  cl_mem counts, size_t slot0, capped_list *list) {
+    clpk_context *ctx = plan->ctx;
+    cl_command_queue q = clpk_context_queue(ctx);
+    const int V = plan->opts.starts, n = plan->idx.n;
+    const size_t vs = clpk_precision_size(plan->precision);
+    int32_t *hc = malloc((size_t)nt * 5 * 4);
+    if (!hc) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of host memory");
+    cl_int rc = clEnqueueReadBuffer(q, counts, CL_TRUE, slot0 * 5 * 4, (size_t)nt * 5 * 4, hc, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        free(hc);
+        return clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer (sshopm counts)");
+    }
+    int64_t with = 0;
+    for (int64_t t = 0; t < nt; ++t) with += hc[t * 5 + 2] > 0;
+    clpk_status st = CLPK_SUCCESS;
+    if (with) {
+        char *hl = malloc((size_t)with * V * vs), *hx = malloc((size_t)with * V * n * vs);
+        int32_t *hi = malloc((size_t)with * V * 4);
+        if (!hl || !hx || !hi) st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of host memory");
+        rc = CL_SUCCESS;
+        for (int64_t t = 0, k = 0; st == CLPK_SUCCESS && t < nt; ++t) {
+            if (hc[t * 5 + 2] <= 0) continue;
+            rc |= clEnqueueReadBuffer(q, lambda, CL_FALSE, (size_t)t * V * vs, (size_t)V * vs, hl + k * V * vs, 0,
+                                      NULL, NULL);
+            rc |= clEnqueueReadBuffer(q, x, CL_FALSE, (size_t)t * V * n * vs, (size_t)V * n * vs,
+                                      hx + k * V * n * vs, 0, NULL, NULL);
+            rc |= clEnqueueReadBuffer(q, info, CL_FALSE, (size_t)t * V * 4, (size_t)V * 4, hi + k * V, 0, NULL, NULL);
+            ++k;
+        }
+        if (st == CLPK_SUCCESS && (rc != CL_SUCCESS || clFinish(q) != CL_SUCCESS))
+            st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm: reading the capped starts failed");
+        for (int64_t t = 0, k = 0; st == CLPK_SUCCESS && t < nt; ++t) {
+            if (hc[t * 5 + 2] <= 0) continue;
+            for (int s = 0; st == CLPK_SUCCESS && s < V; ++s) {
+                const size_t e = (size_t)k * V + s;
+                if (CLPK_SSHOPM_INFO_STATUS(hi[e]) != CLPK_SSHOPM_CAPPED) continue;
+                if (list->count == list->cap) {
+                    size_t cap = list->cap ? 2 * list->cap : 64;
+                    capped_start *grown = realloc(list->v, cap * sizeof *grown);
+                    if (!grown) {
+                        st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of host memory");
+                        break;
+                    }
+                    list->v = grown;
+                    list->cap = cap;
+                }
+                capped_start *c = &list->v[list->count++];
+                c->t = t;
+                c->lambda = vs == 8 ? ((double *)hl)[e] : ((float *)hl)[e];
+                for (int i = 0; i < n; ++i) c->x[i] = vs == 8 ? ((double *)hx)[e * n + i] : ((float *)hx)[e * n + i];
+            }
+            ++k;
+        }
+        free(hl);
+        free(hx);
+        free(hi);
+    }
+    free(hc);
+    return st;
+}
+
 clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                      const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out) {
     if (!plan || !tensors || !out) return CLPK_ERROR_INVALID_ARGUMENT;
@@ -114,6 +190,12 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
                              (long long)(i / U), (long long)(i % U));
     const int64_t chunk = n_tensors < plan->max_tensors ? n_tensors : plan->max_tensors;
     const size_t vs = clpk_precision_size(plan->precision);
+    clpk_sshopm_post_options po;
+    if (post)
+        po = *post;
+    else
+        clpk_sshopm_post_options_default(&po);
+    capped_list capped[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     out->n_tensors = n_tensors;
     out->order = plan->idx.m;
     out->dim = n;
@@ -149,10 +231,14 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
         rc = clEnqueueWriteBuffer(q, b[0], CL_FALSE, 0, (size_t)nt * U * vs, host_t, 0, NULL, NULL);
         if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueWriteBuffer (sshopm tensors)");
         for (int d = 0; st == CLPK_SUCCESS && d < D; ++d) {
+            capped[d].count = 0;
             st = clpk_sshopm_execute(plan, nt, b[0], plan->direction[d], b[1], b[2], b[3], 0, NULL, NULL);
             if (st == CLPK_SUCCESS)
                 st = clpk_sshopm_reduce(plan, nt, b[0], b[1], b[2], b[3], post, K, (int64_t)d * chunk, b[4], b[5], b[6],
                                         b[7], 0, NULL, NULL);
+            /* capped starts are polished on the host: download those of the tensors that have some */
+            if (st == CLPK_SUCCESS && po.capped_steps > 0)
+                st = collect_capped(plan, nt, b[1], b[2], b[3], b[7], (size_t)d * chunk, &capped[d]);
         }
         for (int d = 0; st == CLPK_SUCCESS && d < D; ++d) {
             const size_t s0 = (size_t)d * chunk;
@@ -165,10 +251,11 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
             if (rc != CL_SUCCESS) st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm: reading reduced results failed");
         }
         if (st == CLPK_SUCCESS && (rc = clFinish(q)) != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clFinish");
+        size_t next[2] = {0, 0}; /* each direction's capped starts, in tensor order */
         for (int64_t t = 0; st == CLPK_SUCCESS && t < nt; ++t) {
             clpk_sshopm_tensor_result *tr = &out->tensors[t0 + t];
             int k = 0;
-            for (int d = 0; d < D; ++d) k += hc[((size_t)d * chunk + t) * 5];
+            for (int d = 0; d < D; ++d) k += hc[((size_t)d * chunk + t) * 5] + hc[((size_t)d * chunk + t) * 5 + 2];
             if (used + (size_t)k > cap) {
                 while (used + (size_t)k > cap) cap *= 2;
                 clpk_sshopm_eigenpair *grown = realloc(out->storage, cap * sizeof *grown);
@@ -198,6 +285,16 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
                     p[w].residual = NAN;
                 }
             }
+            /* as clpk_sshopm_postprocess: capped starts after the converged ones, first direction first */
+            for (int d = 0; d < D; ++d)
+                for (; next[d] < capped[d].count && capped[d].v[next[d]].t == t; ++next[d]) {
+                    const capped_start *cs = &capped[d].v[next[d]];
+                    if (sshopm_add_capped(&plan->idx, tensors + (size_t)(t0 + t) * U, &po, cs->lambda, cs->x, p, &w))
+                        tr->polished++;
+                    else
+                        tr->unconverged++;
+                }
+            if (po.capped_steps <= 0) tr->unconverged = tr->capped;
             qsort(p, (size_t)w, sizeof *p, by_lambda_desc);
             offsets[t0 + t] = used;
             tr->count = w;
@@ -208,6 +305,8 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
         for (int64_t t = 0; t < n_tensors; ++t) out->tensors[t].pairs = out->storage + offsets[t];
     for (int i = 0; i < 8; ++i)
         if (b[i]) clReleaseMemObject(b[i]);
+    free(capped[0].v);
+    free(capped[1].v);
     free(offsets);
     free(host_t);
     free(hl);

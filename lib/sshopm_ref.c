@@ -120,8 +120,9 @@ void sshopm_sym_eig(int n, double *h, double *values, double *vectors) {
 }
 
 /* The adaptive shift of Kolda & Mayo (2014) with the extreme eigenvalue of A x^(m-2) replaced by its Gershgorin
- * bound, as the kernels do: never smaller in magnitude than the exact adaptive shift, so the local convexity
- * (concavity) that makes each step monotone still holds. */
+ * bound, as the kernels do: never smaller in magnitude than the exact adaptive shift, so the shifted function is
+ * locally convex (concave) at x. That does not make every step monotone (a long step can leave the convex region):
+ * a start whose lambda drops falls back to the bound shift (sshopm_ref_run_drop). */
 static double adaptive_shift(const sshopm_index *idx, const double *a, const double *x, int direction) {
     const int n = idx->n, m = idx->m;
     double h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM];
@@ -141,10 +142,21 @@ static double adaptive_shift(const sshopm_index *idx, const double *a, const dou
 
 int sshopm_ref_run(const sshopm_index *idx, const double *a, double *x, int direction, int shift_mode, double alpha,
                    double tol, double xtol, int max_iter, int check_every, double *lambda, int *iterations) {
+    return sshopm_ref_run_drop(idx, a, x, direction, shift_mode, alpha, tol, xtol, max_iter, check_every,
+                               SSHOPM_DROP_EPS_F64, lambda, iterations);
+}
+
+int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int direction, int shift_mode,
+                        double alpha, double tol, double xtol, int max_iter, int check_every, double drop_eps,
+                        double *lambda, int *iterations) {
     const int n = idx->n;
     double y[SSHOPM_MAX_DIM], xn[SSHOPM_MAX_DIM];
     double shift = alpha;
-    if (shift_mode == CLPK_SSHOPM_SHIFT_BOUND) shift = direction * sshopm_shift_bound(idx, a);
+    const double bound = direction * sshopm_shift_bound(idx, a);
+    /* the adaptive shift's fallback, as in the kernels: a drop of lambda beyond drop_eps ||A||_F */
+    const double drop = drop_eps * sshopm_ref_frobenius(idx, a);
+    int fallback = 0;
+    if (shift_mode == CLPK_SSHOPM_SHIFT_BOUND) shift = bound;
     if (check_every < 1) check_every = 1;
     double lam = sshopm_ref_gradient(idx, a, x, y);
     int status = CLPK_SSHOPM_CAPPED;
@@ -152,7 +164,8 @@ int sshopm_ref_run(const sshopm_index *idx, const double *a, double *x, int dire
     while (it < max_iter) {
         double dl = 0, dx = 0;
         for (int k = 0; k < check_every && it < max_iter; ++k, ++it) {
-            if (shift_mode == CLPK_SSHOPM_SHIFT_ADAPTIVE) shift = adaptive_shift(idx, a, x, direction);
+            if (shift_mode == CLPK_SSHOPM_SHIFT_ADAPTIVE)
+                shift = fallback ? bound : adaptive_shift(idx, a, x, direction);
             double norm = 0;
             for (int i = 0; i < n; ++i) {
                 xn[i] = direction * (y[i] + shift * x[i]);
@@ -171,6 +184,7 @@ int sshopm_ref_run(const sshopm_index *idx, const double *a, double *x, int dire
                 x[i] = v;
             }
             double lam_new = sshopm_ref_gradient(idx, a, x, y);
+            if (direction * (lam_new - lam) < -drop) fallback = 1;
             dl = fabs(lam_new - lam);
             lam = lam_new;
         }

@@ -119,6 +119,27 @@ else
 fi
 
 # bad command lines and inputs
+# Defaults: the adaptive shift. Capped starts (one iteration) are polished by Newton steps or reported unconverged:
+# counted in the summary and the JSON, with a warning exactly when some remain unconverged.
+"$CLI" --random 20 --order 4 --dim 3 --quiet --out "$TMP/def.json" >"$TMP/def.txt" 2>&1
+check "default run" test $? -eq 0
+check "default shift is adaptive" grep -q "shift adaptive" "$TMP/def.txt"
+"$CLI" --random 20 --order 4 --dim 3 --max-iter 1 --quiet --out "$TMP/cap.json" >"$TMP/cap.txt" 2>&1
+check "capped run" test $? -eq 0
+cat "$TMP/cap.txt"
+summary=$(grep -E '^20 tensors: .* capped \([0-9]+ polished, [0-9]+ unconverged\)' "$TMP/cap.txt")
+polished=$(echo "$summary" | sed -E 's/.*capped \(([0-9]+) polished.*/\1/')
+unconverged=$(echo "$summary" | sed -E 's/.*polished, ([0-9]+) unconverged.*/\1/')
+check "capped starts polished (summary: ${summary:-none})" test "${polished:-0}" -gt 0
+if [ "${unconverged:-0}" -gt 0 ]; then
+    check "warning for $unconverged unconverged starts" \
+        grep -q "^warning: $unconverged starts .* unconverged" "$TMP/cap.txt"
+else
+    check "no warning without unconverged starts" test "$(grep -c '^warning' "$TMP/cap.txt")" -eq 0
+fi
+check "JSON start counts" \
+    grep -q '"capped": 128, "failed": 0, "polished": [0-9]*, "unconverged": [0-9]*' "$TMP/cap.json"
+
 expect_fail 2 "order and --dim" --random 4
 expect_fail 2 "exactly one" --order 4 --dim 3
 expect_fail 2 "bad value" --random 4 --order 9 --dim 3

@@ -160,7 +160,9 @@ static void test_classify_matrix(uint64_t *rng) {
 }
 
 /* Post-processing on per-start results made by the reference: statuses counted, +-x merged for even m, hits add up,
- * pairs distinct and sorted, every converged limit of the convex iteration classified as a max. */
+ * pairs distinct and sorted, every converged limit of the convex iteration classified as a max; capped starts near a
+ * maximum (one on it, one 1e-3 away with a stale lambda) polished into its pair by Newton steps, or, with
+ * capped_steps 0, counted unconverged and in no pair. */
 static void test_postprocess(uint64_t *rng) {
     for (int m = 3; m <= 4; ++m) {
         const int n = 3, V = 40, T = 3;
@@ -185,6 +187,16 @@ static void test_postprocess(uint64_t *rng) {
                 if (m % 2 == 0 && s % 2)
                     for (int i = 0; i < 3; ++i) x[i] = -x[i];
                 if (s == 5) st = CLPK_SSHOPM_CAPPED;
+                if (s == 7) {
+                    st = CLPK_SSHOPM_CAPPED;
+                    double nn = 0;
+                    for (int i = 0; i < 3; ++i) {
+                        x[i] += 1e-3 * (i + 1);
+                        nn += x[i] * x[i];
+                    }
+                    for (int i = 0; i < 3; ++i) x[i] /= sqrt(nn);
+                    lam += 0.01;
+                }
                 if (s == 6) {
                     st = CLPK_SSHOPM_FAILED;
                     lam = NAN;
@@ -208,9 +220,12 @@ static void test_postprocess(uint64_t *rng) {
                         distinct &= fabs(tr->pairs[i].lambda - tr->pairs[j].lambda) > 1e-6 ||
                                     sshopm_xdist(n, tr->pairs[i].x, tr->pairs[j].x, m % 2 == 0) > 1e-3;
                 }
-                CHECK(tr->capped == 1 && tr->failed == 1 && tr->converged == V - 2, "m=%d t=%d: statuses %d/%d/%d", m,
+                CHECK(tr->capped == 2 && tr->failed == 1 && tr->converged == V - 3, "m=%d t=%d: statuses %d/%d/%d", m,
                       t, tr->converged, tr->capped, tr->failed);
-                CHECK(hits == tr->converged, "m=%d t=%d: hits %d add up to %d", m, t, hits, tr->converged);
+                CHECK(tr->polished == 2 && tr->unconverged == 0, "m=%d t=%d: capped starts %d polished, %d unconverged",
+                      m, t, tr->polished, tr->unconverged);
+                CHECK(hits == tr->converged + tr->polished, "m=%d t=%d: hits %d add up to %d + %d", m, t, hits,
+                      tr->converged, tr->polished);
                 CHECK(tr->count >= 1 && sorted && distinct && maxima,
                       "m=%d t=%d: %d pairs sorted %d distinct %d all maxima %d", m, t, tr->count, sorted, distinct,
                       maxima);
@@ -229,11 +244,33 @@ static void test_postprocess(uint64_t *rng) {
                           !strcmp(cJSON_GetObjectItem(p0, "type")->valuestring, "max") &&
                           cJSON_GetObjectItem(p0, "hits")->valueint == r.tensors[0].pairs[0].hits,
                       "json pair round trip");
+                cJSON *t0 = cJSON_GetArrayItem(tensors, 0);
+                cJSON *pol = cJSON_GetObjectItem(t0, "polished"), *unc = cJSON_GetObjectItem(t0, "unconverged");
+                CHECK(pol && unc && pol->valueint == r.tensors[0].polished &&
+                          unc->valueint == r.tensors[0].unconverged,
+                      "json start counts: polished and unconverged");
             }
             cJSON_Delete(j);
             remove(path);
             CHECK(clpk_sshopm_result_write_json("/nonexistent-dir/x.json", &r, &err) == CLPK_ERROR_IO,
                   "unwritable path refused");
+            clpk_sshopm_result r0;
+            clpk_sshopm_post_options po;
+            clpk_sshopm_post_options_default(&po);
+            po.capped_steps = 0;
+            if (CHECK(clpk_sshopm_postprocess(a, &raw, &po, &r0, &err) == CLPK_SUCCESS, "postprocess: %s",
+                      err.message)) {
+                for (int t = 0; t < T; ++t) {
+                    const clpk_sshopm_tensor_result *tr = &r0.tensors[t];
+                    int hits = 0;
+                    for (int i = 0; i < tr->count; ++i) hits += tr->pairs[i].hits;
+                    CHECK(tr->capped == 2 && tr->polished == 0 && tr->unconverged == 2 && hits == tr->converged &&
+                              tr->count == r.tensors[t].count,
+                          "m=%d t=%d capped_steps 0: %d capped, %d polished, %d unconverged, hits %d of %d converged",
+                          m, t, tr->capped, tr->polished, tr->unconverged, hits, tr->converged);
+                }
+                clpk_sshopm_result_free(&r0);
+            }
             clpk_sshopm_result_free(&r);
         }
         free(raw.lambda);

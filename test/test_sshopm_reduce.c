@@ -1,6 +1,8 @@
 /* Post-processing on the device against the host's: the same distinct pairs (lambda, x, hits, type) and start
- * counts per tensor for several shapes, precisions, directions and shifts; the reduce kernel writes every slot
- * (NaN-poisoned before) and counts what it had to drop when max_pairs is small; bad arguments are refused. */
+ * counts per tensor for several shapes, precisions, directions and shifts, and with a cap that leaves most starts
+ * capped (both paths polish those on the host: the same polished and unconverged counts); the reduce kernel writes
+ * every slot (NaN-poisoned before) and counts what it had to drop when max_pairs is small; bad arguments are refused.
+ */
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
 
@@ -10,6 +12,7 @@ typedef struct reduce_case {
     clpk_sshopm_find find;
     clpk_sshopm_shift shift;
     double alpha;
+    int max_iter;
 } reduce_case;
 
 static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng) {
@@ -23,10 +26,10 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
     o.shift = c->shift;
     o.alpha = c->alpha;
     o.seed = check_rand(rng);
-    o.max_iter = 3000;
+    o.max_iter = c->max_iter;
     char label[96];
-    snprintf(label, sizeof label, "(%d,%d) %s find %d shift %d", c->m, c->n, clpk_precision_name(c->prec), (int)c->find,
-             (int)c->shift);
+    snprintf(label, sizeof label, "(%d,%d) %s find %d shift %d max_iter %d", c->m, c->n, clpk_precision_name(c->prec),
+             (int)c->find, (int)c->shift, c->max_iter);
     clpk_sshopm_plan *plan = NULL;
     if (!CHECK(clpk_sshopm_plan_create(ctx, c->m, c->n, c->prec, 5, &o, &plan) == CLPK_SUCCESS, "%s: plan: %s", label,
                clpk_last_error(ctx))) {
@@ -39,15 +42,17 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
                    clpk_last_error(ctx));
     ok &= CHECK(clpk_sshopm_solve_device(plan, a, T, NULL, 0, &dev) == CLPK_SUCCESS, "%s: device: %s", label,
                 clpk_last_error(ctx));
-    int bad = 0, pairs = 0;
+    int bad = 0, pairs = 0, capped = 0, polished = 0;
     for (int t = 0; ok && t < T; ++t) {
         const clpk_sshopm_tensor_result *h = &host.tensors[t], *d = &dev.tensors[t];
+        capped += h->capped;
+        polished += h->polished;
         if (h->count != d->count || h->converged != d->converged || h->capped != d->capped || h->failed != d->failed ||
-            d->dropped != 0) {
+            h->polished != d->polished || h->unconverged != d->unconverged || d->dropped != 0) {
             if (bad++ < 3)
-                CHECK(0, "%s tensor %d: host %d pairs %d/%d/%d, device %d pairs %d/%d/%d (dropped %d)", label, t,
-                      h->count, h->converged, h->capped, h->failed, d->count, d->converged, d->capped, d->failed,
-                      d->dropped);
+                CHECK(0, "%s tensor %d: host %d pairs %d/%d/%d (%d polished), device %d pairs %d/%d/%d (%d polished, "
+                      "dropped %d)", label, t, h->count, h->converged, h->capped, h->failed, h->polished, d->count,
+                      d->converged, d->capped, d->failed, d->polished, d->dropped);
             continue;
         }
         for (int i = 0; i < h->count; ++i) {
@@ -68,7 +73,8 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
                 CHECK(0, "%s: device pairs not sorted", label);
     }
     CHECK(bad == 0, "%s: %d mismatches", label, bad);
-    printf("%-40s %d tensors, %d pairs agree\n", label, T, pairs);
+    if (c->max_iter < 100) CHECK(polished > 0, "%s: no capped start polished: the capped path was not run", label);
+    printf("%-52s %d tensors, %d pairs agree (%d capped starts, %d polished)\n", label, T, pairs, capped, polished);
     if (ok) {
         clpk_sshopm_result_free(&host);
         clpk_sshopm_result_free(&dev);
@@ -155,11 +161,13 @@ int main(void) {
     const int fp64 = clpk_context_device_info(ctx)->has_fp64;
     const clpk_precision p64 = fp64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
     const reduce_case cases[] = {
-        {4, 3, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0},
-        {3, 3, p64, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_FIXED, 2},
-        {6, 3, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_SHIFT_FIXED, -3},
-        {4, 5, p64, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0},
-        {2, 8, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0},
+        {4, 3, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0, 3000},
+        {3, 3, p64, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_FIXED, 2, 3000},
+        {6, 3, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_SHIFT_FIXED, -3, 3000},
+        {4, 5, p64, CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, 3000},
+        {2, 8, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_BOUND, 0, 3000},
+        /* most starts capped: polished on the host by both paths (odd order, both directions) */
+        {3, 4, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) compare_case(ctx, &cases[i], &rng);
     poisoned_slots(ctx, &rng);

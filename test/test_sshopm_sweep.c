@@ -3,14 +3,18 @@
  * mapping parameters rotate over the shapes so that every value of every tunable parameter (kernel, entries, wg,
  * check_every), both precisions, both directions, the fixed and bound shifts and all three kinds of starts are run:
  *  - one iteration with alpha = 0 exposes each gradient component directly (x1 = y0/|y0|);
- *  - the bound shift (or, for generated kernels, the adaptive shift) over two blocks checks the shift computed in the
- *    kernel and the block/check logic. */
+ *  - the bound shift or the adaptive shift (the default; generated and general kernels, its cases rotating over every
+ *    work-group size and check interval the tuner offers) over two blocks checks the shift computed in the kernel and
+ *    the block/check logic. */
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
 
 static const int wgs[] = {8, 32, 64, 128, 256};
 static const int checks[] = {1, 4, 8};
 static const int starts_counts[] = {5, 8, 16};
+/* the adaptive shift runs under whatever mapping a profile picked: the tuner's values (tuner/tune_sshopm.c) */
+static const int adaptive_wgs[] = {32, 64, 128, 256, 512};
+static const int adaptive_checks[] = {1, 2, 4, 8, 16};
 static const char *const entries_names[] = {"local", "global", "private"};
 
 typedef struct sweep_case {
@@ -131,6 +135,7 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
     clEnqueueReadBuffer(q, bx, CL_TRUE, 0, nx * vs, hx, 0, NULL, NULL);
     clEnqueueReadBuffer(q, bi, CL_TRUE, 0, nl * sizeof *hi, hi, 0, NULL, NULL);
     double t_run = clpk_wall_seconds() - t0;
+    check_build_time("sshopm", label, t_build + t_run); /* one run per plan: PoCL compiles at its first launch */
 
     double *shared = malloc((size_t)V * n * sizeof *shared);
     sshopm_make_starts(n, V, c->starts_kind == CLPK_SSHOPM_STARTS_PER_TENSOR ? 0 : (int)c->starts_kind, seed, shared,
@@ -152,8 +157,10 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
             ny = sqrt(ny);
             double x0[SSHOPM_MAX_DIM];
             memcpy(x0, x, sizeof x0);
-            int rst =
-                sshopm_ref_run(&idx, at, x, c->direction, o.shift, 0, 0, 0, o.max_iter, c->check_every, &lam, &its);
+            /* the adaptive shift's fallback threshold of the kernel's precision */
+            const double drop = c->prec == CLPK_PRECISION_F64 ? SSHOPM_DROP_EPS_F64 : SSHOPM_DROP_EPS_F32;
+            int rst = sshopm_ref_run_drop(&idx, at, x, c->direction, o.shift, 0, 0, 0, o.max_iter, c->check_every,
+                                          drop, &lam, &its);
             /* lambda can stop changing exactly (a fixed point of the rounded map), which counts as converged even
              * at tol ~ 0, on one side and not the other, while x still creeps: then the reference is rerun for
              * exactly the kernel's iterations (tol -1 never converges) and only the values are compared. */
@@ -162,7 +169,8 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
                               (ks != rst || kits != its) && kits > 0 && kits <= o.max_iter;
             if (stall) {
                 memcpy(x, x0, sizeof x0);
-                sshopm_ref_run(&idx, at, x, c->direction, o.shift, 0, -1, 0, kits, c->check_every, &lam, &its);
+                sshopm_ref_run_drop(&idx, at, x, c->direction, o.shift, 0, -1, 0, kits, c->check_every, drop, &lam,
+                                    &its);
             }
             double gl = vs == 8 ? ((double *)hl)[g] : ((float *)hl)[g];
             double gx[SSHOPM_MAX_DIM];
@@ -205,7 +213,8 @@ int main(void) {
     clpk_context *ctx = sshopm_test_context();
     if (!ctx) return check_summary();
     const int fp64 = clpk_context_device_info(ctx)->has_fp64;
-    int programs = 0, k = 0;
+    const size_t max_wg = clpk_context_device_info(ctx)->max_work_group_size;
+    int programs = 0, k = 0, adaptive_gen = 0, adaptive_general = 0;
     double t0 = clpk_wall_seconds();
     for (int m = 2; m <= 8; ++m) {
         for (int n = 2; n <= 8; ++n, ++k) {
@@ -231,7 +240,15 @@ int main(void) {
                 /* some bound cases of the generated kernel run the (unrolled) adaptive shift instead (not the largest
                  * shapes: their compile time is the CI budget's) */
                 c.adaptive = !c.fixed_zero && (k / 10) % 2 && sshopm_unrolled_terms(m, n) <= 600;
-                run_case(ctx, &c, &rng, &programs);
+                if (c.adaptive) {
+                    sweep_case ca = c;
+                    ca.wg = adaptive_wgs[adaptive_gen % 5];
+                    if ((size_t)ca.wg > max_wg) ca.wg = 256;
+                    ca.check_every = adaptive_checks[adaptive_gen++ % 5];
+                    run_case(ctx, &ca, &rng, &programs);
+                } else {
+                    run_case(ctx, &c, &rng, &programs);
+                }
             }
             /* The general kernel: all shapes (one program per mapping serves them all). */
             sweep_case g = c;
@@ -239,13 +256,20 @@ int main(void) {
             g.entries = entries_names[(k + 1) % 2];
             g.prec = (!(k % 2) && fp64) ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
             g.fixed_zero = !c.fixed_zero;
-            g.adaptive = 0; /* the general kernel's adaptive shift is checked by test_sshopm_data */
+            g.adaptive = !g.fixed_zero && (k / 3) % 2;
             g.check_every = g.fixed_zero ? 1 : checks[(k + 1) % 3];
+            if (g.adaptive) {
+                g.wg = adaptive_wgs[adaptive_general % 5];
+                if ((size_t)g.wg > max_wg) g.wg = 256;
+                g.check_every = adaptive_checks[adaptive_general++ % 5];
+            }
             g.direction = -c.direction;
             run_case(ctx, &g, &rng, &programs);
         }
     }
-    printf("%d plans over all shapes in %.1f s\n", programs, clpk_wall_seconds() - t0);
+    printf("%d plans over all shapes in %.1f s (%d generated and %d general with the adaptive shift)\n", programs,
+           clpk_wall_seconds() - t0, adaptive_gen, adaptive_general);
+    CHECK(adaptive_gen >= 5 && adaptive_general >= 5, "every tuner wg and check_every ran with the adaptive shift");
     clpk_context_destroy(ctx);
     return check_summary();
 }

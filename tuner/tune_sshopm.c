@@ -207,6 +207,8 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
     o.seed = 1;
     o.max_iter = TUNE_ITERATIONS;
     o.tol = 1e-300; /* a fixed amount of work for every candidate */
+    /* the bound shift, as the reference sample (and the profiles tuned before the adaptive shift became the default) */
+    o.shift = CLPK_SSHOPM_SHIFT_BOUND;
     o.params = params;
     clpk_sshopm_plan *plan = NULL;
     CLPK_TRY(clpk_sshopm_plan_create(ctx, s->m, s->n, s->precision, s->T, &o, &plan));

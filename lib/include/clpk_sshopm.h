@@ -33,9 +33,12 @@ typedef enum clpk_sshopm_find {
 } clpk_sshopm_find;
 
 typedef enum clpk_sshopm_shift {
-    CLPK_SSHOPM_SHIFT_BOUND = 0,   /* per tensor alpha = +-(m-1)||A||_F >= beta(A): convergence guaranteed (default) */
-    CLPK_SSHOPM_SHIFT_FIXED = 1,   /* alpha as given: >= 0 finds maxima, < 0 minima (alpha = 0 may not converge) */
-    CLPK_SSHOPM_SHIFT_ADAPTIVE = 2 /* per iteration, from the extreme eigenvalue bound of A x^(m-2) (Kolda-Mayo 2014) */
+    CLPK_SSHOPM_SHIFT_BOUND = 0, /* per tensor alpha = +-(m-1)||A||_F >= beta(A): convergence guaranteed, but often
+                                 * so large that it is slow (starts end capped) */
+    CLPK_SSHOPM_SHIFT_FIXED = 1, /* alpha as given: >= 0 finds maxima, < 0 minima (alpha = 0 may not converge) */
+    CLPK_SSHOPM_SHIFT_ADAPTIVE = 2 /* default: per iteration, from the Gershgorin bound of A x^(m-2)'s extreme
+                                    * eigenvalue (Kolda-Mayo 2014, GEAP), lambda monotone; a start whose lambda drops
+                                    * anyway continues with the bound shift */
 } clpk_sshopm_shift;
 
 typedef enum clpk_sshopm_starts {
@@ -58,9 +61,10 @@ typedef struct clpk_sshopm_options {
     clpk_sshopm_starts starts_kind; /* default CLPK_SSHOPM_STARTS_SHARED */
     uint64_t seed;                  /* of the random starts (default 1) */
     clpk_sshopm_find find;          /* default CLPK_SSHOPM_FIND_MAX */
-    clpk_sshopm_shift shift;        /* default CLPK_SSHOPM_SHIFT_BOUND */
+    clpk_sshopm_shift shift;        /* default CLPK_SSHOPM_SHIFT_ADAPTIVE */
     double alpha;                   /* CLPK_SSHOPM_SHIFT_FIXED: its sign must agree with `find` (|alpha| for BOTH) */
-    double tol;                     /* |dlambda| tolerance; 0: 1e-6 (f32) or 1e-12 (f64) */
+    double tol;                     /* |dlambda| tolerance; 0: 1e-6 (f32) or 1e-12 (f64), raised per tensor to 2 ulps
+                                     * of ||A||_F (lambda's rounding level) */
     double xtol;                    /* also require max |dx| <= xtol (0: off, the default) */
     int max_iter;                   /* iteration cap (default 1000) */
     const char *kernel;             /* NULL/"auto", "general" (loop kernel) or "generated" (unrolled per (m, n)) */
@@ -132,8 +136,10 @@ typedef struct clpk_sshopm_eigenpair {
 typedef struct clpk_sshopm_tensor_result {
     int count; /* distinct eigenpairs, sorted by lambda descending */
     clpk_sshopm_eigenpair *pairs;
-    int converged, capped, failed; /* starts by status */
+    int converged, capped, failed; /* starts by status (converged + capped + failed = directions x starts) */
     int dropped;                   /* converged starts left out (device post-processing: max_pairs reached) */
+    int polished;    /* capped starts that Newton steps in double took to an eigenpair: counted in its hits */
+    int unconverged; /* capped starts that ended at no eigenpair (capped - polished): not in any pair */
 } clpk_sshopm_tensor_result;
 
 typedef struct clpk_sshopm_result {
@@ -148,13 +154,16 @@ typedef struct clpk_sshopm_post_options {
     double x_tol;      /* ... and ||x - y|| <= x_tol (up to sign for even m) (default 5e-2: the stop is on lambda, so
                         * x at a flat extremum is only known to about sqrt(tol / curvature) in f32) */
     double class_tol;  /* projected-Hessian eigenvalues within class_tol * max(1, |lambda|) of 0: degenerate (1e-6) */
+    int capped_steps;  /* Newton steps in double from each capped start (default 20; 0: none, all unconverged); one
+                        * that ends with ||A x^(m-1) - lambda x|| <= 1e-9 ||A||_F joins (or makes) a pair, classified */
 } clpk_sshopm_post_options;
 void clpk_sshopm_post_options_default(clpk_sshopm_post_options *opts);
 
 /* De-duplicates converged starts per tensor (for even m, x and -x are the same pair; for odd m, (lambda, x) and
- * (-lambda, -x) are, represented with x as reached), classifies each pair with the projected Hessian
- * U^T((m-1) A x^(m-2) - lambda I) U in double, counts hits and sorts by lambda descending. `tensors` are the inputs
- * (n_tensors x U doubles). opts may be NULL. Free with clpk_sshopm_result_free. */
+ * (-lambda, -x) are, represented with x as reached), then takes each capped start by Newton steps in double
+ * (opts->capped_steps) to an eigenpair if it can (`polished`; the others are `unconverged`), classifies each pair with
+ * the projected Hessian U^T((m-1) A x^(m-2) - lambda I) U in double, counts hits and sorts by lambda descending.
+ * `tensors` are the inputs (n_tensors x U doubles). opts may be NULL. Free with clpk_sshopm_result_free. */
 clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw *raw,
                                     const clpk_sshopm_post_options *opts, clpk_sshopm_result *out, clpk_error *err);
 void clpk_sshopm_result_free(clpk_sshopm_result *result);
@@ -190,7 +199,9 @@ clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem
                                const cl_event *wait, cl_event *done);
 
 /* Host convenience for the device path: upload, run each direction, reduce on the device, download only the distinct
- * pairs. Residuals are NaN (not computed on the device). max_pairs <= 0: 16. */
+ * pairs, and the starts of tensors with capped starts, which are polished on the host as by clpk_sshopm_postprocess.
+ * Residuals are NaN (not computed on the device) except for pairs only polished capped starts reached. max_pairs <= 0:
+ * 16. */
 clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                      const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out);
 
