@@ -111,9 +111,9 @@ class clpk_sshopm_post_options(C.Structure):
 
 
 MIRRORS = (clpk_error, clpk_bench_stats, clpk_device_info, clpk_cache_stats, clpk_csr, clpk_spmv_tune_report,
-           clpk_xcorr_shape, clpk_life_dataset, clpk_life_synth_options, clpk_life_encode_options, clpk_life_fit_options,
-           clpk_life_fit_result, clpk_sshopm_options, clpk_sshopm_eigenpair, clpk_sshopm_tensor_result,
-           clpk_sshopm_result, clpk_sshopm_post_options)
+           clpk_xcorr_shape, clpk_life_dataset, clpk_life_synth_options, clpk_life_encode_options,
+           clpk_life_fit_options, clpk_life_fit_result, clpk_sshopm_options, clpk_sshopm_eigenpair,
+           clpk_sshopm_tensor_result, clpk_sshopm_result, clpk_sshopm_post_options)
 
 _lib_size = {}
 

@@ -3,7 +3,7 @@ import ctypes as C
 
 import numpy as np
 
-from . import _lib, _structs as S
+from . import _cl, _lib, _structs as S
 from ._convert import DTYPES, params_text, parse_params, positive_int, precision as _precision, real_array, scalar
 from .device import DeviceArray, is_pyopencl_array
 
@@ -110,6 +110,7 @@ class SpMV:
         self.precision = "f64" if lib.clpk_spmv_plan_precision(self._h) == 2 else "f32"
         self.dtype = DTYPES[2 if self.precision == "f64" else 1]
         self.tune_report = None
+        self._bufs = None  # device vectors reused by the host path
 
     @classmethod
     def tune(cls, ctx, A, *, precision="f32", max_multiplies=0, shape=None):
@@ -137,6 +138,10 @@ class SpMV:
         return self._h
 
     def close(self):
+        if self._bufs:
+            for b in self._bufs:
+                b.release()
+            self._bufs = None
         if self._h:
             _lib.load().clpk_spmv_plan_destroy(self._h)
             self._h = None
@@ -212,6 +217,29 @@ class SpMV:
         return out
 
     def _host_one(self, lib, alpha, x, beta, y):
+        """One product on host vectors through two device vectors kept by the plan (allocated once): x (and y when
+        beta != 0) written in the plan's precision, multiplied, y read back, the plan's synchronization checked."""
+        h = self.handle
+        if self._bufs is None:
+            self._bufs = (DeviceArray.empty(self.ctx, (self.shape[1],), self.dtype),
+                          DeviceArray.empty(self.ctx, (self.shape[0],), self.dtype))
+        xb, yb = self._bufs
+        q = self.ctx.cl_queue
+        xs = x.astype(self.dtype, copy=False)
+        _cl.write(q, xb.mem, 0, xs, blocking=False)  # xs and ys outlive the blocking read below (in-order queue)
+        ys = y.astype(self.dtype, copy=False) if beta != 0 else None
+        if ys is not None:
+            _cl.write(q, yb.mem, 0, ys, blocking=False)
+        _lib.check(lib.clpk_spmv(h, alpha, xb.mem, 0, beta, yb.mem, 0, 0, None, None), self.ctx.handle)
+        out = y if self.dtype == np.float64 else np.empty(y.shape, self.dtype)
+        _cl.read(q, yb.mem, 0, out)
+        _lib.check(lib.clpk_spmv_plan_check(h), self.ctx.handle)
+        if out is not y:
+            y[...] = out
+
+    def _host_one_library(self, lib, alpha, x, beta, y):
+        """The same through the C library's host convenience clpk_spmv_host (buffers made per call; for
+        comparison in examples/device_vs_host.py)."""
         _lib.check(lib.clpk_spmv_host(self.handle, alpha, x.ctypes.data, beta, y.ctypes.data), self.ctx.handle)
 
     def _matvec_device(self, x, alpha, beta, y):

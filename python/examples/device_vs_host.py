@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Host vectors vs device-resident vectors for repeated SpMV: time per product of
-  - plan @ x with NumPy arrays (each call converts, copies x to the device and y back, and waits),
+  - plan @ x with NumPy arrays (each call converts, copies x into the plan's device vector and y back, and waits),
+  - the C library's clpk_spmv_host (the same, with device buffers created per call),
   - clpk.DeviceArray x and y (nothing crosses to the host; waited for after each product, and after a batch),
   - pyopencl arrays (when pyopencl is installed), and the kernel alone (profiling events, plan.bench()).
 
@@ -42,6 +43,9 @@ def main():
         print("plan: %s" % plan.describe()["text"])
         y = np.empty(A.shape[0])
         rows = [("NumPy in/out (host copies)", per_call(lambda: plan.matvec(x, y=y), args.repeats))]
+        lib = clpk._lib.load()
+        rows.append(("clpk_spmv_host (C, per call)",
+                     per_call(lambda: plan._host_one_library(lib, 1.0, x, 0.0, y), args.repeats)))
         xd, yd = clpk.DeviceArray(ctx, x, dt), clpk.DeviceArray.empty(ctx, A.shape[0], dt)
 
         def dev_one():
