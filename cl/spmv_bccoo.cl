@@ -126,8 +126,11 @@ inline void block_rows(const global VT *vals, uint pos, uint nbp, VTW xv, VT *p)
 #endif
     }
 #else /* BW 2, VW 4: two rows per vector */
+    /* x twice, element by element: (VT4)(xv, xv) is the same vector, but at -O0 it is a widening shuffle with undefined
+     * lanes, which crashes oclgrind's uninitialized-value check (scripts/oclgrind-check.sh) */
+    const VT4 xx = (VT4)(xv.s0, xv.s1, xv.s0, xv.s1);
     for (uint q = 0; q < BH / 2; ++q) {
-        const VT4 m = LOADV(pos, vals + q * nbp * 4) * (VT4)(xv, xv);
+        const VT4 m = LOADV(pos, vals + q * nbp * 4) * xx;
         p[2 * q] = m.s0 + m.s1;
         p[2 * q + 1] = m.s2 + m.s3;
     }

@@ -117,6 +117,8 @@ kernel void xcorr_split_reduce(XCORR_ARGS, int rpw, int workers, int triangle, g
     out[out_off + e] = sum;
 }
 
+/* Float atomic add by compare-and-swap; the plain load is only the first guess of the old value, checked by the
+ * exchange (a benign race, as in cl/life_spmv.cl's life_atomic_add; scripts/oclgrind-check.sh skips that report). */
 #if VALUE_IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 inline void xcorr_atomic_add(global value_t *p, value_t v) {

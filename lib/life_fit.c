@@ -170,7 +170,17 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
         return clpk_fail_cl(p->ctx, rc, "clEnqueueWriteBuffer (LiFE fit w)");
     }
     /* CLBlast compiles its kernels on first use in a process: do that before the clock starts, so `seconds`
-     * measures the solver (the warm-up results land in scratch slots and buffers that are overwritten). */
+     * measures the solver (the warm-up results land in scratch slots and buffers that are overwritten). The axpy
+     * reads r, which nothing has written yet: zero it first, so no kernel reads uninitialized memory (oclgrind's
+     * check reports it; scripts/oclgrind-check.sh). */
+    const double zero_d = 0;
+    const float zero_f = 0;
+    rc = clEnqueueFillBuffer(q, b->r, vs == 4 ? (const void *)&zero_f : (const void *)&zero_d, vs, 0, ny * vs, 0, NULL,
+                             NULL);
+    if (rc != CL_SUCCESS) {
+        free(host);
+        return clpk_fail_cl(p->ctx, rc, "clEnqueueFillBuffer (LiFE fit r)");
+    }
     clpk_status warm = fit_dot_into(p, b->scal, b->w, b->w, nw, 3);
     if (warm == CLPK_SUCCESS) {
         CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32
