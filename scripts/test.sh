@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
-# All tests: the unit and end-to-end tests (ctest, on PoCL or the default device), an install + find_package(clpk)
-# consumer build, a sanitizer build of the host-side tests, and short fuzzing runs of the file parsers.
+# All tests: the ctest suite on each CPU implementation (PoCL, and Intel's OpenCL CPU runtime from PyPI wheels),
+# the Python package's pytest suite, oclgrind's race, bounds and uninitialised-read checks of every kernel variant,
+# an install + find_package(clpk) consumer build, a sanitizer build of the host-side tests, and short fuzzing runs
+# of the file parsers.
+#   CLPK_TEST_IMPLS="pocl intel"   the implementations the ctest suite runs on (e.g. "nvidia" on a GPU machine)
+#   CLPK_TEST_OCLGRIND=0           skip the oclgrind checks
 set -euo pipefail
+export CLPK_EXTRA_PACKAGES="oclgrind python3-pip"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" -DCLPK_WERROR=ON
+export CLPK_BUILD
 jobs=$(nproc)
 start=$(date +%s)
 
-echo "== ctest"
-(cd "$CLPK_BUILD" && ctest --output-on-failure --timeout 900 -j"$jobs")
+for impl in ${CLPK_TEST_IMPLS:-pocl intel}; do
+    bash "$CLPK_ROOT/scripts/ctest-on.sh" "$impl"
+done
+
+echo "== Python package (pytest on the build's library)"
+bash "$CLPK_ROOT/scripts/python-test.sh"
+
+if [ "${CLPK_TEST_OCLGRIND:-1}" != 0 ]; then
+    echo "== oclgrind: every kernel variant, data races and uninitialised reads"
+    bash "$CLPK_ROOT/scripts/oclgrind-check.sh"
+fi
 
 echo "== install and consume with find_package(clpk)"
 prefix=$CLPK_BUILD/install-test
