@@ -22,23 +22,26 @@ clpk_status clpk_fail_cl(clpk_context *ctx, cl_int code, const char *what);
 /* Copies a context-free error into the context's last error and returns its status. */
 clpk_status clpk_fail_from(clpk_context *ctx, const clpk_error *err);
 const char *clpk_cl_error_name(cl_int code);
+/* Whether the context's device lists the OpenCL extension `ext` (a whole word of CL_DEVICE_EXTENSIONS). */
+int clpk_device_has_extension(const clpk_context *ctx, const char *ext);
 
 #define CLPK_TRY(expr)                                                                                                 \
     do {                                                                                                               \
         clpk_status clpk_try_status_ = (expr);                                                                         \
-        if (clpk_try_status_ != CLPK_SUCCESS) return clpk_try_status_;                                                \
+        if (clpk_try_status_ != CLPK_SUCCESS) return clpk_try_status_;                                                 \
     } while (0)
 
 #define CLPK_CL_TRY(ctx, call)                                                                                         \
     do {                                                                                                               \
         cl_int clpk_cl_code_ = (call);                                                                                 \
-        if (clpk_cl_code_ != CL_SUCCESS) return clpk_fail_cl((ctx), clpk_cl_code_, #call);                            \
+        if (clpk_cl_code_ != CL_SUCCESS) return clpk_fail_cl((ctx), clpk_cl_code_, #call);                             \
     } while (0)
 
 /* ---- Logging (CLPK_LOG=quiet|warn|info|debug, default warn; to stderr) --------------------------------------- */
 
 typedef enum clpk_log_level { CLPK_LOG_QUIET = 0, CLPK_LOG_WARN, CLPK_LOG_INFO, CLPK_LOG_DEBUG } clpk_log_level;
-void clpk_log(const clpk_context *ctx, clpk_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void clpk_log(const clpk_context *ctx, clpk_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- Embedded kernel sources (cl/<name>.cl, compiled into the library) -------------------------------------- */
 
@@ -50,8 +53,8 @@ const char *clpk_cl_source(const char *name);
 /* Builds (or fetches from the memory or disk cache) a program from embedded sources concatenated in order, with
  * build options. The context owns the program: do not release it. A failed build returns CLPK_ERROR_BUILD with the
  * compiler's log in the message. */
-clpk_status clpk_program_get(clpk_context *ctx, const char *const *source_names, int source_count,
-                             const char *options, cl_program *program);
+clpk_status clpk_program_get(clpk_context *ctx, const char *const *source_names, int source_count, const char *options,
+                             cl_program *program);
 /* The same for generated source text (e.g. kernels unrolled per problem shape). */
 clpk_status clpk_program_get_text(clpk_context *ctx, const char *source, const char *options, cl_program *program);
 

@@ -378,6 +378,16 @@ void clpk_context_destroy(clpk_context *ctx) {
     free(ctx);
 }
 
+int clpk_device_has_extension(const clpk_context *ctx, const char *ext) {
+    size_t size = 0;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS || size == 0) return 0;
+    char *list = calloc(size + 1, 1);
+    int found = list && clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, size, list, NULL) == CL_SUCCESS &&
+                has_word(list, ext);
+    free(list);
+    return found;
+}
+
 const clpk_device_info *clpk_context_device_info(const clpk_context *ctx) { return &ctx->info; }
 cl_context clpk_context_cl_context(const clpk_context *ctx) { return ctx->cl_ctx; }
 cl_command_queue clpk_context_queue(const clpk_context *ctx) { return ctx->queue; }

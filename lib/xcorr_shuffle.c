@@ -18,31 +18,16 @@ static int is_nvidia_gpu(const clpk_device_info *dev) {
            (contains_ci(dev->vendor, "NVIDIA") || contains_ci(dev->platform_name, "NVIDIA"));
 }
 
-/* Whether the device's extension string names `ext` as a whole word. */
-static int has_extension(clpk_context *ctx, const char *ext) {
-    cl_device_id dev = clpk_context_device(ctx);
-    size_t size = 0;
-    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS || size == 0) return 0;
-    char *list = calloc(size + 1, 1);
-    int found = 0;
-    if (list && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, list, NULL) == CL_SUCCESS) {
-        const size_t n = strlen(ext);
-        for (const char *p = list; (p = strstr(p, ext)) != NULL; p += n)
-            found |= (p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0');
-    }
-    free(list);
-    return found;
-}
-
 clpk_xcorr_shuffle_kind clpk_xcorr_shuffle_kind_of(clpk_context *ctx) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (dev->has_subgroup_shuffle) { /* cl_khr_subgroup_shuffle or cl_intel_subgroups: which one? */
         /* Intel's form with a required sub-group size runs every team the device lists; the khr form gets the
          * compiler's one width (16 on an AVX-512 CPU), so it is the second choice. */
-        if (has_extension(ctx, "cl_intel_subgroups") && has_extension(ctx, "cl_intel_required_subgroup_size"))
+        if (clpk_device_has_extension(ctx, "cl_intel_subgroups") &&
+            clpk_device_has_extension(ctx, "cl_intel_required_subgroup_size"))
             return CLPK_XCORR_SHUFFLE_INTEL;
-        if (has_extension(ctx, "cl_khr_subgroup_shuffle")) return CLPK_XCORR_SHUFFLE_KHR;
-        if (has_extension(ctx, "cl_intel_subgroups")) return CLPK_XCORR_SHUFFLE_INTEL;
+        if (clpk_device_has_extension(ctx, "cl_khr_subgroup_shuffle")) return CLPK_XCORR_SHUFFLE_KHR;
+        if (clpk_device_has_extension(ctx, "cl_intel_subgroups")) return CLPK_XCORR_SHUFFLE_INTEL;
     }
     if (is_nvidia_gpu(dev)) return CLPK_XCORR_SHUFFLE_NV_PTX;
     return CLPK_XCORR_SHUFFLE_NONE;
@@ -60,7 +45,8 @@ const char *clpk_xcorr_shuffle_kind_name(clpk_xcorr_shuffle_kind kind) {
 /* With cl_intel_required_subgroup_size, the sizes the device lists (CL_DEVICE_SUB_GROUP_SIZES_INTEL); without it
  * the compiler picks the width, and 8, 16 and 32 are the ones Intel's compilers use. */
 static int intel_team_possible(clpk_context *ctx, int team) {
-    if (!has_extension(ctx, "cl_intel_required_subgroup_size")) return team == 8 || team == 16 || team == 32;
+    if (!clpk_device_has_extension(ctx, "cl_intel_required_subgroup_size"))
+        return team == 8 || team == 16 || team == 32;
     size_t sizes[16], bytes = 0;
     if (clGetDeviceInfo(clpk_context_device(ctx), 0x4108 /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */, sizeof sizes, sizes,
                         &bytes) != CL_SUCCESS)
@@ -90,7 +76,8 @@ void clpk_xcorr_shuffle_options(clpk_context *ctx, clpk_xcorr_shuffle_kind kind,
         else if (strstr(dev->opencl_c_version, "OpenCL C 2."))
             std = " -cl-std=CL2.0";
     }
-    const int reqd = kind == CLPK_XCORR_SHUFFLE_INTEL && has_extension(ctx, "cl_intel_required_subgroup_size");
+    const int reqd =
+        kind == CLPK_XCORR_SHUFFLE_INTEL && clpk_device_has_extension(ctx, "cl_intel_required_subgroup_size");
     snprintf(buf, size, "-DTEAM=%d -DXCORR_SHUFFLE=%d -DXCORR_INTEL_REQD_SG=%d%s", team, (int)kind, reqd, std);
 }
 
@@ -114,7 +101,7 @@ clpk_status clpk_xcorr_shuffle_check_kernel(clpk_context *ctx, clpk_xcorr_shuffl
                              dev->name, team);
         return CLPK_SUCCESS;
     }
-    if (kind == CLPK_XCORR_SHUFFLE_INTEL && has_extension(ctx, "cl_intel_required_subgroup_size"))
+    if (kind == CLPK_XCORR_SHUFFLE_INTEL && clpk_device_has_extension(ctx, "cl_intel_required_subgroup_size"))
         return CLPK_SUCCESS; /* intel_reqd_sub_group_size(TEAM): the build fails where the width is not offered */
     cl_device_id device = clpk_context_device(ctx);
     cl_platform_id platform = NULL;

@@ -108,22 +108,6 @@ done:
     free(ho);
 }
 
-/* Whether the device's extension string names `ext` as a whole word. */
-static int device_has_extension(clpk_context *ctx, const char *ext) {
-    size_t size = 0;
-    cl_device_id dev = clpk_context_device(ctx);
-    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS) return 0;
-    char *list = calloc(size + 1, 1);
-    int found = 0;
-    if (list && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, size, list, NULL) == CL_SUCCESS) {
-        const size_t n = strlen(ext);
-        for (const char *p = list; (p = strstr(p, ext)) != NULL; p += n)
-            found |= (p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0');
-    }
-    free(list);
-    return found;
-}
-
 /* A register form launched directly, every team value in f32 on several shapes, one in f64:
  *   XCORR_SHUFFLE=4, the shuffle emulated through local memory (every device): the register form's data flow;
  *   XCORR_SHUFFLE=2, cl_intel_subgroups (where the device has it): the plan prefers cl_khr_subgroup_shuffle where
@@ -133,7 +117,8 @@ static int device_has_extension(clpk_context *ctx, const char *ext) {
 static void direct(clpk_context *ctx, uint64_t *rng, int form) {
     static const size_t picks[] = {0, 1, 3, 5, 7, 9};
     const int has_fp64 = clpk_context_device_info(ctx)->has_fp64;
-    const int reqd = form == CLPK_XCORR_SHUFFLE_INTEL && device_has_extension(ctx, "cl_intel_required_subgroup_size");
+    const int reqd =
+        form == CLPK_XCORR_SHUFFLE_INTEL && clpk_device_has_extension(ctx, "cl_intel_required_subgroup_size");
     const char *name = form == CLPK_XCORR_SHUFFLE_INTEL ? "intel_sub_group_shuffle" : "emulated shuffle";
     int ran = 0;
     for (size_t t = 0; t <= sizeof teams / sizeof teams[0]; ++t) {
@@ -295,7 +280,7 @@ int main(void) {
     } else {
         sweep(ctx, &rng, kind);
     }
-    if (device_has_extension(ctx, "cl_intel_subgroups")) {
+    if (clpk_device_has_extension(ctx, "cl_intel_subgroups")) {
         direct(ctx, &rng, CLPK_XCORR_SHUFFLE_INTEL);
         printf("intel_sub_group_shuffle: %.1f s\n", clpk_wall_seconds() - t0);
     }
