@@ -27,6 +27,7 @@ static void dmri_usage(void) {
            "  --starts V            SS-HOPM starts per voxel (default 64)\n"
            "  --precision f32|f64   of the SS-HOPM run (default f32)\n"
            "  --post device|host    de-duplicate the maxima on the device (default) or on the host\n"
+           "  --fit device|host     fit, tensor conversion and selection on the device (default) or the host\n"
            "  --slice Z             axial slice of the PNG (default: the middle one); --no-png: none\n"
            "  --device SEL          device index, P:D or name substring\n");
 }
@@ -74,7 +75,8 @@ static int dmri_main(int argc, char **argv) {
         else if (!strcmp(a, "--starts") && integer) po.starts = (int)d;
         else if (!strcmp(a, "--slice") && integer && d >= 0) slice = (int)d;
         else if (!strcmp(a, "--precision") && clpk_precision_parse(v, &po.precision) == CLPK_SUCCESS) {
-        } else if (!strcmp(a, "--post") && (!strcmp(v, "device") || !strcmp(v, "host"))) po.device_post = !strcmp(v, "device");
+        } else if (!strcmp(a, "--fit") && (!strcmp(v, "device") || !strcmp(v, "host"))) po.device_fit = !strcmp(v, "device");
+        else if (!strcmp(a, "--post") && (!strcmp(v, "device") || !strcmp(v, "host"))) po.device_post = !strcmp(v, "device");
         else {
             fprintf(stderr, "clpk-sshopm dmri: unknown argument or bad value: %s %s (see --help)\n", a, v);
             return 2;
@@ -110,6 +112,12 @@ static int dmri_main(int argc, char **argv) {
     printf("fit and peaks: %.3f s; %lld voxels fitted; SS-HOPM starts %lld converged, %lld capped, %lld failed\n",
            t1 - t0, (long long)scan.voxels_fitted, (long long)scan.peaks.starts_converged,
            (long long)scan.peaks.starts_capped, (long long)scan.peaks.starts_failed);
+    const clpk_sshopm_scan_times *tm = &scan.times;
+    printf("compute (all but reading the files): %.3f s on the %s path; read %.3f s\n", tm->compute,
+           scan.device_pipeline ? "device" : "host-fit", tm->read);
+    printf("stages (s): setup %.3f, prep %.3f, upload %.3f, fit+tensor %.3f, solve %.3f, reduce %.3f, select %.3f, "
+           "download %.3f, host %.3f\n",
+           tm->setup, tm->prep, tm->upload, tm->fit, tm->solve, tm->reduce, tm->select, tm->download, tm->host);
     printf("peaks per voxel:");
     for (int k = 0; k <= po.max_peaks; ++k) printf(" %d: %lld%s", k, (long long)hist[k], k < po.max_peaks ? "," : "\n");
     clpk_error err = {0};

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define PEAKS_MAX_K 16
-#define PEAKS_SAMPLES 200 /* sphere points for the function's minimum (100 axes) */
+#define PEAKS_SAMPLES SSHOPM_PEAK_SAMPLES /* sphere points for the function's minimum (100 axes) */
 #define PEAKS_CHUNK ((int64_t)1 << 16)
 static const double deg = 57.29577951308232;
 
@@ -24,6 +24,7 @@ void clpk_sshopm_peak_options_default(clpk_sshopm_peak_options *o) {
     o->device_post = 1;
     o->refine = 0;
     o->refine_residual = 0.06;
+    o->device_fit = 1;
 }
 
 void clpk_sshopm_peaks_free(clpk_sshopm_peaks *p) {
@@ -48,7 +49,7 @@ typedef struct chunk {
     double *mean, *scale;
 } chunk;
 
-static void select_peaks(const clpk_sshopm_peak_options *o, const sshopm_index *idx, const double *samples,
+void sshopm_select_peaks(const clpk_sshopm_peak_options *o, const sshopm_index *idx, const double *samples,
                          const double *a, double mean, double scale, const clpk_sshopm_tensor_result *tr, float *dirs,
                          float *values, int32_t *count) {
     const int U = idx->U;
@@ -85,6 +86,12 @@ static void select_peaks(const clpk_sshopm_peak_options *o, const sshopm_index *
 clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double *tensors, int64_t voxels,
                                      const uint8_t *active, const clpk_sshopm_peak_options *opts,
                                      clpk_sshopm_peaks *out) {
+    return sshopm_tensor_peaks_timed(ctx, order, tensors, voxels, active, opts, out, NULL);
+}
+
+clpk_status sshopm_tensor_peaks_timed(clpk_context *ctx, int order, const double *tensors, int64_t voxels,
+                                      const uint8_t *active, const clpk_sshopm_peak_options *opts,
+                                      clpk_sshopm_peaks *out, clpk_sshopm_scan_times *times) {
     if (!ctx || !tensors || !out) return CLPK_ERROR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     clpk_sshopm_peak_options o;
@@ -112,20 +119,14 @@ clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double 
     out->values = calloc((size_t)(voxels ? voxels : 1) * K, sizeof *out->values);
     out->count = calloc((size_t)(voxels ? voxels : 1), sizeof *out->count);
     double iso[SSHOPM_SH_MAX_COEFFS], mean_w[SSHOPM_SH_MAX_COEFFS], unit[SSHOPM_SH_MAX_COEFFS] = {0};
-    double samples[PEAKS_SAMPLES * SSHOPM_SH_MAX_COEFFS], pts[PEAKS_SAMPLES * 3];
+    double samples[PEAKS_SAMPLES * SSHOPM_SH_MAX_COEFFS];
     sshopm_tensor_isotropic(order, iso);
     for (int u = 0; u < U; ++u) { /* the spherical mean is linear in the entries */
         unit[u] = 1;
         mean_w[u] = sshopm_tensor_sphere_mean(order, unit);
         unit[u] = 0;
     }
-    sshopm_make_starts(3, PEAKS_SAMPLES, CLPK_SSHOPM_STARTS_SPHERE, 1, pts, NULL);
-    for (int s = 0; s < PEAKS_SAMPLES; ++s)
-        for (int u = 0; u < U; ++u) {
-            double p = idx.mult[u];
-            for (int q = 0; q < order; ++q) p *= pts[3 * s + idx.rep[u * order + q]];
-            samples[s * U + u] = p;
-        }
+    sshopm_peak_samples(&idx, samples);
     /* the voxels that go to SS-HOPM: active, finite, not constant on the sphere */
     int64_t n_work = 0;
     for (int64_t v = 0; v < voxels; ++v) n_work += !active || active[v];
@@ -187,7 +188,7 @@ clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double 
         if (!o.refine) {
             for (int64_t t = 0; t < c.n; ++t) {
                 const int64_t v = c.voxel[t];
-                select_peaks(&o, &idx, samples, c.work + t * U, c.mean[t], c.scale[t], &r.tensors[t],
+                sshopm_select_peaks(&o, &idx, samples, c.work + t * U, c.mean[t], c.scale[t], &r.tensors[t],
                              out->dirs + v * K * 3, out->values + v * K, out->count + v);
             }
         } else {
@@ -228,6 +229,7 @@ clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double 
              "de-duplication, %.3f s selection%s",
              (long long)voxels, (long long)n_work, t_prep, t_solve, o.device_post ? "device" : "host", t_select,
              o.refine ? " and refinement" : "");
+    if (times) times->prep += t_prep, times->solve += t_solve, times->select += t_select;
     clpk_sshopm_plan_destroy(plan);
     free(c.voxel);
     free(c.work);

@@ -5,6 +5,7 @@
 #include "png_write.h"
 #include "sshopm_internal.h"
 #include "sshopm_render.h"
+#include "sshopm_sh.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +39,13 @@ clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const
     clpk_sshopm_odf_model *model = NULL;
     double *tensors = NULL;
     uint8_t *active = NULL, *valid = NULL;
+    clpk_sshopm_peak_options po;
+    clpk_sshopm_peak_options_default(&po);
+    if (peaks) po = *peaks;
+    /* the device pipeline needs the device de-duplication; the refinement runs on the host */
+    const int device = po.device_fit && po.device_post && !po.refine;
+    clpk_sshopm_scan_times *tm = &out->times;
+    double tick = clpk_wall_seconds();
     clpk_status st = clpk_nifti_read(dwi_path, &vol, &err);
     if (st == CLPK_SUCCESS && (vol.ndim < 4 || vol.nt < 2))
         st = clpk_error_set(&err, CLPK_ERROR_INVALID_DATA,
@@ -57,7 +65,9 @@ clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const
                                 (int)mask.nx, (int)mask.ny, (int)mask.nz, (int)mask.nt, (int)vol.nx, (int)vol.ny,
                                 (int)vol.nz);
     }
+    tm->read = clpk_wall_seconds() - tick, tick = clpk_wall_seconds();
     if (st == CLPK_SUCCESS) st = clpk_sshopm_odf_model_create(&g, &oo, &model, &err);
+    tm->setup = clpk_wall_seconds() - tick, tick = clpk_wall_seconds();
     if (st != CLPK_SUCCESS) {
         clpk_nifti_free(&vol);
         clpk_nifti_free(&mask);
@@ -66,12 +76,12 @@ clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const
     }
     clpk_sshopm_odf_model_describe(model, out->model, sizeof out->model);
     const int U = clpk_sshopm_unique_count(oo.order, 3);
-    tensors = malloc((size_t)nvox * U * sizeof *tensors);
-    valid = malloc((size_t)nvox);
+    tensors = device ? NULL : malloc((size_t)nvox * U * sizeof *tensors);
+    valid = device ? NULL : malloc((size_t)nvox);
     active = mask_path ? malloc((size_t)nvox) : NULL;
     out->background = calloc((size_t)nvox, sizeof *out->background);
     out->geometry = calloc(1, sizeof *out->geometry);
-    if (!tensors || !valid || (mask_path && !active) || !out->background || !out->geometry)
+    if ((!device && (!tensors || !valid)) || (mask_path && !active) || !out->background || !out->geometry)
         st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "dmri: out of host memory for %lld voxels", (long long)nvox);
     if (st == CLPK_SUCCESS) {
         out->nx = vol.nx, out->ny = vol.ny, out->nz = vol.nz;
@@ -85,13 +95,27 @@ clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const
                 for (int64_t v = 0; v < nvox; ++v) out->background[v] += (float)vol.data[q * nvox + v];
             }
         for (int64_t v = 0; v < nvox; ++v) out->background[v] /= (float)nb0;
-        const double t0 = clpk_wall_seconds();
-        st = clpk_sshopm_odf_fit(model, vol.data, nvox, active, tensors, valid, &out->voxels_fitted, &err);
-        if (st != CLPK_SUCCESS) clpk_fail_from(ctx, &err);
-        clpk_log(ctx, CLPK_LOG_INFO, "dmri: %s; fit of %lld voxels on the host: %.3f s", out->model, (long long)nvox,
-                 clpk_wall_seconds() - t0);
+        tm->prep += clpk_wall_seconds() - tick, tick = clpk_wall_seconds();
+        if (!device) {
+            st = clpk_sshopm_odf_fit(model, vol.data, nvox, active, tensors, valid, &out->voxels_fitted, &err);
+            if (st != CLPK_SUCCESS) clpk_fail_from(ctx, &err);
+            tm->fit = clpk_wall_seconds() - tick;
+            clpk_log(ctx, CLPK_LOG_INFO, "dmri: %s; fit of %lld voxels on the host: %.3f s", out->model,
+                     (long long)nvox, tm->fit);
+        }
     }
-    if (st == CLPK_SUCCESS) st = clpk_sshopm_tensor_peaks(ctx, oo.order, tensors, nvox, valid, peaks, &out->peaks);
+    if (st == CLPK_SUCCESS && device) {
+        out->device_pipeline = 1;
+        st = sshopm_scan_device(ctx, model, vol.data, nvox, active, &po, &out->peaks, &out->voxels_fitted, tm);
+    } else if (st == CLPK_SUCCESS) {
+        /* the peaks' own plan creation counts as setup: what its stages do not account for */
+        const double before = tm->prep + tm->solve + tm->select;
+        tick = clpk_wall_seconds();
+        st = sshopm_tensor_peaks_timed(ctx, oo.order, tensors, nvox, valid, &po, &out->peaks, tm);
+        tm->setup += clpk_wall_seconds() - tick - (tm->prep + tm->solve + tm->select - before);
+    }
+    tm->compute = tm->setup + tm->prep + tm->upload + tm->fit + tm->solve + tm->reduce + tm->select + tm->download +
+                  tm->host;
     free(tensors);
     free(valid);
     free(active);

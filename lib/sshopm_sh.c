@@ -561,3 +561,59 @@ clpk_status clpk_sshopm_odf_fit(const clpk_sshopm_odf_model *m, const double *si
     if (n_valid) *n_valid = good;
     return CLPK_SUCCESS;
 }
+
+void sshopm_odf_linear_free(sshopm_odf_linear *l) {
+    if (!l) return;
+    free(l->M);
+    free(l->dw_volume);
+    free(l->b0_volume);
+    memset(l, 0, sizeof *l);
+}
+
+clpk_status sshopm_odf_linear_build(const clpk_sshopm_odf_model *m, sshopm_odf_linear *out, clpk_error *err) {
+    if (!m || !out) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "odf linear map: NULL argument");
+    memset(out, 0, sizeof *out);
+    const int U = m->U, n = m->n_dw;
+    out->order = m->order, out->U = U, out->n_dw = n, out->n_b0 = m->n_b0, out->volumes = m->volumes;
+    out->M = malloc((size_t)n * (U + 1) * sizeof *out->M);
+    out->dw_volume = malloc((size_t)n * sizeof *out->dw_volume);
+    out->b0_volume = malloc((size_t)m->n_b0 * sizeof *out->b0_volume);
+    if (!out->M || !out->dw_volume || !out->b0_volume) {
+        sshopm_odf_linear_free(out);
+        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "odf linear map: out of memory");
+    }
+    double iso[SSHOPM_SH_MAX_COEFFS], mean_w[SSHOPM_SH_MAX_COEFFS], unit[SSHOPM_SH_MAX_COEFFS] = {0};
+    sshopm_tensor_isotropic(m->order, iso);
+    for (int u = 0; u < U; ++u) { /* the spherical mean is linear in the entries */
+        unit[u] = 1;
+        mean_w[u] = sshopm_tensor_sphere_mean(m->order, unit);
+        unit[u] = 0;
+    }
+    double mean0 = 0;
+    for (int u = 0; u < U; ++u) mean0 += mean_w[u] * m->a0[u];
+    for (int u = 0; u < U; ++u) out->c[u] = m->a0[u] - iso[u] * mean0;
+    out->c[U] = mean0;
+    for (int k = 0; k < n; ++k) {
+        double mk = 0;
+        for (int u = 0; u < U; ++u) mk += mean_w[u] * m->W[(size_t)u * n + k];
+        double *col = out->M + (size_t)k * (U + 1);
+        for (int u = 0; u < U; ++u) col[u] = m->W[(size_t)u * n + k] - iso[u] * mk;
+        col[U] = mk;
+    }
+    for (int q = 0, b = 0; q < m->volumes; ++q) {
+        if (m->column[q] >= 0) out->dw_volume[m->column[q]] = q;
+        if (m->is_b0[q]) out->b0_volume[b++] = q;
+    }
+    return CLPK_SUCCESS;
+}
+
+void sshopm_peak_samples(const sshopm_index *idx, double *samples) {
+    double pts[SSHOPM_PEAK_SAMPLES * 3];
+    sshopm_make_starts(3, SSHOPM_PEAK_SAMPLES, CLPK_SSHOPM_STARTS_SPHERE, 1, pts, NULL);
+    for (int s = 0; s < SSHOPM_PEAK_SAMPLES; ++s)
+        for (int u = 0; u < idx->U; ++u) {
+            double p = idx->mult[u];
+            for (int q = 0; q < idx->m; ++q) p *= pts[3 * s + idx->rep[u * idx->m + q]];
+            samples[s * idx->U + u] = p;
+        }
+}

@@ -339,6 +339,9 @@ typedef struct clpk_sshopm_peak_options {
     int refine;     /* 1: directions and weights from the low-rank fit (clpk_sshopm_dmri_refine) instead of the maxima:
                      * for tensors that are sums of rank-one fibre terms (the synthetic field); orders 4 and 6 */
     double refine_residual; /* its relative residual (default 0.06) */
+    int device_fit; /* clpk_sshopm_dmri_scan only: 1 (default) runs the fit, tensor conversion, SS-HOPM, reduction and
+                     * selection on the device, downloading only the peaks (not with refine or device_post 0, which
+                     * take the host path); 0: fit and selection on the host (the reference) */
 } clpk_sshopm_peak_options;
 void clpk_sshopm_peak_options_default(clpk_sshopm_peak_options *opts);
 
@@ -361,6 +364,22 @@ clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double 
                                      const uint8_t *active, const clpk_sshopm_peak_options *opts,
                                      clpk_sshopm_peaks *out);
 
+/* Wall time of each stage of clpk_sshopm_dmri_scan in seconds (0: not a stage of the path taken). */
+typedef struct clpk_sshopm_scan_times {
+    double read;     /* the scan, gradient table and mask files */
+    double setup;    /* model, SS-HOPM plan, kernel builds (from the disk cache after the first run) */
+    double prep;     /* mask, background image, voxel lists (host path: mean and scale per voxel) */
+    double upload;   /* signal (device path) */
+    double fit;      /* CSA fit + harmonics -> tensor (+ normalisation on the device): one kernel, or per voxel on the
+                      * host */
+    double solve;    /* SS-HOPM; host path: with upload, reduction and download (clpk_sshopm_solve_device) */
+    double reduce;   /* de-duplication and classification on the device (clpk_sshopm_reduce) */
+    double select;   /* dipy's selection rules (device kernel, or host) */
+    double download; /* peaks and per-voxel counts back (device path) */
+    double host;     /* device path: scatter into the volume, counts, capped starts polished on the host */
+    double compute;  /* everything but read */
+} clpk_sshopm_scan_times;
+
 /* A scan's peaks with its geometry (for writing). */
 typedef struct clpk_sshopm_scan_geometry clpk_sshopm_scan_geometry;
 typedef struct clpk_sshopm_scan_peaks {
@@ -370,6 +389,8 @@ typedef struct clpk_sshopm_scan_peaks {
     int64_t voxels_fitted;        /* in the mask with a usable signal */
     char model[256];              /* clpk_sshopm_odf_model_describe */
     clpk_sshopm_scan_geometry *geometry; /* the input's header geometry, copied into the outputs */
+    int device_pipeline;          /* 1 when fit and selection ran on the device */
+    clpk_sshopm_scan_times times; /* per stage */
 } clpk_sshopm_scan_peaks;
 void clpk_sshopm_scan_peaks_free(clpk_sshopm_scan_peaks *scan);
 
