@@ -47,11 +47,18 @@ clpk_status bench_fma_peak_run(clpk_context *ctx, clpk_precision p, const bench_
         const cl_int trips = cfg->trips;
         const float bf = (float)BENCH_FMA_B, cf = (float)BENCH_FMA_C;
         const double bd = BENCH_FMA_B, cd = BENCH_FMA_C;
-        rc = clSetKernelArg(job.kernel, 0, sizeof trips, &trips);
-        rc |= f64 ? clSetKernelArg(job.kernel, 1, sizeof bd, &bd) : clSetKernelArg(job.kernel, 1, sizeof bf, &bf);
-        rc |= f64 ? clSetKernelArg(job.kernel, 2, sizeof cd, &cd) : clSetKernelArg(job.kernel, 2, sizeof cf, &cf);
-        rc |= clSetKernelArg(job.kernel, 3, sizeof out, &out);
-        if (rc != CL_SUCCESS) st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "fma peak: clSetKernelArg failed");
+        clpk_args a;
+        clpk_args_begin(&a, ctx, job.kernel, 0);
+        CLPK_ARG(&a, trips);
+        if (f64) {
+            CLPK_ARG(&a, bd);
+            CLPK_ARG(&a, cd);
+        } else {
+            CLPK_ARG(&a, bf);
+            CLPK_ARG(&a, cf);
+        }
+        CLPK_ARG(&a, out);
+        st = clpk_args_end(&a);
     }
     if (st == CLPK_SUCCESS) {
         const double flops = 2.0 * (double)job.global * BENCH_FMA_PER_TRIP * cfg->trips;
@@ -66,7 +73,8 @@ clpk_status bench_fma_peak_run(clpk_context *ctx, clpk_precision p, const bench_
         }
         if (st == CLPK_SUCCESS) {
             double sum = 0;
-            for (size_t i = 0; i < job.global; ++i) sum += f64 ? ((const double *)host)[i] : ((const float *)host)[i];
+            for (size_t i = 0; i < job.global; ++i)
+                sum += f64 ? ((const double *)host)[i] : ((const float *)host)[i];
             *checksum = sum;
         }
         free(host);
@@ -88,16 +96,20 @@ double bench_fma_peak_expected(clpk_precision p, const bench_fma_config *cfg) {
         if (p == CLPK_PRECISION_F64) {
             double a[BENCH_FMA_CHAINS];
             const double base = (double)r * (1.0 / 1024.0);
-            for (int i = 0; i < BENCH_FMA_CHAINS; ++i) a[i] = base + offsets[i];
+            for (int i = 0; i < BENCH_FMA_CHAINS; ++i)
+                a[i] = base + offsets[i];
             for (int s = 0; s < steps; ++s)
-                for (int i = 0; i < BENCH_FMA_CHAINS; ++i) a[i] = fma(a[i], BENCH_FMA_B, BENCH_FMA_C);
+                for (int i = 0; i < BENCH_FMA_CHAINS; ++i)
+                    a[i] = fma(a[i], BENCH_FMA_B, BENCH_FMA_C);
             value = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
         } else {
             float a[BENCH_FMA_CHAINS];
             const float base = (float)r * (1.0f / 1024.0f);
-            for (int i = 0; i < BENCH_FMA_CHAINS; ++i) a[i] = base + (float)offsets[i];
+            for (int i = 0; i < BENCH_FMA_CHAINS; ++i)
+                a[i] = base + (float)offsets[i];
             for (int s = 0; s < steps; ++s)
-                for (int i = 0; i < BENCH_FMA_CHAINS; ++i) a[i] = fmaf(a[i], (float)BENCH_FMA_B, (float)BENCH_FMA_C);
+                for (int i = 0; i < BENCH_FMA_CHAINS; ++i)
+                    a[i] = fmaf(a[i], (float)BENCH_FMA_B, (float)BENCH_FMA_C);
             value = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
         }
         sum += value * (double)count;

@@ -37,6 +37,32 @@ int clpk_device_has_extension(const clpk_context *ctx, const char *ext);
         if (clpk_cl_code_ != CL_SUCCESS) return clpk_fail_cl((ctx), clpk_cl_code_, #call);                             \
     } while (0)
 
+/* ---- Kernel arguments ------------------------------------------------------------------------------------------
+ * The one way a kernel's arguments are set: in order from `first`, every clSetKernelArg checked. The first failure
+ * is kept (later arguments are skipped) and clpk_args_end reports it on the context with the kernel's name and the
+ * argument's index:
+ *     clpk_args a;
+ *     clpk_args_begin(&a, ctx, kernel, 0);
+ *     CLPK_ARG(&a, buffer);
+ *     CLPK_ARG(&a, count);
+ *     clpk_args_local(&a, bytes);
+ *     CLPK_TRY(clpk_args_end(&a)); */
+typedef struct clpk_args {
+    clpk_context *ctx;
+    cl_kernel kernel;
+    cl_uint next;
+    cl_int failed_code;
+    cl_uint failed_index;
+    cl_kernel failed_kernel;
+} clpk_args;
+void clpk_args_begin(clpk_args *a, clpk_context *ctx, cl_kernel kernel, cl_uint first);
+void clpk_args_set(clpk_args *a, size_t size, const void *value);
+/* Continues at another kernel's or index's argument (arguments fixed at plan time are skipped per run). */
+void clpk_args_jump(clpk_args *a, cl_kernel kernel, cl_uint index);
+void clpk_args_local(clpk_args *a, size_t bytes);
+clpk_status clpk_args_end(clpk_args *a);
+#define CLPK_ARG(a, value) clpk_args_set((a), sizeof(value), &(value))
+
 /* ---- Logging (CLPK_LOG=quiet|warn|info|debug, default warn; to stderr) --------------------------------------- */
 
 typedef enum clpk_log_level { CLPK_LOG_QUIET = 0, CLPK_LOG_WARN, CLPK_LOG_INFO, CLPK_LOG_DEBUG } clpk_log_level;

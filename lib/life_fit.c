@@ -28,9 +28,8 @@ static clpk_status blast(clpk_context *ctx, CLBlastStatusCode code, const char *
 /* out[offset] = <x, y> */
 static clpk_status fit_dot_into(clpk_life_plan *p, cl_mem out, cl_mem x, cl_mem y, size_t n, size_t offset) {
     cl_command_queue q = clpk_context_queue(p->ctx);
-    CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32
-                              ? CLBlastSdot(n, out, offset, x, 0, 1, y, 0, 1, &q, NULL)
-                              : CLBlastDdot(n, out, offset, x, 0, 1, y, 0, 1, &q, NULL);
+    CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32 ? CLBlastSdot(n, out, offset, x, 0, 1, y, 0, 1, &q, NULL)
+                                                             : CLBlastDdot(n, out, offset, x, 0, 1, y, 0, 1, &q, NULL);
     return blast(p->ctx, c, "dot");
 }
 
@@ -54,11 +53,14 @@ static clpk_status fit_elementwise(clpk_life_plan *p, cl_kernel k, size_t n) {
 /* out = mask(w, g, in) */
 static clpk_status fit_mask(clpk_life_plan *p, life_fit_buffers *b, cl_mem in, cl_mem out) {
     cl_int n = p->n_fibers;
-    clSetKernelArg(p->k_mask, 0, sizeof n, &n);
-    clSetKernelArg(p->k_mask, 1, sizeof b->w, &b->w);
-    clSetKernelArg(p->k_mask, 2, sizeof b->g, &b->g);
-    clSetKernelArg(p->k_mask, 3, sizeof in, &in);
-    clSetKernelArg(p->k_mask, 4, sizeof out, &out);
+    clpk_args a;
+    clpk_args_begin(&a, p->ctx, p->k_mask, 0);
+    CLPK_ARG(&a, n);
+    CLPK_ARG(&a, b->w);
+    CLPK_ARG(&a, b->g);
+    CLPK_ARG(&a, in);
+    CLPK_ARG(&a, out);
+    CLPK_TRY(clpk_args_end(&a));
     return fit_elementwise(p, p->k_mask, (size_t)n);
 }
 
@@ -95,8 +97,8 @@ static clpk_status fit_measure(clpk_life_plan *p, life_fit_buffers *b, double *o
     if (index >= nw) index = 0;
     CLPK_CL_TRY(p->ctx, clEnqueueReadBuffer(q, b->scal, CL_FALSE, 0, 4 * p->value_size, host, 0, NULL, NULL));
     double gmax[1];
-    CLPK_CL_TRY(p->ctx, clEnqueueReadBuffer(q, b->gt, CL_TRUE, index * p->value_size, p->value_size, gmax, 0, NULL,
-                                            NULL));
+    CLPK_CL_TRY(p->ctx,
+                clEnqueueReadBuffer(q, b->gt, CL_TRUE, index * p->value_size, p->value_size, gmax, 0, NULL, NULL));
     double nrm = read_scalar(host, p->precision, 2);
     *objective = 0.5 * nrm * nrm;
     *pg_inf = fabs(read_scalar(gmax, p->precision, 0));
@@ -120,10 +122,13 @@ static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int ite
         CLPK_TRY(fit_dot_into(p, b->scal, b->atag, b->atag, nw, 1));
     }
     cl_int n = p->n_fibers;
-    clSetKernelArg(p->k_step, 0, sizeof n, &n);
-    clSetKernelArg(p->k_step, 1, sizeof b->scal, &b->scal);
-    clSetKernelArg(p->k_step, 2, sizeof b->g, &b->g);
-    clSetKernelArg(p->k_step, 3, sizeof b->w, &b->w);
+    clpk_args a;
+    clpk_args_begin(&a, p->ctx, p->k_step, 0);
+    CLPK_ARG(&a, n);
+    CLPK_ARG(&a, b->scal);
+    CLPK_ARG(&a, b->g);
+    CLPK_ARG(&a, b->w);
+    CLPK_TRY(clpk_args_end(&a));
     CLPK_TRY(fit_elementwise(p, p->k_step, nw));
     return fit_gradient(p, b);
 }
@@ -132,7 +137,8 @@ static void fit_progress(int iter, int max_iter, double objective) {
     const int width = 40;
     int filled = max_iter > 0 ? (int)((long long)iter * width / max_iter) : width;
     char bar[64];
-    for (int i = 0; i < width; ++i) bar[i] = i < filled ? '#' : '.';
+    for (int i = 0; i < width; ++i)
+        bar[i] = i < filled ? '#' : '.';
     bar[width] = '\0';
     fprintf(stderr, "\rSBB-NNLS [%s] %d/%d  objective %.6e", bar, iter, max_iter, objective);
     fflush(stderr);
@@ -150,7 +156,8 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
     const size_t ny = (size_t)p->n_voxels * p->n_theta, nw = (size_t)p->n_fibers, vs = p->value_size;
     CLPK_TRY(fit_build(p));
     cl_mem *bufs[] = {&b->w, &b->g, &b->gt, &b->atag};
-    for (int i = 0; i < 4; ++i) CLPK_TRY(fit_create_buffer(p, nw * vs, bufs[i]));
+    for (int i = 0; i < 4; ++i)
+        CLPK_TRY(fit_create_buffer(p, nw * vs, bufs[i]));
     CLPK_TRY(fit_create_buffer(p, ny * vs, &b->r));
     CLPK_TRY(fit_create_buffer(p, ny * vs, &b->ag));
     CLPK_TRY(fit_create_buffer(p, 4 * vs, &b->scal));
@@ -160,8 +167,10 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
     if (!host) return clpk_fail(p->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE fit: no host memory");
     for (size_t i = 0; o->w_start && i < nw; ++i) {
         double v = o->w_start[i] > 0 ? o->w_start[i] : 0;
-        if (vs == 4) ((float *)host)[i] = (float)v;
-        else ((double *)host)[i] = v;
+        if (vs == 4)
+            ((float *)host)[i] = (float)v;
+        else
+            ((double *)host)[i] = v;
     }
     cl_command_queue q = clpk_context_queue(p->ctx);
     cl_int rc = clEnqueueWriteBuffer(q, b->w, CL_TRUE, 0, nw * vs, host, 0, NULL, NULL);
@@ -183,9 +192,8 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
     }
     clpk_status warm = fit_dot_into(p, b->scal, b->w, b->w, nw, 3);
     if (warm == CLPK_SUCCESS) {
-        CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32
-                                  ? CLBlastSnrm2(nw, b->scal, 3, b->w, 0, 1, &q, NULL)
-                                  : CLBlastDnrm2(nw, b->scal, 3, b->w, 0, 1, &q, NULL);
+        CLBlastStatusCode c = p->precision == CLPK_PRECISION_F32 ? CLBlastSnrm2(nw, b->scal, 3, b->w, 0, 1, &q, NULL)
+                                                                 : CLBlastDnrm2(nw, b->scal, 3, b->w, 0, 1, &q, NULL);
         if (c == CLBlastSuccess)
             c = p->precision == CLPK_PRECISION_F32 ? CLBlastiSamax(nw, b->imax, 0, b->w, 0, 1, &q, NULL)
                                                    : CLBlastiDamax(nw, b->imax, 0, b->w, 0, 1, &q, NULL);
@@ -218,9 +226,9 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
             if (show) fit_progress(iter, o->max_iterations, objective);
             /* Converged: projected gradient small relative to the start, or the objective stalls (a relative
              * decrease below tol over `every` iterations). */
-            if (o->tolerance > 0 && (pg <= o->tolerance * pg0 ||
-                                     (objective <= last_objective &&
-                                      last_objective - objective <= o->tolerance * last_objective)))
+            if (o->tolerance > 0 &&
+                (pg <= o->tolerance * pg0 ||
+                 (objective <= last_objective && last_objective - objective <= o->tolerance * last_objective)))
                 converged = 1;
             last_objective = objective;
         }
@@ -231,7 +239,8 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
         if (rc != CL_SUCCESS) st = clpk_fail_cl(p->ctx, rc, "clEnqueueReadBuffer (LiFE fit w)");
     }
     if (st == CLPK_SUCCESS) {
-        for (size_t i = 0; i < nw; ++i) w[i] = vs == 4 ? (double)((float *)host)[i] : ((double *)host)[i];
+        for (size_t i = 0; i < nw; ++i)
+            w[i] = vs == 4 ? (double)((float *)host)[i] : ((double *)host)[i];
         if (res) {
             res->iterations = iter;
             res->objective = objective;
@@ -252,8 +261,8 @@ clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opt
     if (opts) o = *opts;
     if (o.max_iterations < 0 || !(o.tolerance >= 0) || o.objective_every < 0)
         return clpk_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "LiFE fit: max_iterations %d, tolerance %g, objective_every %d out of range",
-                         o.max_iterations, o.tolerance, o.objective_every);
+                         "LiFE fit: max_iterations %d, tolerance %g, objective_every %d out of range", o.max_iterations,
+                         o.tolerance, o.objective_every);
     for (int32_t i = 0; o.w_start && i < plan->n_fibers; ++i)
         if (!isfinite(o.w_start[i]))
             return clpk_fail(plan->ctx, CLPK_ERROR_INVALID_DATA, "LiFE fit: w_start[%d] is not finite", i);

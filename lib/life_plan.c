@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const life_param_keys[] = {"dsc",     "wc",      "team", "runs",        "unroll",      "wc_team",
-                                       "wc_runs", "wg",      "theta_parts", "voxel_order", "fiber_order", NULL};
+const char *const life_param_keys[] = {"dsc",     "wc", "team",        "runs",        "unroll",      "wc_team",
+                                       "wc_runs", "wg", "theta_parts", "voxel_order", "fiber_order", NULL};
 
 static const char *const dsc_names[] = {"atomics", "voxel"};
 static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
@@ -165,7 +165,8 @@ static clpk_status life_upload_values(clpk_life_plan *plan, const double *src, s
     void *tmp = malloc(cells * plan->value_size);
     if (!tmp) return clpk_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for %zu values", n);
     if (plan->precision == CLPK_PRECISION_F32)
-        for (size_t i = 0; i < n; ++i) ((float *)tmp)[i] = (float)src[i];
+        for (size_t i = 0; i < n; ++i)
+            ((float *)tmp)[i] = (float)src[i];
     else if (n > 0)
         memcpy(tmp, src, n * sizeof(double));
     clpk_status st = life_upload(plan, tmp, n * plan->value_size, buf);
@@ -301,12 +302,11 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
     const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL;
     const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
-    if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX; /* no voxel-sorted kernel: nothing to order */
+    if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;     /* no voxel-sorted kernel: nothing to order */
     if (plan->wc_kind != LIFE_WC_FIBER) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
     int32_t *voxel_rank = NULL, *fiber_rank = NULL;
     if (morton && (voxel_runs || plan->fiber_order == LIFE_FIBER_ORDER_VOXEL)) {
-        if (life_voxel_rank_morton(data, &voxel_rank, plan->order_note, sizeof plan->order_note, &err) !=
-            CLPK_SUCCESS)
+        if (life_voxel_rank_morton(data, &voxel_rank, plan->order_note, sizeof plan->order_note, &err) != CLPK_SUCCESS)
             return clpk_fail_from(ctx, &err);
         if (!voxel_rank) {
             plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;
@@ -379,12 +379,12 @@ void clpk_life_plan_destroy(clpk_life_plan *plan) {
     cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_zero, plan->k_mask, plan->k_step};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
-    cl_mem *mems[] = {&plan->dict,        &plan->signal,     &plan->c_atom_off,   &plan->c_voxel_off,
-                      &plan->c_fiber,     &plan->c_phi,      &plan->dsc_ptr,      &plan->dsc_atom_off,
-                      &plan->dsc_fiber,   &plan->dsc_phi,    &plan->wc_ptr,       &plan->wc_atom_off,
-                      &plan->wc_voxel_off, &plan->wc_fiber,  &plan->wc_phi,       &plan->dsc_key,
-                      &plan->wc_key};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) release_mem(mems[i]);
+    cl_mem *mems[] = {&plan->dict,    &plan->signal,      &plan->c_atom_off,   &plan->c_voxel_off, &plan->c_fiber,
+                      &plan->c_phi,   &plan->dsc_ptr,     &plan->dsc_atom_off, &plan->dsc_fiber,   &plan->dsc_phi,
+                      &plan->wc_ptr,  &plan->wc_atom_off, &plan->wc_voxel_off, &plan->wc_fiber,    &plan->wc_phi,
+                      &plan->dsc_key, &plan->wc_key};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
+        release_mem(mems[i]);
     free(plan);
 }
 
@@ -407,8 +407,6 @@ void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size)
 
 /* ---- Launches ------------------------------------------------------------------------------------------------ */
 
-#define ARG(k, i, v) clSetKernelArg((k), (i), sizeof(v), &(v))
-
 /* Global size for grid-stride kernels: enough groups to fill the device, never more than the work. */
 static size_t life_grid(size_t work_items, size_t local) {
     size_t groups = (work_items + local - 1) / local;
@@ -421,11 +419,14 @@ static size_t life_grid(size_t work_items, size_t local) {
 static clpk_status life_zero(clpk_life_plan *plan, cl_mem buf, size_t n, cl_uint n_wait, const cl_event *wait,
                              cl_event *ev) {
     cl_long count = (cl_long)n;
-    clSetKernelArg(plan->k_zero, 0, sizeof count, &count);
-    clSetKernelArg(plan->k_zero, 1, sizeof buf, &buf);
+    clpk_args a;
+    clpk_args_begin(&a, plan->ctx, plan->k_zero, 0);
+    CLPK_ARG(&a, count);
+    CLPK_ARG(&a, buf);
+    CLPK_TRY(clpk_args_end(&a));
     size_t local = 64, global = life_grid(n > 0 ? n : 1, local);
-    CLPK_CL_TRY(plan->ctx, clEnqueueNDRangeKernel(clpk_context_queue(plan->ctx), plan->k_zero, 1, NULL, &global,
-                                                  &local, n_wait, wait, ev));
+    CLPK_CL_TRY(plan->ctx, clEnqueueNDRangeKernel(clpk_context_queue(plan->ctx), plan->k_zero, 1, NULL, &global, &local,
+                                                  n_wait, wait, ev));
     return CLPK_SUCCESS;
 }
 
@@ -445,7 +446,10 @@ static clpk_status life_launch_passes(clpk_life_plan *plan, cl_kernel k, cl_uint
     for (cl_int pass = 0; pass < plan->theta_parts && st == CLPK_SUCCESS; ++pass) {
         const int last = pass == plan->theta_parts - 1;
         cl_event ev = NULL;
-        clSetKernelArg(k, pass_arg, sizeof pass, &pass);
+        clpk_args a;
+        clpk_args_begin(&a, plan->ctx, k, pass_arg);
+        CLPK_ARG(&a, pass);
+        if ((st = clpk_args_end(&a)) != CLPK_SUCCESS) break;
         st = life_launch(plan, k, global, local, pass == 0 ? n_wait : 1, pass == 0 ? wait : &prev,
                          (last && !done && !(first && pass == 0)) ? NULL : &ev);
         if (st != CLPK_SUCCESS) break;
@@ -471,8 +475,8 @@ static clpk_status life_check_buffers(clpk_life_plan *plan, cl_mem in, size_t in
     CLPK_CL_TRY(plan->ctx, clGetMemObjectInfo(out, CL_MEM_SIZE, sizeof b, &b, NULL));
     if (a < in_n * plan->value_size || b < out_n * plan->value_size)
         return clpk_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "LiFE: buffers of %zu and %zu bytes are smaller than %zu and %zu %s values", a, b, in_n,
-                         out_n, clpk_precision_name(plan->precision));
+                         "LiFE: buffers of %zu and %zu bytes are smaller than %zu and %zu %s values", a, b, in_n, out_n,
+                         clpk_precision_name(plan->precision));
     return CLPK_SUCCESS;
 }
 
@@ -483,32 +487,39 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     CLPK_TRY(life_check_buffers(plan, w, (size_t)plan->n_fibers, y, ny));
     cl_kernel k = plan->k_dsc;
     if (plan->dsc_kind == LIFE_DSC_ATOMICS) {
+        cl_long nc = plan->n_coeffs;
+        clpk_args a;
+        clpk_args_begin(&a, plan->ctx, k, 0);
+        CLPK_ARG(&a, nc);
+        CLPK_ARG(&a, plan->c_atom_off);
+        CLPK_ARG(&a, plan->c_voxel_off);
+        CLPK_ARG(&a, plan->c_fiber);
+        CLPK_ARG(&a, plan->c_phi);
+        CLPK_ARG(&a, plan->dict);
+        CLPK_ARG(&a, w);
+        CLPK_ARG(&a, y);
+        CLPK_TRY(clpk_args_end(&a));
         cl_event zeroed = NULL;
         CLPK_TRY(life_zero(plan, y, ny, n_wait, wait, &zeroed));
-        cl_long nc = plan->n_coeffs;
-        ARG(k, 0, nc);
-        ARG(k, 1, plan->c_atom_off);
-        ARG(k, 2, plan->c_voxel_off);
-        ARG(k, 3, plan->c_fiber);
-        ARG(k, 4, plan->c_phi);
-        ARG(k, 5, plan->dict);
-        ARG(k, 6, w);
-        ARG(k, 7, y);
         size_t local = (size_t)plan->atomics_wg;
         clpk_status st = life_launch(plan, k, life_grid((size_t)nc * plan->n_theta, local), local, 1, &zeroed, done);
         clReleaseEvent(zeroed);
         return st;
     }
     cl_int nv = plan->n_voxels;
-    ARG(k, 0, nv);
-    ARG(k, 1, plan->dsc_ptr);
-    ARG(k, 2, plan->dsc_atom_off);
-    ARG(k, 3, plan->dsc_fiber);
-    ARG(k, 4, plan->dsc_phi);
-    ARG(k, 5, plan->dict);
-    ARG(k, 6, w);
-    ARG(k, 7, y);
-    ARG(k, 9, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
+    clpk_args a;
+    clpk_args_begin(&a, plan->ctx, k, 0);
+    CLPK_ARG(&a, nv);
+    CLPK_ARG(&a, plan->dsc_ptr);
+    CLPK_ARG(&a, plan->dsc_atom_off);
+    CLPK_ARG(&a, plan->dsc_fiber);
+    CLPK_ARG(&a, plan->dsc_phi);
+    CLPK_ARG(&a, plan->dict);
+    CLPK_ARG(&a, w);
+    CLPK_ARG(&a, y);
+    clpk_args_jump(&a, k, 9);    /* 8: the theta part, set per pass */
+    CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
+    CLPK_TRY(clpk_args_end(&a));
     size_t local = (size_t)plan->dsc_team * plan->dsc_runs;
     size_t groups = ((size_t)nv + plan->dsc_runs - 1) / plan->dsc_runs;
     return life_launch_passes(plan, k, 8, groups * local, local, n_wait, wait, first, done);
@@ -523,33 +534,40 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     cl_long nc = plan->n_coeffs;
     if (plan->wc_kind == LIFE_WC_FIBER) {
         cl_int nf = plan->n_fibers;
-        ARG(k, 0, nf);
-        ARG(k, 1, plan->wc_ptr);
-        ARG(k, 2, plan->wc_atom_off);
-        ARG(k, 3, plan->wc_voxel_off);
-        ARG(k, 4, plan->wc_phi);
-        ARG(k, 5, plan->dict);
-        ARG(k, 6, y);
-        ARG(k, 7, w);
         size_t local = (size_t)plan->wc_team * plan->wc_runs;
-        clSetKernelArg(k, 8, local * plan->value_size, NULL);
-        ARG(k, 10, plan->wc_key);
+        clpk_args a;
+        clpk_args_begin(&a, plan->ctx, k, 0);
+        CLPK_ARG(&a, nf);
+        CLPK_ARG(&a, plan->wc_ptr);
+        CLPK_ARG(&a, plan->wc_atom_off);
+        CLPK_ARG(&a, plan->wc_voxel_off);
+        CLPK_ARG(&a, plan->wc_phi);
+        CLPK_ARG(&a, plan->dict);
+        CLPK_ARG(&a, y);
+        CLPK_ARG(&a, w);
+        clpk_args_local(&a, local * plan->value_size);
+        clpk_args_jump(&a, k, 10); /* 9: the theta part, set per pass */
+        CLPK_ARG(&a, plan->wc_key);
+        CLPK_TRY(clpk_args_end(&a));
         return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->wc_team, local), local, n_wait, wait, first,
                                   done);
     }
-    cl_event zeroed = NULL;
-    CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
+    clpk_args a;
+    clpk_args_begin(&a, plan->ctx, k, 0);
     if (plan->wc_kind == LIFE_WC_VOXEL) {
         cl_int nv = plan->n_voxels;
-        ARG(k, 0, nv);
-        ARG(k, 1, plan->dsc_ptr);
-        ARG(k, 2, plan->dsc_atom_off);
-        ARG(k, 3, plan->dsc_fiber);
-        ARG(k, 4, plan->dsc_phi);
-        ARG(k, 5, plan->dict);
-        ARG(k, 6, y);
-        ARG(k, 7, w);
-        ARG(k, 8, plan->dsc_key);
+        CLPK_ARG(&a, nv);
+        CLPK_ARG(&a, plan->dsc_ptr);
+        CLPK_ARG(&a, plan->dsc_atom_off);
+        CLPK_ARG(&a, plan->dsc_fiber);
+        CLPK_ARG(&a, plan->dsc_phi);
+        CLPK_ARG(&a, plan->dict);
+        CLPK_ARG(&a, y);
+        CLPK_ARG(&a, w);
+        CLPK_ARG(&a, plan->dsc_key);
+        CLPK_TRY(clpk_args_end(&a));
+        cl_event zeroed = NULL;
+        CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
         size_t local = (size_t)plan->atomics_wg;
         clpk_status st = life_launch(plan, k, life_grid((size_t)nv * local, local), local, 1, &zeroed, done);
         clReleaseEvent(zeroed);
@@ -558,25 +576,29 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     const int atom = plan->wc_kind == LIFE_WC_ATOM;
     cl_mem ao = atom ? plan->wc_atom_off : plan->c_atom_off, vo = atom ? plan->wc_voxel_off : plan->c_voxel_off;
     cl_mem fb = atom ? plan->wc_fiber : plan->c_fiber, ph = atom ? plan->wc_phi : plan->c_phi;
-    ARG(k, 0, nc);
-    ARG(k, 1, ao);
-    ARG(k, 2, vo);
-    ARG(k, 3, fb);
-    ARG(k, 4, ph);
-    ARG(k, 5, plan->dict);
-    ARG(k, 6, y);
-    ARG(k, 7, w);
+    CLPK_ARG(&a, nc);
+    CLPK_ARG(&a, ao);
+    CLPK_ARG(&a, vo);
+    CLPK_ARG(&a, fb);
+    CLPK_ARG(&a, ph);
+    CLPK_ARG(&a, plan->dict);
+    CLPK_ARG(&a, y);
+    CLPK_ARG(&a, w);
     size_t local, global;
     if (atom) {
         local = (size_t)plan->wc_team * plan->wc_runs;
-        clSetKernelArg(k, 8, local * plan->value_size, NULL);
+        clpk_args_local(&a, local * plan->value_size);
         global = life_grid((size_t)nc * plan->wc_team, local);
     } else {
         local = (size_t)plan->atomics_wg;
         global = life_grid((size_t)nc, local);
     }
+    CLPK_TRY(clpk_args_end(&a));
+    cl_event zeroed = NULL;
+    CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
     clpk_status st = CLPK_SUCCESS;
-    if (nc > 0) st = life_launch(plan, k, global, local, 1, &zeroed, done);
+    if (nc > 0)
+        st = life_launch(plan, k, global, local, 1, &zeroed, done);
     else if (done) {
         *done = zeroed;
         zeroed = NULL;
@@ -629,8 +651,8 @@ static clpk_status life_host_product(clpk_life_plan *plan, int dsc, const double
     if (!tmp) return clpk_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory");
     st = life_upload_values(plan, in, n_in, &bin);
     if (st == CLPK_SUCCESS) {
-        bout = clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_WRITE, n_out * plan->value_size, NULL,
-                              &rc);
+        bout =
+            clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_WRITE, n_out * plan->value_size, NULL, &rc);
         if (rc != CL_SUCCESS) st = clpk_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE output)");
     }
     if (st == CLPK_SUCCESS)

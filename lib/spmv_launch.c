@@ -5,42 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SET(k, i, v) CLPK_CL_TRY(ctx, clSetKernelArg((k), (i), sizeof(v), &(v)))
-
-static clpk_status set_scalar(clpk_spmv_plan *plan, cl_kernel k, cl_uint i, double v) {
-    clpk_context *ctx = plan->ctx;
-    if (plan->precision == CLPK_PRECISION_F64) {
-        cl_double d = v;
-        SET(k, i, d);
-    } else {
-        cl_float f = (cl_float)v;
-        SET(k, i, f);
-    }
-    return CLPK_SUCCESS;
+/* alpha and beta in the plan's precision */
+static void arg_scalar(clpk_args *a, const clpk_spmv_plan *plan, double v) {
+    const cl_double d = v;
+    const cl_float f = (cl_float)v;
+    if (plan->precision == CLPK_PRECISION_F64)
+        CLPK_ARG(a, d);
+    else
+        CLPK_ARG(a, f);
 }
 
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-static clpk_status enqueue_csr(clpk_spmv_plan *p, double alpha, cl_mem x, cl_uint xo, double beta, cl_mem y,
-                               cl_uint yo, cl_uint n_wait, const cl_event *wait, cl_event *ev) {
+static clpk_status enqueue_csr(clpk_spmv_plan *p, double alpha, cl_mem x, cl_uint xo, double beta, cl_mem y, cl_uint yo,
+                               cl_uint n_wait, const cl_event *wait, cl_event *ev) {
     clpk_context *ctx = p->ctx;
     cl_kernel k = p->csr_kernel;
     cl_uint rows = (cl_uint)p->rows;
-    SET(k, 0, p->row_ptr);
-    SET(k, 1, p->col);
-    SET(k, 2, p->val);
-    SET(k, 3, x);
-    SET(k, 4, xo);
-    SET(k, 5, y);
-    SET(k, 6, yo);
-    SET(k, 7, rows);
-    CLPK_TRY(set_scalar(p, k, 8, alpha));
-    CLPK_TRY(set_scalar(p, k, 9, beta));
+    clpk_args a;
+    clpk_args_begin(&a, ctx, k, 0);
+    CLPK_ARG(&a, p->row_ptr);
+    CLPK_ARG(&a, p->col);
+    CLPK_ARG(&a, p->val);
+    CLPK_ARG(&a, x);
+    CLPK_ARG(&a, xo);
+    CLPK_ARG(&a, y);
+    CLPK_ARG(&a, yo);
+    CLPK_ARG(&a, rows);
+    arg_scalar(&a, p, alpha);
+    arg_scalar(&a, p, beta);
     if (p->cfg.csr_vec > 1) {
         cl_uint vec = (cl_uint)p->cfg.csr_vec;
-        SET(k, 10, vec);
-        CLPK_CL_TRY(ctx, clSetKernelArg(k, 11, (size_t)p->cfg.wg * clpk_precision_size(p->precision), NULL));
+        CLPK_ARG(&a, vec);
+        clpk_args_local(&a, (size_t)p->cfg.wg * clpk_precision_size(p->precision));
     }
+    CLPK_TRY(clpk_args_end(&a));
     size_t wg = (size_t)p->cfg.wg;
     size_t rows_per_group = wg / (size_t)p->cfg.csr_vec;
     size_t global = round_up((size_t)p->rows, rows_per_group) / rows_per_group * wg;
@@ -71,37 +70,40 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
         }
         k = p->main_kernel_xu;
     }
-    SET(k, 0, p->values);
-    SET(k, 1, p->flags);
-    SET(k, 2, p->cols_idx);
-    SET(k, 3, p->entries);
-    SET(k, 4, x);
-    SET(k, 5, xo);
-    SET(k, 6, out);
-    SET(k, 7, out_off);
-    SET(k, 8, rows);
-    SET(k, 9, ncols);
-    CLPK_TRY(set_scalar(p, k, 10, alpha));
-    CLPK_TRY(set_scalar(p, k, 11, beta));
-    SET(k, 12, nt);
-    SET(k, 13, p->sync);
-    SET(k, 14, p->grp_sum);
-    SET(k, 15, p->grp_stop);
-    SET(k, 16, p->epoch);
-    SET(k, 17, p->spin_limit);
     cl_uint online = p->online_mode, skip = (cl_uint)c->skip_scan;
     cl_uint cache_rows = c->strategy == 2 ? (cl_uint)(c->cache * c->wg) : 1u;
-    SET(k, 18, online);
-    SET(k, 19, skip);
-    SET(k, 20, cache_rows);
-    CLPK_CL_TRY(ctx, clSetKernelArg(k, 21, (size_t)cache_rows * c->block_h * clpk_precision_size(p->precision), NULL));
     cl_mem base = c->col_delta ? p->col_base : p->entries, esc_start = c->col_delta ? p->esc_start : p->entries;
     cl_mem esc = c->col_delta ? p->esc : p->entries; /* unused without col=delta: any valid buffer */
-    SET(k, 22, base);
-    SET(k, 23, esc_start);
-    SET(k, 24, esc);
     size_t stage = online == 2 ? spmv_bccoo_stage_bytes(c, p->precision) : clpk_precision_size(p->precision);
-    CLPK_CL_TRY(ctx, clSetKernelArg(k, 25, stage, NULL));
+    clpk_args a;
+    clpk_args_begin(&a, ctx, k, 0);
+    CLPK_ARG(&a, p->values);
+    CLPK_ARG(&a, p->flags);
+    CLPK_ARG(&a, p->cols_idx);
+    CLPK_ARG(&a, p->entries);
+    CLPK_ARG(&a, x);
+    CLPK_ARG(&a, xo);
+    CLPK_ARG(&a, out);
+    CLPK_ARG(&a, out_off);
+    CLPK_ARG(&a, rows);
+    CLPK_ARG(&a, ncols);
+    arg_scalar(&a, p, alpha);
+    arg_scalar(&a, p, beta);
+    CLPK_ARG(&a, nt);
+    CLPK_ARG(&a, p->sync);
+    CLPK_ARG(&a, p->grp_sum);
+    CLPK_ARG(&a, p->grp_stop);
+    CLPK_ARG(&a, p->epoch);
+    CLPK_ARG(&a, p->spin_limit);
+    CLPK_ARG(&a, online);
+    CLPK_ARG(&a, skip);
+    CLPK_ARG(&a, cache_rows);
+    clpk_args_local(&a, (size_t)cache_rows * c->block_h * clpk_precision_size(p->precision));
+    CLPK_ARG(&a, base);
+    CLPK_ARG(&a, esc_start);
+    CLPK_ARG(&a, esc);
+    clpk_args_local(&a, stage);
+    CLPK_TRY(clpk_args_end(&a));
     size_t wg = (size_t)c->wg, global = (size_t)p->nt;
     cl_event e1 = NULL, e2 = NULL, e3 = NULL;
     cl_int rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, n_wait, wait, &e1);
@@ -109,30 +111,35 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     clpk_status st = CLPK_SUCCESS;
     if (!c->sync_adjacent) {
         cl_kernel kc = p->carry_kernel;
-        clSetKernelArg(kc, 0, sizeof(cl_mem), &p->entries);
-        clSetKernelArg(kc, 1, sizeof(cl_mem), &p->grp_sum);
-        clSetKernelArg(kc, 2, sizeof(cl_mem), &p->grp_stop);
-        clSetKernelArg(kc, 3, sizeof(cl_mem), &out);
-        clSetKernelArg(kc, 4, sizeof(cl_uint), &out_off);
-        clSetKernelArg(kc, 5, sizeof(cl_uint), &rows);
-        st = set_scalar(p, kc, 6, alpha);
-        rc = clSetKernelArg(kc, 7, sizeof(cl_uint), &groups);
+        clpk_args_begin(&a, ctx, kc, 0);
+        CLPK_ARG(&a, p->entries);
+        CLPK_ARG(&a, p->grp_sum);
+        CLPK_ARG(&a, p->grp_stop);
+        CLPK_ARG(&a, out);
+        CLPK_ARG(&a, out_off);
+        CLPK_ARG(&a, rows);
+        arg_scalar(&a, p, alpha);
+        CLPK_ARG(&a, groups);
+        st = clpk_args_end(&a);
         size_t gsize = round_up(p->groups, 64), lsize = 64;
-        if (st == CLPK_SUCCESS && rc == CL_SUCCESS)
+        if (st == CLPK_SUCCESS) {
             rc = clEnqueueNDRangeKernel(q, kc, 1, NULL, &gsize, &lsize, 1, &e1, &e2); /* explicit: OOO queues */
-        if (st == CLPK_SUCCESS && rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "enqueue spmv_bccoo_carry");
+            if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "enqueue spmv_bccoo_carry");
+        }
     }
     if (st == CLPK_SUCCESS && sliced) {
         cl_kernel kb = p->combine_kernel;
         cl_uint rows_padded = (cl_uint)(p->block_rows * c->block_h), slices = (cl_uint)c->slices;
-        clSetKernelArg(kb, 0, sizeof(cl_mem), &p->tmp);
-        clSetKernelArg(kb, 1, sizeof(cl_mem), &y);
-        clSetKernelArg(kb, 2, sizeof(cl_uint), &yo);
-        clSetKernelArg(kb, 3, sizeof(cl_uint), &rows);
-        clSetKernelArg(kb, 4, sizeof(cl_uint), &rows_padded);
-        clSetKernelArg(kb, 5, sizeof(cl_uint), &slices);
-        st = set_scalar(p, kb, 6, alpha);
-        if (st == CLPK_SUCCESS) st = set_scalar(p, kb, 7, beta);
+        clpk_args_begin(&a, ctx, kb, 0);
+        CLPK_ARG(&a, p->tmp);
+        CLPK_ARG(&a, y);
+        CLPK_ARG(&a, yo);
+        CLPK_ARG(&a, rows);
+        CLPK_ARG(&a, rows_padded);
+        CLPK_ARG(&a, slices);
+        arg_scalar(&a, p, alpha);
+        arg_scalar(&a, p, beta);
+        st = clpk_args_end(&a);
         size_t gsize = round_up(p->rows ? (size_t)p->rows : 1, 64), lsize = 64;
         if (st == CLPK_SUCCESS) {
             rc = clEnqueueNDRangeKernel(q, kb, 1, NULL, &gsize, &lsize, 1, e2 ? &e2 : &e1, &e3);
@@ -198,8 +205,8 @@ clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_
     return enqueue_bccoo(plan, alpha, x, (cl_uint)x_off, beta, y, (cl_uint)y_off, n_wait, wait, first, last);
 }
 
-clpk_status clpk_spmv(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
-                      size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *done) {
+clpk_status clpk_spmv(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y, size_t y_off,
+                      cl_uint n_wait, const cl_event *wait, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     return spmv_enqueue(plan, alpha, x, x_off, beta, y, y_off, n_wait, wait, NULL, done);
 }
@@ -210,8 +217,8 @@ clpk_status clpk_spmv_plan_check(clpk_spmv_plan *plan) {
     CLPK_CL_TRY(ctx, clFinish(clpk_context_queue(ctx)));
     if (!plan->sync) return CLPK_SUCCESS;
     cl_uint words[4] = {0};
-    CLPK_CL_TRY(ctx, clEnqueueReadBuffer(clpk_context_queue(ctx), plan->sync, CL_TRUE, 0, sizeof words, words, 0,
-                                         NULL, NULL));
+    CLPK_CL_TRY(
+        ctx, clEnqueueReadBuffer(clpk_context_queue(ctx), plan->sync, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL));
     if (words[2]) {
         cl_uint zero = 0;
         CLPK_CL_TRY(ctx, clEnqueueWriteBuffer(clpk_context_queue(ctx), plan->sync, CL_TRUE, 2 * sizeof zero,
@@ -238,12 +245,16 @@ clpk_status clpk_spmv_host(clpk_spmv_plan *plan, double alpha, const double *x, 
     int f64 = plan->precision == CLPK_PRECISION_F64;
     if (st == CLPK_SUCCESS) {
         for (int32_t i = 0; i < plan->cols; ++i) {
-            if (f64) ((double *)hx)[i] = x[i];
-            else ((float *)hx)[i] = (float)x[i];
+            if (f64)
+                ((double *)hx)[i] = x[i];
+            else
+                ((float *)hx)[i] = (float)x[i];
         }
         for (int32_t i = 0; i < plan->rows; ++i) {
-            if (f64) ((double *)hy)[i] = y[i];
-            else ((float *)hy)[i] = (float)y[i];
+            if (f64)
+                ((double *)hy)[i] = y[i];
+            else
+                ((float *)hy)[i] = (float)y[i];
         }
         cl_int rc = CL_SUCCESS;
         cl_context c = clpk_context_cl_context(ctx);
@@ -258,7 +269,8 @@ clpk_status clpk_spmv_host(clpk_spmv_plan *plan, double alpha, const double *x, 
     }
     if (st == CLPK_SUCCESS) st = clpk_spmv_plan_check(plan);
     if (st == CLPK_SUCCESS)
-        for (int32_t i = 0; i < plan->rows; ++i) y[i] = f64 ? ((double *)hy)[i] : ((float *)hy)[i];
+        for (int32_t i = 0; i < plan->rows; ++i)
+            y[i] = f64 ? ((double *)hy)[i] : ((float *)hy)[i];
     if (bx) clReleaseMemObject(bx);
     if (by) clReleaseMemObject(by);
     free(hx);
@@ -285,12 +297,14 @@ clpk_status clpk_spmv_plan_bench(clpk_spmv_plan *plan, int warmup, int repeats, 
         if (!h) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
         for (size_t i = 0; i < nx; ++i) {
             double v = 1.0 + (double)(i % 7) * 0.125;
-            if (vs == 8) ((double *)h)[i] = v;
-            else ((float *)h)[i] = (float)v;
+            if (vs == 8)
+                ((double *)h)[i] = v;
+            else
+                ((float *)h)[i] = (float)v;
         }
         cl_int rc = CL_SUCCESS;
-        plan->bench_x = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nx * vs,
-                                       h, &rc);
+        plan->bench_x =
+            clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nx * vs, h, &rc);
         if (rc == CL_SUCCESS)
             plan->bench_y = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, ny * vs, NULL, &rc);
         free(h);

@@ -42,7 +42,7 @@ struct clpk_xcorr_direct {
     size_t elem;
     cl_kernel kernel, reduce; /* reduce: split-row's ordered combine */
     size_t global, local, reduce_global, reduce_local;
-    int extra[3];   /* kernel arguments after the common ones (see launch) */
+    int extra[3];   /* kernel arguments after the common ones (see set_args) */
     int atomic;     /* split-row combining with atomics: the output is zeroed first */
     cl_mem scratch; /* split-row's partial sums (ordered combine) */
 };
@@ -234,10 +234,11 @@ static clpk_status create_local(clpk_xcorr_direct *d, const clpk_params *p) {
     CLPK_CL_TRY(d->ctx, clGetKernelWorkGroupInfo(d->kernel, clpk_context_device(d->ctx), CL_KERNEL_LOCAL_MEM_SIZE,
                                                  sizeof own, &own, NULL));
     if (own + need > dev->local_mem_bytes)
-        return clpk_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr local: %zu bytes for the matrices plus %llu of the kernel's own exceed the %llu bytes of "
-                         "local memory of %s",
-                         need, (unsigned long long)own, (unsigned long long)dev->local_mem_bytes, dev->name);
+        return clpk_fail(
+            d->ctx, CLPK_ERROR_UNSUPPORTED,
+            "xcorr local: %zu bytes for the matrices plus %llu of the kernel's own exceed the %llu bytes of "
+            "local memory of %s",
+            need, (unsigned long long)own, (unsigned long long)dev->local_mem_bytes, dev->name);
     d->extra[0] = (int)(need / 2 / d->elem); /* elements of each local buffer */
     d->local = (size_t)wg;
     d->global = d->n_out * d->local;
@@ -417,24 +418,32 @@ clpk_status clpk_xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *
     return CLPK_SUCCESS;
 }
 
-/* Sets the arguments every direct kernel starts with (see XCORR_ARGS in cl/xcorr_common.cl); returns the next
- * argument index. */
-static cl_int set_common_args(const clpk_xcorr_direct *d, cl_kernel k, cl_mem left, cl_ulong left_off, cl_mem right,
-                              cl_ulong right_off, cl_mem out, cl_ulong out_off, cl_uint *next) {
+/* Sets the arguments every direct kernel starts with (see XCORR_ARGS in cl/xcorr_common.cl) and, after them, the
+ * kernel's own (tile size, local matrices, or split-row's worker layout and scratch); `a` reports a failure. */
+static void set_args(const clpk_xcorr_direct *d, clpk_args *a, cl_kernel k, cl_mem left, cl_ulong left_off,
+                     cl_mem right, cl_ulong right_off, cl_mem out, cl_ulong out_off) {
     const clpk_xcorr_shape *s = &d->shape;
     const cl_int ints[] = {s->rows,   s->cols,    d->out_rows,        d->out_cols,
                            s->n_left, s->n_right, (cl_int)s->pattern, (cl_int)d->n_out};
-    cl_int rc = clSetKernelArg(k, 0, sizeof left, &left);
-    rc |= clSetKernelArg(k, 1, sizeof left_off, &left_off);
-    rc |= clSetKernelArg(k, 2, sizeof right, &right);
-    rc |= clSetKernelArg(k, 3, sizeof right_off, &right_off);
-    rc |= clSetKernelArg(k, 4, sizeof out, &out);
-    rc |= clSetKernelArg(k, 5, sizeof out_off, &out_off);
-    cl_uint i = 6;
-    for (size_t n = 0; n < sizeof ints / sizeof ints[0]; ++n, ++i)
-        rc |= clSetKernelArg(k, i, sizeof ints[n], &ints[n]);
-    *next = i;
-    return rc;
+    clpk_args_begin(a, d->ctx, k, 0);
+    CLPK_ARG(a, left);
+    CLPK_ARG(a, left_off);
+    CLPK_ARG(a, right);
+    CLPK_ARG(a, right_off);
+    CLPK_ARG(a, out);
+    CLPK_ARG(a, out_off);
+    for (size_t n = 0; n < sizeof ints / sizeof ints[0]; ++n)
+        CLPK_ARG(a, ints[n]);
+    if (d->kind == TILE) {
+        CLPK_ARG(a, d->extra[0]);
+    } else if (d->kind == LOCAL_TILES) {
+        clpk_args_local(a, (size_t)d->extra[0] * d->elem); /* left matrix */
+        clpk_args_local(a, (size_t)d->extra[0] * d->elem);
+    } else if (d->kind == SPLIT_ROW) {
+        for (int i = 0; i < 3; ++i)
+            CLPK_ARG(a, d->extra[i]); /* rpw, workers, triangle */
+        if (!d->atomic || k == d->reduce) CLPK_ARG(a, d->scratch);
+    }
 }
 
 /* Fails unless `buffer` holds at least offset + count elements. */
@@ -461,25 +470,15 @@ static clpk_status launch(clpk_xcorr_direct *d, cl_mem left, size_t left_offset,
     CLPK_TRY(check_buffer(d, right, right_offset, (size_t)s->n_right * mat, "right"));
     CLPK_TRY(check_buffer(d, out, out_offset, out_count, "output"));
     cl_command_queue q = clpk_context_queue(d->ctx);
-    cl_uint next = 0;
-    cl_int rc = set_common_args(d, d->kernel, left, left_offset, right, right_offset, out, out_offset, &next);
-    if (d->kind == TILE) {
-        rc |= clSetKernelArg(d->kernel, next, sizeof(cl_int), &d->extra[0]);
-    } else if (d->kind == LOCAL_TILES) {
-        const size_t bytes = (size_t)d->extra[0] * d->elem;
-        rc |= clSetKernelArg(d->kernel, next, bytes, NULL); /* left matrix */
-        rc |= clSetKernelArg(d->kernel, next + 1, bytes, NULL);
-    } else if (d->kind == SPLIT_ROW) {
-        for (cl_uint i = 0; i < 3; ++i)
-            rc |= clSetKernelArg(d->kernel, next + i, sizeof(cl_int), &d->extra[i]); /* rpw, workers, triangle */
-        if (!d->atomic) rc |= clSetKernelArg(d->kernel, next + 3, sizeof d->scratch, &d->scratch);
-    }
-    if (rc != CL_SUCCESS) return clpk_fail_cl(d->ctx, rc, "clSetKernelArg(xcorr)");
+    clpk_args a;
+    set_args(d, &a, d->kernel, left, left_offset, right, right_offset, out, out_offset);
+    CLPK_TRY(clpk_args_end(&a));
     if (d->kind != SPLIT_ROW) {
         CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, last));
         return CLPK_SUCCESS;
     }
     cl_event before = NULL;
+    cl_int rc;
     if (d->atomic) {
         /* The atomic combine adds into the output: zero it first, in order on the queue. */
         const cl_float zero_f = 0;
@@ -492,12 +491,13 @@ static clpk_status launch(clpk_xcorr_direct *d, cl_mem left, size_t left_offset,
         /* Partial sums, then their sum in worker order (deterministic). */
         CLPK_CL_TRY(d->ctx,
                     clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, &before));
-        rc = set_common_args(d, d->reduce, left, left_offset, right, right_offset, out, out_offset, &next);
-        for (cl_uint i = 0; i < 3; ++i)
-            rc |= clSetKernelArg(d->reduce, next + i, sizeof(cl_int), &d->extra[i]);
-        rc |= clSetKernelArg(d->reduce, next + 3, sizeof d->scratch, &d->scratch);
-        if (rc == CL_SUCCESS)
-            rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &before, last);
+        set_args(d, &a, d->reduce, left, left_offset, right, right_offset, out, out_offset);
+        clpk_status st = clpk_args_end(&a);
+        if (st != CLPK_SUCCESS) {
+            clReleaseEvent(before);
+            return st;
+        }
+        rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &before, last);
     }
     if (rc != CL_SUCCESS) {
         clReleaseEvent(before);

@@ -4,7 +4,8 @@
  *
  * VkFFT generates and compiles its kernels when an application is initialised (about 1-2 s per application on
  * PoCL, ~0.6 s on the H100 the first time, 0.01 s once NVIDIA's driver cache has them); a plan creates every
- * application it needs once, keyed by batch size, so executions only enqueue kernels. This is the one translation unit that includes vkFFT.h. */
+ * application it needs once, keyed by batch size, so executions only enqueue kernels. This is the one translation unit
+ * that includes vkFFT.h. */
 #include "xcorr_fft.h"
 
 #include <limits.h>
@@ -39,9 +40,9 @@ void clpk_xcorr_fft_destroy(clpk_xcorr_fft *fft) { (void)fft; }
 #define FFT_WORK_GROUP 64
 
 typedef struct fft_app {
-    size_t batch;       /* matrices per transform */
-    uint64_t bytes;     /* size of the buffer VkFFT is told about */
-    cl_mem slot;        /* VkFFT keeps a pointer to this handle: it must not move while the app lives */
+    size_t batch;   /* matrices per transform */
+    uint64_t bytes; /* size of the buffer VkFFT is told about */
+    cl_mem slot;    /* VkFFT keeps a pointer to this handle: it must not move while the app lives */
     VkFFTApplication app;
 } fft_app;
 
@@ -65,14 +66,16 @@ struct clpk_xcorr_fft {
 
 static size_t round_pow2(size_t n) {
     size_t p = 1;
-    while (p < n) p <<= 1;
+    while (p < n)
+        p <<= 1;
     return p;
 }
 
 static int is_smooth(size_t n) {
     static const size_t primes[] = {2, 3, 5, 7};
     for (int i = 0; i < 4; ++i)
-        while (n % primes[i] == 0) n /= primes[i];
+        while (n % primes[i] == 0)
+            n /= primes[i];
     return n == 1;
 }
 
@@ -136,7 +139,7 @@ static clpk_status check_shape(clpk_context *ctx, const clpk_xcorr_shape *s) {
 
 static clpk_status fail_vkfft(clpk_context *ctx, VkFFTResult r, const char *what) {
     clpk_status st = (r == VKFFT_ERROR_MALLOC_FAILED || r == VKFFT_ERROR_FAILED_TO_ALLOCATE) ? CLPK_ERROR_OUT_OF_MEMORY
-                                                                                            : CLPK_ERROR_OPENCL;
+                                                                                             : CLPK_ERROR_OPENCL;
     return clpk_fail(ctx, st, "xcorr fft: VkFFT %s failed with VkFFTResult %d", what, (int)r);
 }
 
@@ -213,23 +216,25 @@ static clpk_status enqueue(clpk_xcorr_fft *fft, cl_kernel k, size_t n, cl_uint n
 }
 
 /* Pads matrices first..first+n-1 of src into the work buffer and transforms them forward. */
-static clpk_status forward(clpk_xcorr_fft *fft, cl_mem src, size_t src_offset, size_t first, size_t n,
-                           cl_uint n_wait, const cl_event *wait) {
+static clpk_status forward(clpk_xcorr_fft *fft, cl_mem src, size_t src_offset, size_t first, size_t n, cl_uint n_wait,
+                           const cl_event *wait) {
     const cl_uint nb = (cl_uint)chunk_batch(fft, n), nv = (cl_uint)n;
     const cl_ulong off = src_offset, fst = first;
     const cl_uint rows = (cl_uint)fft->shape.rows, cols = (cl_uint)fft->shape.cols;
     cl_kernel k = fft->pack;
-    cl_int rc = clSetKernelArg(k, 0, sizeof src, &src);
-    rc |= clSetKernelArg(k, 1, sizeof off, &off);
-    rc |= clSetKernelArg(k, 2, sizeof fst, &fst);
-    rc |= clSetKernelArg(k, 3, sizeof nv, &nv);
-    rc |= clSetKernelArg(k, 4, sizeof nb, &nb);
-    rc |= clSetKernelArg(k, 5, sizeof rows, &rows);
-    rc |= clSetKernelArg(k, 6, sizeof cols, &cols);
-    rc |= clSetKernelArg(k, 7, sizeof fft->prows, &fft->prows);
-    rc |= clSetKernelArg(k, 8, sizeof fft->pstride, &fft->pstride);
-    rc |= clSetKernelArg(k, 9, sizeof fft->work, &fft->work);
-    if (rc != CL_SUCCESS) return clpk_fail_cl(fft->ctx, rc, "clSetKernelArg(clpk_xcorr_fft_pack)");
+    clpk_args a;
+    clpk_args_begin(&a, fft->ctx, k, 0);
+    CLPK_ARG(&a, src);
+    CLPK_ARG(&a, off);
+    CLPK_ARG(&a, fst);
+    CLPK_ARG(&a, nv);
+    CLPK_ARG(&a, nb);
+    CLPK_ARG(&a, rows);
+    CLPK_ARG(&a, cols);
+    CLPK_ARG(&a, fft->prows);
+    CLPK_ARG(&a, fft->pstride);
+    CLPK_ARG(&a, fft->work);
+    CLPK_TRY(clpk_args_end(&a));
     CLPK_TRY(
         enqueue(fft, k, (size_t)nb * fft->prows * fft->pstride, n_wait, wait, NULL, "enqueue clpk_xcorr_fft_pack"));
     return run_app(fft, n, 0);
@@ -260,25 +265,27 @@ static clpk_status product(clpk_xcorr_fft *fft, size_t o0, size_t n) {
     const cl_ulong first = o0, n_elems = (cl_ulong)n * fft->spec_len, spec_len = fft->spec_len;
     cl_mem rspec = rmod ? fft->rspec : fft->work;
     cl_kernel k = fft->product;
-    cl_int rc = clSetKernelArg(k, 0, sizeof fft->work, &fft->work);
-    rc |= clSetKernelArg(k, 1, sizeof fft->lspec, &fft->lspec);
-    rc |= clSetKernelArg(k, 2, sizeof rspec, &rspec);
-    rc |= clSetKernelArg(k, 3, sizeof first, &first);
-    rc |= clSetKernelArg(k, 4, sizeof n_elems, &n_elems);
-    rc |= clSetKernelArg(k, 5, sizeof spec_len, &spec_len);
-    rc |= clSetKernelArg(k, 6, sizeof ldiv, &ldiv);
-    rc |= clSetKernelArg(k, 7, sizeof lmod, &lmod);
-    rc |= clSetKernelArg(k, 8, sizeof lsub, &lsub);
-    rc |= clSetKernelArg(k, 9, sizeof rmod, &rmod);
+    clpk_args a;
+    clpk_args_begin(&a, fft->ctx, k, 0);
+    CLPK_ARG(&a, fft->work);
+    CLPK_ARG(&a, fft->lspec);
+    CLPK_ARG(&a, rspec);
+    CLPK_ARG(&a, first);
+    CLPK_ARG(&a, n_elems);
+    CLPK_ARG(&a, spec_len);
+    CLPK_ARG(&a, ldiv);
+    CLPK_ARG(&a, lmod);
+    CLPK_ARG(&a, lsub);
+    CLPK_ARG(&a, rmod);
     /* VkFFT's inverse is unnormalised */
     const double scale = 1.0 / ((double)fft->prows * (double)fft->pcols);
     if (s->precision == CLPK_PRECISION_F64) {
-        rc |= clSetKernelArg(k, 10, sizeof scale, &scale);
+        CLPK_ARG(&a, scale);
     } else {
         const float scale_f = (float)scale;
-        rc |= clSetKernelArg(k, 10, sizeof scale_f, &scale_f);
+        CLPK_ARG(&a, scale_f);
     }
-    if (rc != CL_SUCCESS) return clpk_fail_cl(fft->ctx, rc, "clSetKernelArg(clpk_xcorr_fft_product)");
+    CLPK_TRY(clpk_args_end(&a));
     return enqueue(fft, k, n_elems, 0, NULL, NULL, "enqueue clpk_xcorr_fft_product");
 }
 
@@ -287,25 +294,27 @@ static clpk_status crop(clpk_xcorr_fft *fft, cl_mem out, size_t out_offset, size
     const cl_uint half_r = (orows - 1) / 2, half_c = (ocols - 1) / 2;
     const cl_ulong off = out_offset + o0 * (size_t)orows * ocols;
     cl_kernel k = fft->crop;
-    cl_int rc = clSetKernelArg(k, 0, sizeof fft->work, &fft->work);
-    rc |= clSetKernelArg(k, 1, sizeof nn, &nn);
-    rc |= clSetKernelArg(k, 2, sizeof orows, &orows);
-    rc |= clSetKernelArg(k, 3, sizeof ocols, &ocols);
-    rc |= clSetKernelArg(k, 4, sizeof half_r, &half_r);
-    rc |= clSetKernelArg(k, 5, sizeof half_c, &half_c);
-    rc |= clSetKernelArg(k, 6, sizeof fft->prows, &fft->prows);
-    rc |= clSetKernelArg(k, 7, sizeof fft->pcols, &fft->pcols);
-    rc |= clSetKernelArg(k, 8, sizeof fft->pstride, &fft->pstride);
-    rc |= clSetKernelArg(k, 9, sizeof out, &out);
-    rc |= clSetKernelArg(k, 10, sizeof off, &off);
-    if (rc != CL_SUCCESS) return clpk_fail_cl(fft->ctx, rc, "clSetKernelArg(clpk_xcorr_fft_crop)");
+    clpk_args a;
+    clpk_args_begin(&a, fft->ctx, k, 0);
+    CLPK_ARG(&a, fft->work);
+    CLPK_ARG(&a, nn);
+    CLPK_ARG(&a, orows);
+    CLPK_ARG(&a, ocols);
+    CLPK_ARG(&a, half_r);
+    CLPK_ARG(&a, half_c);
+    CLPK_ARG(&a, fft->prows);
+    CLPK_ARG(&a, fft->pcols);
+    CLPK_ARG(&a, fft->pstride);
+    CLPK_ARG(&a, out);
+    CLPK_ARG(&a, off);
+    CLPK_TRY(clpk_args_end(&a));
     return enqueue(fft, k, n * orows * ocols, 0, NULL, done, "enqueue clpk_xcorr_fft_crop");
 }
 
 static clpk_status create_buffer(clpk_xcorr_fft *fft, size_t matrices, cl_mem *out, const char *what) {
     cl_int rc = CL_SUCCESS;
-    *out = clCreateBuffer(clpk_context_cl_context(fft->ctx), CL_MEM_READ_WRITE, matrices * fft->matrix_bytes, NULL,
-                          &rc);
+    *out =
+        clCreateBuffer(clpk_context_cl_context(fft->ctx), CL_MEM_READ_WRITE, matrices * fft->matrix_bytes, NULL, &rc);
     if (rc != CL_SUCCESS) return clpk_fail_cl(fft->ctx, rc, what);
     return CLPK_SUCCESS;
 }
@@ -316,7 +325,8 @@ static clpk_status parse_params(clpk_xcorr_fft *fft, const clpk_params *params, 
     if (!params) return CLPK_SUCCESS;
     const char *pad = clpk_params_get(params, "fft_pad");
     if (pad) {
-        if (!strcmp(pad, "pow2")) *pow2 = 1;
+        if (!strcmp(pad, "pow2"))
+            *pow2 = 1;
         else if (strcmp(pad, "smooth") != 0)
             return clpk_fail(fft->ctx, CLPK_ERROR_INVALID_ARGUMENT,
                              "xcorr fft: fft_pad must be pow2 or smooth, not '%s'", pad);
@@ -413,7 +423,8 @@ clpk_status clpk_xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *sha
                                      NULL) == CL_SUCCESS &&
             kwg > 0 && kwg < fft->wg) {
             size_t w = 1;
-            while (w * 2 <= kwg) w *= 2;
+            while (w * 2 <= kwg)
+                w *= 2;
             fft->wg = w;
         }
     }
@@ -423,8 +434,8 @@ clpk_status clpk_xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *sha
         goto fail;
     /* batches are zero-padded to a power of two: keep the unused tail finite from the start */
     const cl_uchar zero = 0;
-    cl_int frc = clEnqueueFillBuffer(clpk_context_queue(ctx), fft->work, &zero, 1, 0, fft->batch * fft->matrix_bytes,
-                                     0, NULL, NULL);
+    cl_int frc = clEnqueueFillBuffer(clpk_context_queue(ctx), fft->work, &zero, 1, 0, fft->batch * fft->matrix_bytes, 0,
+                                     NULL, NULL);
     if (frc != CL_SUCCESS) {
         st = clpk_fail_cl(ctx, frc, "clEnqueueFillBuffer(xcorr fft work)");
         goto fail;

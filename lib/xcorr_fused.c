@@ -276,46 +276,48 @@ clpk_status clpk_xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *s
     }
     /* arguments that do not change between executions */
     const cl_uint rows = (cl_uint)s->rows, cols = (cl_uint)s->cols;
-    rc = clSetKernelArg(f->rows, 6, sizeof cols, &cols);
-    rc |= clSetKernelArg(f->rows, 7, sizeof f->pc, &f->pc);
-    rc |= clSetKernelArg(f->rows, 8, sizeof f->lines, &f->lines);
-    rc |= clSetKernelArg(f->rows, 9, sizeof f->tw_c, &f->tw_c);
-    rc |= clSetKernelArg(f->rows, 10, sizeof f->t1, &f->t1);
-    rc |= clSetKernelArg(f->rows, 11, sizeof sh, &sh);
-    rc |= clSetKernelArg(f->rows, 12, l13, NULL);
-    rc |= clSetKernelArg(f->columns, 0, sizeof f->t1, &f->t1);
-    rc |= clSetKernelArg(f->columns, 1, sizeof rows, &rows);
-    rc |= clSetKernelArg(f->columns, 2, sizeof f->pr, &f->pr);
-    rc |= clSetKernelArg(f->columns, 3, sizeof f->pc, &f->pc);
-    rc |= clSetKernelArg(f->columns, 4, sizeof f->lines, &f->lines);
-    rc |= clSetKernelArg(f->columns, 5, sizeof f->blocks, &f->blocks);
-    rc |= clSetKernelArg(f->columns, 6, sizeof f->out_rows, &f->out_rows);
-    rc |= clSetKernelArg(f->columns, 7, sizeof f->half_r, &f->half_r);
-    rc |= clSetKernelArg(f->columns, 8, sizeof f->tw_r, &f->tw_r);
-    rc |= clSetKernelArg(f->columns, 9, sizeof f->t2, &f->t2);
-    rc |= clSetKernelArg(f->columns, 10, sizeof sh, &sh);
-    rc |= clSetKernelArg(f->columns, 11, l2, NULL);
-    rc |= clSetKernelArg(f->out, 0, sizeof f->t2, &f->t2);
-    rc |= clSetKernelArg(f->out, 2, sizeof f->half_rows, &f->half_rows);
-    rc |= clSetKernelArg(f->out, 3, sizeof f->out_rows, &f->out_rows);
-    rc |= clSetKernelArg(f->out, 4, sizeof f->out_cols, &f->out_cols);
-    rc |= clSetKernelArg(f->out, 5, sizeof f->half_c, &f->half_c);
-    rc |= clSetKernelArg(f->out, 6, sizeof f->pc, &f->pc);
-    rc |= clSetKernelArg(f->out, 7, sizeof f->lines, &f->lines);
+    clpk_args a;
+    clpk_args_begin(&a, ctx, f->rows, 6);
+    CLPK_ARG(&a, cols);
+    CLPK_ARG(&a, f->pc);
+    CLPK_ARG(&a, f->lines);
+    CLPK_ARG(&a, f->tw_c);
+    CLPK_ARG(&a, f->t1);
+    CLPK_ARG(&a, sh);
+    clpk_args_local(&a, l13);
+    clpk_args_jump(&a, f->columns, 0);
+    CLPK_ARG(&a, f->t1);
+    CLPK_ARG(&a, rows);
+    CLPK_ARG(&a, f->pr);
+    CLPK_ARG(&a, f->pc);
+    CLPK_ARG(&a, f->lines);
+    CLPK_ARG(&a, f->blocks);
+    CLPK_ARG(&a, f->out_rows);
+    CLPK_ARG(&a, f->half_r);
+    CLPK_ARG(&a, f->tw_r);
+    CLPK_ARG(&a, f->t2);
+    CLPK_ARG(&a, sh);
+    clpk_args_local(&a, l2);
+    clpk_args_jump(&a, f->out, 0);
+    CLPK_ARG(&a, f->t2);
+    clpk_args_jump(&a, f->out, 2); /* 1: the chunk's line count, set per chunk */
+    CLPK_ARG(&a, f->half_rows);
+    CLPK_ARG(&a, f->out_rows);
+    CLPK_ARG(&a, f->out_cols);
+    CLPK_ARG(&a, f->half_c);
+    CLPK_ARG(&a, f->pc);
+    CLPK_ARG(&a, f->lines);
     const double scale = 1.0 / ((double)pr * (double)pc);
-    if (f->elem == sizeof(double)) {
-        rc |= clSetKernelArg(f->out, 8, sizeof scale, &scale);
-    } else {
-        const float scale_f = (float)scale;
-        rc |= clSetKernelArg(f->out, 8, sizeof scale_f, &scale_f);
-    }
-    rc |= clSetKernelArg(f->out, 9, sizeof f->tw_c, &f->tw_c);
-    rc |= clSetKernelArg(f->out, 12, sizeof sh, &sh);
-    rc |= clSetKernelArg(f->out, 13, l13, NULL);
-    if (rc != CL_SUCCESS) {
-        st = clpk_fail_cl(ctx, rc, "clSetKernelArg(xcorr fused-fft)");
-        goto fail;
-    }
+    const float scale_f = (float)scale;
+    if (f->elem == sizeof(double))
+        CLPK_ARG(&a, scale);
+    else
+        CLPK_ARG(&a, scale_f);
+    CLPK_ARG(&a, f->tw_c);
+    clpk_args_jump(&a, f->out, 12); /* 10, 11: the output buffer and offset, set per execution */
+    CLPK_ARG(&a, sh);
+    clpk_args_local(&a, l13);
+    if ((st = clpk_args_end(&a)) != CLPK_SUCCESS) goto fail;
     clpk_log(ctx, CLPK_LOG_INFO, "xcorr fused-fft: %dx%d padded to %ux%u, %u lines, wg %zu, %zu pairs per chunk",
              s->rows, s->cols, f->pr, f->pc, f->lines, f->wg, f->batch);
     *out = f;
@@ -357,24 +359,30 @@ clpk_status clpk_xcorr_fused_execute(clpk_xcorr_fused *f, cl_mem left, size_t le
     CLPK_TRY(check_size(f, left, left_offset, f->n_pairs * mat, "left"));
     CLPK_TRY(check_size(f, right, right_offset, f->n_pairs * mat, "right"));
     CLPK_TRY(check_size(f, out, out_offset, f->n_pairs * omat, "output"));
-    cl_int rc = clSetKernelArg(f->rows, 0, sizeof left, &left);
-    rc |= clSetKernelArg(f->rows, 2, sizeof right, &right);
-    rc |= clSetKernelArg(f->out, 10, sizeof out, &out);
     const cl_ulong lo = left_offset, ro = right_offset;
-    rc |= clSetKernelArg(f->rows, 1, sizeof lo, &lo);
-    rc |= clSetKernelArg(f->rows, 3, sizeof ro, &ro);
-    if (rc != CL_SUCCESS) return clpk_fail_cl(f->ctx, rc, "clSetKernelArg(xcorr fused-fft buffers)");
+    clpk_args a;
+    clpk_args_begin(&a, f->ctx, f->rows, 0);
+    CLPK_ARG(&a, left);
+    CLPK_ARG(&a, lo);
+    CLPK_ARG(&a, right);
+    CLPK_ARG(&a, ro);
+    clpk_args_jump(&a, f->out, 10);
+    CLPK_ARG(&a, out);
+    CLPK_TRY(clpk_args_end(&a));
     /* Chunks run in queue order on the same intermediates: the plan needs an in-order queue, as the FFT path. */
     for (size_t p0 = 0; p0 < f->n_pairs; p0 += f->batch) {
         const size_t n = f->n_pairs - p0 < f->batch ? f->n_pairs - p0 : f->batch;
         const int is_first = p0 == 0, is_last = p0 + n >= f->n_pairs;
         const cl_ulong first_row = (cl_ulong)p0 * s->rows, n_rows = (cl_ulong)n * s->rows;
         const cl_ulong n_lines = (cl_ulong)n * f->half_rows, off = out_offset + p0 * omat;
-        rc = clSetKernelArg(f->rows, 4, sizeof first_row, &first_row);
-        rc |= clSetKernelArg(f->rows, 5, sizeof n_rows, &n_rows);
-        rc |= clSetKernelArg(f->out, 1, sizeof n_lines, &n_lines);
-        rc |= clSetKernelArg(f->out, 11, sizeof off, &off);
-        if (rc != CL_SUCCESS) return clpk_fail_cl(f->ctx, rc, "clSetKernelArg(xcorr fused-fft chunk)");
+        clpk_args_begin(&a, f->ctx, f->rows, 4);
+        CLPK_ARG(&a, first_row);
+        CLPK_ARG(&a, n_rows);
+        clpk_args_jump(&a, f->out, 1);
+        CLPK_ARG(&a, n_lines);
+        clpk_args_jump(&a, f->out, 11);
+        CLPK_ARG(&a, off);
+        CLPK_TRY(clpk_args_end(&a));
         CLPK_TRY(launch(f, f->rows, (size_t)((n_rows + f->lines - 1) / f->lines), is_first ? n_wait : 0, wait,
                         is_first ? first : NULL, "enqueue clpk_xcorr_fused_rows"));
         CLPK_TRY(launch(f, f->columns, n * f->blocks, 0, NULL, NULL, "enqueue clpk_xcorr_fused_columns"));
