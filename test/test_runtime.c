@@ -354,6 +354,27 @@ static void test_program_cache(void) {
     CHECK(clpk_kernel_create(ctx, p1, "no_such_kernel", &k) != CLPK_SUCCESS && k == NULL &&
               strstr(clpk_last_error(ctx), "no_such_kernel"),
           "unknown kernel name: %s", clpk_last_error(ctx));
+    /* A bad kernel argument is reported with the kernel's name and the argument's index; later ones are skipped. */
+    cl_program two = NULL;
+    cl_kernel two_k = NULL;
+    if (CHECK(clpk_program_get_text(ctx, "__kernel void two_args(__global float *x, int n) { if (n) x[0] = 1; }", "",
+                                    &two) == CLPK_SUCCESS &&
+                  clpk_kernel_create(ctx, two, "two_args", &two_k) == CLPK_SUCCESS,
+              "two-argument kernel: %s", clpk_last_error(ctx))) {
+        clpk_args a;
+        const char wrong = 0;
+        const cl_int n = 1;
+        clpk_args_begin(&a, ctx, two_k, 0);
+        clpk_args_set(&a, sizeof wrong, &wrong); /* a 1-byte value for a pointer */
+        CLPK_ARG(&a, n);
+        clpk_status bad_arg = clpk_args_end(&a);
+        CHECK(bad_arg == CLPK_ERROR_OPENCL && strstr(clpk_last_error(ctx), "two_args, argument 0"),
+              "a bad argument is named: %s (%s)", clpk_status_string(bad_arg), clpk_last_error(ctx));
+        clpk_args_begin(&a, ctx, two_k, 1);
+        CLPK_ARG(&a, n);
+        CHECK(clpk_args_end(&a) == CLPK_SUCCESS && a.next == 2, "a good argument passes: %s", clpk_last_error(ctx));
+    }
+    if (two_k) clReleaseKernel(two_k);
     clpk_context_destroy(ctx);
 
     /* CLPK_CACHE_DIR=off: no disk cache at all. */
