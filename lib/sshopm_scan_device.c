@@ -50,6 +50,7 @@ static clpk_status finish(clpk_context *ctx, double *acc, double *tick) {
 }
 
 static void *to_float(const double *v, size_t n) {
+    if (n > SIZE_MAX / sizeof(float)) return NULL;
     float *f = malloc((n ? n : 1) * sizeof *f);
     for (size_t i = 0; f && i < n; ++i)
         f[i] = (float)v[i];
