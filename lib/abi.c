@@ -22,7 +22,9 @@ static const abi_type types[] = {
     T(clpk_error), T(clpk_bench_stats), T(clpk_device_info), T(clpk_cache_stats), T(clpk_csr), T(clpk_spmv_tune_report),
     T(clpk_xcorr_shape), T(clpk_life_dataset), T(clpk_life_synth_options), T(clpk_life_encode_options),
     T(clpk_life_fit_options), T(clpk_life_fit_result), T(clpk_sshopm_options), T(clpk_sshopm_eigenpair),
-    T(clpk_sshopm_tensor_result), T(clpk_sshopm_result), T(clpk_sshopm_post_options),
+    T(clpk_sshopm_tensor_result), T(clpk_sshopm_result), T(clpk_sshopm_post_options), T(clpk_sshopm_gradients),
+    T(clpk_sshopm_odf_options), T(clpk_sshopm_peak_options), T(clpk_sshopm_peaks), T(clpk_sshopm_scan_times),
+    T(clpk_sshopm_scan_peaks),
 };
 
 static const abi_field fields[] = {
@@ -78,6 +80,26 @@ static const abi_field fields[] = {
     F(clpk_sshopm_result, tensors), F(clpk_sshopm_result, storage),
     F(clpk_sshopm_post_options, lambda_tol), F(clpk_sshopm_post_options, x_tol),
     F(clpk_sshopm_post_options, class_tol), F(clpk_sshopm_post_options, capped_steps),
+    F(clpk_sshopm_gradients, volumes), F(clpk_sshopm_gradients, bval), F(clpk_sshopm_gradients, bvec),
+    F(clpk_sshopm_gradients, is_b0),
+    F(clpk_sshopm_odf_options, order), F(clpk_sshopm_odf_options, smooth), F(clpk_sshopm_odf_options, b0_threshold),
+    F(clpk_sshopm_odf_options, bmin), F(clpk_sshopm_odf_options, bmax),
+    F(clpk_sshopm_peak_options, max_peaks), F(clpk_sshopm_peak_options, relative_threshold),
+    F(clpk_sshopm_peak_options, min_separation_deg), F(clpk_sshopm_peak_options, starts),
+    F(clpk_sshopm_peak_options, precision), F(clpk_sshopm_peak_options, device_post),
+    F(clpk_sshopm_peak_options, refine), F(clpk_sshopm_peak_options, refine_residual),
+    F(clpk_sshopm_peak_options, device_fit),
+    F(clpk_sshopm_peaks, voxels), F(clpk_sshopm_peaks, max_peaks), F(clpk_sshopm_peaks, dirs),
+    F(clpk_sshopm_peaks, values), F(clpk_sshopm_peaks, count), F(clpk_sshopm_peaks, starts_converged),
+    F(clpk_sshopm_peaks, starts_capped), F(clpk_sshopm_peaks, starts_failed),
+    F(clpk_sshopm_scan_times, read), F(clpk_sshopm_scan_times, setup), F(clpk_sshopm_scan_times, prep),
+    F(clpk_sshopm_scan_times, upload), F(clpk_sshopm_scan_times, fit), F(clpk_sshopm_scan_times, solve),
+    F(clpk_sshopm_scan_times, reduce), F(clpk_sshopm_scan_times, select), F(clpk_sshopm_scan_times, download),
+    F(clpk_sshopm_scan_times, host), F(clpk_sshopm_scan_times, compute),
+    F(clpk_sshopm_scan_peaks, nx), F(clpk_sshopm_scan_peaks, ny), F(clpk_sshopm_scan_peaks, nz),
+    F(clpk_sshopm_scan_peaks, peaks), F(clpk_sshopm_scan_peaks, background),
+    F(clpk_sshopm_scan_peaks, voxels_fitted), F(clpk_sshopm_scan_peaks, model), F(clpk_sshopm_scan_peaks, geometry),
+    F(clpk_sshopm_scan_peaks, device_pipeline), F(clpk_sshopm_scan_peaks, times),
 };
 
 #undef T

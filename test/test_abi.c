@@ -17,6 +17,9 @@ int main(void) {
           "dataset.voxel_ijk");
     CHECK(clpk_abi_offsetof("clpk_device_info", "implementation") == offsetof(clpk_device_info, implementation),
           "device_info.implementation");
+    CHECK(clpk_abi_offsetof("clpk_sshopm_scan_peaks", "times") == offsetof(clpk_sshopm_scan_peaks, times),
+          "scan_peaks.times");
+    CHECK(clpk_abi_sizeof("clpk_sshopm_peak_options") == sizeof(clpk_sshopm_peak_options), "peak_options");
     CHECK(clpk_abi_sizeof("no_such_struct") == 0, "unknown struct");
     CHECK(clpk_abi_sizeof(NULL) == 0, "NULL name");
     CHECK(clpk_abi_offsetof("clpk_csr", "no_such_field") == (size_t)-1, "unknown field");

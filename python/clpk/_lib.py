@@ -92,6 +92,20 @@ PROTOTYPES = {
     "clpk_sshopm_result_free": (None, [_P]),
     "clpk_sshopm_type_name": (_S, [_I]),
     "clpk_sshopm_compress_dense": (_I, [_I, _I, _P, _I64, _D, _P, _P]),
+    # sshopm: diffusion-MRI scans
+    "clpk_sshopm_gradients_read": (_I, [_S, _S, _D, _P, _P]),
+    "clpk_sshopm_gradients_free": (None, [_P]),
+    "clpk_sshopm_odf_options_default": (None, [_P]),
+    "clpk_sshopm_peak_options_default": (None, [_P]),
+    "clpk_sshopm_odf_model_create": (_I, [_P, _P, _PP, _P]),
+    "clpk_sshopm_odf_model_destroy": (None, [_P]),
+    "clpk_sshopm_odf_model_describe": (None, [_P, _P, _SZ]),
+    "clpk_sshopm_odf_fit": (_I, [_P, _P, _I64, _P, _P, _P, C.POINTER(_I64), _P]),
+    "clpk_sshopm_tensor_peaks": (_I, [_P, _I, _P, _I64, _P, _P, _P]),
+    "clpk_sshopm_peaks_free": (None, [_P]),
+    "clpk_sshopm_dmri_scan": (_I, [_P, _S, _S, _S, _S, _P, _P, _P]),
+    "clpk_sshopm_dmri_scan_write": (_I, [_S, _P, _I, _P]),
+    "clpk_sshopm_scan_peaks_free": (None, [_P]),
 }
 
 _lib = None

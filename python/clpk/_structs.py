@@ -110,10 +110,46 @@ class clpk_sshopm_post_options(C.Structure):
                 ("capped_steps", c_int)]
 
 
+class clpk_sshopm_gradients(C.Structure):
+    _fields_ = [("volumes", c_int), ("bval", P_double), ("bvec", P_double), ("is_b0", P_int32)]
+
+
+class clpk_sshopm_odf_options(C.Structure):
+    _fields_ = [("order", c_int), ("smooth", c_double), ("b0_threshold", c_double), ("bmin", c_double),
+                ("bmax", c_double)]
+
+
+class clpk_sshopm_peak_options(C.Structure):
+    _fields_ = [("max_peaks", c_int), ("relative_threshold", c_double), ("min_separation_deg", c_double),
+                ("starts", c_int), ("precision", c_int), ("device_post", c_int), ("refine", c_int),
+                ("refine_residual", c_double), ("device_fit", c_int)]
+
+
+class clpk_sshopm_peaks(C.Structure):
+    _fields_ = [("voxels", c_int64), ("max_peaks", c_int), ("dirs", c_void_p), ("values", c_void_p),
+                ("count", c_void_p), ("starts_converged", c_int64), ("starts_capped", c_int64),
+                ("starts_failed", c_int64)]
+
+
+SCAN_STAGES = ("read", "setup", "prep", "upload", "fit", "solve", "reduce", "select", "download", "host", "compute")
+
+
+class clpk_sshopm_scan_times(C.Structure):
+    _fields_ = [(name, c_double) for name in SCAN_STAGES]
+
+
+class clpk_sshopm_scan_peaks(C.Structure):
+    _fields_ = [("nx", c_int32), ("ny", c_int32), ("nz", c_int32), ("peaks", clpk_sshopm_peaks),
+                ("background", c_void_p), ("voxels_fitted", c_int64), ("model", C.c_char * 256),
+                ("geometry", c_void_p), ("device_pipeline", c_int), ("times", clpk_sshopm_scan_times)]
+
+
 MIRRORS = (clpk_error, clpk_bench_stats, clpk_device_info, clpk_cache_stats, clpk_csr, clpk_spmv_tune_report,
            clpk_xcorr_shape, clpk_life_dataset, clpk_life_synth_options, clpk_life_encode_options,
            clpk_life_fit_options, clpk_life_fit_result, clpk_sshopm_options, clpk_sshopm_eigenpair,
-           clpk_sshopm_tensor_result, clpk_sshopm_result, clpk_sshopm_post_options)
+           clpk_sshopm_tensor_result, clpk_sshopm_result, clpk_sshopm_post_options, clpk_sshopm_gradients,
+           clpk_sshopm_odf_options, clpk_sshopm_peak_options, clpk_sshopm_peaks, clpk_sshopm_scan_times,
+           clpk_sshopm_scan_peaks)
 
 _lib_size = {}
 
