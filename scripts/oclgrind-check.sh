@@ -237,6 +237,16 @@ ss f32 4 3 kernel=general,entries=local,wg=64,check_every=4 --shift adaptive
 ss f64 3 6 kernel=general,entries=global,wg=32,check_every=1 --find min
 ss f32 4 3 kernel=general,entries=global,wg=128,check_every=4 --post device
 ss f64 3 3 kernel=generated,entries=private,wg=64,check_every=2 --post device --find both
+# the scan pipeline's own kernels (cl/sshopm_scan.cl: the fit + tensor map and dipy's selection) on dipy's small_25
+# scan (10x8x2 voxels, 25 directions), both precisions; skipped without ../shared/data
+scan=$root/../shared/data/life/small_25
+if [ -f "$scan.nii.gz" ]; then
+    for prec in f32 f64; do
+        add "sshopm dmri $prec order 4 (sshopm_scan_fit, sshopm_scan_select)" "$sshopm_ok" '"$bin/clpk-sshopm"' dmri \
+            --dwi "$scan.nii.gz" --bval "$scan.bval" --bvec "$scan.bvec" --order 4 --starts 8 --precision $prec \
+            --no-png --out '"$work"'
+    done
+fi
 
 # ---------------------------------------------------------------------------------------------------------------
 # Coverage: every value of the tuners' lists (read from the sources) is run by some variant of the family.
@@ -373,7 +383,8 @@ fi
 # shadow memory at every host write to it (Uninitialized::hostMemoryStore -> ShadowMemory::allocate of the write's
 # size; unchanged upstream), so a fill with a small pattern, or a write or copy into part of a buffer, leaves the rest
 # of the buffer "uninitialized" and every later read of it is reported. The shim performs those commands as one
-# write of the whole buffer (read, patch on the host, write back; blocking, so in queue order). Cost: bytes of the
+# write of the whole buffer (read, patch on the host, write back; blocking, so in queue order); rectangular writes
+# too (the scan pipeline uploads its signal slab by slab). Cost: bytes of the
 # buffer that nothing ever wrote count as initialized from then on.
 if [[ " $modes " == *" uninit "* ]]; then
     cat >"$tmp/uninit-shim.c" <<'SHIM'
@@ -414,6 +425,27 @@ cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size
     char *h = read_all(q, m, n, nw, w, &rc);
     if (!h) return rc;
     memcpy(h + off, p, size);
+    return write_all(q, m, n, h, ev);
+}
+cl_int clEnqueueWriteBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking, const size_t *bo, const size_t *ho,
+                                const size_t *region, size_t brp, size_t bsp, size_t hrp, size_t hsp, const void *p,
+                                cl_uint nw, const cl_event *w, cl_event *ev) {
+    (void)blocking;
+    const size_t n = mem_size(m);
+    if (!brp) brp = region[0];
+    if (!bsp) bsp = region[1] * brp;
+    if (!hrp) hrp = region[0];
+    if (!hsp) hsp = region[1] * hrp;
+    cl_int rc;
+    char *h = read_all(q, m, n, nw, w, &rc);
+    if (!h) return rc;
+    for (size_t z = 0; z < region[2]; ++z)
+        for (size_t y = 0; y < region[1]; ++y) {
+            const size_t b = (bo[2] + z) * bsp + (bo[1] + y) * brp + bo[0];
+            const size_t o = (ho[2] + z) * hsp + (ho[1] + y) * hrp + ho[0];
+            if (b > n || region[0] > n - b) { free(h); return CL_INVALID_VALUE; }
+            memcpy(h + b, (const char *)p + o, region[0]);
+        }
     return write_all(q, m, n, h, ev);
 }
 cl_int clEnqueueFillBuffer(cl_command_queue q, cl_mem m, const void *pattern, size_t psize, size_t off, size_t size,
