@@ -166,7 +166,8 @@ static void *to_precision(const double *v, size_t count, clpk_precision p) {
     if (p == CLPK_PRECISION_F64)
         memcpy(out, v, count * sizeof(double));
     else
-        for (size_t i = 0; i < count; ++i) ((float *)out)[i] = (float)v[i];
+        for (size_t i = 0; i < count; ++i)
+            ((float *)out)[i] = (float)v[i];
     return out;
 }
 
@@ -390,32 +391,44 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     size_t local_bytes = plan->entries == ENTRIES_LOCAL ? (size_t)local_tensors(plan->wg, V) * U * vs : vs;
     cl_kernel k = plan->kernel;
-    cl_uint a = 0;
-    cl_int rc = CL_SUCCESS;
-    rc |= clSetKernelArg(k, a++, sizeof T, &T);
-    rc |= clSetKernelArg(k, a++, sizeof cV, &cV);
-    rc |= clSetKernelArg(k, a++, sizeof cn, &cn);
-    rc |= clSetKernelArg(k, a++, sizeof cm, &cm);
-    rc |= clSetKernelArg(k, a++, sizeof cU, &cU);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->rep);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->gcoef);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->mult);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &tensors);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->starts);
-    rc |= clSetKernelArg(k, a++, sizeof per_tensor, &per_tensor);
-    rc |= clSetKernelArg(k, a++, sizeof seed, &seed);
-    rc |= clSetKernelArg(k, a++, sizeof dir, &dir);
-    rc |= clSetKernelArg(k, a++, sizeof shift_mode, &shift_mode);
-    rc |= f64 ? clSetKernelArg(k, a++, sizeof ad, &ad) : clSetKernelArg(k, a++, sizeof af, &af);
-    rc |= f64 ? clSetKernelArg(k, a++, sizeof td, &td) : clSetKernelArg(k, a++, sizeof tf, &tf);
-    rc |= f64 ? clSetKernelArg(k, a++, sizeof fd, &fd) : clSetKernelArg(k, a++, sizeof ff, &ff);
-    rc |= f64 ? clSetKernelArg(k, a++, sizeof xd, &xd) : clSetKernelArg(k, a++, sizeof xf, &xf);
-    rc |= clSetKernelArg(k, a++, sizeof max_iter, &max_iter);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &lambda);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &x);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &info);
-    rc |= clSetKernelArg(k, a++, local_bytes, NULL);
-    if (rc != CL_SUCCESS) return clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm: clSetKernelArg failed");
+    clpk_args args;
+    clpk_args_begin(&args, ctx, k, 0);
+    CLPK_ARG(&args, T);
+    CLPK_ARG(&args, cV);
+    CLPK_ARG(&args, cn);
+    CLPK_ARG(&args, cm);
+    CLPK_ARG(&args, cU);
+    CLPK_ARG(&args, plan->rep);
+    CLPK_ARG(&args, plan->gcoef);
+    CLPK_ARG(&args, plan->mult);
+    CLPK_ARG(&args, tensors);
+    CLPK_ARG(&args, plan->starts);
+    CLPK_ARG(&args, per_tensor);
+    CLPK_ARG(&args, seed);
+    CLPK_ARG(&args, dir);
+    CLPK_ARG(&args, shift_mode);
+    if (f64)
+        CLPK_ARG(&args, ad);
+    else
+        CLPK_ARG(&args, af);
+    if (f64)
+        CLPK_ARG(&args, td);
+    else
+        CLPK_ARG(&args, tf);
+    if (f64)
+        CLPK_ARG(&args, fd);
+    else
+        CLPK_ARG(&args, ff);
+    if (f64)
+        CLPK_ARG(&args, xd);
+    else
+        CLPK_ARG(&args, xf);
+    CLPK_ARG(&args, max_iter);
+    CLPK_ARG(&args, lambda);
+    CLPK_ARG(&args, x);
+    CLPK_ARG(&args, info);
+    clpk_args_local(&args, local_bytes);
+    CLPK_TRY(clpk_args_end(&args));
     size_t local = (size_t)plan->wg;
     size_t global = (size_t)((T * V + plan->wg - 1) / plan->wg) * local;
     CLPK_CL_TRY(ctx, clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &local, n_wait, wait, done));

@@ -66,30 +66,33 @@ clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     const double tol_d[3] = {o.lambda_tol, o.x_tol, o.class_tol};
     const float tol_f[3] = {(float)o.lambda_tol, (float)o.x_tol, (float)o.class_tol};
-    cl_uint a = 0;
-    cl_int rc = CL_SUCCESS;
-    rc |= clSetKernelArg(k, a++, sizeof T, &T);
-    rc |= clSetKernelArg(k, a++, sizeof cV, &cV);
-    rc |= clSetKernelArg(k, a++, sizeof cn, &cn);
-    rc |= clSetKernelArg(k, a++, sizeof cm, &cm);
-    rc |= clSetKernelArg(k, a++, sizeof cU, &cU);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->rep);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->gcoef);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &plan->mult);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &tensors);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &lambda);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &x);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &info);
-    for (int i = 0; i < 3; ++i)
-        rc |=
-            f64 ? clSetKernelArg(k, a++, sizeof(double), &tol_d[i]) : clSetKernelArg(k, a++, sizeof(float), &tol_f[i]);
-    rc |= clSetKernelArg(k, a++, sizeof K, &K);
-    rc |= clSetKernelArg(k, a++, sizeof base, &base);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &out_lambda);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &out_x);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &out_meta);
-    rc |= clSetKernelArg(k, a++, sizeof(cl_mem), &out_counts);
-    if (rc != CL_SUCCESS) return clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm reduce: clSetKernelArg failed");
+    clpk_args args;
+    clpk_args_begin(&args, ctx, k, 0);
+    CLPK_ARG(&args, T);
+    CLPK_ARG(&args, cV);
+    CLPK_ARG(&args, cn);
+    CLPK_ARG(&args, cm);
+    CLPK_ARG(&args, cU);
+    CLPK_ARG(&args, plan->rep);
+    CLPK_ARG(&args, plan->gcoef);
+    CLPK_ARG(&args, plan->mult);
+    CLPK_ARG(&args, tensors);
+    CLPK_ARG(&args, lambda);
+    CLPK_ARG(&args, x);
+    CLPK_ARG(&args, info);
+    for (int i = 0; i < 3; ++i) {
+        if (f64)
+            CLPK_ARG(&args, tol_d[i]);
+        else
+            CLPK_ARG(&args, tol_f[i]);
+    }
+    CLPK_ARG(&args, K);
+    CLPK_ARG(&args, base);
+    CLPK_ARG(&args, out_lambda);
+    CLPK_ARG(&args, out_x);
+    CLPK_ARG(&args, out_meta);
+    CLPK_ARG(&args, out_counts);
+    CLPK_TRY(clpk_args_end(&args));
     size_t local = 64, global = (size_t)((n_tensors + 63) / 64) * 64;
     CLPK_CL_TRY(ctx, clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &local, n_wait, wait, done));
     return CLPK_SUCCESS;
@@ -128,7 +131,8 @@ static clpk_status collect_capped(clpk_sshopm_plan *plan, int64_t nt, cl_mem lam
         return clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer (sshopm counts)");
     }
     int64_t with = 0;
-    for (int64_t t = 0; t < nt; ++t) with += hc[t * 5 + 2] > 0;
+    for (int64_t t = 0; t < nt; ++t)
+        with += hc[t * 5 + 2] > 0;
     clpk_status st = CLPK_SUCCESS;
     if (with) {
         char *hl = malloc((size_t)with * V * vs), *hx = malloc((size_t)with * V * n * vs);
@@ -137,11 +141,15 @@ static clpk_status collect_capped(clpk_sshopm_plan *plan, int64_t nt, cl_mem lam
         rc = CL_SUCCESS;
         for (int64_t t = 0, k = 0; st == CLPK_SUCCESS && t < nt; ++t) {
             if (hc[t * 5 + 2] <= 0) continue;
-            rc |= clEnqueueReadBuffer(q, lambda, CL_FALSE, (size_t)t * V * vs, (size_t)V * vs, hl + k * V * vs, 0,
-                                      NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, x, CL_FALSE, (size_t)t * V * n * vs, (size_t)V * n * vs,
-                                      hx + k * V * n * vs, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, info, CL_FALSE, (size_t)t * V * 4, (size_t)V * 4, hi + k * V, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, lambda, CL_FALSE, (size_t)t * V * vs, (size_t)V * vs, hl + k * V * vs, 0,
+                                         NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, x, CL_FALSE, (size_t)t * V * n * vs, (size_t)V * n * vs,
+                                         hx + k * V * n * vs, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc =
+                    clEnqueueReadBuffer(q, info, CL_FALSE, (size_t)t * V * 4, (size_t)V * 4, hi + k * V, 0, NULL, NULL);
             ++k;
         }
         if (st == CLPK_SUCCESS && (rc != CL_SUCCESS || clFinish(q) != CL_SUCCESS))
@@ -164,7 +172,8 @@ static clpk_status collect_capped(clpk_sshopm_plan *plan, int64_t nt, cl_mem lam
                 capped_start *c = &list->v[list->count++];
                 c->t = t;
                 c->lambda = vs == 8 ? ((double *)hl)[e] : ((float *)hl)[e];
-                for (int i = 0; i < n; ++i) c->x[i] = vs == 8 ? ((double *)hx)[e * n + i] : ((float *)hx)[e * n + i];
+                for (int i = 0; i < n; ++i)
+                    c->x[i] = vs == 8 ? ((double *)hx)[e * n + i] : ((float *)hx)[e * n + i];
             }
             ++k;
         }
@@ -244,10 +253,13 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
             const size_t s0 = (size_t)d * chunk;
             rc = clEnqueueReadBuffer(q, b[4], CL_FALSE, s0 * K * vs, (size_t)nt * K * vs, (char *)hl + s0 * K * vs, 0,
                                      NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, b[5], CL_FALSE, s0 * K * n * vs, (size_t)nt * K * n * vs,
-                                      (char *)hx + s0 * K * n * vs, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, b[6], CL_FALSE, s0 * K * 4, (size_t)nt * K * 4, hm + s0 * K, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, b[7], CL_FALSE, s0 * 5 * 4, (size_t)nt * 5 * 4, hc + s0 * 5, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, b[5], CL_FALSE, s0 * K * n * vs, (size_t)nt * K * n * vs,
+                                         (char *)hx + s0 * K * n * vs, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, b[6], CL_FALSE, s0 * K * 4, (size_t)nt * K * 4, hm + s0 * K, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, b[7], CL_FALSE, s0 * 5 * 4, (size_t)nt * 5 * 4, hc + s0 * 5, 0, NULL, NULL);
             if (rc != CL_SUCCESS) st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm: reading reduced results failed");
         }
         if (st == CLPK_SUCCESS && (rc = clFinish(q)) != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clFinish");
@@ -255,9 +267,11 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
         for (int64_t t = 0; st == CLPK_SUCCESS && t < nt; ++t) {
             clpk_sshopm_tensor_result *tr = &out->tensors[t0 + t];
             int k = 0;
-            for (int d = 0; d < D; ++d) k += hc[((size_t)d * chunk + t) * 5] + hc[((size_t)d * chunk + t) * 5 + 2];
+            for (int d = 0; d < D; ++d)
+                k += hc[((size_t)d * chunk + t) * 5] + hc[((size_t)d * chunk + t) * 5 + 2];
             if (used + (size_t)k > cap) {
-                while (used + (size_t)k > cap) cap *= 2;
+                while (used + (size_t)k > cap)
+                    cap *= 2;
                 clpk_sshopm_eigenpair *grown = realloc(out->storage, cap * sizeof *grown);
                 if (!grown) {
                     st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of host memory");
@@ -302,7 +316,8 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
         }
     }
     if (st == CLPK_SUCCESS)
-        for (int64_t t = 0; t < n_tensors; ++t) out->tensors[t].pairs = out->storage + offsets[t];
+        for (int64_t t = 0; t < n_tensors; ++t)
+            out->tensors[t].pairs = out->storage + offsets[t];
     for (int i = 0; i < 8; ++i)
         if (b[i]) clReleaseMemObject(b[i]);
     free(capped[0].v);

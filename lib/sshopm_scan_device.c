@@ -265,23 +265,24 @@ clpk_status sshopm_scan_device(clpk_context *ctx, const clpk_sshopm_odf_model *m
         if (st == CLPK_SUCCESS) {
             const cl_long slab_len = len;
             const cl_int n_dw = lin.n_dw, n_b0 = lin.n_b0;
-            cl_uint a = 0;
-            rc = clSetKernelArg(kfit, a++, sizeof n, &n);
-            rc |= clSetKernelArg(kfit, a++, sizeof slab_len, &slab_len);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_VOX]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_SIG]);
-            rc |= clSetKernelArg(kfit, a++, sizeof n_dw, &n_dw);
-            rc |= clSetKernelArg(kfit, a++, sizeof n_b0, &n_b0);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_DWV]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_B0V]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_M]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_C]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_MULT]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_T]);
-            rc |= clSetKernelArg(kfit, a++, sizeof(cl_mem), &b[B_NORM]);
-            if (rc != CL_SUCCESS)
-                st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "dmri fit: clSetKernelArg failed");
-            else if ((rc = clEnqueueNDRangeKernel(q, kfit, 1, NULL, &global, &local, 0, NULL, NULL)) != CL_SUCCESS)
+            clpk_args fa;
+            clpk_args_begin(&fa, ctx, kfit, 0);
+            CLPK_ARG(&fa, n);
+            CLPK_ARG(&fa, slab_len);
+            CLPK_ARG(&fa, b[B_VOX]);
+            CLPK_ARG(&fa, b[B_SIG]);
+            CLPK_ARG(&fa, n_dw);
+            CLPK_ARG(&fa, n_b0);
+            CLPK_ARG(&fa, b[B_DWV]);
+            CLPK_ARG(&fa, b[B_B0V]);
+            CLPK_ARG(&fa, b[B_M]);
+            CLPK_ARG(&fa, b[B_C]);
+            CLPK_ARG(&fa, b[B_MULT]);
+            CLPK_ARG(&fa, b[B_T]);
+            CLPK_ARG(&fa, b[B_NORM]);
+            st = clpk_args_end(&fa);
+            if (st == CLPK_SUCCESS &&
+                (rc = clEnqueueNDRangeKernel(q, kfit, 1, NULL, &global, &local, 0, NULL, NULL)) != CL_SUCCESS)
                 st = clpk_fail_cl(ctx, rc, "clEnqueueNDRangeKernel (dmri fit)");
         }
         if (st == CLPK_SUCCESS) st = finish(ctx, &times->fit, &tick);
@@ -295,26 +296,27 @@ clpk_status sshopm_scan_device(clpk_context *ctx, const clpk_sshopm_odf_model *m
             const cl_int cK = K, cKP = KP, cS = S;
             const float rel = (float)o.relative_threshold, sep = (float)o.min_separation_deg;
             const cl_mem args[] = {b[B_T], b[B_NORM]};
-            cl_uint a = 0;
-            rc = clSetKernelArg(ksel, a++, sizeof n, &n);
+            clpk_args sa;
+            clpk_args_begin(&sa, ctx, ksel, 0);
+            CLPK_ARG(&sa, n);
             for (int i = 0; i < 2; ++i)
-                rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &args[i]);
-            rc |= clSetKernelArg(ksel, a++, sizeof cKP, &cKP);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_RL]);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_RX]);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_RM]);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_RC]);
-            rc |= clSetKernelArg(ksel, a++, sizeof cS, &cS);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_SAMPLES]);
-            rc |= clSetKernelArg(ksel, a++, sizeof cK, &cK);
-            rc |= clSetKernelArg(ksel, a++, sizeof rel, &rel);
-            rc |= clSetKernelArg(ksel, a++, sizeof sep, &sep);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_DIRS]);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_VALS]);
-            rc |= clSetKernelArg(ksel, a++, sizeof(cl_mem), &b[B_PEAKS]);
-            if (rc != CL_SUCCESS)
-                st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "dmri select: clSetKernelArg failed");
-            else if ((rc = clEnqueueNDRangeKernel(q, ksel, 1, NULL, &global, &local, 0, NULL, NULL)) != CL_SUCCESS)
+                CLPK_ARG(&sa, args[i]);
+            CLPK_ARG(&sa, cKP);
+            CLPK_ARG(&sa, b[B_RL]);
+            CLPK_ARG(&sa, b[B_RX]);
+            CLPK_ARG(&sa, b[B_RM]);
+            CLPK_ARG(&sa, b[B_RC]);
+            CLPK_ARG(&sa, cS);
+            CLPK_ARG(&sa, b[B_SAMPLES]);
+            CLPK_ARG(&sa, cK);
+            CLPK_ARG(&sa, rel);
+            CLPK_ARG(&sa, sep);
+            CLPK_ARG(&sa, b[B_DIRS]);
+            CLPK_ARG(&sa, b[B_VALS]);
+            CLPK_ARG(&sa, b[B_PEAKS]);
+            st = clpk_args_end(&sa);
+            if (st == CLPK_SUCCESS &&
+                (rc = clEnqueueNDRangeKernel(q, ksel, 1, NULL, &global, &local, 0, NULL, NULL)) != CL_SUCCESS)
                 st = clpk_fail_cl(ctx, rc, "clEnqueueNDRangeKernel (dmri select)");
         }
         if (st == CLPK_SUCCESS) st = finish(ctx, &times->select, &tick);
@@ -324,9 +326,12 @@ clpk_status sshopm_scan_device(clpk_context *ctx, const clpk_sshopm_odf_model *m
         int32_t *dp = direct ? out->count + v0 : hp;
         if (st == CLPK_SUCCESS) {
             rc = clEnqueueReadBuffer(q, b[B_DIRS], CL_FALSE, 0, (size_t)n * K * 3 * 4, dd, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, b[B_VALS], CL_FALSE, 0, (size_t)n * K * 4, dv, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, b[B_PEAKS], CL_FALSE, 0, (size_t)n * 4, dp, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, b[B_RC], CL_FALSE, 0, (size_t)n * 5 * 4, hc, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, b[B_VALS], CL_FALSE, 0, (size_t)n * K * 4, dv, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, b[B_PEAKS], CL_FALSE, 0, (size_t)n * 4, dp, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, b[B_RC], CL_FALSE, 0, (size_t)n * 5 * 4, hc, 0, NULL, NULL);
             if (rc != CL_SUCCESS) st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "dmri: reading the peaks failed");
         }
         if (st == CLPK_SUCCESS) st = finish(ctx, &times->download, &tick);

@@ -220,9 +220,10 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
     const size_t nl = (size_t)s->T * s->V;
     cl_int rc = clEnqueueFillBuffer(q, s->b_lambda, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0,
                                     nl * vs, 0, NULL, NULL);
-    rc |= clEnqueueFillBuffer(q, s->b_x, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0, nl * s->n * vs,
-                              0, NULL, NULL);
-    rc |= clEnqueueFillBuffer(q, s->b_info, &poison, sizeof poison, 0, nl * 4, 0, NULL, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clEnqueueFillBuffer(q, s->b_x, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0,
+                                 nl * s->n * vs, 0, NULL, NULL);
+    if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(q, s->b_info, &poison, sizeof poison, 0, nl * 4, 0, NULL, NULL);
     clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: poison failed");
     if (st == CLPK_SUCCESS)
         st = clpk_sshopm_execute(plan, s->T, s->b_tensors, 1, s->b_lambda, s->b_x, s->b_info, 0, NULL, NULL);
@@ -234,22 +235,27 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
         cl_int info;
         if (vs == 8) {
             rc = clEnqueueReadBuffer(q, s->b_lambda, CL_FALSE, (size_t)g * 8, 8, &lam, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, s->b_x, CL_FALSE, (size_t)g * s->n * 8, (size_t)s->n * 8, x, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc = clEnqueueReadBuffer(q, s->b_x, CL_FALSE, (size_t)g * s->n * 8, (size_t)s->n * 8, x, 0, NULL, NULL);
         } else {
             rc = clEnqueueReadBuffer(q, s->b_lambda, CL_FALSE, (size_t)g * 4, 4, &lf, 0, NULL, NULL);
-            rc |= clEnqueueReadBuffer(q, s->b_x, CL_FALSE, (size_t)g * s->n * 4, (size_t)s->n * 4, xf, 0, NULL, NULL);
+            if (rc == CL_SUCCESS)
+                rc =
+                    clEnqueueReadBuffer(q, s->b_x, CL_FALSE, (size_t)g * s->n * 4, (size_t)s->n * 4, xf, 0, NULL, NULL);
         }
-        rc |= clEnqueueReadBuffer(q, s->b_info, CL_TRUE, (size_t)g * 4, 4, &info, 0, NULL, NULL);
+        if (rc == CL_SUCCESS) rc = clEnqueueReadBuffer(q, s->b_info, CL_TRUE, (size_t)g * 4, 4, &info, 0, NULL, NULL);
         if (rc != CL_SUCCESS) {
             st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: read-back failed");
             break;
         }
         if (vs == 4) {
             lam = lf;
-            for (int i = 0; i < s->n; ++i) x[i] = xf[i];
+            for (int i = 0; i < s->n; ++i)
+                x[i] = xf[i];
         }
         double dx = 0;
-        for (int i = 0; i < s->n; ++i) dx = fmax(dx, fabs(x[i] - s->ref_x[k][i]));
+        for (int i = 0; i < s->n; ++i)
+            dx = fmax(dx, fabs(x[i] - s->ref_x[k][i]));
         const double tol = vs == 8 ? 1e-9 : 2e-3;
         const double scale = fmax(1.0, fabs(s->ref_lambda[k]));
         if (info == -1 || !(fabs(lam - s->ref_lambda[k]) <= tol * scale) || !(dx <= tol * 10))
