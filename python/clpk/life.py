@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from . import _lib, _structs as S
+from ._handle import Owner
 from ._convert import index_array, params_text, positive_int, precision as _precision, real_array, scalar
 
 KEYS = ("phi_atoms", "phi_voxels", "phi_fibers", "phi_values", "dictionary", "signal")
@@ -172,7 +173,7 @@ def _free(ptr):
         libc.free(ptr)
 
 
-class Plan:
+class Plan(Owner):
     """The dataset on the device with its restructured copies and kernels (clpk_life_plan).
 
     ``strategy``: None/"auto", "atomics", "sorted", "timed"; ``params``: "k=v,..." or dict (docs/life.md).
@@ -244,17 +245,6 @@ class Plan:
             _lib.load().clpk_life_plan_destroy(self._h)
             self._h = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def fit(ctx, dataset, *, iters=500, precision="f32", tolerance=None, w_start=None, strategy=None, params=None):

@@ -4,6 +4,7 @@ import ctypes as C
 import numpy as np
 
 from . import _cl, _lib, _structs as S
+from ._handle import Owner
 from ._convert import DTYPES, params_text, parse_params, positive_int, precision as _precision, real_array, scalar
 from .device import DeviceArray, is_pyopencl_array
 
@@ -77,7 +78,7 @@ class _CSR:
         self.struct = s
 
 
-class SpMV:
+class SpMV(Owner):
     """A plan for y = alpha A x + beta y on the device.
 
     ``A``: any scipy.sparse matrix, a dense 2-D array, or CSR arrays ``(data, indices, indptr)`` (with ``shape=``
@@ -145,18 +146,6 @@ class SpMV:
         if self._h:
             _lib.load().clpk_spmv_plan_destroy(self._h)
             self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def describe(self):
         """{"format", "params" (dict), "text" (the library's line), "precision", "shape", "footprint_bytes"}."""

@@ -4,6 +4,7 @@ import ctypes as C
 import numpy as np
 
 from . import _lib, _structs as S
+from ._handle import Owner
 from ._convert import params_text, positive_int, precision as _precision, real_array, scalar
 
 FIND = {"max": 1, "min": 2, "both": 3}
@@ -51,7 +52,7 @@ def to_unique(tensors, order, dim, tol=1e-10):
                      "shape %s" % (U, " %d," % dim * order, order, dim, a.shape))
 
 
-class SshopmPlan:
+class SshopmPlan(Owner):
     """A plan for batches of up to ``max_tensors`` tensors of one (order, dim): kernel chosen and built once.
 
     Options as in clpk_sshopm_options: ``starts`` per tensor and direction, ``find`` ("max", "min", "both"),
@@ -156,17 +157,6 @@ class SshopmPlan:
             _lib.load().clpk_sshopm_plan_destroy(self._h)
             self._h = None
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def _read_result(res, dim):

@@ -4,6 +4,7 @@ import ctypes as C
 import numpy as np
 
 from . import _lib, _structs as S
+from ._handle import Owner
 from ._convert import DTYPES, params_text, parse_params, precision as _precision, real_array
 
 PATTERNS = ("one-to-one", "one-to-many", "n-to-mn", "n-to-m")
@@ -29,7 +30,7 @@ def _stack(a, name):
     return arr
 
 
-class XcorrPlan:
+class XcorrPlan(Owner):
     """A plan for one shape of input: ``plan(left, right)`` -> (N_out, S_r, S_c) NumPy array of the plan's dtype.
 
     ``shape``: (R, C) of every matrix; ``n_left``, ``n_right``: matrices in each stack; ``pattern``: "one-to-one"
@@ -112,18 +113,6 @@ class XcorrPlan:
         if self._h:
             _lib.load().clpk_xcorr_plan_destroy(self._h)
             self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         return "<clpk.XcorrPlan %s %s x%d/%d %s>" % (self.pattern, self.input_shape, self.n_left, self.n_right,
