@@ -122,4 +122,8 @@ int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshop
  * partial pivoting; 0 when (numerically) singular. Shared by the Newton polish and the dMRI fibre fit. */
 int sshopm_solve_small(int p, double *M, double *b);
 
+/* Begins kernel k's arguments with those the solve and the reduction share: the tensor count, starts per tensor, n,
+ * m, U, the index tables and the tensors. */
+void sshopm_args_begin(clpk_args *a, clpk_sshopm_plan *plan, cl_kernel k, int64_t n_tensors, cl_mem tensors);
+
 #endif

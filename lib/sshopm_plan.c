@@ -349,6 +349,21 @@ double clpk_sshopm_plan_iteration_flops(const clpk_sshopm_plan *plan) {
     return sshopm_iteration_flops(plan->idx.m, plan->idx.n);
 }
 
+void sshopm_args_begin(clpk_args *a, clpk_sshopm_plan *plan, cl_kernel k, int64_t n_tensors, cl_mem tensors) {
+    const cl_long T = n_tensors;
+    const cl_int V = plan->opts.starts, n = plan->idx.n, m = plan->idx.m, U = plan->idx.U;
+    clpk_args_begin(a, plan->ctx, k, 0);
+    CLPK_ARG(a, T);
+    CLPK_ARG(a, V);
+    CLPK_ARG(a, n);
+    CLPK_ARG(a, m);
+    CLPK_ARG(a, U);
+    CLPK_ARG(a, plan->rep);
+    CLPK_ARG(a, plan->gcoef);
+    CLPK_ARG(a, plan->mult);
+    CLPK_ARG(a, tensors);
+}
+
 clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction, cl_mem lambda,
                                 cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
@@ -360,7 +375,7 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: NULL device buffer");
     if (direction != 1 && direction != -1)
         return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: direction must be +1 or -1");
-    const int V = plan->opts.starts, n = plan->idx.n, m = plan->idx.m, U = plan->idx.U;
+    const int V = plan->opts.starts, n = plan->idx.n, U = plan->idx.U;
     const size_t vs = clpk_precision_size(plan->precision);
     /* Buffers too small would be written out of bounds: check them. */
     struct {
@@ -380,11 +395,9 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     }
     /* A fixed shift's sign follows the direction (validated against `find` at plan creation). */
     double alpha = plan->opts.shift == CLPK_SSHOPM_SHIFT_FIXED ? direction * fabs(plan->opts.alpha) : 0;
-    const cl_long T = n_tensors;
     const cl_int per_tensor = plan->opts.starts_kind == CLPK_SSHOPM_STARTS_PER_TENSOR;
     const cl_ulong seed = plan->opts.seed;
     const cl_int dir = direction, shift_mode = (cl_int)plan->opts.shift, max_iter = plan->opts.max_iter;
-    const cl_int cn = n, cm = m, cU = U, cV = V;
     float af = (float)alpha, tf = (float)plan->opts.tol, xf = (float)plan->opts.xtol, ff = (float)plan->tol_floor;
     double ad = alpha, td = plan->opts.tol, xd = plan->opts.xtol, fd = plan->tol_floor;
     if (plan->fixed_iterations) tf = -1.0f, td = -1.0; /* |dlambda| <= -1 never holds: max_iter iterations */
@@ -392,16 +405,7 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     size_t local_bytes = plan->entries == ENTRIES_LOCAL ? (size_t)local_tensors(plan->wg, V) * U * vs : vs;
     cl_kernel k = plan->kernel;
     clpk_args args;
-    clpk_args_begin(&args, ctx, k, 0);
-    CLPK_ARG(&args, T);
-    CLPK_ARG(&args, cV);
-    CLPK_ARG(&args, cn);
-    CLPK_ARG(&args, cm);
-    CLPK_ARG(&args, cU);
-    CLPK_ARG(&args, plan->rep);
-    CLPK_ARG(&args, plan->gcoef);
-    CLPK_ARG(&args, plan->mult);
-    CLPK_ARG(&args, tensors);
+    sshopm_args_begin(&args, plan, k, n_tensors, tensors);
     CLPK_ARG(&args, plan->starts);
     CLPK_ARG(&args, per_tensor);
     CLPK_ARG(&args, seed);
@@ -430,7 +434,7 @@ clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_me
     clpk_args_local(&args, local_bytes);
     CLPK_TRY(clpk_args_end(&args));
     size_t local = (size_t)plan->wg;
-    size_t global = (size_t)((T * V + plan->wg - 1) / plan->wg) * local;
+    size_t global = (size_t)((n_tensors * V + plan->wg - 1) / plan->wg) * local;
     CLPK_CL_TRY(ctx, clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &local, n_wait, wait, done));
     return CLPK_SUCCESS;
 }

@@ -3,6 +3,7 @@ import ctypes as C
 import weakref
 
 from . import _lib, _structs as S
+from ._handle import Owner
 from ._errors import Error
 
 _KINDS = {1: "cpu", 2: "gpu", 3: "other"}
@@ -36,7 +37,7 @@ def devices():
     return [_device_dict(S.at(S.clpk_device_info, C.addressof(buf), i)) for i in range(min(n, count.value))]
 
 
-class Context:
+class Context(Owner):
     """One OpenCL device, its in-order queue, program cache and tuning profile.
 
     ``device``: the selector of clpk_context_create (None or "" uses $CLPK_DEVICE, else the first GPU, else the first
@@ -93,18 +94,6 @@ class Context:
             child.close()
         _lib.load().clpk_context_destroy(self._h)
         self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         state = "closed" if self.closed else "%s / %s" % (self.device["platform_name"], self.device["name"])
