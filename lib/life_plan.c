@@ -480,6 +480,21 @@ static clpk_status life_check_buffers(clpk_life_plan *plan, cl_mem in, size_t in
     return CLPK_SUCCESS;
 }
 
+/* The arguments the voxel-sorted kernels (DSC voxel, WC voxel) start with: the voxel count, the voxel-sorted
+ * coefficients, the dictionary, then the input and output vectors. */
+static void args_voxel_sorted(clpk_args *a, clpk_life_plan *plan, cl_kernel k, cl_mem in, cl_mem out) {
+    const cl_int nv = plan->n_voxels;
+    clpk_args_begin(a, plan->ctx, k, 0);
+    CLPK_ARG(a, nv);
+    CLPK_ARG(a, plan->dsc_ptr);
+    CLPK_ARG(a, plan->dsc_atom_off);
+    CLPK_ARG(a, plan->dsc_fiber);
+    CLPK_ARG(a, plan->dsc_phi);
+    CLPK_ARG(a, plan->dict);
+    CLPK_ARG(a, in);
+    CLPK_ARG(a, out);
+}
+
 static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
                                    cl_event *first, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
@@ -506,17 +521,9 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
         clReleaseEvent(zeroed);
         return st;
     }
-    cl_int nv = plan->n_voxels;
+    const cl_int nv = plan->n_voxels;
     clpk_args a;
-    clpk_args_begin(&a, plan->ctx, k, 0);
-    CLPK_ARG(&a, nv);
-    CLPK_ARG(&a, plan->dsc_ptr);
-    CLPK_ARG(&a, plan->dsc_atom_off);
-    CLPK_ARG(&a, plan->dsc_fiber);
-    CLPK_ARG(&a, plan->dsc_phi);
-    CLPK_ARG(&a, plan->dict);
-    CLPK_ARG(&a, w);
-    CLPK_ARG(&a, y);
+    args_voxel_sorted(&a, plan, k, w, y);
     clpk_args_jump(&a, k, 9);    /* 8: the theta part, set per pass */
     CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
     CLPK_TRY(clpk_args_end(&a));
@@ -555,15 +562,8 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     clpk_args a;
     clpk_args_begin(&a, plan->ctx, k, 0);
     if (plan->wc_kind == LIFE_WC_VOXEL) {
-        cl_int nv = plan->n_voxels;
-        CLPK_ARG(&a, nv);
-        CLPK_ARG(&a, plan->dsc_ptr);
-        CLPK_ARG(&a, plan->dsc_atom_off);
-        CLPK_ARG(&a, plan->dsc_fiber);
-        CLPK_ARG(&a, plan->dsc_phi);
-        CLPK_ARG(&a, plan->dict);
-        CLPK_ARG(&a, y);
-        CLPK_ARG(&a, w);
+        const cl_int nv = plan->n_voxels;
+        args_voxel_sorted(&a, plan, k, y, w);
         CLPK_ARG(&a, plan->dsc_key);
         CLPK_TRY(clpk_args_end(&a));
         cl_event zeroed = NULL;

@@ -8,27 +8,7 @@ set -uo pipefail
 BIN=${1:?usage: cli_bench_sshopm.sh BIN_DIR}
 CLI=$BIN/clpk-bench-sshopm
 HERE=$(cd "$(dirname "$0")" && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
-}
-expect_fail() { # expect_fail CODE PATTERN ARGS...
-    local code=$1 pattern=$2
-    shift 2
-    "$CLI" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qi -- "$pattern" "$TMP/err"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: '$*' exited $rc (want $code) with: $(cat "$TMP/err")" >&2
-    fi
-}
+source "$(dirname "$0")/support/cli_check.sh"
 
 # The kernel variant is fixed so the operation counts below follow from it (the device's defaults may pick another).
 "$CLI" --out "$TMP/a" --shapes 4x3 --tensors 24 --starts 8 --iters 8 --repeats 2 --voxels 40 --dmri-repeats 1 \
@@ -77,5 +57,4 @@ expect_fail 2 "bad value" --out "$TMP/c" --alpha -1
 expect_fail 1 "dmri-shift" --out "$TMP/c" --shapes 3x3 --precision f32 --tensors 2 --starts 2 --iters 1 --repeats 1 \
     --no-peak --no-npy --voxels 5 --dmri-shift sideways
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_summary

@@ -5,28 +5,7 @@
 set -uo pipefail
 BIN=${1:?usage: cli_sshopm.sh BIN_DIR}
 CLI=$BIN/clpk-sshopm
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
-}
-# expect_fail CODE PATTERN ARGS...: the CLI exits with CODE and says PATTERN on stderr
-expect_fail() {
-    local code=$1 pattern=$2
-    shift 2
-    "$CLI" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qi -- "$pattern" "$TMP/err"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: '$*' exited $rc (want $code) with: $(cat "$TMP/err")" >&2
-    fi
-}
+source "$(dirname "$0")/support/cli_check.sh"
 
 check "--help" "$CLI" --help >/dev/null
 
@@ -157,5 +136,4 @@ expect_fail 2 "needs --post host" --random 4 --order 4 --dim 3 --post device --o
 expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --post gpu
 expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --polish -1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_summary

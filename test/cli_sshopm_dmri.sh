@@ -7,27 +7,7 @@ set -uo pipefail
 BIN=${1:?usage: cli_sshopm_dmri.sh BIN_DIR}
 CLI=$BIN/clpk-sshopm
 DATA=${CLPK_SHARED_DATA_DIR:-$(dirname "$0")/../../shared/data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what" >&2; fi
-}
-expect_fail() { # expect_fail CODE PATTERN ARGS...: the CLI exits with CODE and says PATTERN on stderr
-    local code=$1 pattern=$2
-    shift 2
-    "$CLI" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qi -- "$pattern" "$TMP/err"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: '$*' exited $rc (want $code) with: $(cat "$TMP/err")" >&2
-    fi
-}
+source "$(dirname "$0")/support/cli_check.sh"
 
 check "dmri --help" "$CLI" dmri --help >/dev/null
 expect_fail 2 "required" dmri --dwi x.nii --out "$TMP/x"
@@ -60,5 +40,4 @@ else
     expect_fail 1 "26 b-values, but" dmri --dwi "$D/small_64D.nii" --bval "$L/small_25.bval" \
         --bvec "$L/small_25.bvec" --out "$TMP/mix"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_summary
