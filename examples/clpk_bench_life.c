@@ -313,20 +313,20 @@ static void host_order_cost(const clpk_life_dataset *d, const clpk_life_plan *pl
     clpk_error err;
     char why[160];
     int32_t *vr = NULL, *fr = NULL;
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     if (plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ||
-        (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL && clpk_params_get(&plan->params, "voxel_order") &&
-         strcmp(clpk_params_get(&plan->params, "voxel_order"), "morton") == 0))
+        (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL && core_params_get(&plan->params, "voxel_order") &&
+         strcmp(core_params_get(&plan->params, "voxel_order"), "morton") == 0))
         life_voxel_rank_morton(d, &vr, why, sizeof why, &err);
     if (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL) life_fiber_rank_by_voxel(d, vr, &fr, &err);
-    *rank_ms = 1e3 * (clpk_wall_seconds() - t0);
+    *rank_ms = 1e3 * (core_wall_seconds() - t0);
     free(vr);
     free(fr);
     life_sorted srt;
-    t0 = clpk_wall_seconds();
+    t0 = core_wall_seconds();
     if (life_sort_build(d, LIFE_ORDER_VOXEL, (d->n_theta + 31) / 32 * 32, NULL, &srt, &err) == CLPK_SUCCESS)
         life_sorted_free(&srt);
-    *sort_ms = 1e3 * (clpk_wall_seconds() - t0);
+    *sort_ms = 1e3 * (core_wall_seconds() - t0);
 }
 
 /* --orders: DSC (dense w = 0.5) and WC (y = the signal) of this plan against the first list's outputs, bit for bit
@@ -378,13 +378,13 @@ static int bench_orders(clpk_context *ctx, const bench_inputs *in, clpk_precisio
     while (!rc && next_spec(&list, params, sizeof params)) {
         if (!params[0]) continue;
         clpk_life_plan *plan = NULL;
-        const double t0 = clpk_wall_seconds();
+        const double t0 = core_wall_seconds();
         if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-bench-life: plan with %s: %s\n", params, clpk_last_error(ctx));
             rc = 1;
             break;
         }
-        const double plan_ms = 1e3 * (clpk_wall_seconds() - t0);
+        const double plan_ms = 1e3 * (core_wall_seconds() - t0);
         char text[1024];
         clpk_life_plan_describe(plan, text, sizeof text);
         printf("plan (%.2f s): %s\n", plan_ms / 1e3, text);
@@ -432,7 +432,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
     if (in->o->orders) return bench_orders(ctx, in, prec, s);
     for (size_t c = 0; !rc && c < sizeof cases / sizeof cases[0]; ++c) {
         clpk_life_plan *plan = NULL;
-        const double t0 = clpk_wall_seconds();
+        const double t0 = core_wall_seconds();
         clpk_status st = clpk_life_plan_create(ctx, in->d, prec, cases[c].strategy, cases[c].params, &plan);
         if (st == CLPK_ERROR_UNSUPPORTED) { /* e.g. f64 atomics without cl_khr_int64_base_atomics */
             printf("plan %s %s skipped: %s\n", cases[c].strategy, cases[c].params ? cases[c].params : "",
@@ -446,7 +446,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
         }
         char text[1024];
         clpk_life_plan_describe(plan, text, sizeof text);
-        printf("plan (%.2f s): %s\n", clpk_wall_seconds() - t0, text);
+        printf("plan (%.2f s): %s\n", core_wall_seconds() - t0, text);
         /* labels: the kernel's name, prefixed by auto- for the default plan; the byte model takes the kernel */
         const char *dk = plan->dsc_kind == LIFE_DSC_ATOMICS ? "atomics" : "voxel", *wk = life_wc_name(plan->wc_kind);
         const int is_auto = strcmp(cases[c].dsc_kernel ? cases[c].dsc_kernel : "", "auto") == 0;
@@ -572,7 +572,7 @@ int main(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     clpk_error err = {0};
     double *w_true = NULL;
-    const double t0 = clpk_wall_seconds();
+    const double t0 = core_wall_seconds();
     if (o.data) {
         if (clpk_life_dataset_load(o.data, &d, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-bench-life: %s: %s\n", o.data, err.message);
@@ -601,7 +601,7 @@ int main(int argc, char **argv) {
         }
     }
     printf("dataset (%.1f s): %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients%s\n",
-           clpk_wall_seconds() - t0, d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
+           core_wall_seconds() - t0, d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
            w_true ? "" : " (no w_true: dsc-wtrue skipped)");
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, o.device) != CLPK_SUCCESS) {

@@ -235,7 +235,7 @@ static cl_mem make_buffer(clpk_context *ctx, size_t bytes, const void *host, clp
     cl_mem m = clCreateBuffer(clpk_context_cl_context(ctx), host ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR
                                                                  : CL_MEM_READ_WRITE,
                               bytes, (void *)host, &rc);
-    if (rc != CL_SUCCESS) *st = clpk_fail_cl(ctx, rc, "clCreateBuffer for the benchmark");
+    if (rc != CL_SUCCESS) *st = core_fail_cl(ctx, rc, "clCreateBuffer for the benchmark");
     return m;
 }
 
@@ -248,12 +248,12 @@ static void release_run(run_state *r) {
 /* Sums the per-start iteration counts and statuses of the last run. */
 static clpk_status read_info(clpk_context *ctx, cl_mem info, int64_t starts, double *iterations, int64_t status[3]) {
     int32_t *h = malloc((size_t)starts * sizeof *h);
-    if (!h) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!h) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     cl_int rc = clEnqueueReadBuffer(clpk_context_queue(ctx), info, CL_TRUE, 0, (size_t)starts * sizeof *h, h, 0, NULL,
                                     NULL);
     if (rc != CL_SUCCESS) {
         free(h);
-        return clpk_fail_cl(ctx, rc, "reading info");
+        return core_fail_cl(ctx, rc, "reading info");
     }
     *iterations = 0;
     status[0] = status[1] = status[2] = 0;
@@ -297,7 +297,7 @@ static clpk_status throughput_case(clpk_context *ctx, const cli *c, int m, int n
     const size_t vs = f64 ? 8 : 4;
     clpk_status st = CLPK_SUCCESS;
     void *host = to_precision(tensors, (size_t)T * U, f64);
-    if (!host) st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!host) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     run_state r = {plan, T, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0};
     r.tensors = make_buffer(ctx, (size_t)T * U * vs, host, &st);
     r.lambda = make_buffer(ctx, (size_t)T * V * vs, NULL, &st);
@@ -382,7 +382,7 @@ static clpk_status dmri_case(clpk_context *ctx, const cli *c, cJSON *records, FI
     clpk_sshopm_dmri_field field;
     clpk_error err = {0};
     const double t0 = now_ms();
-    if (clpk_sshopm_dmri_synth(&dopt, &field, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    if (clpk_sshopm_dmri_synth(&dopt, &field, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     printf("dmri: synthesised %lld voxels in %.1f s (host)\n", (long long)c->voxels, (now_ms() - t0) * 1e-3);
     clpk_sshopm_options o;
     clpk_sshopm_options_default(&o);
@@ -402,7 +402,7 @@ static clpk_status dmri_case(clpk_context *ctx, const cli *c, cJSON *records, FI
         o.alpha = strtod(c->dmri_shift, &end);
         if (*end || !(o.alpha >= 0)) {
             clpk_sshopm_dmri_field_free(&field);
-            return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "bad --dmri-shift '%s' (adaptive, bound or a value >= 0)",
+            return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "bad --dmri-shift '%s' (adaptive, bound or a value >= 0)",
                              c->dmri_shift);
         }
     }
@@ -411,7 +411,7 @@ static clpk_status dmri_case(clpk_context *ctx, const cli *c, cJSON *records, FI
     clpk_sshopm_plan *plan = NULL;
     clpk_status st = clpk_sshopm_plan_create(ctx, 4, 3, CLPK_PRECISION_F32, T, &o, &plan);
     void *host = st == CLPK_SUCCESS ? to_precision(field.tensors, (size_t)T * U, 0) : NULL;
-    if (st == CLPK_SUCCESS && !host) st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (st == CLPK_SUCCESS && !host) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     run_state r = {plan, T, NULL, NULL, NULL, NULL, 1, NULL, NULL, NULL, NULL, P};
     r.tensors = make_buffer(ctx, (size_t)T * U * 4, host, &st);
     r.lambda = make_buffer(ctx, (size_t)T * V * 4, NULL, &st);
@@ -433,7 +433,7 @@ static clpk_status dmri_case(clpk_context *ctx, const cli *c, cJSON *records, FI
         st = launch_run(&r, &first, &last);
         if (st == CLPK_SUCCESS) {
             cl_int rc = clFinish(clpk_context_queue(ctx));
-            if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clFinish");
+            if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clFinish");
         }
         wall = now_ms() - w0;
         if (first) clReleaseEvent(first);
@@ -445,7 +445,7 @@ static clpk_status dmri_case(clpk_context *ctx, const cli *c, cJSON *records, FI
     int64_t pairs = 0, maxima = 0, voxels_with_max = 0, dropped = 0;
     if (st == CLPK_SUCCESS) {
         int32_t *counts = malloc((size_t)T * 5 * sizeof *counts), *meta = malloc((size_t)T * P * sizeof *meta);
-        if (!counts || !meta) st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+        if (!counts || !meta) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
         cl_int rc = CL_SUCCESS;
         if (st == CLPK_SUCCESS)
             rc = clEnqueueReadBuffer(clpk_context_queue(ctx), r.out_counts, CL_TRUE, 0, (size_t)T * 5 * 4, counts, 0,
@@ -453,7 +453,7 @@ static clpk_status dmri_case(clpk_context *ctx, const cli *c, cJSON *records, FI
         if (st == CLPK_SUCCESS && rc == CL_SUCCESS)
             rc = clEnqueueReadBuffer(clpk_context_queue(ctx), r.out_meta, CL_TRUE, 0, (size_t)T * P * 4, meta, 0, NULL,
                                      NULL);
-        if (st == CLPK_SUCCESS && rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "reading the reduced pairs");
+        if (st == CLPK_SUCCESS && rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "reading the reduced pairs");
         for (int64_t t = 0; st == CLPK_SUCCESS && t < T; ++t) {
             pairs += counts[t * 5];
             dropped += counts[t * 5 + 4];

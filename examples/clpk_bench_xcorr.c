@@ -290,7 +290,7 @@ typedef struct bench_job {
 
 static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     bench_job *j = user;
-    return clpk_xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
+    return xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
 }
 
 /* One poisoned, timed call; then sampled output matrices (first, middle, last) are read back: every element must
@@ -305,7 +305,7 @@ static int checked_call(case_data *d, clpk_xcorr_plan *plan, double *once_ms, do
                                     d->out_elems * clpk_xcorr_output_count(s) * d->elem, 0, NULL, NULL);
     if (rc != CL_SUCCESS) return snprintf(why, wsize, "clEnqueueFillBuffer: %d", rc), 0;
     cl_event first = NULL, last = NULL;
-    clpk_status st = clpk_xcorr_execute_timed(plan, d->left, 0, d->right, 0, d->out, 0, &first, &last);
+    clpk_status st = xcorr_execute_timed(plan, d->left, 0, d->right, 0, d->out, 0, &first, &last);
     if (st != CLPK_SUCCESS) return snprintf(why, wsize, "execute: %s", clpk_last_error(d->ctx)), 0;
     clWaitForEvents(1, &last);
     clpk_event_span_ms(first, last, once_ms);
@@ -339,7 +339,7 @@ static int checked_call(case_data *d, clpk_xcorr_plan *plan, double *once_ms, do
             }
         }
         size_t li = 0, ri = 0;
-        clpk_xcorr_pair_of(s, o, &li, &ri);
+        xcorr_pair_of(s, o, &li, &ri);
         uint64_t state = o * 7919u + 17u;
         for (int k = 0; k < 32 && ok; ++k) {
             int dk, dl; /* shift of left against right */

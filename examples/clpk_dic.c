@@ -61,8 +61,8 @@ static double *load_image(const char *path, int *h, int *w) {
 
 int main(int argc, char **argv) {
     const char *ref_path = NULL, *def_path = NULL, *out_path = NULL, *png_path = NULL, *device = NULL;
-    clpk_dic_options opt;
-    clpk_dic_options_default(&opt);
+    dic_options opt;
+    dic_options_default(&opt);
     int bad = 0;
     for (int i = 1; i < argc && !bad; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
             char *end = NULL;
             opt.min_score = strtod(v, &end);
             bad = !*v || *end || !(opt.min_score >= -1.0 && opt.min_score <= 1.0);
-        } else if (!strcmp(a, "--method")) bad = clpk_dic_method_parse(v, &opt.method) != CLPK_SUCCESS;
+        } else if (!strcmp(a, "--method")) bad = dic_method_parse(v, &opt.method) != CLPK_SUCCESS;
         else if (!strcmp(a, "--precision")) bad = clpk_precision_parse(v, &opt.precision) != CLPK_SUCCESS;
         else if (!strcmp(a, "--refine")) {
             if (!strcmp(v, "gn")) opt.refine = CLPK_DIC_REFINE_GN;
@@ -124,17 +124,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "clpk-dic: no device: %s\n", clpk_status_string(st));
         return free(ref), free(def), 1;
     }
-    clpk_dic_field f;
-    double t0 = clpk_wall_seconds();
-    st = clpk_dic_run(ctx, ref, def, h, w, &opt, &f);
-    const double total = clpk_wall_seconds() - t0;
+    dic_field f;
+    double t0 = core_wall_seconds();
+    st = dic_run(ctx, ref, def, h, w, &opt, &f);
+    const double total = core_wall_seconds() - t0;
     int rc = 0;
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-dic: %s: %s\n", clpk_status_string(st), ctx ? clpk_last_error(ctx) : "");
         rc = 1;
     } else {
         double mean_mag, max_mag, mu, mv;
-        clpk_dic_field_stats(&f, &mean_mag, &max_mag, &mu, &mv);
+        dic_field_stats(&f, &mean_mag, &max_mag, &mu, &mv);
         printf("clpk-dic: %dx%d images, subset %d, step %d, %s, %dx%d points (%d valid)\n", h, w, opt.subset,
                opt.step, opt.method == CLPK_DIC_N_TO_MN ? "n-to-mn" : "one-to-one", f.rows, f.cols, f.valid);
         printf("  correlation: %s on %s, %.3f s (total with plan and refinement %.3f s)\n", f.algorithm,
@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
             free(uv);
         }
         if (png_path && rc == 0) {
-            if (clpk_dic_write_png(png_path, &f, ref, h, w, &err) != CLPK_SUCCESS) {
+            if (dic_write_png(png_path, &f, ref, h, w, &err) != CLPK_SUCCESS) {
                 fprintf(stderr, "clpk-dic: %s\n", err.message);
                 rc = 1;
             } else {
@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
                        w, h, max_mag);
             }
         }
-        clpk_dic_field_free(&f);
+        dic_field_free(&f);
     }
     clpk_context_destroy(ctx);
     free(ref), free(def);

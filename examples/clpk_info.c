@@ -19,14 +19,14 @@ static void usage(void) {
 
 static void print_device(size_t index, const clpk_device_info *d) {
     char path[1024];
-    clpk_profile_level level = clpk_profile_for_device(d, path, sizeof path);
+    clpk_profile_level level = core_profile_for_device(d, path, sizeof path);
     printf("[%zu] %s / %s\n", index, d->platform_name, d->name);
     printf("    answers to: %zu, %s, %s (and any part of its names or vendors)\n", index, d->implementation,
            d->kind == CLPK_DEVICE_CPU   ? "cpu"
            : d->kind == CLPK_DEVICE_GPU ? "gpu"
                                         : "accelerator");
     printf("    vendor %s, platform vendor %s, driver %s, %s, type %s\n", d->vendor, d->platform_vendor,
-           d->driver_version, d->device_version, clpk_device_kind_string(d->kind));
+           d->driver_version, d->device_version, core_device_kind_string(d->kind));
     printf("    %u compute units @ %u MHz, max work-group %zu, local mem %llu KiB, global mem %.1f GiB, "
            "max alloc %.1f GiB\n",
            d->compute_units, d->max_clock_mhz, d->max_work_group_size, (unsigned long long)(d->local_mem_bytes / 1024),
@@ -63,10 +63,10 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    clpk_params features;
-    clpk_params_clear(&features);
+    core_params features;
+    core_params_clear(&features);
     clpk_error perr = {0};
-    if ((features_text && !family) || clpk_params_parse(&features, features_text, &perr) != CLPK_SUCCESS) {
+    if ((features_text && !family) || core_params_parse(&features, features_text, &perr) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-info: %s\n", perr.message[0] ? perr.message : "--features needs --family");
         return 2;
     }
@@ -96,18 +96,18 @@ int main(int argc, char **argv) {
     printf("program cache: %s\n", clpk_context_cache_dir(ctx)[0] ? clpk_context_cache_dir(ctx) : "(disk cache off)");
     printf("profile: %s %s\n", clpk_profile_level_string(level), profile_path);
     if (family) {
-        clpk_params params;
-        clpk_params_clear(&params);
-        clpk_profile_choice choice;
+        core_params params;
+        core_params_clear(&params);
+        core_profile_choice choice;
         char text[1024];
-        clpk_profile_choose(ctx, family, &features, &params, &choice);
-        clpk_params_format(&features, text, sizeof text);
+        core_profile_choose(ctx, family, &features, &params, &choice);
+        core_params_format(&features, text, sizeof text);
         printf("family %s, features {%s}:\n", family, text);
         if (choice.found) {
-            clpk_params_format(&choice.klass, text, sizeof text);
+            core_params_format(&choice.klass, text, sizeof text);
             printf("  profile entry of class {%s} (distance %.3g) in %s (%s)\n", text, choice.distance, choice.path,
                    clpk_profile_level_string(choice.level));
-            clpk_params_format(&params, text, sizeof text);
+            core_params_format(&params, text, sizeof text);
             printf("  parameters: %s\n", text);
         } else {
             printf("  no profile entry fits: the family's built-in defaults\n");

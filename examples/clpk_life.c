@@ -236,12 +236,12 @@ static int cmd_product(const cli *c, clpk_context *ctx, clpk_life_plan *plan, co
     double *in = NULL;
     if (read_vector(in_path, dsc ? nw : ny, &in)) return 1;
     double *out = malloc((size_t)(dsc ? ny : nw) * sizeof *out);
-    const double t0 = clpk_wall_seconds();
+    const double t0 = core_wall_seconds();
     clpk_status st = dsc ? clpk_life_dsc_host(plan, in, out) : clpk_life_wc_host(plan, in, out);
     int rc = st == CLPK_SUCCESS ? 0 : fail(c->cmd, st, clpk_last_error(ctx));
     if (!rc) {
         printf("%s: %lld coefficients, %.3f ms (with transfers)\n", c->cmd, (long long)d->n_coeffs,
-               1e3 * (clpk_wall_seconds() - t0));
+               1e3 * (core_wall_seconds() - t0));
         rc = dsc ? write_vector(c->out, out, 2, d->n_voxels, d->n_theta) : write_vector(c->out, out, 1, nw, 0);
     }
     if (!rc && c->check) {

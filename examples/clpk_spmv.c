@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
 
     clpk_error err = {0};
     clpk_csr A = {0};
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     if (path) {
         clpk_coo coo = {0};
         if (clpk_mtx_read(path, &coo, &err) != CLPK_SUCCESS) {
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "clpk-spmv: %s\n", err.message);
         return 2;
     }
-    double t_read = clpk_wall_seconds() - t0;
+    double t_read = core_wall_seconds() - t0;
     printf("matrix: %s  %d x %d  nnz %lld  (read %.3f s)\n", path ? path : gen, (int)A.rows, (int)A.cols,
            (long long)A.nnz, t_read);
 
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     printf("device: %s\n", clpk_context_device_info(ctx)->name);
-    t0 = clpk_wall_seconds();
+    t0 = core_wall_seconds();
     st = clpk_spmv_plan_create(ctx, &A, precision, format, params, &plan);
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-spmv: %s: %s\n", clpk_status_string(st), clpk_last_error(ctx));
@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
     clpk_spmv_plan_describe(plan, desc, sizeof desc);
     printf("plan: %s %s\n", clpk_precision_name(precision), desc);
     printf("plan created in %.3f s (conversion, upload, kernel build); device footprint %.3f MB\n",
-           clpk_wall_seconds() - t0, (double)clpk_spmv_plan_footprint(plan) / 1e6);
+           core_wall_seconds() - t0, (double)clpk_spmv_plan_footprint(plan) / 1e6);
     st = clpk_spmv_host(plan, 1.0, x, 0.0, y);
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-spmv: %s: %s\n", clpk_status_string(st), clpk_last_error(ctx));

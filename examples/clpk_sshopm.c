@@ -526,7 +526,7 @@ int main(int argc, char **argv) {
     clpk_sshopm_dmri_field field = {0};
     clpk_error err = {0};
     if (c.dmri) {
-        double t0 = clpk_wall_seconds();
+        double t0 = core_wall_seconds();
         if (clpk_sshopm_dmri_synth(&c.dmri_opts, &field, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", err.message);
             return 2;
@@ -535,7 +535,7 @@ int main(int argc, char **argv) {
         T = field.voxels;
         printf("dmri-synth: %lld voxels, order %d, 1..%d fibres at >= %g deg, SNR %g (%.2f s)\n", (long long)T,
                field.order, c.dmri_opts.max_fibres, c.dmri_opts.min_angle_deg, c.dmri_opts.snr,
-               clpk_wall_seconds() - t0);
+               core_wall_seconds() - t0);
         if (c.save && !save_field(c.save, &field)) return 1;
     } else if (c.random) {
         const int U = clpk_sshopm_unique_count(c.order, c.dim);
@@ -573,7 +573,7 @@ int main(int argc, char **argv) {
     clpk_sshopm_raw raw = {0};
     clpk_sshopm_result result = {0};
     if (!rc && c.device_post) {
-        double t0 = clpk_wall_seconds();
+        double t0 = core_wall_seconds();
         if (clpk_sshopm_solve_device(plan, tensors, T, NULL, c.max_pairs, &result) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", clpk_last_error(ctx));
             rc = 1;
@@ -582,36 +582,36 @@ int main(int argc, char **argv) {
             for (int64_t t = 0; t < T; ++t) dropped += result.tensors[t].dropped;
             printf("solve: %.3f s end to end (upload, iterations, de-duplication and classification on the device, "
                    "download of the distinct pairs)\n",
-                   clpk_wall_seconds() - t0);
+                   core_wall_seconds() - t0);
             if (dropped)
                 printf("warning: %lld converged starts found all --max-pairs slots of their tensor taken\n",
                        (long long)dropped);
             print_summary(&result, c.quiet || c.dmri);
         }
     } else if (!rc) {
-        double t0 = clpk_wall_seconds();
+        double t0 = core_wall_seconds();
         if (clpk_sshopm_run_host(plan, tensors, T, &raw) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", clpk_last_error(ctx));
             rc = 1;
         }
-        double t1 = clpk_wall_seconds();
+        double t1 = core_wall_seconds();
         if (!rc && clpk_sshopm_postprocess(tensors, &raw, NULL, &result, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", err.message);
             rc = 1;
         }
         if (!rc) {
             printf("solve: %.3f s on the device (upload, iterations, download), %.3f s post-processing on the host\n",
-                   t1 - t0, clpk_wall_seconds() - t1);
+                   t1 - t0, core_wall_seconds() - t1);
             print_summary(&result, c.quiet || c.dmri);
         }
     }
     if (!rc && c.polish) {
-        double t0 = clpk_wall_seconds();
+        double t0 = core_wall_seconds();
         if (clpk_sshopm_polish(tensors, &result, c.polish, 0, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", err.message);
             rc = 1;
         } else {
-            printf("polish: %d Newton steps at most per pair in double, %.3f s\n", c.polish, clpk_wall_seconds() - t0);
+            printf("polish: %d Newton steps at most per pair in double, %.3f s\n", c.polish, core_wall_seconds() - t0);
         }
     }
     if (!rc && c.out && clpk_sshopm_result_write_json(c.out, &result, &err) != CLPK_SUCCESS) {
@@ -623,7 +623,7 @@ int main(int argc, char **argv) {
     if (!rc && c.dmri) {
         clpk_sshopm_dmri_fibres peaks = {0}, refined = {0};
         clpk_sshopm_dmri_stats sp, sr;
-        double t0 = clpk_wall_seconds();
+        double t0 = core_wall_seconds();
         if (clpk_sshopm_dmri_peaks(&result, 0.3, &peaks, &err) != CLPK_SUCCESS ||
             clpk_sshopm_dmri_evaluate(&field, &peaks, c.match_deg, &sp, NULL, &err) != CLPK_SUCCESS ||
             clpk_sshopm_dmri_refine(tensors, &result, c.residual, &refined, &err) != CLPK_SUCCESS ||
@@ -633,7 +633,7 @@ int main(int argc, char **argv) {
         } else {
             printf("fibres within %g deg (peaks: local maxima with lambda >= 0.3 max; refined: low-rank fit from "
                    "them, %.2f s):\n",
-                   c.match_deg, clpk_wall_seconds() - t0);
+                   c.match_deg, core_wall_seconds() - t0);
             print_dmri("peaks", &sp);
             print_dmri("refined", &sr);
         }

@@ -33,7 +33,7 @@ static void on_sigint(int sig) {
 #define MAX_RESTARTS 3
 
 typedef struct watchdog {
-    clpk_tune_progress *progress;
+    tune_progress *progress;
     atomic_llong started_ns; /* the evaluation in flight started then; 0: none */
     double hang_s;
     int argc, restarts;
@@ -46,11 +46,11 @@ static long long monotonic_ns(void) {
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void watch_event(void *user, const clpk_tune_event *ev) {
+static void watch_event(void *user, const tune_event *ev) {
     watchdog *w = user;
     if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE_START) atomic_store(&w->started_ns, monotonic_ns());
     else if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE) atomic_store(&w->started_ns, 0);
-    clpk_tune_progress_event(w->progress, ev);
+    tune_progress_event(w->progress, ev);
 }
 
 static void restart(watchdog *w, double seconds) {
@@ -158,11 +158,11 @@ static int parse_seconds(const char *text, double *out) {
     return 1;
 }
 
-static double geometric_mean_speedup(const clpk_tune_report *r, const char *family, int *n) {
+static double geometric_mean_speedup(const tune_report *r, const char *family, int *n) {
     double sum = 0;
     *n = 0;
     for (int i = 0; i < r->count; ++i) {
-        const clpk_tune_result *x = &r->items[i];
+        const tune_result *x = &r->items[i];
         if (strcmp(x->family, family) || !x->found || !x->default_ok || !(x->best_ms > 0)) continue;
         sum += log(x->default_ms / x->best_ms);
         ++*n;
@@ -171,11 +171,11 @@ static double geometric_mean_speedup(const clpk_tune_report *r, const char *fami
 }
 
 /* Where the family's time went: problem set-up, evaluations, and the driver's compiler inside them. */
-static void print_cost(const clpk_tune_report *r, const char *family) {
+static void print_cost(const tune_report *r, const char *family) {
     double setup = 0, evaluate = 0, build = 0, prebuild = 0;
     int points = 0, cached = 0, builds = 0, prebuilt = 0, searches = 0, complete = 0, second = 0, warm = 0;
     for (int i = 0; i < r->count; ++i) {
-        const clpk_tune_result *x = &r->items[i];
+        const tune_result *x = &r->items[i];
         if (strcmp(x->family, family)) continue;
         setup += x->setup_s;
         evaluate += x->evaluate_s;
@@ -197,16 +197,16 @@ static void print_cost(const clpk_tune_report *r, const char *family) {
            searches, second, warm);
 }
 
-static void print_table(const clpk_tune_report *r) {
+static void print_table(const tune_report *r) {
     for (int f = 0; f < r->family_count; ++f) {
         const char *fam = r->families[f];
         printf("\n%s\n  %-40s %12s %12s %8s %7s  %s\n", fam, "problem", "default ms", "tuned ms", "speed-up", "points",
                "tuned parameters / note");
         for (int i = 0; i < r->count; ++i) {
-            const clpk_tune_result *x = &r->items[i];
+            const tune_result *x = &r->items[i];
             if (strcmp(x->family, fam)) continue;
             char text[256] = "";
-            if (x->found) clpk_params_format(&x->best, text, sizeof text);
+            if (x->found) core_params_format(&x->best, text, sizeof text);
             if (!x->found) {
                 printf("  %-40.40s %12s %12s %8s %7d  %s\n", x->label, "-", "-", "-", x->evaluated, x->note);
             } else if (x->default_ok) {
@@ -230,33 +230,33 @@ static void print_table(const clpk_tune_report *r) {
 
 /* The quality check of the issue: how close the chosen strategy came to the exhaustive best. The search ratio
  * compares the times each search measured (at different moments, so machine load moves it); the head-to-head ratio
- * measures both winners again, alternately in one process (clpk_tune_compare), and is the one to trust. */
+ * measures both winners again, alternately in one process (tune_compare), and is the one to trust. */
 typedef struct vs_options {
-    const clpk_tune_family *const *families;
-    const clpk_tune_config *cfg;
+    const tune_family *const *families;
+    const tune_config *cfg;
     int rounds;           /* head-to-head rounds per winner (0: no head-to-head) */
     const char *json;     /* write the comparison there (NULL: don't) */
     const char *tuned_space, *exhaustive_space; /* the restrictions of the two searches (NULL: whole space) */
 } vs_options;
 
-static const clpk_tune_family *family_named(const clpk_tune_family *const *fams, const char *name) {
+static const tune_family *family_named(const tune_family *const *fams, const char *name) {
     for (int i = 0; fams[i]; ++i)
         if (!strcmp(fams[i]->name, name)) return fams[i];
     return NULL;
 }
 
-static int same_params(const clpk_params *a, const clpk_params *b) {
+static int same_params(const core_params *a, const core_params *b) {
     if (a->count != b->count) return 0;
     for (int i = 0; i < a->count; ++i) {
-        const char *v = clpk_params_get(b, a->items[i].key);
+        const char *v = core_params_get(b, a->items[i].key);
         if (!v || strcmp(v, a->items[i].value)) return 0;
     }
     return 1;
 }
 
-static cJSON *params_json(const clpk_params *p) {
+static cJSON *params_json(const core_params *p) {
     char text[512];
-    clpk_params_format(p, text, sizeof text);
+    core_params_format(p, text, sizeof text);
     return cJSON_CreateString(text);
 }
 
@@ -265,7 +265,7 @@ static void add_number(cJSON *obj, const char *key, double v) {
     else cJSON_AddNullToObject(obj, key);
 }
 
-static int print_vs_exhaustive(clpk_context *ctx, const clpk_tune_report *tuned, const clpk_tune_report *full,
+static int print_vs_exhaustive(clpk_context *ctx, const tune_report *tuned, const tune_report *full,
                                const vs_options *o) {
     printf("\ntuned vs exhaustive (time of the exhaustive best / time of the tuned choice; 1.00 = as good)\n"
            "  search: the times each search measured; head-to-head: both winners measured again alternately, %d "
@@ -277,14 +277,14 @@ static int print_vs_exhaustive(clpk_context *ctx, const clpk_tune_report *tuned,
     double sum = 0, worst = INFINITY;
     int n = 0;
     for (int i = 0; i < tuned->count && i < full->count && !interrupted; ++i) {
-        const clpk_tune_result *a = &tuned->items[i], *b = &full->items[i];
+        const tune_result *a = &tuned->items[i], *b = &full->items[i];
         if (strcmp(a->family, b->family) || a->problem_index != b->problem_index) continue;
         if (!a->found || !b->found || !(a->best_ms > 0)) continue;
         double search_ratio = b->best_ms / a->best_ms;
-        clpk_tune_comparison cmp = {NAN, NAN, NAN, NAN, 0};
-        const clpk_tune_family *fam = family_named(o->families, a->family);
+        tune_comparison cmp = {NAN, NAN, NAN, NAN, 0};
+        const tune_family *fam = family_named(o->families, a->family);
         if (o->rounds > 0 && fam &&
-            clpk_tune_compare(ctx, fam, &o->cfg->opts, a->problem_index, &a->best, &b->best, o->rounds,
+            tune_compare(ctx, fam, &o->cfg->opts, a->problem_index, &a->best, &b->best, o->rounds,
                               o->cfg->final_repeats, &cmp) != CLPK_SUCCESS)
             printf("  %s %s: head-to-head failed: %s\n", a->family, a->label, clpk_last_error(ctx));
         double h2h = cmp.b_ms / cmp.a_ms;
@@ -342,28 +342,28 @@ static int print_vs_exhaustive(clpk_context *ctx, const clpk_tune_report *tuned,
 
 typedef struct list_valid {
     clpk_context *ctx;
-    const clpk_tune_family *fam;
-    clpk_tune_problem *prob;
+    const tune_family *fam;
+    tune_problem *prob;
 } list_valid;
 
-static int accept_listed(void *user, const clpk_params *candidate) {
+static int accept_listed(void *user, const core_params *candidate) {
     const list_valid *lv = user;
     return !lv->fam->valid || lv->fam->valid(lv->ctx, lv->prob, candidate);
 }
 
-static int list_families(const clpk_tune_family *const *fams, const char *selector, const clpk_tune_options *opts,
+static int list_families(const tune_family *const *fams, const char *selector, const tune_options *opts,
                          const char *restriction, const char *selection) {
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, selector) != CLPK_SUCCESS)
         fprintf(stderr, "clpk-tune: no device: listing families without their spaces\n");
     int n = 0;
     for (; fams[n]; ++n) {
-        const clpk_tune_family *f = fams[n];
+        const tune_family *f = fams[n];
         int problems = f->problem_count(opts);
         printf("%s: %d problem%s\n", f->name, problems, problems == 1 ? "" : "s");
         for (int i = 0; ctx && i < problems; ++i) {
-            if (!clpk_tune_problem_selected(selection, i)) continue;
-            clpk_tune_problem prob;
+            if (!tune_problem_selected(selection, i)) continue;
+            tune_problem prob;
             memset(&prob, 0, sizeof prob);
             if (f->problem_create(ctx, opts, i, &prob) != CLPK_SUCCESS) {
                 printf("  [%d] not created: %s\n", i, clpk_last_error(ctx));
@@ -371,22 +371,22 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
                 continue;
             }
             char klass[512];
-            clpk_params_format(&prob.klass, klass, sizeof klass);
-            clpk_tune_space space;
+            core_params_format(&prob.klass, klass, sizeof klass);
+            tune_space space;
             memset(&space, 0, sizeof space);
             clpk_error restrict_err = {0};
             clpk_status space_st = f->space(ctx, &prob, &space);
             if (space_st == CLPK_SUCCESS &&
-                clpk_tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
+                tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
                 printf("  [%d] %s: %s\n", i, prob.label, restrict_err.message);
             } else if (space_st == CLPK_SUCCESS) {
-                double size = clpk_tune_space_size(&space);
+                double size = tune_space_size(&space);
                 char valid_text[48] = "";
                 unsigned long long *valid = NULL;
                 size_t nvalid = 0;
                 list_valid lv = {ctx, f, &prob};
                 /* the constrained space, as the searches list it */
-                if (clpk_tune_space_list(&space, 1u << 21, accept_listed, &lv, &valid, &nvalid, NULL)) {
+                if (tune_space_list(&space, 1u << 21, accept_listed, &lv, &valid, &nvalid, NULL)) {
                     snprintf(valid_text, sizeof valid_text, ", %zu valid", nvalid);
                     free(valid);
                 }
@@ -408,8 +408,8 @@ static int list_families(const clpk_tune_family *const *fams, const char *select
 }
 
 int main(int argc, char **argv) {
-    clpk_tune_config cfg;
-    clpk_tune_config_defaults(&cfg);
+    tune_config cfg;
+    tune_config_defaults(&cfg);
     cfg.candidate_limit_s = 30;
     const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL;
     const char *merge[MAX_MERGE];
@@ -431,7 +431,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--candidate-limit")) ok = v && parse_seconds(v, &cfg.candidate_limit_s);
         else if (!strcmp(a, "--hang-limit")) ok = v && parse_seconds(v, &hang_s);
         else if (!strcmp(a, "--restart-count")) ok = v && parse_int(v, &restarts);
-        else if (!strcmp(a, "--strategy")) ok = v && clpk_tune_strategy_parse(v, &cfg.strategy) == CLPK_SUCCESS;
+        else if (!strcmp(a, "--strategy")) ok = v && tune_strategy_parse(v, &cfg.strategy) == CLPK_SUCCESS;
         else if (!strcmp(a, "--samples")) ok = v && parse_int(v, &cfg.samples) && cfg.samples > 0;
         else if (!strcmp(a, "--repeats")) ok = v && parse_int(v, &cfg.repeats) && cfg.repeats > 0;
         else if (!strcmp(a, "--final-repeats")) ok = v && parse_int(v, &cfg.final_repeats) && cfg.final_repeats > 0;
@@ -440,18 +440,18 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--build-threads")) ok = v && parse_int(v, &cfg.build_threads) && cfg.build_threads > 0;
         else if (!strcmp(a, "--space")) {
             clpk_error space_err = {0};
-            ok = v && clpk_tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
+            ok = v && tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
             if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", space_err.message);
             cfg.space_restrict = v;
         }
         else if (!strcmp(a, "--problems")) {
             clpk_error problems_err = {0};
-            ok = v && clpk_tune_problems_parse(v, &problems_err) == CLPK_SUCCESS;
+            ok = v && tune_problems_parse(v, &problems_err) == CLPK_SUCCESS;
             if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", problems_err.message);
             cfg.problems = v;
         } else if (!strcmp(a, "--vs-space")) {
             clpk_error space_err = {0};
-            ok = v && clpk_tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
+            ok = v && tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
             if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", space_err.message);
             vs_space = v, vs_exhaustive = 1;
         } else if (!strcmp(a, "--vs-rounds")) ok = v && parse_int(v, &rounds);
@@ -490,16 +490,16 @@ int main(int argc, char **argv) {
             return 2;
         }
         clpk_error err = {0};
-        if (clpk_tune_profile_merge(merge, nmerge, out, force, &err) != CLPK_SUCCESS) {
+        if (tune_profile_merge(merge, nmerge, out, force, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-tune: merge failed: %s\n", err.message);
             return 1;
         }
         printf("merged %d profile%s into %s\n", nmerge, nmerge == 1 ? "" : "s", out);
         return 0;
     }
-    const clpk_tune_family *families[MAX_FAMILIES + 1];
+    const tune_family *families[MAX_FAMILIES + 1];
     clpk_error err = {0};
-    if (clpk_tune_select(clpk_tune_families, family_names, families, MAX_FAMILIES + 1, &err) != CLPK_SUCCESS) {
+    if (tune_select(tune_families, family_names, families, MAX_FAMILIES + 1, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-tune: %s\n", err.message);
         return 2;
     }
@@ -524,8 +524,8 @@ int main(int argc, char **argv) {
     }
     cfg.cache_path = cache;
     cfg.stop = &interrupted;
-    clpk_tune_progress progress;
-    clpk_tune_progress_init(&progress, stderr, verbose);
+    tune_progress progress;
+    tune_progress_init(&progress, stderr, verbose);
     watchdog dog = {.progress = &progress, .argc = argc, .argv = argv, .restarts = restarts};
     atomic_init(&dog.started_ns, 0);
     dog.hang_s = hang_s >= 0 ? hang_s : 4 * cfg.candidate_limit_s;
@@ -536,18 +536,18 @@ int main(int argc, char **argv) {
     if (restarts) printf("restart %d after a hung candidate\n", restarts);
     signal(SIGINT, on_sigint);
     printf("device: %s / %s (driver %s)\nstrategy: %s%s, cache %s\n", dev->platform_name, dev->name,
-           dev->driver_version, clpk_tune_strategy_name(cfg.strategy), cfg.resume ? ", resuming" : "", cache);
+           dev->driver_version, tune_strategy_name(cfg.strategy), cfg.resume ? ", resuming" : "", cache);
     fflush(stdout);
 
-    clpk_tune_report report;
+    tune_report report;
     int rc = 0;
-    if (clpk_tune_run(ctx, families, &cfg, &report) != CLPK_SUCCESS) {
+    if (tune_run(ctx, families, &cfg, &report) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-tune: %s\n", clpk_last_error(ctx));
         clpk_context_destroy(ctx);
         return 1;
     }
     print_table(&report);
-    if (clpk_tune_profile_write(out, dev, &report, &err) != CLPK_SUCCESS) {
+    if (tune_profile_write(out, dev, &report, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-tune: %s\n", err.message);
         rc = 1;
     } else {
@@ -559,22 +559,22 @@ int main(int argc, char **argv) {
         rc = rc ? rc : 130;
     }
     if (vs_exhaustive && !report.stopped) {
-        clpk_tune_config full = cfg;
+        tune_config full = cfg;
         full.strategy = CLPK_TUNE_EXHAUSTIVE;
         full.resume = 1; /* the points the first search measured are not measured again */
         if (vs_space) full.space_restrict = vs_space;
         full.on_event = watch_event; /* the watchdog keeps watching; its progress lines go to stderr */
-        clpk_tune_report exhaustive;
-        if (clpk_tune_run(ctx, families, &full, &exhaustive) == CLPK_SUCCESS) {
+        tune_report exhaustive;
+        if (tune_run(ctx, families, &full, &exhaustive) == CLPK_SUCCESS) {
             vs_options vo = {families, &cfg, rounds, vs_json, cfg.space_restrict, full.space_restrict};
             if (print_vs_exhaustive(ctx, &report, &exhaustive, &vo) != 0 && rc == 0) rc = 1;
-            clpk_tune_report_free(&exhaustive);
+            tune_report_free(&exhaustive);
         } else {
             fprintf(stderr, "clpk-tune: exhaustive search: %s\n", clpk_last_error(ctx));
             rc = rc ? rc : 1;
         }
     }
-    clpk_tune_report_free(&report);
+    tune_report_free(&report);
     clpk_context_destroy(ctx);
     return rc;
 }

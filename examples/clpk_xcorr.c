@@ -140,7 +140,7 @@ typedef struct bench_job {
 
 static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     bench_job *j = user;
-    return clpk_xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
+    return xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
 }
 
 /* Multiply-adds: every shift's overlap area, summed over the window (R^2 C^2 per pair for the full output). */
@@ -164,7 +164,7 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
     if (rc == CL_SUCCESS)
         job.right = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
     if (rc == CL_SUCCESS) job.out = clCreateBuffer(c, CL_MEM_READ_WRITE, no * elem, NULL, &rc);
-    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail_cl(ctx, rc, "clCreateBuffer(bench)");
+    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clCreateBuffer(bench)");
     const double macs = count_macs(s);
     clpk_bench_stats stats;
     if (st == CLPK_SUCCESS)
@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     clpk_error err = {0};
-    if (clpk_xcorr_shape_check(&shape, &err) != CLPK_SUCCESS) {
+    if (xcorr_shape_check(&shape, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: %s\n", err.message);
         goto done;
     }
@@ -268,13 +268,13 @@ int main(int argc, char **argv) {
         else
             ((float *)hr)[i] = (float)((double *)right.data)[i];
     }
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     st = clpk_xcorr_execute_host(plan, hl, hr, ho);
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: %s\n", clpk_last_error(ctx));
         goto done;
     }
-    printf("computed in %.3f s (host arrays, copies included)\n", clpk_wall_seconds() - t0);
+    printf("computed in %.3f s (host arrays, copies included)\n", core_wall_seconds() - t0);
     const int64_t oshape[3] = {(int64_t)count, orows, ocols};
     if (clpk_npy_write_raw(o.out, f64 ? CLPK_DTYPE_F64 : CLPK_DTYPE_F32, 3, oshape, ho, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: %s\n", err.message);
@@ -292,7 +292,7 @@ int main(int argc, char **argv) {
         /* The reference is a plain double loop: say so when it will take a while (~1e9 multiply-adds a second). */
         const double macs = count_macs(&shape);
         if (macs > 2e9) printf("check: the CPU reference needs about %.0e multiply-adds...\n", macs);
-        clpk_xcorr_reference(&shape, left.data, right.data, ref);
+        xcorr_reference(&shape, left.data, right.data, ref);
         double max_err = 0, max_ref = 0;
         for (size_t i = 0; i < no; ++i) {
             got[i] = f64 ? ((double *)ho)[i] : (double)((float *)ho)[i];

@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
     cl_kernel kernel = NULL;
     cl_int rc = CL_SUCCESS;
     cl_mem bx = NULL, by = NULL;
-    st = clpk_program_get(ctx, sources, 1, "", &program);
-    if (st == CLPK_SUCCESS) st = clpk_kernel_create(ctx, program, "clpk_saxpy", &kernel);
+    st = core_program_get(ctx, sources, 1, "", &program);
+    if (st == CLPK_SUCCESS) st = core_kernel_create(ctx, program, "clpk_saxpy", &kernel);
     if (st == CLPK_SUCCESS) {
         cl_context c = clpk_context_cl_context(ctx);
         bx = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof *x, x, &rc);
@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
         printf("saxpy of %d elements: max relative error %.2e vs double reference: %s\n", N, max_err,
                max_err <= 1e-6 ? "OK" : "WRONG");
     } else {
-        fprintf(stderr, "hello-saxpy: %s\n", rc != CL_SUCCESS ? clpk_cl_error_name(rc) : clpk_last_error(ctx));
+        fprintf(stderr, "hello-saxpy: %s\n", rc != CL_SUCCESS ? core_cl_error_name(rc) : clpk_last_error(ctx));
     }
     if (bx) clReleaseMemObject(bx);
     if (by) clReleaseMemObject(by);

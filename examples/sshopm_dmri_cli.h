@@ -98,13 +98,13 @@ static int dmri_main(int argc, char **argv) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     printf("device: %s / %s\n", dev->platform_name, dev->name);
     clpk_sshopm_scan_peaks scan;
-    const double t0 = clpk_wall_seconds();
+    const double t0 = core_wall_seconds();
     if (clpk_sshopm_dmri_scan(ctx, dwi, bval, bvec, mask, &oo, &po, &scan) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-sshopm dmri: %s\n", clpk_last_error(ctx));
         clpk_context_destroy(ctx);
         return 1;
     }
-    const double t1 = clpk_wall_seconds();
+    const double t1 = core_wall_seconds();
     const int64_t nvox = (int64_t)scan.nx * scan.ny * scan.nz;
     int64_t hist[17] = {0};
     for (int64_t v = 0; v < nvox; ++v) hist[scan.peaks.count[v]]++;

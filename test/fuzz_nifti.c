@@ -10,10 +10,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    clpk_nifti v;
+    nifti_file v;
     clpk_error err;
     memset(&err, 0, sizeof err);
-    if (clpk_nifti_parse(data, size, "fuzz.nii", &v, &err) != CLPK_SUCCESS) {
+    if (nifti_file_parse(data, size, "fuzz.nii", &v, &err) != CLPK_SUCCESS) {
         if (!strstr(err.message, "fuzz.nii")) abort();
         return 0;
     }
@@ -24,6 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     volatile double sum = 0;
     size_t total = (size_t)v.nx * v.ny * v.nz * v.nt;
     for (size_t i = 0; i < total; i++) sum += v.data[i];
-    clpk_nifti_free(&v);
+    nifti_file_free(&v);
     return 0;
 }

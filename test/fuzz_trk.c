@@ -11,10 +11,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    clpk_trk t;
+    trk_file t;
     clpk_error err;
     memset(&err, 0, sizeof err);
-    clpk_status st = clpk_trk_parse(data, size, "fuzz.trk", &t, &err);
+    clpk_status st = trk_file_parse(data, size, "fuzz.trk", &t, &err);
     if (st != CLPK_SUCCESS) {
         if (!strstr(err.message, "fuzz.trk")) abort(); /* every refusal names the input */
         return 0;
@@ -27,13 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     double A[4][4];
     clpk_error aerr;
     memset(&aerr, 0, sizeof aerr);
-    if (clpk_trk_voxmm_to_rasmm(&t, A, &aerr) == CLPK_SUCCESS) {
+    if (trk_file_voxmm_to_rasmm(&t, A, &aerr) == CLPK_SUCCESS) {
         for (int r = 0; r < 4; r++)
             for (int c = 0; c < 4; c++)
                 if (!isfinite(A[r][c])) abort();
     } else if (!aerr.message[0]) {
         abort();
     }
-    clpk_trk_free(&t);
+    trk_file_free(&t);
     return 0;
 }

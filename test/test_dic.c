@@ -45,21 +45,21 @@ static blob *make_blobs(uint64_t *rng, int h, int w, int *n) {
 typedef struct shift_case {
     const char *name;
     double dx, dy;
-    clpk_dic_method method;
+    dic_method method;
     int subset, step, search;
     const char *algorithm;
     double tol;
-    clpk_dic_refine refine;
+    dic_refine refine;
 } shift_case;
 
 static void run_shift(clpk_context *ctx, const shift_case *c, const double *ref, const double *def, int h, int w) {
-    clpk_dic_options opt;
-    clpk_dic_options_default(&opt);
+    dic_options opt;
+    dic_options_default(&opt);
     opt.subset = c->subset, opt.step = c->step, opt.search = c->search, opt.method = c->method;
     opt.algorithm = c->algorithm;
     opt.refine = c->refine;
-    clpk_dic_field f;
-    clpk_status st = clpk_dic_run(ctx, ref, def, h, w, &opt, &f);
+    dic_field f;
+    clpk_status st = dic_run(ctx, ref, def, h, w, &opt, &f);
     if (st == CLPK_ERROR_UNSUPPORTED && c->algorithm && !strcmp(c->algorithm, "fft")) {
         printf("SKIP %s: %s\n", c->name, clpk_last_error(ctx)); /* a build without VkFFT */
         return;
@@ -81,7 +81,7 @@ static void run_shift(clpk_context *ctx, const shift_case *c, const double *ref,
     CHECK(min_score > 0.9, "%s: min ZNCC %.3f", c->name, min_score);
     for (size_t i = 0; i + 1 < n && f.cols > 1; ++i)
         if ((i + 1) % (size_t)f.cols) CHECK(f.x[i + 1] - f.x[i] == c->step, "%s: grid spacing", c->name);
-    clpk_dic_field_free(&f);
+    dic_field_free(&f);
 }
 
 static double *load_u8_as_double(const char *path, int *h, int *w) {
@@ -117,15 +117,15 @@ static void shared_images(clpk_context *ctx) {
         return;
     }
     CHECK(h == h2 && w == w2, "image sizes differ: %dx%d vs %dx%d", h, w, h2, w2);
-    clpk_dic_options opt;
-    clpk_dic_options_default(&opt);
+    dic_options opt;
+    dic_options_default(&opt);
     opt.subset = 48, opt.step = 48, opt.method = CLPK_DIC_N_TO_MN, opt.search = 6;
-    clpk_dic_field f;
-    clpk_status st = clpk_dic_run(ctx, ref, def, h, w, &opt, &f);
+    dic_field f;
+    clpk_status st = dic_run(ctx, ref, def, h, w, &opt, &f);
     if (CHECK(st == CLPK_SUCCESS, "shared images: %s: %s", clpk_status_string(st), clpk_last_error(ctx))) {
         const size_t n = (size_t)f.rows * f.cols;
         double mean_mag, max_mag, mu, mv;
-        clpk_dic_field_stats(&f, &mean_mag, &max_mag, &mu, &mv);
+        dic_field_stats(&f, &mean_mag, &max_mag, &mu, &mv);
         size_t good = 0;
         for (size_t i = 0; i < n; ++i) good += f.score[i] > 0.5;
         printf("  shared refSpeckled/defSpeckled %dx%d: %dx%d points (%s), %d valid, mean |d| %.3f px, max %.3f px, "
@@ -134,31 +134,31 @@ static void shared_images(clpk_context *ctx) {
         CHECK(f.valid >= (int)(0.9 * n), "shared images: only %d of %zu valid", f.valid, n);
         CHECK(good >= (size_t)(0.9 * n), "shared images: only %zu of %zu with ZNCC > 0.5", good, n);
         CHECK(max_mag < 6.0 + 13.0, "shared images: max displacement %.2f beyond the search reach", max_mag);
-        clpk_dic_field_free(&f);
+        dic_field_free(&f);
     }
     free(ref), free(def);
 }
 
 static void bad_inputs(clpk_context *ctx, const double *img) {
-    clpk_dic_options opt;
-    clpk_dic_options_default(&opt);
-    clpk_dic_field f;
+    dic_options opt;
+    dic_options_default(&opt);
+    dic_field f;
     opt.subset = 64;
-    CHECK(clpk_dic_run(ctx, img, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "image smaller than a subset");
+    CHECK(dic_run(ctx, img, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "image smaller than a subset");
     opt.subset = 3;
-    CHECK(clpk_dic_run(ctx, img, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "subset 3 accepted");
+    CHECK(dic_run(ctx, img, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "subset 3 accepted");
     opt.subset = 16, opt.step = 0;
-    CHECK(clpk_dic_run(ctx, img, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "step 0 accepted");
-    CHECK(clpk_dic_run(ctx, NULL, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "NULL image accepted");
+    CHECK(dic_run(ctx, img, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "step 0 accepted");
+    CHECK(dic_run(ctx, NULL, img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_ARGUMENT, "NULL image accepted");
     double *nan_img = malloc(40 * 40 * sizeof *nan_img);
     memcpy(nan_img, img, 40 * 40 * sizeof *nan_img);
     nan_img[333] = NAN;
     opt.step = 8;
-    CHECK(clpk_dic_run(ctx, img, nan_img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_DATA, "NaN pixel accepted");
+    CHECK(dic_run(ctx, img, nan_img, 40, 40, &opt, &f) == CLPK_ERROR_INVALID_DATA, "NaN pixel accepted");
     free(nan_img);
-    clpk_dic_method m;
-    CHECK(clpk_dic_method_parse("n-to-mn", &m) == CLPK_SUCCESS && m == CLPK_DIC_N_TO_MN, "method parse");
-    CHECK(clpk_dic_method_parse("n-to-m", &m) == CLPK_ERROR_INVALID_ARGUMENT, "method n-to-m accepted");
+    dic_method m;
+    CHECK(dic_method_parse("n-to-mn", &m) == CLPK_SUCCESS && m == CLPK_DIC_N_TO_MN, "method parse");
+    CHECK(dic_method_parse("n-to-m", &m) == CLPK_ERROR_INVALID_ARGUMENT, "method n-to-m accepted");
 }
 
 static uint32_t be32(const unsigned char *p) {
@@ -167,16 +167,16 @@ static uint32_t be32(const unsigned char *p) {
 
 /* The PNG writer: known CRC/Adler values, then a written file parsed back (chunk CRCs, the zlib stream of stored
  * blocks, the pixels), and a rendered field. */
-static void png_checks(const clpk_dic_field *field, const double *ref, int h, int w) {
-    CHECK(clpk_png_crc32(0, (const unsigned char *)"123456789", 9) == 0xCBF43926u, "crc32 check value");
-    CHECK(clpk_png_adler32(1, (const unsigned char *)"Wikipedia", 9) == 0x11E60398u, "adler32 check value");
+static void png_checks(const dic_field *field, const double *ref, int h, int w) {
+    CHECK(png_crc32(0, (const unsigned char *)"123456789", 9) == 0xCBF43926u, "crc32 check value");
+    CHECK(png_adler32(1, (const unsigned char *)"Wikipedia", 9) == 0x11E60398u, "adler32 check value");
     const int pw = 300, ph = 230; /* rows of 901 bytes: more than one 64 KiB stored block */
     unsigned char *px = malloc((size_t)pw * ph * 3);
     for (size_t i = 0; px && i < (size_t)pw * ph * 3; ++i) px[i] = (unsigned char)(i * 7 + i / 3);
     char path[256];
     snprintf(path, sizeof path, "%s/clpk_test_dic_%d.png", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
     clpk_error err;
-    if (!CHECK(px && clpk_png_write_rgb(path, pw, ph, px, &err) == CLPK_SUCCESS, "png write: %s", err.message)) {
+    if (!CHECK(px && png_write_rgb(path, pw, ph, px, &err) == CLPK_SUCCESS, "png write: %s", err.message)) {
         free(px);
         return;
     }
@@ -190,7 +190,7 @@ static void png_checks(const clpk_dic_field *field, const double *ref, int h, in
     while (at + 12 <= size && !iend) {
         const uint32_t len = be32(file + at);
         if (at + 12 + len > size) break;
-        crc_ok &= clpk_png_crc32(0, file + at + 4, 4 + len) == be32(file + at + 8 + len);
+        crc_ok &= png_crc32(0, file + at + 4, 4 + len) == be32(file + at + 8 + len);
         if (!memcmp(file + at + 4, "IHDR", 4))
             ihdr_ok = len == 13 && be32(file + at + 8) == (uint32_t)pw && be32(file + at + 12) == (uint32_t)ph &&
                       file[at + 16] == 8 && file[at + 17] == 2;
@@ -214,24 +214,24 @@ static void png_checks(const clpk_dic_field *field, const double *ref, int h, in
         p += 5 + n;
     }
     stream_ok &= last && got == raw_size && p + 4 == idat_at + idat_len &&
-                 be32(file + p) == clpk_png_adler32(1, raw, raw_size);
+                 be32(file + p) == png_adler32(1, raw, raw_size);
     int pixels_ok = stream_ok;
     for (int y = 0; pixels_ok && y < ph; ++y)
         pixels_ok = raw[y * row] == 0 && !memcmp(raw + y * row + 1, px + (size_t)y * pw * 3, (size_t)pw * 3);
     CHECK(stream_ok && pixels_ok, "png zlib stream %d, pixels %d", stream_ok, pixels_ok);
-    CHECK(clpk_png_write_rgb("/nonexistent-dir/x.png", 2, 2, px, &err) == CLPK_ERROR_IO, "png write to a bad path");
-    CHECK(clpk_png_write_rgb(path, 0, 2, px, &err) == CLPK_ERROR_INVALID_ARGUMENT, "png of width 0");
+    CHECK(png_write_rgb("/nonexistent-dir/x.png", 2, 2, px, &err) == CLPK_ERROR_IO, "png write to a bad path");
+    CHECK(png_write_rgb(path, 0, 2, px, &err) == CLPK_ERROR_INVALID_ARGUMENT, "png of width 0");
     free(raw), free(file), free(px);
     /* a rendered field: the right size, arrows drawn (white pixels exist) */
     unsigned char *rgb = NULL;
-    if (CHECK(clpk_dic_render(field, ref, h, w, &rgb) == CLPK_SUCCESS && rgb, "render")) {
+    if (CHECK(dic_render(field, ref, h, w, &rgb) == CLPK_SUCCESS && rgb, "render")) {
         size_t white = 0;
         for (size_t i = 0; i < (size_t)h * w; ++i)
             white += rgb[3 * i] == 255 && rgb[3 * i + 1] == 255 && rgb[3 * i + 2] == 255;
         CHECK(white > (size_t)field->valid, "only %zu arrow pixels for %d vectors", white, field->valid);
         free(rgb);
     }
-    CHECK(clpk_dic_write_png(path, field, ref, h, w, &err) == CLPK_SUCCESS, "field png: %s", err.message);
+    CHECK(dic_write_png(path, field, ref, h, w, &err) == CLPK_SUCCESS, "field png: %s", err.message);
     remove(path);
 }
 
@@ -270,13 +270,13 @@ int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run_shift(ctx, &cases[i], ref, defs[i], h, w);
     shared_images(ctx);
     bad_inputs(ctx, ref);
-    clpk_dic_options opt;
-    clpk_dic_options_default(&opt);
+    dic_options opt;
+    dic_options_default(&opt);
     opt.subset = 32, opt.step = 16, opt.search = 8, opt.algorithm = "cpu";
-    clpk_dic_field f;
-    if (CHECK(clpk_dic_run(NULL, ref, def_sub, h, w, &opt, &f) == CLPK_SUCCESS, "host DIC without a context")) {
+    dic_field f;
+    if (CHECK(dic_run(NULL, ref, def_sub, h, w, &opt, &f) == CLPK_SUCCESS, "host DIC without a context")) {
         png_checks(&f, ref, h, w);
-        clpk_dic_field_free(&f);
+        dic_field_free(&f);
     }
     free(blobs), free(ref), free(def_int), free(def_sub), free(def_far);
     clpk_context_destroy(ctx);

@@ -195,10 +195,10 @@ static void test_synth(uint64_t seed) {
         clpk_life_dataset d;
         double *w = NULL;
         clpk_error err = {0};
-        double t0 = clpk_wall_seconds();
+        double t0 = core_wall_seconds();
         if (!CHECK(clpk_life_synth(&o, &d, &w, &err) == CLPK_SUCCESS, "%s: %s", classes[c], err.message)) continue;
         printf("synth %s: Nv %d Nf %d Na %d Ntheta %d Nc %lld (%.3f s)\n", classes[c], d.n_voxels, d.n_fibers,
-               d.n_atoms, d.n_theta, (long long)d.n_coeffs, clpk_wall_seconds() - t0);
+               d.n_atoms, d.n_theta, (long long)d.n_coeffs, core_wall_seconds() - t0);
         CHECK(clpk_life_dataset_validate(&d, &err) == CLPK_SUCCESS, "%s", err.message);
         CHECK(d.n_fibers == o.n_fibers && d.n_theta == o.n_theta && d.n_atoms == o.n_atoms, "%s: sizes", classes[c]);
         /* every fibre touches voxels; every voxel is touched (compact numbering) */
@@ -581,9 +581,9 @@ static void swap4(unsigned char *p) {
 static void test_trk(void) {
     if (!have_shared_data()) return;
     const char *path = CLPK_SHARED_DATA_DIR "/life/EuDX_small_25.trk";
-    clpk_trk t;
+    trk_file t;
     clpk_error err = {0};
-    if (!CHECK(clpk_trk_read(path, &t, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    if (!CHECK(trk_file_read(path, &t, &err) == CLPK_SUCCESS, "%s", err.message)) return;
     CHECK(t.n_streamlines == 60 && t.n_points == 228, "EuDX: %lld streamlines, %lld points (expected 60, 228)",
           (long long)t.n_streamlines, (long long)t.n_points);
     CHECK(t.offsets[1] == 4 && t.offsets[2] == 8 && t.offsets[3] == 13 && t.offsets[4] == 20, "EuDX: first lengths");
@@ -591,23 +591,23 @@ static void test_trk(void) {
     CHECK(strcmp(t.voxel_order, "RAS") == 0 && t.version == 2, "EuDX: voxel order %s version %d", t.voxel_order,
           t.version);
     double A[4][4];
-    if (CHECK(clpk_trk_voxmm_to_rasmm(&t, A, &err) == CLPK_SUCCESS, "%s", err.message)) {
+    if (CHECK(trk_file_voxmm_to_rasmm(&t, A, &err) == CLPK_SUCCESS, "%s", err.message)) {
         double x = A[0][0] * t.points[0] + A[0][1] * t.points[1] + A[0][2] * t.points[2] + A[0][3];
         CHECK(fabs(x - (-80.0)) < 1e-9, "voxmm -> rasmm: x %g, expected -80 (half-voxel shift)", x);
     }
     char *bytes = NULL;
     size_t n = 0;
-    if (!CHECK(clpk_read_file(path, &bytes, &n, &err) == CLPK_SUCCESS, "%s", err.message)) {
-        clpk_trk_free(&t);
+    if (!CHECK(core_read_file(path, &bytes, &n, &err) == CLPK_SUCCESS, "%s", err.message)) {
+        trk_file_free(&t);
         return;
     }
     unsigned char *b = malloc(n);
     /* every truncation is refused with the name in the message */
     int accepted = 0, unnamed = 0;
     for (size_t cut = 0; cut < n; cut += (cut < 1000 ? 97 : 1)) {
-        clpk_trk u;
+        trk_file u;
         clpk_error e = {0};
-        if (clpk_trk_parse(bytes, cut, "cut.trk", &u, &e) == CLPK_SUCCESS) accepted++, clpk_trk_free(&u);
+        if (trk_file_parse(bytes, cut, "cut.trk", &u, &e) == CLPK_SUCCESS) accepted++, trk_file_free(&u);
         else if (!contains(e.message, "cut.trk")) unnamed++;
     }
     CHECK(accepted == 0 && unnamed == 0, "truncated .trk: %d accepted, %d messages without the name", accepted,
@@ -615,9 +615,9 @@ static void test_trk(void) {
     /* a truncated file on disk */
     const char *cut_path = tmp_path("truncated.trk");
     write_bytes(cut_path, bytes, n - 7);
-    clpk_trk u;
+    trk_file u;
     clpk_error e = {0};
-    CHECK(clpk_trk_read(cut_path, &u, &e) == CLPK_ERROR_PARSE && contains(e.message, "truncated") &&
+    CHECK(trk_file_read(cut_path, &u, &e) == CLPK_ERROR_PARSE && contains(e.message, "truncated") &&
               contains(e.message, cut_path),
           "truncated file: %s", e.message);
     /* corruptions */
@@ -640,22 +640,22 @@ static void test_trk(void) {
             b[cases[c].off] = (unsigned char)cases[c].value;
             if (cases[c].off == 36) b[37] = 0xff;
         }
-        clpk_status st = clpk_trk_parse(b, n, "bad.trk", &u, &e);
+        clpk_status st = trk_file_parse(b, n, "bad.trk", &u, &e);
         CHECK(st != CLPK_SUCCESS && contains(e.message, "bad.trk"), "corrupt .trk (%s) accepted or unnamed: %s",
               cases[c].what, e.message);
-        if (st == CLPK_SUCCESS) clpk_trk_free(&u);
+        if (st == CLPK_SUCCESS) trk_file_free(&u);
     }
     /* trailing bytes after n_count streamlines */
     unsigned char *longer = malloc(n + 4);
     memcpy(longer, bytes, n);
     put_i32(longer + n, 0);
-    CHECK(clpk_trk_parse(longer, n + 4, "long.trk", &u, &e) == CLPK_ERROR_PARSE, "trailing bytes accepted");
+    CHECK(trk_file_parse(longer, n + 4, "long.trk", &u, &e) == CLPK_ERROR_PARSE, "trailing bytes accepted");
     /* n_count 0 means "read to the end" */
     memcpy(b, bytes, n);
     put_i32(b + 988, 0);
-    if (CHECK(clpk_trk_parse(b, n, "zero.trk", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
+    if (CHECK(trk_file_parse(b, n, "zero.trk", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
         CHECK(u.n_streamlines == 60 && u.n_points == 228, "n_count 0: %lld streamlines", (long long)u.n_streamlines);
-        clpk_trk_free(&u);
+        trk_file_free(&u);
     }
     /* big-endian copy reads the same */
     memcpy(b, bytes, n);
@@ -668,11 +668,11 @@ static void test_trk(void) {
     for (size_t off = 440; off < 504; off += 4) swap4(b + off);
     swap4(b + 988), swap4(b + 992), swap4(b + 996);
     for (size_t off = 1000; off < n; off += 4) swap4(b + off);
-    if (CHECK(clpk_trk_parse(b, n, "big.trk", &u, &e) == CLPK_SUCCESS, "big-endian: %s", e.message)) {
+    if (CHECK(trk_file_parse(b, n, "big.trk", &u, &e) == CLPK_SUCCESS, "big-endian: %s", e.message)) {
         CHECK(u.n_points == t.n_points && memcmp(u.points, t.points, (size_t)t.n_points * 12) == 0 &&
                   memcmp(u.offsets, t.offsets, (size_t)(t.n_streamlines + 1) * 8) == 0,
               "big-endian copy reads differently");
-        clpk_trk_free(&u);
+        trk_file_free(&u);
     }
     /* per-point scalars and per-streamline properties are skipped */
     {
@@ -691,16 +691,16 @@ static void test_trk(void) {
             }
             put_f32(s + pos, 9.0f), pos += 4;
         }
-        if (CHECK(clpk_trk_parse(s, size, "scalars.trk", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
+        if (CHECK(trk_file_parse(s, size, "scalars.trk", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
             CHECK(u.n_points == t.n_points && memcmp(u.points, t.points, m * 12) == 0, "scalars: points differ");
-            clpk_trk_free(&u);
+            trk_file_free(&u);
         }
         free(s);
     }
     free(longer);
     free(b);
     free(bytes);
-    clpk_trk_free(&t);
+    trk_file_free(&t);
 }
 
 /* ---- NIfTI ----------------------------------------------------------------------------------------------------- */
@@ -708,9 +708,9 @@ static void test_trk(void) {
 static void test_nifti(void) {
     if (!have_shared_data()) return;
     const char *path = CLPK_SHARED_DATA_DIR "/life/small_25.nii.gz";
-    clpk_nifti v;
+    nifti_file v;
     clpk_error err = {0};
-    if (!CHECK(clpk_nifti_read(path, &v, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    if (!CHECK(nifti_file_read(path, &v, &err) == CLPK_SUCCESS, "%s", err.message)) return;
     CHECK(v.nx == 10 && v.ny == 8 && v.nz == 2 && v.nt == 26 && v.datatype == 2, "small_25: %dx%dx%dx%d type %d", v.nx,
           v.ny, v.nz, v.nt, v.datatype);
     CHECK(strcmp(v.affine_from, "sform") == 0 && v.affine[0][0] == 2 && v.affine[0][3] == -80 &&
@@ -735,21 +735,21 @@ static void test_nifti(void) {
         for (int k = 0; k < 4; k++) put_f32(b + 280 + 16 * r + 4 * k, (float)v.affine[r][k]);
     memcpy(b + 344, "n+1\0", 4);
     for (size_t i = 0; i < total; i++) b[352 + i] = (unsigned char)v.data[i];
-    clpk_nifti u;
+    nifti_file u;
     clpk_error e = {0};
-    if (CHECK(clpk_nifti_parse(b, n, "copy.nii", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
+    if (CHECK(nifti_file_parse(b, n, "copy.nii", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
         CHECK(check_rel_error(v.data, u.data, total) == 0, "uncompressed copy reads differently");
-        clpk_nifti_free(&u);
+        nifti_file_free(&u);
     }
     const char *plain = tmp_path("copy.nii");
     write_bytes(plain, b, n);
-    if (CHECK(clpk_nifti_read(plain, &u, &e) == CLPK_SUCCESS, "%s", e.message)) clpk_nifti_free(&u);
+    if (CHECK(nifti_file_read(plain, &u, &e) == CLPK_SUCCESS, "%s", e.message)) nifti_file_free(&u);
     /* scl_slope / scl_inter applied */
     memcpy(c, b, n);
     put_f32(c + 112, 2.0f), put_f32(c + 116, 1.0f);
-    if (CHECK(clpk_nifti_parse(c, n, "scaled.nii", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
+    if (CHECK(nifti_file_parse(c, n, "scaled.nii", &u, &e) == CLPK_SUCCESS, "%s", e.message)) {
         CHECK(u.data[5] == 2 * v.data[5] + 1, "scl_slope not applied");
-        clpk_nifti_free(&u);
+        nifti_file_free(&u);
     }
     /* int16 big-endian copy */
     {
@@ -779,11 +779,11 @@ static void test_nifti(void) {
             unsigned char t = be[352 + 2 * i];
             be[352 + 2 * i] = be[353 + 2 * i], be[353 + 2 * i] = t;
         }
-        if (CHECK(clpk_nifti_parse(be, n16, "big.nii", &u, &e) == CLPK_SUCCESS, "big-endian: %s", e.message)) {
+        if (CHECK(nifti_file_parse(be, n16, "big.nii", &u, &e) == CLPK_SUCCESS, "big-endian: %s", e.message)) {
             int bad = 0;
             for (size_t i = 0; i < total; i++) bad += u.data[i] != v.data[i] * 3 - 100;
             CHECK(bad == 0 && u.affine[1][3] == -120, "big-endian int16 copy: %d values differ", bad);
-            clpk_nifti_free(&u);
+            nifti_file_free(&u);
         }
         free(be);
     }
@@ -811,34 +811,34 @@ static void test_nifti(void) {
             memcpy(c + cases[k].off, cases[k].value == 1 ? "ni1\0" : "xyz\0", 4);
         if (cases[k].off == 280) put_f32(c + 300, 0.0f), put_f32(c + 320, 0.0f); /* zero diagonal: singular */
         if (cases[k].off == 50) c[40] = 5; /* dim[0] = 5 with dim[5] = 2 */
-        clpk_status st = clpk_nifti_parse(c, n, "bad.nii", &u, &e);
+        clpk_status st = nifti_file_parse(c, n, "bad.nii", &u, &e);
         CHECK(st != CLPK_SUCCESS && contains(e.message, "bad.nii"), "corrupt NIfTI (%s) accepted or unnamed: %s",
               cases[k].what, e.message);
-        if (st == CLPK_SUCCESS) clpk_nifti_free(&u);
+        if (st == CLPK_SUCCESS) nifti_file_free(&u);
     }
     int accepted = 0;
     for (size_t cut = 0; cut < n; cut += 37) {
-        if (clpk_nifti_parse(b, cut, "cut.nii", &u, &e) == CLPK_SUCCESS) accepted++, clpk_nifti_free(&u);
+        if (nifti_file_parse(b, cut, "cut.nii", &u, &e) == CLPK_SUCCESS) accepted++, nifti_file_free(&u);
     }
     CHECK(accepted == 0, "truncated NIfTI accepted %d times", accepted);
     /* a truncated and a corrupted .nii.gz */
     char *gz = NULL;
     size_t gz_n = 0;
-    if (CHECK(clpk_read_file(path, &gz, &gz_n, &err) == CLPK_SUCCESS, "%s", err.message)) {
+    if (CHECK(core_read_file(path, &gz, &gz_n, &err) == CLPK_SUCCESS, "%s", err.message)) {
         const char *cut_gz = tmp_path("cut.nii.gz");
         write_bytes(cut_gz, gz, gz_n / 2);
-        CHECK(clpk_nifti_read(cut_gz, &u, &e) != CLPK_SUCCESS && contains(e.message, cut_gz),
+        CHECK(nifti_file_read(cut_gz, &u, &e) != CLPK_SUCCESS && contains(e.message, cut_gz),
               "truncated .nii.gz accepted: %s", e.message);
         for (size_t i = gz_n / 3; i < gz_n / 3 + 16; i++) gz[i] ^= 0x5a;
         const char *bad_gz = tmp_path("corrupt.nii.gz");
         write_bytes(bad_gz, gz, gz_n);
-        CHECK(clpk_nifti_read(bad_gz, &u, &e) != CLPK_SUCCESS && contains(e.message, bad_gz),
+        CHECK(nifti_file_read(bad_gz, &u, &e) != CLPK_SUCCESS && contains(e.message, bad_gz),
               "corrupted .nii.gz accepted: %s", e.message);
         free(gz);
     }
-    CHECK(clpk_nifti_read(tmp_path("missing.nii"), &u, &e) == CLPK_ERROR_IO, "missing file");
+    CHECK(nifti_file_read(tmp_path("missing.nii"), &u, &e) == CLPK_ERROR_IO, "missing file");
     free(b), free(c);
-    clpk_nifti_free(&v);
+    nifti_file_free(&v);
 }
 
 /* ---- Encoder on the shared dipy data --------------------------------------------------------------------------- */
@@ -904,7 +904,7 @@ static void test_encode(void) {
           "3 b-values for 26 volumes: %s", err.message);
     char *bytes = NULL;
     size_t n = 0;
-    if (CHECK(clpk_read_file(trk, &bytes, &n, &err) == CLPK_SUCCESS, "%s", err.message)) {
+    if (CHECK(core_read_file(trk, &bytes, &n, &err) == CLPK_SUCCESS, "%s", err.message)) {
         put_f32((unsigned char *)bytes + 1004, 500.0f); /* first point far outside the 20 mm wide volume */
         const char *out_trk = tmp_path("outside.trk");
         write_bytes(out_trk, bytes, n);

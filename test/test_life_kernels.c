@@ -113,23 +113,23 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
  * parameters (team, unroll, wc_team) advance together so only a few programs are built; runtime parameters rotate
  * independently. */
 static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
-    clpk_tune_space space;
+    tune_space space;
     life_tune_values(clpk_context_device_info(ctx), &space);
     int points = 0;
     for (int i = 0; i < space.count; ++i)
         if (space.params[i].count > points) points = space.params[i].count;
     for (int pt = 0; pt < points; ++pt) {
-        clpk_params cand;
-        clpk_params_clear(&cand);
+        core_params cand;
+        core_params_clear(&cand);
         for (int i = 0; i < space.count; ++i) {
-            const clpk_tune_param *tp = &space.params[i];
+            const tune_param *tp = &space.params[i];
             if (strcmp(tp->name, "dsc") == 0 || strcmp(tp->name, "wc") == 0) continue;
             /* runs/wc_runs/wg rotate against the compiled parameters */
             int shift = strcmp(tp->name, "wc_runs") == 0 ? 1 : strcmp(tp->name, "runs") == 0 ? 2 : 0;
-            clpk_params_set(&cand, tp->name, tp->values[(pt + shift) % tp->count]);
+            core_params_set(&cand, tp->name, tp->values[(pt + shift) % tp->count]);
         }
         char base[256];
-        clpk_params_format(&cand, base, sizeof base);
+        core_params_format(&cand, base, sizeof base);
         /* All 8 (dsc, wc) pairs at the first point; afterwards 4 pairs that still run every kernel once (the two
          * products are independent kernels), which halves the PoCL compiles (it specialises per work-group size). */
         for (int d = 0; d < 2; ++d)
@@ -145,38 +145,38 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
 
 /* The tuner family's own path (quick problem, defaults and a baseline candidate) runs and checks. */
 static void tuner_family(clpk_context *ctx, uint64_t *rng) {
-    extern const clpk_tune_family clpk_tune_family_life;
-    const clpk_tune_family *fam = &clpk_tune_family_life;
-    clpk_tune_options o = {.precision = "f32", .quick = 1, .seed = check_rand(rng), .data_dir = NULL};
+    extern const tune_family tune_family_life;
+    const tune_family *fam = &tune_family_life;
+    tune_options o = {.precision = "f32", .quick = 1, .seed = check_rand(rng), .data_dir = NULL};
     CHECK(fam->problem_count(&o) == 1, "quick problem count %d", fam->problem_count(&o));
-    clpk_tune_problem tp;
+    tune_problem tp;
     memset(&tp, 0, sizeof tp);
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx))) return;
-    clpk_tune_space space;
+    tune_space space;
     CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 10, "space of %d parameters", space.count);
-    clpk_params cand;
-    clpk_params_clear(&cand);
+    core_params cand;
+    core_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);
     CHECK(fam->valid(ctx, &tp, &cand) == 1, "defaults pruned");
     double ms = -1;
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate defaults: %s (%.3g ms)",
           clpk_last_error(ctx), ms);
-    clpk_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128,theta_parts=1",
+    core_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128,theta_parts=1",
                       NULL);
     CHECK(fam->valid(ctx, &tp, &cand) == 1, "atomics baseline pruned");
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate atomics: %s",
           clpk_last_error(ctx));
-    clpk_params_set(&cand, "team", "32"); /* dsc=atomics ignores team: a duplicate point, pruned */
+    core_params_set(&cand, "team", "32"); /* dsc=atomics ignores team: a duplicate point, pruned */
     CHECK(fam->valid(ctx, &tp, &cand) == 0, "duplicate atomics point kept");
-    clpk_params_set(&cand, "team", "8");
-    clpk_params_set(&cand, "theta_parts", "2"); /* the atomics kernels do not split theta: pruned */
+    core_params_set(&cand, "team", "8");
+    core_params_set(&cand, "theta_parts", "2"); /* the atomics kernels do not split theta: pruned */
     CHECK(fam->valid(ctx, &tp, &cand) == 0, "theta_parts on atomics kernels kept");
-    clpk_params_parse(&cand, "dsc=voxel,wc=fiber,wg=64,theta_parts=3", NULL);
+    core_params_parse(&cand, "dsc=voxel,wc=fiber,wg=64,theta_parts=3", NULL);
     CHECK(fam->valid(ctx, &tp, &cand) == 1, "theta_parts 3 at n_theta 96 pruned");
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate theta_parts 3: %s",
           clpk_last_error(ctx));
-    CHECK(strcmp(clpk_params_get(&tp.klass, "precision"), "f32") == 0 &&
-              clpk_params_get_int(&tp.klass, "n_theta", 0) == 96,
+    CHECK(strcmp(core_params_get(&tp.klass, "precision"), "f32") == 0 &&
+              core_params_get_int(&tp.klass, "n_theta", 0) == 96,
           "problem class");
     fam->problem_destroy(&tp);
 }
@@ -250,14 +250,14 @@ static void defaults_per_precision(void) {
                 {&cpu, CLPK_PRECISION_F32, 4, 16, "index", 4},
                 {&cpu, CLPK_PRECISION_F64, 4, 16, "index", 4}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
-        clpk_params params;
-        clpk_params_clear(&params);
+        core_params params;
+        core_params_clear(&params);
         life_default_params(want[i].dev, want[i].prec, &params);
-        CHECK(clpk_params_get_int(&params, "unroll", -1) == want[i].unroll, "default unroll (case %zu)", i);
-        CHECK(clpk_params_get_int(&params, "team", -1) == want[i].team, "default team (case %zu)", i);
-        CHECK(clpk_params_get_int(&params, "wc_runs", -1) == want[i].wc_runs, "default wc_runs (case %zu)", i);
-        CHECK(!strcmp(clpk_params_get(&params, "voxel_order"), want[i].voxel_order) &&
-                  !strcmp(clpk_params_get(&params, "fiber_order"), "index"),
+        CHECK(core_params_get_int(&params, "unroll", -1) == want[i].unroll, "default unroll (case %zu)", i);
+        CHECK(core_params_get_int(&params, "team", -1) == want[i].team, "default team (case %zu)", i);
+        CHECK(core_params_get_int(&params, "wc_runs", -1) == want[i].wc_runs, "default wc_runs (case %zu)", i);
+        CHECK(!strcmp(core_params_get(&params, "voxel_order"), want[i].voxel_order) &&
+                  !strcmp(core_params_get(&params, "fiber_order"), "index"),
               "default orders (case %zu)", i);
     }
 }

@@ -66,7 +66,7 @@ static clpk_context *open_capturing(char *warnings, size_t size) {
     close(saved);
     char *text = NULL;
     warnings[0] = '\0';
-    if (clpk_read_file(log_path, &text, NULL, NULL) == CLPK_SUCCESS) snprintf(warnings, size, "%s", text);
+    if (core_read_file(log_path, &text, NULL, NULL) == CLPK_SUCCESS) snprintf(warnings, size, "%s", text);
     free(text);
     remove(log_path);
     return ctx;
@@ -74,12 +74,12 @@ static clpk_context *open_capturing(char *warnings, size_t size) {
 
 /* Which "which" parameter the family's (class-free) entry gives, or "defaults". */
 static void chosen_tag(clpk_context *ctx, char *tag, size_t size) {
-    clpk_params features, params;
-    clpk_params_clear(&features);
-    clpk_params_clear(&params);
-    clpk_params_set(&params, "which", "defaults");
-    clpk_profile_choose(ctx, "fam", &features, &params, NULL);
-    snprintf(tag, size, "%s", clpk_params_get(&params, "which"));
+    core_params features, params;
+    core_params_clear(&features);
+    core_params_clear(&params);
+    core_params_set(&params, "which", "defaults");
+    core_profile_choose(ctx, "fam", &features, &params, NULL);
+    snprintf(tag, size, "%s", core_params_get(&params, "which"));
 }
 
 static const char *entry(const char *which) {
@@ -89,7 +89,7 @@ static const char *entry(const char *which) {
 }
 
 static void test_precedence(void) {
-    const char *type = clpk_device_kind_string(dev.kind);
+    const char *type = core_device_kind_string(dev.kind);
     write_profile("1-other.json", "Another Device", "Another Vendor", "1.0", type, entry("other"));
     write_profile("2-vendor.json", "A Sibling Device", dev.vendor, "1.0", type, entry("vendor"));
     write_profile("3-device.json", dev.name, dev.vendor, "some other driver", type, entry("device"));
@@ -106,7 +106,7 @@ static void test_precedence(void) {
     CHECK(!strcmp(tag, "exact") && clpk_context_profile(ctx, NULL) == CLPK_PROFILE_EXACT,
           "two exact files: the first by name wins (%s)", tag);
     char path[1024];
-    CHECK(clpk_profile_for_device(&dev, path, sizeof path) == CLPK_PROFILE_EXACT && strstr(path, "4-exact.json"),
+    CHECK(core_profile_for_device(&dev, path, sizeof path) == CLPK_PROFILE_EXACT && strstr(path, "4-exact.json"),
           "clpk-info's lookup agrees: %s", path);
     clpk_context_destroy(ctx);
     remove_file("4-exact.json");
@@ -145,16 +145,16 @@ static void test_precedence(void) {
     remove_file("0-vendor-other-type.json");
 
     const char *dirs[4];
-    CHECK(clpk_profile_search_dirs(dirs, 4) == 1 && !strcmp(dirs[0], tmpdir),
+    CHECK(core_profile_search_dirs(dirs, 4) == 1 && !strcmp(dirs[0], tmpdir),
           "CLPK_PROFILE_DIR replaces the built-in directories");
     unsetenv("CLPK_PROFILE_DIR");
-    CHECK(clpk_profile_search_dirs(dirs, 4) == 2, "installed and source-tree profiles otherwise");
+    CHECK(core_profile_search_dirs(dirs, 4) == 2, "installed and source-tree profiles otherwise");
     setenv("CLPK_PROFILE_DIR", tmpdir, 1);
 }
 
 static void test_malformed(void) {
     char path[512];
-    const char *type = clpk_device_kind_string(dev.kind);
+    const char *type = core_device_kind_string(dev.kind);
     /* A valid file at a lower level, and broken ones that would otherwise match exactly. */
     write_profile("z-vendor.json", "A Sibling Device", dev.vendor, "1.0", type, entry("vendor"));
     const char *bad_entries[] = {
@@ -228,12 +228,12 @@ static void test_malformed(void) {
 }
 
 static double distance(const char *klass_text, const char *features_text) {
-    clpk_params k, f;
-    clpk_params_clear(&k);
-    clpk_params_clear(&f);
-    clpk_params_parse(&k, klass_text, NULL);
-    clpk_params_parse(&f, features_text, NULL);
-    return clpk_class_distance(&k, &f);
+    core_params k, f;
+    core_params_clear(&k);
+    core_params_clear(&f);
+    core_params_parse(&k, klass_text, NULL);
+    core_params_parse(&f, features_text, NULL);
+    return core_class_distance(&k, &f);
 }
 
 static void test_distance(void) {
@@ -256,7 +256,7 @@ static void test_distance(void) {
 }
 
 static void test_nearest(void) {
-    const char *type = clpk_device_kind_string(dev.kind);
+    const char *type = core_device_kind_string(dev.kind);
     write_profile("exact.json", dev.name, dev.vendor, dev.driver_version, type,
                   "[{\"class\": {\"precision\": \"f32\", \"rows\": 1000}, \"params\": {\"which\": \"small\", "
                   "\"wg\": 64, \"fast\": true}},"
@@ -283,34 +283,34 @@ static void test_nearest(void) {
         {"precision=f32,rows=7", "defaults", -2}, {"precision=f32,rows=9", "faster", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        clpk_params f, p;
-        clpk_params_clear(&f);
-        clpk_params_clear(&p);
-        clpk_params_parse(&f, cases[i].features, NULL);
-        clpk_params_set(&p, "which", "defaults");
-        clpk_params_set(&p, "keep", "yes");
-        clpk_profile_choice choice;
-        CHECK(clpk_profile_choose(ctx, "fam", &f, &p, &choice) == CLPK_SUCCESS, "choose");
-        const char *which = clpk_params_get(&p, "which");
+        core_params f, p;
+        core_params_clear(&f);
+        core_params_clear(&p);
+        core_params_parse(&f, cases[i].features, NULL);
+        core_params_set(&p, "which", "defaults");
+        core_params_set(&p, "keep", "yes");
+        core_profile_choice choice;
+        CHECK(core_profile_choose(ctx, "fam", &f, &p, &choice) == CLPK_SUCCESS, "choose");
+        const char *which = core_params_get(&p, "which");
         CHECK(!strcmp(which, cases[i].which), "%s -> %s (want %s)", cases[i].features, which, cases[i].which);
-        CHECK(!strcmp(clpk_params_get(&p, "keep"), "yes"), "defaults the entry does not set are kept");
+        CHECK(!strcmp(core_params_get(&p, "keep"), "yes"), "defaults the entry does not set are kept");
         if (cases[i].distance == 0) CHECK(choice.distance == 0 && choice.found, "exact class: distance 0");
         if (cases[i].distance == -1) CHECK(choice.found && choice.distance > 0, "near class: distance > 0");
         if (cases[i].distance == -2) CHECK(!choice.found && choice.level == CLPK_PROFILE_DEFAULTS, "no class fits");
         if (choice.found)
             CHECK(choice.level == CLPK_PROFILE_EXACT && strstr(choice.path, "exact.json"), "choice names the file");
     }
-    clpk_params f, p;
-    clpk_params_clear(&f);
-    clpk_params_clear(&p);
-    clpk_params_parse(&f, "precision=f32,rows=1000", NULL);
-    clpk_profile_choose(ctx, "fam", &f, &p, NULL);
-    CHECK(!strcmp(clpk_params_get(&p, "wg"), "64") && !strcmp(clpk_params_get(&p, "fast"), "1"),
-          "numbers and booleans become parameter strings: wg=%s fast=%s", clpk_params_get(&p, "wg"),
-          clpk_params_get(&p, "fast"));
-    CHECK(clpk_profile_choose(ctx, NULL, &f, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT &&
-              clpk_profile_choose(ctx, "fam", NULL, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT &&
-              clpk_profile_choose(NULL, "fam", &f, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
+    core_params f, p;
+    core_params_clear(&f);
+    core_params_clear(&p);
+    core_params_parse(&f, "precision=f32,rows=1000", NULL);
+    core_profile_choose(ctx, "fam", &f, &p, NULL);
+    CHECK(!strcmp(core_params_get(&p, "wg"), "64") && !strcmp(core_params_get(&p, "fast"), "1"),
+          "numbers and booleans become parameter strings: wg=%s fast=%s", core_params_get(&p, "wg"),
+          core_params_get(&p, "fast"));
+    CHECK(core_profile_choose(ctx, NULL, &f, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT &&
+              core_profile_choose(ctx, "fam", NULL, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT &&
+              core_profile_choose(NULL, "fam", &f, &p, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
           "NULL arguments refused");
     clpk_context_destroy(ctx);
     remove_file("exact.json");

@@ -32,7 +32,7 @@ static clpk_status create_capturing(clpk_context **ctx, const char *selector, ch
     close(saved);
     char *text = NULL;
     log[0] = '\0';
-    if (clpk_read_file(path, &text, NULL, NULL) == CLPK_SUCCESS) snprintf(log, size, "%s", text);
+    if (core_read_file(path, &text, NULL, NULL) == CLPK_SUCCESS) snprintf(log, size, "%s", text);
     free(text);
     remove(path);
     return st;
@@ -177,8 +177,8 @@ static void test_facts(clpk_context *ctx) {
     CHECK(d->implementation[0] && d->platform_vendor[0] && clpk_device_matches(d, d->implementation),
           "implementation '%s' named, platform vendor '%s'", d->implementation, d->platform_vendor);
     CHECK(clpk_context_queue(ctx) && clpk_context_cl_context(ctx) && clpk_context_device(ctx), "handles");
-    CHECK(!strcmp(clpk_device_kind_string(CLPK_DEVICE_GPU), "GPU") &&
-              !strcmp(clpk_device_kind_string(d->kind), d->kind == CLPK_DEVICE_CPU   ? "CPU"
+    CHECK(!strcmp(core_device_kind_string(CLPK_DEVICE_GPU), "GPU") &&
+              !strcmp(core_device_kind_string(d->kind), d->kind == CLPK_DEVICE_CPU   ? "CPU"
                                                         : d->kind == CLPK_DEVICE_GPU ? "GPU"
                                                                                      : "OTHER"),
           "kind strings");
@@ -212,7 +212,7 @@ static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int r
         ref[i] = y[i];
     }
     saxpy s = {ctx, NULL, (N + 63) / 64 * 64, 64};
-    if (clpk_kernel_create(ctx, program, "clpk_saxpy", &s.kernel) != CLPK_SUCCESS) return INFINITY;
+    if (core_kernel_create(ctx, program, "clpk_saxpy", &s.kernel) != CLPK_SUCCESS) return INFINITY;
     cl_int rc;
     cl_mem bx = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &rc);
     cl_mem by =
@@ -269,7 +269,7 @@ typedef enum damage { TRUNCATE, FLIP_BINARY, CHANGE_KEY, GARBAGE } damage;
 static void damage_file(const char *path, damage how) {
     char *data = NULL;
     size_t size = 0;
-    if (clpk_read_file(path, &data, &size, NULL) != CLPK_SUCCESS) return;
+    if (core_read_file(path, &data, &size, NULL) != CLPK_SUCCESS) return;
     if (how == TRUNCATE) size = size * 2 / 3;
     if (how == FLIP_BINARY) data[size - 5] ^= 0x5a;
     if (how == CHANGE_KEY) {
@@ -294,8 +294,8 @@ static void test_program_cache(void) {
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context")) return;
     CHECK(!strcmp(clpk_context_cache_dir(ctx), tmpdir), "cache dir from CLPK_CACHE_DIR");
     cl_program p1 = NULL, p2 = NULL;
-    CHECK(clpk_program_get(ctx, names, 1, options, &p1) == CLPK_SUCCESS, "build: %s", clpk_last_error(ctx));
-    CHECK(clpk_program_get(ctx, names, 1, options, &p2) == CLPK_SUCCESS && p1 == p2, "same program again");
+    CHECK(core_program_get(ctx, names, 1, options, &p1) == CLPK_SUCCESS, "build: %s", clpk_last_error(ctx));
+    CHECK(core_program_get(ctx, names, 1, options, &p2) == CLPK_SUCCESS && p1 == p2, "same program again");
     clpk_cache_stats cs;
     clpk_context_cache_stats(ctx, &cs);
     CHECK(cs.builds == 1 && cs.memory_hits == 1 && cs.disk_hits == 0, "build then memory hit: %u %u %u", cs.builds,
@@ -308,7 +308,7 @@ static void test_program_cache(void) {
     /* A new context finds the binary on disk, and it runs. */
     ctx = NULL;
     clpk_context_create(&ctx, NULL);
-    CHECK(clpk_program_get(ctx, names, 1, options, &p1) == CLPK_SUCCESS, "disk fetch");
+    CHECK(core_program_get(ctx, names, 1, options, &p1) == CLPK_SUCCESS, "disk fetch");
     clpk_context_cache_stats(ctx, &cs);
     CHECK(cs.disk_hits == 1 && cs.builds == 0 && cs.disk_rejected == 0, "disk hit: %u %u %u", cs.disk_hits, cs.builds,
           cs.disk_rejected);
@@ -322,7 +322,7 @@ static void test_program_cache(void) {
         damage_file(path, kinds[k]);
         ctx = NULL;
         clpk_context_create(&ctx, NULL);
-        CHECK(clpk_program_get(ctx, names, 1, options, &p1) == CLPK_SUCCESS, "%s: rebuilt", what[k]);
+        CHECK(core_program_get(ctx, names, 1, options, &p1) == CLPK_SUCCESS, "%s: rebuilt", what[k]);
         clpk_context_cache_stats(ctx, &cs);
         CHECK(cs.disk_rejected >= 1 && cs.builds == 1 && cs.disk_hits == 0, "%s: rejected %u, builds %u, hits %u",
               what[k], cs.disk_rejected, cs.builds, cs.disk_hits);
@@ -330,7 +330,7 @@ static void test_program_cache(void) {
         clpk_context_destroy(ctx);
         ctx = NULL;
         clpk_context_create(&ctx, NULL);
-        clpk_program_get(ctx, names, 1, options, &p1);
+        core_program_get(ctx, names, 1, options, &p1);
         clpk_context_cache_stats(ctx, &cs);
         CHECK(cs.disk_hits == 1 && cs.disk_rejected == 0, "%s: the entry was rewritten", what[k]);
         clpk_context_destroy(ctx);
@@ -341,38 +341,38 @@ static void test_program_cache(void) {
     clpk_context_create(&ctx, NULL);
     cl_program bad = (cl_program)1;
     clpk_status st =
-        clpk_program_get_text(ctx, "__kernel void k(__global float *x) { x[0] = undefined_symbol_q; }", "", &bad);
+        core_program_get_text(ctx, "__kernel void k(__global float *x) { x[0] = undefined_symbol_q; }", "", &bad);
     CHECK(st == CLPK_ERROR_BUILD && bad == NULL, "syntax error: %s", clpk_status_string(st));
     CHECK(strstr(clpk_last_error(ctx), "build log") && strstr(clpk_last_error(ctx), "undefined_symbol_q"),
           "the log names the problem: %.300s", clpk_last_error(ctx));
     const char *missing[] = {"no_such_source"};
-    CHECK(clpk_program_get(ctx, missing, 1, "", &bad) == CLPK_ERROR_INTERNAL &&
+    CHECK(core_program_get(ctx, missing, 1, "", &bad) == CLPK_ERROR_INTERNAL &&
               strstr(clpk_last_error(ctx), "no_such_source"),
           "missing embedded source: %s", clpk_last_error(ctx));
-    CHECK(clpk_program_get(ctx, names, 1, "-DCLPK_BAD_OPTION=", &p1) == CLPK_SUCCESS, "an empty define is fine");
+    CHECK(core_program_get(ctx, names, 1, "-DCLPK_BAD_OPTION=", &p1) == CLPK_SUCCESS, "an empty define is fine");
     cl_kernel k = (cl_kernel)1;
-    CHECK(clpk_kernel_create(ctx, p1, "no_such_kernel", &k) != CLPK_SUCCESS && k == NULL &&
+    CHECK(core_kernel_create(ctx, p1, "no_such_kernel", &k) != CLPK_SUCCESS && k == NULL &&
               strstr(clpk_last_error(ctx), "no_such_kernel"),
           "unknown kernel name: %s", clpk_last_error(ctx));
     /* A bad kernel argument is reported with the kernel's name and the argument's index; later ones are skipped. */
     cl_program two = NULL;
     cl_kernel two_k = NULL;
-    if (CHECK(clpk_program_get_text(ctx, "__kernel void two_args(__global float *x, int n) { if (n) x[0] = 1; }", "",
+    if (CHECK(core_program_get_text(ctx, "__kernel void two_args(__global float *x, int n) { if (n) x[0] = 1; }", "",
                                     &two) == CLPK_SUCCESS &&
-                  clpk_kernel_create(ctx, two, "two_args", &two_k) == CLPK_SUCCESS,
+                  core_kernel_create(ctx, two, "two_args", &two_k) == CLPK_SUCCESS,
               "two-argument kernel: %s", clpk_last_error(ctx))) {
-        clpk_args a;
+        core_args a;
         const char wrong = 0;
         const cl_int n = 1;
-        clpk_args_begin(&a, ctx, two_k, 0);
-        clpk_args_set(&a, sizeof wrong, &wrong); /* a 1-byte value for a pointer */
+        core_args_begin(&a, ctx, two_k, 0);
+        core_args_set(&a, sizeof wrong, &wrong); /* a 1-byte value for a pointer */
         CLPK_ARG(&a, n);
-        clpk_status bad_arg = clpk_args_end(&a);
+        clpk_status bad_arg = core_args_end(&a);
         CHECK(bad_arg == CLPK_ERROR_OPENCL && strstr(clpk_last_error(ctx), "two_args, argument 0"),
               "a bad argument is named: %s (%s)", clpk_status_string(bad_arg), clpk_last_error(ctx));
-        clpk_args_begin(&a, ctx, two_k, 1);
+        core_args_begin(&a, ctx, two_k, 1);
         CLPK_ARG(&a, n);
-        CHECK(clpk_args_end(&a) == CLPK_SUCCESS && a.next == 2, "a good argument passes: %s", clpk_last_error(ctx));
+        CHECK(core_args_end(&a) == CLPK_SUCCESS && a.next == 2, "a good argument passes: %s", clpk_last_error(ctx));
     }
     if (two_k) clReleaseKernel(two_k);
     clpk_context_destroy(ctx);
@@ -385,8 +385,8 @@ static void test_program_cache(void) {
     CHECK(clpk_context_cache_dir(ctx)[0] == '\0', "cache dir off");
     char fresh[128];
     snprintf(fresh, sizeof fresh, "%s -DOFF=1", options);
-    clpk_program_get(ctx, names, 1, fresh, &p1);
-    clpk_program_get(ctx, names, 1, options, &p1);
+    core_program_get(ctx, names, 1, fresh, &p1);
+    core_program_get(ctx, names, 1, options, &p1);
     clpk_context_cache_stats(ctx, &cs);
     CHECK(cs.builds == 2 && cs.disk_hits == 0, "everything built (%u), nothing from disk", cs.builds);
     clpk_context_destroy(ctx);
@@ -411,7 +411,7 @@ static void test_bench(clpk_context *ctx) {
     CHECK(fabs(s.gbps - 1e6 / 3e6) < 1e-12 && fabs(s.gflops - 2e6 / 3e6) < 1e-12, "rates at the median");
     const char *names[] = {"util_copy"};
     cl_program p;
-    if (!CHECK(clpk_program_get(ctx, names, 1, "", &p) == CLPK_SUCCESS, "build")) return;
+    if (!CHECK(core_program_get(ctx, names, 1, "", &p) == CLPK_SUCCESS, "build")) return;
     clpk_bench_stats st;
     double err = run_saxpy(ctx, p, 2, 7, &st);
     CHECK(err <= 1e-5, "bench ran warmup + repeats = 9 launches exactly: error %g", err);
@@ -439,7 +439,7 @@ static void test_adopted_queue(clpk_context *ctx) {
           "adopted the user's queue and device");
     const char *names[] = {"util_copy"};
     cl_program p;
-    CHECK(adopted && clpk_program_get(adopted, names, 1, "", &p) == CLPK_SUCCESS &&
+    CHECK(adopted && core_program_get(adopted, names, 1, "", &p) == CLPK_SUCCESS &&
               run_saxpy(adopted, p, 0, 1, NULL) <= 1e-6,
           "runs on the adopted queue");
     clpk_context_destroy(adopted);

@@ -399,11 +399,11 @@ static void run_case(clpk_context *ctx, int m, int n, clpk_precision prec, uint6
         poly_build(p, m, n, ones); /* c[u] = mult_u */
         for (int u = 0; u < U; ++u) a[(size_t)t * U + u] /= sqrt(p->c[u]);
     }
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     clpk_sshopm_result res;
     const int ran = run_library(ctx, m, n, prec, a, check_rand(rng), &res, label);
-    const double t_lib = clpk_wall_seconds() - t0;
-    t0 = clpk_wall_seconds();
+    const double t_lib = core_wall_seconds() - t0;
+    t0 = core_wall_seconds();
     /* What the default stop |dlambda| <= tol promises (tol 1e-12 / 1e-6 for f64 / f32, raised to 2 ulps of ||A||_F).
      * Near a maximum whose flattest tangent-Hessian eigenvalue is -mu, lambda* - lambda(x) = mu d^2 / 2 at distance d,
      * and a step (shift alpha, lambda + alpha <= m ||A||_F) contracts d by rho = 1 - mu / (m (lambda + alpha)): the
@@ -497,7 +497,7 @@ static void run_case(clpk_context *ctx, int m, int n, clpk_precision prec, uint6
                "the tolerance); %d pairs (worst residual %.2e ||A||_F, %d clearly classified); library %.2f s, search "
                "%.2f s\n",
                label, matched, required, worst_l, worst_x, worst_ratio, reported, worst_r, classified, t_lib,
-               clpk_wall_seconds() - t0);
+               core_wall_seconds() - t0);
         clpk_sshopm_result_free(&res);
     }
     free(a);

@@ -332,7 +332,7 @@ static void test_gradients(const check_tmp_dir *dir) {
 /* ---- NIfTI writer ----------------------------------------------------------------------------------------- */
 
 static void test_nifti_writer(const check_tmp_dir *dir, uint64_t *rng) {
-    clpk_nifti like = {0};
+    nifti_file like = {0};
     like.pixdim[0] = -1, like.pixdim[1] = 2, like.pixdim[2] = 2.5, like.pixdim[3] = 3;
     like.qform_code = 1, like.sform_code = 2, like.xyzt_units = 10;
     like.quatern[0] = 0, like.quatern[1] = 0.6, like.quatern[2] = 0.8, like.qoffset[0] = 10, like.qoffset[1] = -20,
@@ -349,11 +349,11 @@ static void test_nifti_writer(const check_tmp_dir *dir, uint64_t *rng) {
             snprintf(name, sizeof name, "w%d.nii%s", nd, gz ? ".gz" : "");
             check_tmp_file(dir, name, path, sizeof path);
             clpk_error err = {0};
-            clpk_nifti v = {0};
-            if (!CHECK(clpk_nifti_write_f32(path, nd, dims, data, &like, &err) == CLPK_SUCCESS, "%s: %s", name,
+            nifti_file v = {0};
+            if (!CHECK(nifti_file_write_f32(path, nd, dims, data, &like, &err) == CLPK_SUCCESS, "%s: %s", name,
                        err.message))
                 continue;
-            if (!CHECK(clpk_nifti_read_5d(path, &v, &err) == CLPK_SUCCESS, "read back %s: %s", name, err.message))
+            if (!CHECK(nifti_file_read_5d(path, &v, &err) == CLPK_SUCCESS, "read back %s: %s", name, err.message))
                 continue;
             size_t n = 1;
             for (int i = 0; i < nd; ++i) n *= (size_t)dims[i];
@@ -368,17 +368,17 @@ static void test_nifti_writer(const check_tmp_dir *dir, uint64_t *rng) {
             geo &= fabs(v.quatern[1] - 0.6) < 1e-7 && v.qoffset[1] == -20;
             CHECK(geo, "%s: geometry copied", name);
             if (nd == 5) {
-                clpk_nifti u = {0};
-                CHECK(clpk_nifti_read(path, &u, &err) == CLPK_ERROR_UNSUPPORTED, "the 4-D reader still refuses 5-D");
-                clpk_nifti_free(&u);
+                nifti_file u = {0};
+                CHECK(nifti_file_read(path, &u, &err) == CLPK_ERROR_UNSUPPORTED, "the 4-D reader still refuses 5-D");
+                nifti_file_free(&u);
             }
-            clpk_nifti_free(&v);
+            nifti_file_free(&v);
         }
     clpk_error err = {0};
     const int64_t zero[3] = {4, 0, 2};
-    CHECK(clpk_nifti_write_f32("/tmp/x.nii", 3, zero, data, NULL, &err) == CLPK_ERROR_INVALID_ARGUMENT,
+    CHECK(nifti_file_write_f32("/tmp/x.nii", 3, zero, data, NULL, &err) == CLPK_ERROR_INVALID_ARGUMENT,
           "a zero dimension is refused");
-    CHECK(clpk_nifti_write_f32("/nonexistent/dir/x.nii.gz", 3, dims, data, NULL, &err) == CLPK_ERROR_IO,
+    CHECK(nifti_file_write_f32("/nonexistent/dir/x.nii.gz", 3, dims, data, NULL, &err) == CLPK_ERROR_IO,
           "unwritable path: %s", err.message);
 }
 
@@ -652,10 +652,10 @@ static void write_scan(const check_tmp_dir *dir, int n, uint64_t seed) {
     for (int i = 0; i < 60; ++i) mask[i] = (float)(i % 3 != 0);
     char path[512];
     const int64_t dims[4] = {nx, ny, nz, g.volumes}, mdims[3] = {nx, ny, nz}, wrong[3] = {nx, ny, 2};
-    clpk_nifti_write_f32(check_tmp_file(dir, "scan.nii.gz", path, sizeof path), 4, dims, fs, NULL, NULL);
-    clpk_nifti_write_f32(check_tmp_file(dir, "vol3d.nii", path, sizeof path), 3, dims, fs, NULL, NULL);
-    clpk_nifti_write_f32(check_tmp_file(dir, "mask.nii", path, sizeof path), 3, mdims, mask, NULL, NULL);
-    clpk_nifti_write_f32(check_tmp_file(dir, "mask_wrong.nii", path, sizeof path), 3, wrong, mask, NULL, NULL);
+    nifti_file_write_f32(check_tmp_file(dir, "scan.nii.gz", path, sizeof path), 4, dims, fs, NULL, NULL);
+    nifti_file_write_f32(check_tmp_file(dir, "vol3d.nii", path, sizeof path), 3, dims, fs, NULL, NULL);
+    nifti_file_write_f32(check_tmp_file(dir, "mask.nii", path, sizeof path), 3, mdims, mask, NULL, NULL);
+    nifti_file_write_f32(check_tmp_file(dir, "mask_wrong.nii", path, sizeof path), 3, wrong, mask, NULL, NULL);
     FILE *fb = fopen(check_tmp_file(dir, "scan.bval", path, sizeof path), "w");
     FILE *fv = fopen(check_tmp_file(dir, "scan.bvec", path, sizeof path), "w");
     FILE *fw = fopen(check_tmp_file(dir, "short.bval", path, sizeof path), "w");
@@ -724,11 +724,11 @@ static void test_scan_api(clpk_context *ctx, const check_tmp_dir *dir, uint64_t 
         clpk_error err = {0};
         if (CHECK(clpk_sshopm_dmri_scan_write(out, &s, -1, &err) == CLPK_SUCCESS, "write: %s", err.message)) {
             char path[600];
-            clpk_nifti d = {0}, v = {0};
+            nifti_file d = {0}, v = {0};
             snprintf(path, sizeof path, "%s_peak_dirs.nii.gz", out);
-            int ok = CHECK(clpk_nifti_read_5d(path, &d, &err) == CLPK_SUCCESS, "dirs: %s", err.message);
+            int ok = CHECK(nifti_file_read_5d(path, &d, &err) == CLPK_SUCCESS, "dirs: %s", err.message);
             snprintf(path, sizeof path, "%s_peak_values.nii.gz", out);
-            ok = CHECK(clpk_nifti_read_5d(path, &v, &err) == CLPK_SUCCESS, "values: %s", err.message) && ok;
+            ok = CHECK(nifti_file_read_5d(path, &v, &err) == CLPK_SUCCESS, "values: %s", err.message) && ok;
             if (ok) {
                 int same = d.ndim == 5 && d.nx == 5 && d.ny == 4 && d.nz == 3 && d.nt == 5 && d.nu == 3 &&
                            v.ndim == 4 && v.nt == 5;
@@ -739,8 +739,8 @@ static void test_scan_api(clpk_context *ctx, const check_tmp_dir *dir, uint64_t 
                     }
                 CHECK(same, "written arrays are dipy's layout of the peaks");
             }
-            clpk_nifti_free(&d);
-            clpk_nifti_free(&v);
+            nifti_file_free(&d);
+            nifti_file_free(&v);
             snprintf(path, sizeof path, "%s_peaks.png", out);
             FILE *png = fopen(path, "rb");
             unsigned char sig[8] = {0};
@@ -790,23 +790,23 @@ int main(void) {
     uint64_t seed = check_seed(), rng = seed;
     check_tmp_dir dir;
     if (!CHECK(check_tmp_dir_create(&dir, "sshopm-scan"), "temporary directory")) return check_summary();
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     test_harmonics(&rng);
     test_fit(&rng);
     test_gradients(&dir);
     test_nifti_writer(&dir, &rng);
-    printf("host parts: %.2f s\n", clpk_wall_seconds() - t0);
+    printf("host parts: %.2f s\n", core_wall_seconds() - t0);
     clpk_context *ctx = sshopm_test_context();
     if (ctx) {
-        t0 = clpk_wall_seconds();
+        t0 = core_wall_seconds();
         test_tensor_peaks(ctx, seed);
-        printf("tensor peaks: %.2f s\n", clpk_wall_seconds() - t0);
-        t0 = clpk_wall_seconds();
+        printf("tensor peaks: %.2f s\n", core_wall_seconds() - t0);
+        t0 = core_wall_seconds();
         test_signal_path(ctx, seed);
-        printf("signal path: %.2f s\n", clpk_wall_seconds() - t0);
-        t0 = clpk_wall_seconds();
+        printf("signal path: %.2f s\n", core_wall_seconds() - t0);
+        t0 = core_wall_seconds();
         test_scan_api(ctx, &dir, seed);
-        printf("scan API and CLI: %.2f s\n", clpk_wall_seconds() - t0);
+        printf("scan API and CLI: %.2f s\n", core_wall_seconds() - t0);
         clpk_context_destroy(ctx);
     }
     check_tmp_dir_remove(&dir);

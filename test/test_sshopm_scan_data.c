@@ -76,7 +76,7 @@ typedef struct reference {
     int64_t n_use;
 } reference;
 
-static void dti_reference(const clpk_nifti *v, const clpk_sshopm_gradients *g, reference *ref) {
+static void dti_reference(const nifti_file *v, const clpk_sshopm_gradients *g, reference *ref) {
     const int64_t nvox = (int64_t)v->nx * v->ny * v->nz;
     const int Q = g->volumes;
     ref->voxels = nvox;
@@ -158,12 +158,12 @@ static void run_scan(clpk_context *ctx, const char *dir, const scan_case *sc) {
         return;
     }
     fclose(probe);
-    clpk_nifti v = {0};
+    nifti_file v = {0};
     clpk_sshopm_gradients g = {0};
     clpk_error err = {0};
-    if (!CHECK(clpk_nifti_read(dwi, &v, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    if (!CHECK(nifti_file_read(dwi, &v, &err) == CLPK_SUCCESS, "%s", err.message)) return;
     if (!CHECK(clpk_sshopm_gradients_read(bval, bvec, 50, &g, &err) == CLPK_SUCCESS, "%s", err.message)) {
-        clpk_nifti_free(&v);
+        nifti_file_free(&v);
         return;
     }
     reference ref;
@@ -220,7 +220,7 @@ static void run_scan(clpk_context *ctx, const char *dir, const scan_case *sc) {
     }
     free(ref.use);
     free(ref.dir);
-    clpk_nifti_free(&v);
+    nifti_file_free(&v);
     clpk_sshopm_gradients_free(&g);
 }
 
@@ -243,9 +243,9 @@ int main(void) {
         {"small_25", "life/small_25.nii.gz", "life/small_25.bval", "life/small_25.bvec"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        const double t0 = clpk_wall_seconds();
+        const double t0 = core_wall_seconds();
         run_scan(ctx, data, &cases[k]);
-        printf("  (%.2f s)\n", clpk_wall_seconds() - t0);
+        printf("  (%.2f s)\n", core_wall_seconds() - t0);
     }
     clpk_context_destroy(ctx);
     return check_summary();

@@ -95,7 +95,7 @@ int main(void) {
     char mpath[1024];
     const int64_t mdims[3] = {10, 10, 10};
     clpk_error err = {0};
-    CHECK(clpk_nifti_write_f32(check_tmp_file(&dir, "mask.nii", mpath, sizeof mpath), 3, mdims, mask, NULL, &err) ==
+    CHECK(nifti_file_write_f32(check_tmp_file(&dir, "mask.nii", mpath, sizeof mpath), 3, mdims, mask, NULL, &err) ==
               CLPK_SUCCESS,
           "mask written: %s", err.message);
     for (int order = 4; order <= 6; order += 2)

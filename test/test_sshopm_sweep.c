@@ -83,9 +83,9 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
                            : "bound",
              c->generated ? "gen" : "general", V, c->direction, (int)c->starts_kind);
     clpk_sshopm_plan *plan = NULL;
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     clpk_status st = clpk_sshopm_plan_create(ctx, m, n, c->prec, T, &o, &plan);
-    double t_build = clpk_wall_seconds() - t0;
+    double t_build = core_wall_seconds() - t0;
     if (st == CLPK_ERROR_UNSUPPORTED && !strcmp(c->entries, "local")) {
         /* Too much local memory for this device: the refusal must say so; run global instead. */
         CHECK(strstr(clpk_last_error(ctx), "local memory") != NULL, "%s: unclear refusal: %s", label,
@@ -128,13 +128,13 @@ static void run_case(clpk_context *ctx, const sweep_case *c, uint64_t *rng, int 
     clEnqueueFillBuffer(q, bl, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0, nl * vs, 0, NULL, NULL);
     clEnqueueFillBuffer(q, bx, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0, nx * vs, 0, NULL, NULL);
     clEnqueueFillBuffer(q, bi, &minus1, sizeof minus1, 0, nl * sizeof(cl_int), 0, NULL, NULL);
-    t0 = clpk_wall_seconds();
+    t0 = core_wall_seconds();
     st = clpk_sshopm_execute(plan, T, bt, c->direction, bl, bx, bi, 0, NULL, NULL);
     CHECK(st == CLPK_SUCCESS, "%s: execute: %s", label, clpk_last_error(ctx));
     clEnqueueReadBuffer(q, bl, CL_TRUE, 0, nl * vs, hl, 0, NULL, NULL);
     clEnqueueReadBuffer(q, bx, CL_TRUE, 0, nx * vs, hx, 0, NULL, NULL);
     clEnqueueReadBuffer(q, bi, CL_TRUE, 0, nl * sizeof *hi, hi, 0, NULL, NULL);
-    double t_run = clpk_wall_seconds() - t0;
+    double t_run = core_wall_seconds() - t0;
     check_build_time("sshopm", label, t_build + t_run); /* one run per plan: PoCL compiles at its first launch */
 
     double *shared = malloc((size_t)V * n * sizeof *shared);
@@ -215,7 +215,7 @@ int main(void) {
     const int fp64 = clpk_context_device_info(ctx)->has_fp64;
     const size_t max_wg = clpk_context_device_info(ctx)->max_work_group_size;
     int programs = 0, k = 0, adaptive_gen = 0, adaptive_general = 0;
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     for (int m = 2; m <= 8; ++m) {
         for (int n = 2; n <= 8; ++n, ++k) {
             /* Would the plan unroll this shape by default? Then test the generated kernel there. */
@@ -268,7 +268,7 @@ int main(void) {
         }
     }
     printf("%d plans over all shapes in %.1f s (%d generated and %d general with the adaptive shift)\n", programs,
-           clpk_wall_seconds() - t0, adaptive_gen, adaptive_general);
+           core_wall_seconds() - t0, adaptive_gen, adaptive_general);
     CHECK(adaptive_gen >= 5 && adaptive_general >= 5, "every tuner wg and check_every ran with the adaptive shift");
     clpk_context_destroy(ctx);
     return check_summary();

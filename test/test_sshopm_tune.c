@@ -6,44 +6,44 @@
 #include "tune.h"
 
 /* Through the generated registry: the family must be registered under its profile key. */
-static const clpk_tune_family *find_family(void) {
-    for (const clpk_tune_family *const *f = clpk_tune_families; *f; ++f)
+static const tune_family *find_family(void) {
+    for (const tune_family *const *f = tune_families; *f; ++f)
         if (!strcmp((*f)->name, "sshopm")) return *f;
     return NULL;
 }
 
-static void set(clpk_params *p, const char *kernel, const char *entries, const char *wg, const char *check) {
-    clpk_params_clear(p);
-    clpk_params_set(p, "kernel", kernel);
-    clpk_params_set(p, "entries", entries);
-    clpk_params_set(p, "wg", wg);
-    clpk_params_set(p, "check_every", check);
+static void set(core_params *p, const char *kernel, const char *entries, const char *wg, const char *check) {
+    core_params_clear(p);
+    core_params_set(p, "kernel", kernel);
+    core_params_set(p, "entries", entries);
+    core_params_set(p, "wg", wg);
+    core_params_set(p, "check_every", check);
 }
 
 int main(void) {
     uint64_t seed = check_seed();
-    const clpk_tune_family *fam = find_family();
+    const tune_family *fam = find_family();
     if (!CHECK(fam != NULL, "sshopm tuner family registered")) return check_summary();
     clpk_context *ctx = sshopm_test_context();
     if (!ctx) return check_summary();
-    clpk_tune_options o = {"f32", 1, seed, NULL};
+    tune_options o = {"f32", 1, seed, NULL};
     CHECK(fam->problem_count(&o) == 1, "quick f32: one problem");
-    clpk_tune_options all = {NULL, 0, seed, NULL};
+    tune_options all = {NULL, 0, seed, NULL};
     CHECK(fam->problem_count(&all) >= 16, "full: shapes x precisions");
-    clpk_tune_problem problem;
+    tune_problem problem;
     if (!CHECK(fam->problem_create(ctx, &o, 0, &problem) == CLPK_SUCCESS, "problem: %s", clpk_last_error(ctx)))
         return check_summary();
     printf("problem %s\n", problem.label);
-    CHECK(clpk_params_get_int(&problem.klass, "order", 0) == 4 && clpk_params_get_int(&problem.klass, "dim", 0) == 3 &&
-              !strcmp(clpk_params_get(&problem.klass, "precision"), "f32"),
+    CHECK(core_params_get_int(&problem.klass, "order", 0) == 4 && core_params_get_int(&problem.klass, "dim", 0) == 3 &&
+              !strcmp(core_params_get(&problem.klass, "precision"), "f32"),
           "class (4, 3, f32)");
-    clpk_tune_space sp;
+    tune_space sp;
     CHECK(fam->space(ctx, &problem, &sp) == CLPK_SUCCESS && sp.count == 4, "space of 4 parameters");
     int total = 1;
     for (int i = 0; i < sp.count; ++i) total *= sp.params[i].count;
     printf("space: %d points\n", total);
 
-    clpk_params c;
+    core_params c;
     set(&c, "general", "private", "128", "4");
     CHECK(!fam->valid(ctx, &problem, &c), "private entries need the generated kernel");
     set(&c, "generated", "private", "100000", "4");
@@ -58,7 +58,7 @@ int main(void) {
     for (size_t k = 0; k < sizeof cover / sizeof cover[0]; ++k) {
         set(&c, cover[k][0], cover[k][1], cover[k][2], cover[k][3]);
         char text[160];
-        clpk_params_format(&c, text, sizeof text);
+        core_params_format(&c, text, sizeof text);
         if (!fam->valid(ctx, &problem, &c)) {
             printf("skip %s: not valid on this device\n", text);
             continue;
@@ -75,7 +75,7 @@ int main(void) {
                 covered |= !strcmp(cover[k][i], sp.params[i].values[v]);
             CHECK(covered, "value %s=%s covered by the evaluated set", sp.params[i].name, sp.params[i].values[v]);
         }
-    clpk_params d;
+    core_params d;
     fam->defaults(ctx, &problem, &d);
     double ms = -1;
     CHECK(fam->valid(ctx, &problem, &d) && fam->evaluate(ctx, &problem, &d, 2, &ms) == CLPK_SUCCESS,

@@ -2,8 +2,8 @@
  * registry and runs itself as `clpk-tune` in child processes. Checks Ctrl-C (profile written, exit 130, the message
  * to resume) then --resume (nothing measured twice, per the cache), and the watchdog: a candidate that never returns
  * makes the run restart itself with --resume and skip it. */
-int clpk_tune_main(int argc, char **argv);
-#define main clpk_tune_main
+int tune_main(int argc, char **argv);
+#define main tune_main
 #include "../examples/clpk_tune.c"
 #undef main
 
@@ -17,21 +17,21 @@ int clpk_tune_main(int argc, char **argv);
 FAKE_FAMILY(sleepy, FAKE_SLEEP);
 
 /* Never returns (as far as the test cares) on two points: a = 16, b = 3. */
-static clpk_status hang_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *p, int repeats,
+static clpk_status hang_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *p, int repeats,
                                  double *ms) {
-    if (!strcmp(clpk_params_get(p, "a"), "16") && !strcmp(clpk_params_get(p, "b"), "3")) fake_sleep(300);
+    if (!strcmp(core_params_get(p, "a"), "16") && !strcmp(core_params_get(p, "b"), "3")) fake_sleep(300);
     return fake_evaluate(ctx, problem, p, repeats, ms);
 }
-static clpk_status hang_create(clpk_context *ctx, const clpk_tune_options *opts, int index,
-                               clpk_tune_problem *problem) {
+static clpk_status hang_create(clpk_context *ctx, const tune_options *opts, int index,
+                               tune_problem *problem) {
     return fake_create_mode(ctx, opts, index, problem, 0);
 }
-static const clpk_tune_family hang_family = {"hang",    fake_count,    hang_create,   fake_destroy,
+static const tune_family hang_family = {"hang",    fake_count,    hang_create,   fake_destroy,
                                              fake_space, fake_valid,   hang_evaluate, fake_defaults,
                                              0};
 
 /* The registry of this executable (it replaces the generated one of clpk_tuner). */
-const clpk_tune_family *const clpk_tune_families[] = {&fake_family_sleepy, &hang_family, NULL};
+const tune_family *const tune_families[] = {&fake_family_sleepy, &hang_family, NULL};
 
 static char tmpdir[256];
 
@@ -63,7 +63,7 @@ static int finish(pid_t pid) {
 
 static char *slurp(const char *path) {
     char *text = NULL;
-    if (clpk_read_file(path, &text, NULL, NULL) != CLPK_SUCCESS) return calloc(1, 1);
+    if (core_read_file(path, &text, NULL, NULL) != CLPK_SUCCESS) return calloc(1, 1);
     return text;
 }
 
@@ -142,9 +142,9 @@ static void test_watchdog(void) {
     snprintf(log, sizeof log, "%s/hang.log", tmpdir);
     const char *args[] = {"--families", "hang", "--quick", "--strategy", "exhaustive", "--candidate-limit", "0.5",
                           "--hang-limit", "1", "--out", out, "--cache", cache, NULL};
-    double t0 = clpk_wall_seconds();
+    double t0 = core_wall_seconds();
     int rc = finish(start(args, log));
-    double dt = clpk_wall_seconds() - t0;
+    double dt = core_wall_seconds() - t0;
     char *text = slurp(log);
     CHECK(rc == 0 && dt < 30, "a run with two hanging candidates ends: status %d after %.1f s", rc, dt);
     CHECK(count_lines_with(text, "restarting with --resume", NULL) == 2, "restarted once per hung point: %.800s",
@@ -164,7 +164,7 @@ static void test_watchdog(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) return clpk_tune_main(argc, argv); /* a child run (also after the watchdog's restart) */
+    if (argc > 1) return tune_main(argc, argv); /* a child run (also after the watchdog's restart) */
     check_seed();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/clpk-test-tune-cli-XXXXXX");
     if (!CHECK(mkdtemp(tmpdir) != NULL, "temporary directory")) return check_summary();

@@ -22,9 +22,9 @@ typedef struct saxpy_state {
     cl_mem bx, by;
 } saxpy_state;
 
-static int saxpy_count(const clpk_tune_options *opts) { return opts->quick ? 1 : 2; }
+static int saxpy_count(const tune_options *opts) { return opts->quick ? 1 : 2; }
 
-static void saxpy_destroy(clpk_tune_problem *problem) {
+static void saxpy_destroy(tune_problem *problem) {
     saxpy_state *s = problem->state;
     if (!s) return;
     if (s->bx) clReleaseMemObject(s->bx);
@@ -38,8 +38,8 @@ static void saxpy_destroy(clpk_tune_problem *problem) {
     problem->state = NULL;
 }
 
-static clpk_status saxpy_create(clpk_context *ctx, const clpk_tune_options *opts, int index,
-                                clpk_tune_problem *problem) {
+static clpk_status saxpy_create(clpk_context *ctx, const tune_options *opts, int index,
+                                tune_problem *problem) {
     saxpy_state *s = calloc(1, sizeof *s);
     if (!s) return CLPK_ERROR_OUT_OF_MEMORY;
     problem->state = s;
@@ -67,27 +67,27 @@ static clpk_status saxpy_create(clpk_context *ctx, const clpk_tune_options *opts
         s->by = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, sizeof *s->y0 * s->n, NULL, &rc);
     if (rc != CL_SUCCESS) {
         saxpy_destroy(problem);
-        return clpk_fail_cl(ctx, rc, "saxpy buffers");
+        return core_fail_cl(ctx, rc, "saxpy buffers");
     }
     snprintf(problem->label, sizeof problem->label, "saxpy n=%u", s->n);
-    clpk_params_clear(&problem->klass);
-    clpk_params_set(&problem->klass, "precision", "f32");
-    clpk_params_set_int(&problem->klass, "n", s->n);
+    core_params_clear(&problem->klass);
+    core_params_set(&problem->klass, "precision", "f32");
+    core_params_set_int(&problem->klass, "n", s->n);
     return CLPK_SUCCESS;
 }
 
-static clpk_status saxpy_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
-    CLPK_TRY(clpk_tune_space_add(space, "wg", wg_values));
-    return clpk_tune_space_add(space, "variant", variant_values);
+static clpk_status saxpy_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
+    CLPK_TRY(tune_space_add(space, "wg", wg_values));
+    return tune_space_add(space, "variant", variant_values);
 }
 
-static int saxpy_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *p) {
-    return (size_t)clpk_params_get_int(p, "wg", 0) <= clpk_context_device_info(ctx)->max_work_group_size;
+static int saxpy_valid(clpk_context *ctx, const tune_problem *problem, const core_params *p) {
+    return (size_t)core_params_get_int(p, "wg", 0) <= clpk_context_device_info(ctx)->max_work_group_size;
 }
 
-static void saxpy_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
-    clpk_params_set(out, "wg", "64");
-    clpk_params_set(out, "variant", "embedded");
+static void saxpy_defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
+    core_params_set(out, "wg", "64");
+    core_params_set(out, "variant", "embedded");
 }
 
 static const char *generated_source =
@@ -111,29 +111,29 @@ static clpk_status launch(void *user, cl_event *first, cl_event *last) {
     return CLPK_SUCCESS;
 }
 
-static clpk_status saxpy_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *p, int repeats,
+static clpk_status saxpy_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *p, int repeats,
                                   double *median_ms) {
     saxpy_state *s = problem->state;
-    const char *variant = clpk_params_get(p, "variant");
-    size_t wg = (size_t)clpk_params_get_int(p, "wg", 0);
-    if (!variant || wg == 0) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "saxpy: bad candidate");
+    const char *variant = core_params_get(p, "variant");
+    size_t wg = (size_t)core_params_get_int(p, "wg", 0);
+    if (!variant || wg == 0) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "saxpy: bad candidate");
     cl_program program;
     if (!strcmp(variant, "embedded")) {
         const char *names[] = {"util_copy"};
-        CLPK_TRY(clpk_program_get(ctx, names, 1, "", &program));
+        CLPK_TRY(core_program_get(ctx, names, 1, "", &program));
     } else {
-        CLPK_TRY(clpk_program_get_text(ctx, generated_source,
+        CLPK_TRY(core_program_get_text(ctx, generated_source,
                                        !strcmp(variant, "broken") ? "-DBROKEN=this_is_not_opencl" : "-DBROKEN=",
                                        &program));
     }
     launch_job job = {ctx, NULL, (s->n + wg - 1) / wg * wg, wg};
-    CLPK_TRY(clpk_kernel_create(ctx, program, "clpk_saxpy", &job.kernel));
+    CLPK_TRY(core_kernel_create(ctx, program, "clpk_saxpy", &job.kernel));
     cl_command_queue q = clpk_context_queue(ctx);
     cl_int rc = clSetKernelArg(job.kernel, 0, sizeof s->n, &s->n);
     rc |= clSetKernelArg(job.kernel, 1, sizeof s->a, &s->a);
     rc |= clSetKernelArg(job.kernel, 2, sizeof s->bx, &s->bx);
     rc |= clSetKernelArg(job.kernel, 3, sizeof s->by, &s->by);
-    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OPENCL, "saxpy: kernel arguments");
+    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail(ctx, CLPK_ERROR_OPENCL, "saxpy: kernel arguments");
     /* Checked run: y starts at y0 (never zero), so an element the kernel skips keeps a wrong value. */
     if (st == CLPK_SUCCESS)
         rc = clEnqueueWriteBuffer(q, s->by, CL_TRUE, 0, sizeof *s->y0 * s->n, s->y0, 0, NULL, NULL);
@@ -141,11 +141,11 @@ static clpk_status saxpy_evaluate(clpk_context *ctx, clpk_tune_problem *problem,
         rc = clEnqueueNDRangeKernel(q, job.kernel, 1, NULL, &job.global, &job.local, 0, NULL, NULL);
     if (st == CLPK_SUCCESS && rc == CL_SUCCESS)
         rc = clEnqueueReadBuffer(q, s->by, CL_TRUE, 0, sizeof *s->got * s->n, s->got, 0, NULL, NULL);
-    if (st == CLPK_SUCCESS && rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "saxpy: checked run");
+    if (st == CLPK_SUCCESS && rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "saxpy: checked run");
     if (st == CLPK_SUCCESS) {
         for (cl_uint i = 0; i < s->n; ++i) s->gotd[i] = s->got[i];
         double err = check_rel_error(s->ref, s->gotd, s->n);
-        if (!(err <= 1e-6)) st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "saxpy: relative error %.3g > 1e-6", err);
+        if (!(err <= 1e-6)) st = core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "saxpy: relative error %.3g > 1e-6", err);
     }
     clpk_bench_stats stats;
     if (st == CLPK_SUCCESS) st = clpk_bench_run(ctx, launch, &job, 1, repeats, 12.0 * s->n, 2.0 * s->n, &stats);
@@ -154,7 +154,7 @@ static clpk_status saxpy_evaluate(clpk_context *ctx, clpk_tune_problem *problem,
     return st;
 }
 
-static const clpk_tune_family saxpy_family = {"saxpy_test", saxpy_count, saxpy_create, saxpy_destroy,
+static const tune_family saxpy_family = {"saxpy_test", saxpy_count, saxpy_create, saxpy_destroy,
                                               saxpy_space, saxpy_valid, saxpy_evaluate, saxpy_defaults,
                                               1 /* its evaluate requests the program first */};
 
@@ -162,7 +162,7 @@ typedef struct failures_seen {
     char build_message[4096];
 } failures_seen;
 
-static void record_failures(void *user, const clpk_tune_event *ev) {
+static void record_failures(void *user, const tune_event *ev) {
     failures_seen *seen = user;
     if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE && ev->outcome == CLPK_TUNE_BUILD && !seen->build_message[0])
         snprintf(seen->build_message, sizeof seen->build_message, "%s", ev->message ? ev->message : "");
@@ -177,8 +177,8 @@ int main(void) {
     int valid_wg = 0;
     for (int i = 0; wg_values[i]; ++i) valid_wg += (size_t)atoi(wg_values[i]) <= dev->max_work_group_size;
 
-    clpk_tune_config cfg;
-    clpk_tune_config_defaults(&cfg);
+    tune_config cfg;
+    tune_config_defaults(&cfg);
     cfg.strategy = CLPK_TUNE_EXHAUSTIVE;
     cfg.repeats = 3;
     cfg.final_repeats = 5;
@@ -188,12 +188,12 @@ int main(void) {
     failures_seen seen = {""};
     cfg.on_event = record_failures;
     cfg.event_user = &seen;
-    const clpk_tune_family *fams[] = {&saxpy_family, NULL};
-    clpk_tune_report r;
-    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run: %s", clpk_last_error(ctx));
+    const tune_family *fams[] = {&saxpy_family, NULL};
+    tune_report r;
+    CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run: %s", clpk_last_error(ctx));
     for (int i = 0; i < r.count; ++i) {
-        const clpk_tune_result *x = &r.items[i];
-        const char *variant = clpk_params_get(&x->best, "variant");
+        const tune_result *x = &r.items[i];
+        const char *variant = core_params_get(&x->best, "variant");
         CHECK(x->found && variant && !strcmp(variant, "embedded"), "%s: only the correct kernel can win (%s)", x->label,
               variant ? variant : "none");
         CHECK(x->outcomes[CLPK_TUNE_BUILD] == valid_wg, "%s: build failures recorded: %d", x->label,
@@ -216,22 +216,22 @@ int main(void) {
     int fd = mkstemp(path);
     if (fd >= 0) close(fd);
     clpk_error err = {0};
-    CHECK(clpk_tune_profile_write(path, dev, &r, &err) == CLPK_SUCCESS, "write: %s", err.message);
+    CHECK(tune_profile_write(path, dev, &r, &err) == CLPK_SUCCESS, "write: %s", err.message);
     setenv("CLPK_PROFILE", path, 1);
     clpk_context *c2 = NULL;
     CHECK(clpk_context_create(&c2, NULL) == CLPK_SUCCESS, "context with the profile");
     if (c2 && r.count == 2) {
-        clpk_params chosen;
-        clpk_params_clear(&chosen);
+        core_params chosen;
+        core_params_clear(&chosen);
         saxpy_defaults(c2, NULL, &chosen);
-        clpk_profile_choice choice;
-        clpk_profile_choose(c2, "saxpy_test", &r.items[1].klass, &chosen, &choice);
+        core_profile_choice choice;
+        core_profile_choose(c2, "saxpy_test", &r.items[1].klass, &chosen, &choice);
         /* Every work-group size takes about as long on 1000 elements: when the defaults measured fastest, the
          * entry records that it kept them and the library stays with its built-in defaults. */
         int kept_defaults = !(r.items[1].best_ms < r.items[1].default_ms);
         CHECK(choice.found == !kept_defaults &&
-                  !strcmp(clpk_params_get(&chosen, "wg"), clpk_params_get(&r.items[1].best, "wg")),
-              "the tuned work-group size is chosen: %s (entry %s the defaults)", clpk_params_get(&chosen, "wg"),
+                  !strcmp(core_params_get(&chosen, "wg"), core_params_get(&r.items[1].best, "wg")),
+              "the tuned work-group size is chosen: %s (entry %s the defaults)", core_params_get(&chosen, "wg"),
               kept_defaults ? "kept" : "beat");
         clpk_cache_stats cs;
         clpk_context_cache_stats(ctx, &cs);
@@ -241,13 +241,13 @@ int main(void) {
     clpk_context_destroy(c2);
     unsetenv("CLPK_PROFILE");
     remove(path);
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
 
     /* The default strategy on the same family. */
     cfg.strategy = CLPK_TUNE_HILL;
     cfg.opts.quick = 1;
-    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1 && r.items[0].found, "hill run");
-    clpk_tune_report_free(&r);
+    CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 1 && r.items[0].found, "hill run");
+    tune_report_free(&r);
     clpk_context_destroy(ctx);
     return check_summary();
 }

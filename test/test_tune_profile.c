@@ -1,4 +1,4 @@
-/* Profiles written by the tuner, read back by the library: round trip through clpk_profile_choose, the file's
+/* Profiles written by the tuner, read back by the library: round trip through core_profile_choose, the file's
  * values, lookup precedence of tuner-written files, an empty profile, merging, and resuming an interrupted run from
  * the cache without measuring a point twice. */
 #include "check.h"
@@ -18,7 +18,7 @@ static void path_in(char *out, size_t size, const char *name) { snprintf(out, si
 
 static cJSON *read_json(const char *path) {
     char *text = NULL;
-    if (clpk_read_file(path, &text, NULL, NULL) != CLPK_SUCCESS) return NULL;
+    if (core_read_file(path, &text, NULL, NULL) != CLPK_SUCCESS) return NULL;
     cJSON *root = cJSON_Parse(text);
     free(text);
     return root;
@@ -33,20 +33,20 @@ static clpk_context *open_with_profile(const char *path) {
     return ctx;
 }
 
-static void run_fake(clpk_context *ctx, const clpk_tune_family *fam, clpk_tune_report *r) {
-    clpk_tune_config cfg;
+static void run_fake(clpk_context *ctx, const tune_family *fam, tune_report *r) {
+    tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
-    const clpk_tune_family *fams[] = {fam, NULL};
-    CHECK(clpk_tune_run(ctx, fams, &cfg, r) == CLPK_SUCCESS, "tune run: %s", clpk_last_error(ctx));
+    const tune_family *fams[] = {fam, NULL};
+    CHECK(tune_run(ctx, fams, &cfg, r) == CLPK_SUCCESS, "tune run: %s", clpk_last_error(ctx));
 }
 
 static void test_round_trip(clpk_context *ctx) {
-    clpk_tune_report r;
+    tune_report r;
     run_fake(ctx, &fake_family_plain, &r);
     char path[512];
     path_in(path, sizeof path, "round.json");
     clpk_error err = {0};
-    CHECK(clpk_tune_profile_write(path, clpk_context_device_info(ctx), &r, &err) == CLPK_SUCCESS, "write: %s",
+    CHECK(tune_profile_write(path, clpk_context_device_info(ctx), &r, &err) == CLPK_SUCCESS, "write: %s",
           err.message);
 
     /* The file as the schema says. */
@@ -86,50 +86,50 @@ static void test_round_trip(clpk_context *ctx) {
     CHECK(clpk_context_profile(c2, &used) == CLPK_PROFILE_EXACT && !strcmp(used, path),
           "the tuner's file is accepted by the library's validator at the exact level: '%s'", used);
     for (int i = 0; i < r.count; ++i) {
-        clpk_params chosen, features = r.items[i].klass;
-        clpk_params_clear(&chosen);
+        core_params chosen, features = r.items[i].klass;
+        core_params_clear(&chosen);
         fake_defaults(c2, NULL, &chosen);
-        clpk_profile_choice choice;
-        CHECK(clpk_profile_choose(c2, "fake_plain", &features, &chosen, &choice) == CLPK_SUCCESS, "choose");
+        core_profile_choice choice;
+        CHECK(core_profile_choose(c2, "fake_plain", &features, &chosen, &choice) == CLPK_SUCCESS, "choose");
         char want[128], got[128];
-        clpk_params_format(&r.items[i].best, want, sizeof want);
-        clpk_params_format(&chosen, got, sizeof got);
+        core_params_format(&r.items[i].best, want, sizeof want);
+        core_params_format(&chosen, got, sizeof got);
         CHECK(choice.found && choice.distance == 0 && !strcmp(want, got), "class %d: tuned %s, chosen %s", i, want,
               got);
     }
     /* Nearest class: a size between the tuned ones picks the closer class; another precision matches none. */
-    clpk_params features, chosen;
-    clpk_params_clear(&features);
-    clpk_params_set(&features, "precision", "f32");
-    clpk_params_set(&features, "size", "2900");
-    clpk_params_clear(&chosen);
-    clpk_profile_choice choice;
-    clpk_profile_choose(c2, "fake_plain", &features, &chosen, &choice);
-    CHECK(choice.found && !strcmp(clpk_params_get(&choice.klass, "size"), "3000") &&
-              !strcmp(clpk_params_get(&chosen, "b"), "5"),
-          "size 2900 uses the class of 3000 (b=%s)", clpk_params_get(&chosen, "b"));
-    clpk_params_set(&features, "precision", "f64");
-    clpk_params_clear(&chosen);
-    clpk_params_set(&chosen, "a", "1");
-    clpk_profile_choose(c2, "fake_plain", &features, &chosen, &choice);
-    CHECK(!choice.found && chosen.count == 1 && !strcmp(clpk_params_get(&chosen, "a"), "1"),
+    core_params features, chosen;
+    core_params_clear(&features);
+    core_params_set(&features, "precision", "f32");
+    core_params_set(&features, "size", "2900");
+    core_params_clear(&chosen);
+    core_profile_choice choice;
+    core_profile_choose(c2, "fake_plain", &features, &chosen, &choice);
+    CHECK(choice.found && !strcmp(core_params_get(&choice.klass, "size"), "3000") &&
+              !strcmp(core_params_get(&chosen, "b"), "5"),
+          "size 2900 uses the class of 3000 (b=%s)", core_params_get(&chosen, "b"));
+    core_params_set(&features, "precision", "f64");
+    core_params_clear(&chosen);
+    core_params_set(&chosen, "a", "1");
+    core_profile_choose(c2, "fake_plain", &features, &chosen, &choice);
+    CHECK(!choice.found && chosen.count == 1 && !strcmp(core_params_get(&chosen, "a"), "1"),
           "no class of another precision: the defaults stay");
-    clpk_profile_choose(c2, "spmv", &features, &chosen, &choice);
+    core_profile_choose(c2, "spmv", &features, &chosen, &choice);
     CHECK(!choice.found, "a family absent from the profile: defaults");
     clpk_context_destroy(c2);
 
     /* A run with no family (a branch with no tuned family yet) writes a valid empty profile. */
-    clpk_tune_report empty;
-    const clpk_tune_family *none[] = {NULL};
-    clpk_tune_config cfg;
+    tune_report empty;
+    const tune_family *none[] = {NULL};
+    tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_HILL);
-    CHECK(clpk_tune_run(ctx, none, &cfg, &empty) == CLPK_SUCCESS && empty.count == 0, "empty run");
+    CHECK(tune_run(ctx, none, &cfg, &empty) == CLPK_SUCCESS && empty.count == 0, "empty run");
     path_in(path, sizeof path, "empty.json");
-    CHECK(clpk_tune_profile_write(path, clpk_context_device_info(ctx), &empty, &err) == CLPK_SUCCESS, "empty write");
+    CHECK(tune_profile_write(path, clpk_context_device_info(ctx), &empty, &err) == CLPK_SUCCESS, "empty write");
     c2 = open_with_profile(path);
     CHECK(c2 && clpk_context_profile(c2, &used) == CLPK_PROFILE_EXACT, "the empty profile is valid");
     clpk_context_destroy(c2);
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
 }
 
 /* Tuner-written files for variants of this device, searched in a directory: the best level wins. */
@@ -154,13 +154,13 @@ static void test_precedence(clpk_context *ctx) {
     variants[3].file = "d-exact.json";
     const clpk_profile_level expect[] = {CLPK_PROFILE_DEFAULTS, CLPK_PROFILE_SAME_VENDOR, CLPK_PROFILE_SAME_DEVICE,
                                          CLPK_PROFILE_EXACT};
-    clpk_tune_report r;
+    tune_report r;
     run_fake(ctx, &fake_family_plain, &r);
     char paths[4][512];
     clpk_error err = {0};
     for (int i = 0; i < 4; ++i) {
         snprintf(paths[i], sizeof paths[i], "%s/%s", dir, variants[i].file);
-        clpk_tune_profile_write(paths[i], &variants[i].dev, &r, &err);
+        tune_profile_write(paths[i], &variants[i].dev, &r, &err);
     }
     /* Remove the best file each time: exact -> same device -> same vendor -> defaults. */
     for (int k = 3; k >= 0; --k) {
@@ -172,7 +172,7 @@ static void test_precedence(clpk_context *ctx) {
         clpk_context_destroy(c);
         remove(paths[k]);
     }
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
     unsetenv("CLPK_PROFILE_DIR");
     rmdir(dir);
 }
@@ -186,17 +186,17 @@ static void write_text(const char *path, const char *text) {
 }
 
 static void test_merge(clpk_context *ctx) {
-    clpk_tune_report r;
+    tune_report r;
     run_fake(ctx, &fake_family_plain, &r);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     /* Run A: classes 0 and 1, with class 1 slower than in run B; run B: classes 1 and 2. */
-    clpk_tune_report a = r, b = r;
+    tune_report a = r, b = r;
     a.items = malloc(sizeof *a.items * 2);
     b.items = malloc(sizeof *b.items * 2);
     a.items[0] = r.items[0];
     a.items[1] = r.items[1];
     a.items[1].best_ms = 9;
-    clpk_params_set(&a.items[1].best, "b", "8");
+    core_params_set(&a.items[1].best, "b", "8");
     b.items[0] = r.items[1];
     b.items[1] = r.items[2];
     a.count = b.count = 2;
@@ -207,10 +207,10 @@ static void test_merge(clpk_context *ctx) {
     path_in(bad, sizeof bad, "bad.json");
     path_in(other, sizeof other, "other.json");
     clpk_error err = {0};
-    clpk_tune_profile_write(pa, dev, &a, &err);
-    clpk_tune_profile_write(pb, dev, &b, &err);
+    tune_profile_write(pa, dev, &a, &err);
+    tune_profile_write(pb, dev, &b, &err);
     const char *both[] = {pa, pb};
-    CHECK(clpk_tune_profile_merge(both, 2, pc, 0, &err) == CLPK_SUCCESS, "merge: %s", err.message);
+    CHECK(tune_profile_merge(both, 2, pc, 0, &err) == CLPK_SUCCESS, "merge: %s", err.message);
     cJSON *root = read_json(pc);
     const cJSON *fam = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "fake_plain");
     CHECK(cJSON_GetArraySize(fam) == 3, "the union of the classes: %d", cJSON_GetArraySize(fam));
@@ -233,19 +233,19 @@ static void test_merge(clpk_context *ctx) {
     /* Another device is refused unless forced; a malformed input is refused with its name. */
     clpk_device_info dev2 = *dev;
     snprintf(dev2.name, sizeof dev2.name, "Another Device");
-    clpk_tune_profile_write(other, &dev2, &b, &err);
+    tune_profile_write(other, &dev2, &b, &err);
     const char *mixed[] = {pa, other};
-    CHECK(clpk_tune_profile_merge(mixed, 2, pc, 0, &err) == CLPK_ERROR_INVALID_ARGUMENT &&
+    CHECK(tune_profile_merge(mixed, 2, pc, 0, &err) == CLPK_ERROR_INVALID_ARGUMENT &&
               strstr(err.message, "Another Device"),
           "different devices refused: %s", err.message);
-    CHECK(clpk_tune_profile_merge(mixed, 2, pc, 1, &err) == CLPK_SUCCESS, "--force merges anyway");
+    CHECK(tune_profile_merge(mixed, 2, pc, 1, &err) == CLPK_SUCCESS, "--force merges anyway");
     write_text(bad, "{\"schema\": 1, \"device\": {\"name\": \"x\"}");
     const char *with_bad[] = {pa, bad};
-    CHECK(clpk_tune_profile_merge(with_bad, 2, pc, 0, &err) == CLPK_ERROR_PROFILE && strstr(err.message, "bad.json"),
+    CHECK(tune_profile_merge(with_bad, 2, pc, 0, &err) == CLPK_ERROR_PROFILE && strstr(err.message, "bad.json"),
           "malformed input refused: %s", err.message);
     free(a.items);
     free(b.items);
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
     remove(pa);
     remove(pb);
     remove(pc);
@@ -266,14 +266,14 @@ static int count_search_calls(int min_calls) {
 static void test_resume(clpk_context *ctx) {
     char cache[512];
     path_in(cache, sizeof cache, "points.jsonl");
-    const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
-    clpk_tune_config cfg;
+    const tune_family *fams[] = {&fake_family_sleepy, NULL};
+    tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
     cfg.cache_path = cache;
     cfg.budget_s = 0.2; /* 3 x 126 points x 3 ms need > 1.1 s */
     fake_reset_counts();
-    clpk_tune_report r1, r2;
-    CHECK(clpk_tune_run(ctx, fams, &cfg, &r1) == CLPK_SUCCESS && r1.budget_exhausted, "first run stops midway");
+    tune_report r1, r2;
+    CHECK(tune_run(ctx, fams, &cfg, &r1) == CLPK_SUCCESS && r1.budget_exhausted, "first run stops midway");
     int measured_first = count_search_calls(1);
     CHECK(measured_first > 10 && measured_first < 3 * 126, "first run measured %d points", measured_first);
 
@@ -285,7 +285,7 @@ static void test_resume(clpk_context *ctx) {
     }
     cfg.budget_s = 0;
     cfg.resume = 1;
-    CHECK(clpk_tune_run(ctx, fams, &cfg, &r2) == CLPK_SUCCESS, "resumed run");
+    CHECK(tune_run(ctx, fams, &cfg, &r2) == CLPK_SUCCESS, "resumed run");
     CHECK(count_search_calls(2) == 0, "no point measured twice (%d were)", count_search_calls(2));
     CHECK(count_search_calls(1) == 3 * 126, "every valid point measured once over both runs: %d",
           count_search_calls(1));
@@ -297,67 +297,67 @@ static void test_resume(clpk_context *ctx) {
     CHECK(from_cache >= measured_first, "the resumed run took %d points from the cache (first run: %d)", from_cache,
           measured_first);
 
-    clpk_tune_cache *c = NULL;
+    tune_cache *c = NULL;
     clpk_error err = {0};
-    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err) == CLPK_SUCCESS, "reopen");
-    CHECK(clpk_tune_cache_skipped(c) == 1, "the cut line is skipped: %d", clpk_tune_cache_skipped(c));
-    CHECK(clpk_tune_cache_size(c) >= 3 * 126, "all points held: %d", clpk_tune_cache_size(c));
-    clpk_tune_cache_close(c);
+    CHECK(tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err) == CLPK_SUCCESS, "reopen");
+    CHECK(tune_cache_skipped(c) == 1, "the cut line is skipped: %d", tune_cache_skipped(c));
+    CHECK(tune_cache_size(c) >= 3 * 126, "all points held: %d", tune_cache_size(c));
+    tune_cache_close(c);
     /* Points of another driver are not reused. */
     clpk_device_info other = *clpk_context_device_info(ctx);
     snprintf(other.driver_version, sizeof other.driver_version, "another-driver");
-    CHECK(clpk_tune_cache_open(cache, &other, 1, &c, &err) == CLPK_SUCCESS && clpk_tune_cache_size(c) == 0,
+    CHECK(tune_cache_open(cache, &other, 1, &c, &err) == CLPK_SUCCESS && tune_cache_size(c) == 0,
           "another driver's points are ignored");
-    clpk_tune_cache_close(c);
+    tune_cache_close(c);
     /* Without --resume the cache starts over. */
-    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS &&
-              clpk_tune_cache_size(c) == 0,
+    CHECK(tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS &&
+              tune_cache_size(c) == 0,
           "a fresh run starts an empty cache");
-    clpk_tune_cache_close(c);
+    tune_cache_close(c);
     /* A point whose evaluation never reported (the run died in it) is refused on resume, never tried again. */
-    clpk_params klass, optimum, neighbour;
-    clpk_params_clear(&klass);
-    clpk_params_set(&klass, "precision", "f32");
-    clpk_params_set(&klass, "size", "1000");
-    clpk_params_clear(&optimum);
-    clpk_params_parse(&optimum, "a=8,b=3,c=y", NULL);
-    clpk_params_clear(&neighbour);
-    clpk_params_parse(&neighbour, "a=4,b=3,c=y", NULL);
-    CHECK(clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS, "fresh cache");
-    clpk_tune_cache_mark_pending(c, "fake_plain", &klass, "search", &optimum);
-    clpk_tune_cache_mark_pending(c, "fake_plain", &klass, "search", &neighbour);
-    clpk_tune_cache_store(c, "fake_plain", &klass, "search", &neighbour, CLPK_TUNE_OK, 2.5);
-    clpk_tune_cache_close(c);
-    clpk_tune_outcome outcome;
+    core_params klass, optimum, neighbour;
+    core_params_clear(&klass);
+    core_params_set(&klass, "precision", "f32");
+    core_params_set(&klass, "size", "1000");
+    core_params_clear(&optimum);
+    core_params_parse(&optimum, "a=8,b=3,c=y", NULL);
+    core_params_clear(&neighbour);
+    core_params_parse(&neighbour, "a=4,b=3,c=y", NULL);
+    CHECK(tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS, "fresh cache");
+    tune_cache_mark_pending(c, "fake_plain", &klass, "search", &optimum);
+    tune_cache_mark_pending(c, "fake_plain", &klass, "search", &neighbour);
+    tune_cache_store(c, "fake_plain", &klass, "search", &neighbour, CLPK_TUNE_OK, 2.5);
+    tune_cache_close(c);
+    tune_outcome outcome;
     double ms;
-    clpk_tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err);
-    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &optimum, &outcome, &ms) &&
+    tune_cache_open(cache, clpk_context_device_info(ctx), 1, &c, &err);
+    CHECK(tune_cache_lookup(c, "fake_plain", &klass, "search", &optimum, &outcome, &ms) &&
               outcome == CLPK_TUNE_TIMEOUT && isinf(ms),
           "a point left pending reads as a timeout");
-    CHECK(clpk_tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) &&
+    CHECK(tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) &&
               outcome == CLPK_TUNE_OK && ms == 2.5,
           "a pending mark followed by a result reads as the result");
-    clpk_tune_cache_close(c);
+    tune_cache_close(c);
     fake_reset_counts();
-    clpk_tune_config quick;
+    tune_config quick;
     fake_config(&quick, CLPK_TUNE_EXHAUSTIVE);
     quick.opts.quick = 1;
     quick.cache_path = cache;
     quick.resume = 1;
-    const clpk_tune_family *plain[] = {&fake_family_plain, NULL};
-    clpk_tune_report r3;
-    CHECK(clpk_tune_run(ctx, plain, &quick, &r3) == CLPK_SUCCESS && r3.count == 1, "run over a pending point");
+    const tune_family *plain[] = {&fake_family_plain, NULL};
+    tune_report r3;
+    CHECK(tune_run(ctx, plain, &quick, &r3) == CLPK_SUCCESS && r3.count == 1, "run over a pending point");
     CHECK(fake_search_calls[0][3][2][1] == 0 && fake_final_calls[0][3][2][1] == 0 &&
               !fake_is_optimum(&r3.items[0], 0) && r3.items[0].outcomes[CLPK_TUNE_TIMEOUT] == 1,
           "the point that took a run down is not tried again");
     CHECK(fake_search_calls[0][2][2][1] == 0, "the cached point is not measured again");
-    clpk_tune_report_free(&r3);
+    tune_report_free(&r3);
     char bad_path[600];
     snprintf(bad_path, sizeof bad_path, "%s/no/such/dir/cache.jsonl", tmpdir);
-    CHECK(clpk_tune_cache_open(bad_path, &other, 0, &c, &err) == CLPK_ERROR_IO && c == NULL, "unwritable cache: %s",
+    CHECK(tune_cache_open(bad_path, &other, 0, &c, &err) == CLPK_ERROR_IO && c == NULL, "unwritable cache: %s",
           err.message);
-    clpk_tune_report_free(&r1);
-    clpk_tune_report_free(&r2);
+    tune_report_free(&r1);
+    tune_report_free(&r2);
     remove(cache);
 }
 

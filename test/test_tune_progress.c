@@ -26,11 +26,11 @@ static int count_of(const char *text, const char *what) {
 }
 
 typedef struct sequence {
-    clpk_tune_progress *progress;
+    tune_progress *progress;
     int starts, candidates, open, bad_order, problems_done, finish;
 } sequence;
 
-static void record(void *user, const clpk_tune_event *ev) {
+static void record(void *user, const tune_event *ev) {
     sequence *s = user;
     if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE_START) {
         s->bad_order += s->open;
@@ -45,27 +45,27 @@ static void record(void *user, const clpk_tune_event *ev) {
     } else if (ev->kind == CLPK_TUNE_EVENT_FINISH) {
         s->finish++;
     }
-    if (s->progress) clpk_tune_progress_event(s->progress, ev);
+    if (s->progress) tune_progress_event(s->progress, ev);
 }
 
 /* Spends the run's budget inside an event (a slow problem, as far as the engine can tell): at the end of the first
  * round (the third problem done), or when the second round's first problem starts (after its creation). */
 typedef struct budget_eater {
-    clpk_tune_progress *progress;
-    clpk_tune_event_kind kind;
+    tune_progress *progress;
+    tune_event_kind kind;
     int seen, at;
 } budget_eater;
 
-static void eat_budget(void *user, const clpk_tune_event *ev) {
+static void eat_budget(void *user, const tune_event *ev) {
     budget_eater *b = user;
     if (ev->kind == b->kind && ++b->seen == b->at) fake_sleep(ev->budget_s - ev->elapsed_s + 0.02);
-    clpk_tune_progress_event(b->progress, ev);
+    tune_progress_event(b->progress, ev);
 }
 
 /* A second round with no time left keeps the first round's results and says so, instead of "no candidate passed". */
 static void test_second_round_out_of_time(clpk_context *ctx) {
-    const clpk_tune_family *fams[] = {&fake_family_sleepy, NULL};
-    clpk_tune_config cfg;
+    const tune_family *fams[] = {&fake_family_sleepy, NULL};
+    tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
     char cache[] = "/tmp/clpk-test-progress-rounds-XXXXXX";
     int fd = mkstemp(cache);
@@ -76,13 +76,13 @@ static void test_second_round_out_of_time(clpk_context *ctx) {
     cfg.on_event = eat_budget;
     for (int when = 0; when < 2; ++when) {
         FILE *f = tmpfile();
-        clpk_tune_progress progress;
-        clpk_tune_progress_init(&progress, f, 0);
+        tune_progress progress;
+        tune_progress_init(&progress, f, 0);
         budget_eater eater = {&progress, when == 0 ? CLPK_TUNE_EVENT_PROBLEM_DONE : CLPK_TUNE_EVENT_PROBLEM_START, 0,
                               when == 0 ? 3 : 4};
         cfg.event_user = &eater;
-        clpk_tune_report r;
-        CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "run %d", when);
+        tune_report r;
+        CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == FAKE_PROBLEMS, "run %d", when);
         int found = 0;
         for (int i = 0; i < r.count; ++i) found += r.items[i].found && r.items[i].rounds == 1;
         CHECK(found == FAKE_PROBLEMS, "run %d: the first round's results kept: %d", when, found);
@@ -97,7 +97,7 @@ static void test_second_round_out_of_time(clpk_context *ctx) {
         CHECK(strstr(text, "[6/6 ") != NULL, "run %d: the second round's lines count on to the end", when);
         free(text);
         fclose(f);
-        clpk_tune_report_free(&r);
+        tune_report_free(&r);
     }
     remove(cache);
 }
@@ -106,21 +106,21 @@ int main(void) {
     check_seed();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no OpenCL device")) return check_summary();
-    clpk_tune_config cfg;
+    tune_config cfg;
     fake_config(&cfg, CLPK_TUNE_HILL);
-    const clpk_tune_family *fams[] = {&fake_family_plain, &fake_family_wrong, NULL};
+    const tune_family *fams[] = {&fake_family_plain, &fake_family_wrong, NULL};
 
     /* Plain lines: a header, one line per problem with its result, nothing redrawn. */
     FILE *f = tmpfile();
-    clpk_tune_progress progress;
-    clpk_tune_progress_init(&progress, f, 1);
+    tune_progress progress;
+    tune_progress_init(&progress, f, 1);
     CHECK(!progress.tty, "a file is not a terminal");
     sequence seq = {&progress, 0, 0, 0, 0, 0, 0};
     cfg.on_event = record;
     cfg.event_user = &seq;
     cfg.budget_s = 100;
-    clpk_tune_report r;
-    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run");
+    tune_report r;
+    CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run");
     char *text = read_all(f);
     CHECK(strstr(text, "clpk-tune: 6 problems to tune within 100 s") != NULL, "header: %.80s", text);
     CHECK(count_of(text, "] fake_plain fake problem ") == 3 && count_of(text, "] fake_wrong fake problem ") == 3,
@@ -135,21 +135,21 @@ int main(void) {
           "each evaluation announced before it runs: %d starts, %d results, %d out of order", seq.starts,
           seq.candidates, seq.bad_order);
     CHECK(seq.problems_done == 6 && seq.finish == 1, "problem and finish events");
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
 
     /* On a terminal: a bar redrawn in place with the percentage and ETA, closed by a newline per problem. */
     f = tmpfile();
-    clpk_tune_progress_init(&progress, f, 0);
+    tune_progress_init(&progress, f, 0);
     progress.tty = 1;
     seq = (sequence){&progress, 0, 0, 0, 0, 0, 0};
-    CHECK(clpk_tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run on a terminal");
+    CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "run on a terminal");
     text = read_all(f);
     CHECK(strstr(text, "\r[") && strstr(text, "%") && strstr(text, "ETA") && strstr(text, "\033[K"),
           "a redrawn bar with the percentage and ETA");
     CHECK(strstr(text, "fake problem 2: best") != NULL, "results still printed");
     free(text);
     fclose(f);
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
 
     /* Cached points are not evaluations: no start event for them. */
     char cache[] = "/tmp/clpk-test-progress-XXXXXX";
@@ -157,14 +157,14 @@ int main(void) {
     if (fd >= 0) close(fd);
     cfg.cache_path = cache;
     seq = (sequence){NULL, 0, 0, 0, 0, 0, 0};
-    clpk_tune_run(ctx, fams, &cfg, &r);
+    tune_run(ctx, fams, &cfg, &r);
     int first = seq.starts;
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
     cfg.resume = 1;
     seq = (sequence){NULL, 0, 0, 0, 0, 0, 0};
-    clpk_tune_run(ctx, fams, &cfg, &r);
+    tune_run(ctx, fams, &cfg, &r);
     CHECK(first > 0 && seq.starts == 0 && seq.candidates == 0, "a resumed run evaluates nothing again: %d", seq.starts);
-    clpk_tune_report_free(&r);
+    tune_report_free(&r);
     remove(cache);
     test_second_round_out_of_time(ctx);
     clpk_context_destroy(ctx);

@@ -62,7 +62,7 @@ static void check_file(clpk_context *ctx, const char *dir, const char *name) {
                   valid.rows == 2 * shape.rows - 1 && valid.cols == 2 * shape.cols - 1,
               "%s: file sizes disagree with the name", name)) {
         double *ref = malloc(n * sizeof *ref), *got = malloc(n * sizeof *got);
-        clpk_xcorr_reference(&shape, left.data, right.data, ref);
+        xcorr_reference(&shape, left.data, right.data, ref);
         /* The files hold single-precision results (errors up to ~1e-6 against a double computation). */
         double e = check_rel_error(valid.data, ref, n);
         CHECK(e <= 2e-6, "%s: CPU reference differs from the file by %.3g", name, e);

@@ -44,10 +44,10 @@ static void helpers(void) {
     CHECK(clpk_xcorr_output_count(NULL) == 0, "NULL shape has outputs");
     size_t l, r;
     s = shape_of(CLPK_XCORR_N_TO_MN, 4, 4, 3, 9);
-    clpk_xcorr_pair_of(&s, 7, &l, &r);
+    xcorr_pair_of(&s, 7, &l, &r);
     CHECK(l == 1 && r == 7, "n-to-mn pair of 7: %zu %zu", l, r);
     s = shape_of(CLPK_XCORR_N_TO_M, 4, 4, 3, 5);
-    clpk_xcorr_pair_of(&s, 13, &l, &r);
+    xcorr_pair_of(&s, 13, &l, &r);
     CHECK(l == 2 && r == 3, "n-to-m pair of 13: %zu %zu", l, r);
 }
 

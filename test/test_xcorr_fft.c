@@ -109,13 +109,13 @@ static void run_case(clpk_context *ctx, const fft_case *c, uint64_t *rng) {
         reference_one(&s, left + l * msize, right + r * msize, orows, ocols, ref + o * osize);
     }
 
-    clpk_params params;
-    clpk_params_clear(&params);
-    if (c->params) clpk_params_parse(&params, c->params, NULL);
-    clpk_xcorr_fft *fft = NULL;
-    double t0 = clpk_wall_seconds();
-    clpk_status st = clpk_xcorr_fft_create(ctx, &s, &params, &fft);
-    double t_create = clpk_wall_seconds() - t0;
+    core_params params;
+    core_params_clear(&params);
+    if (c->params) core_params_parse(&params, c->params, NULL);
+    xcorr_fft *fft = NULL;
+    double t0 = core_wall_seconds();
+    clpk_status st = xcorr_fft_create(ctx, &s, &params, &fft);
+    double t_create = core_wall_seconds() - t0;
     if (!CHECK(st == CLPK_SUCCESS, "%s: create: %s: %s", label, clpk_status_string(st), clpk_last_error(ctx)))
         goto done_host;
     cl_mem dl = upload(ctx, hl, (off + nl) * es), dr = upload(ctx, hr, (off + nr) * es);
@@ -125,8 +125,8 @@ static void run_case(clpk_context *ctx, const fft_case *c, uint64_t *rng) {
     for (int rep = 0; rep < 2; ++rep) {
         cl_event marker = NULL, done = NULL;
         cl_int rc = clEnqueueMarkerWithWaitList(clpk_context_queue(ctx), 0, NULL, &marker);
-        t0 = clpk_wall_seconds();
-        st = clpk_xcorr_fft_execute(fft, dl, off, dr, off, dout, off, rc == CL_SUCCESS ? 1 : 0, &marker, &done);
+        t0 = core_wall_seconds();
+        st = xcorr_fft_execute(fft, dl, off, dr, off, dout, off, rc == CL_SUCCESS ? 1 : 0, &marker, &done);
         CHECK(st == CLPK_SUCCESS, "%s: execute: %s: %s", label, clpk_status_string(st), clpk_last_error(ctx));
         CHECK(done != NULL, "%s: no completion event", label);
         if (done) {
@@ -134,7 +134,7 @@ static void run_case(clpk_context *ctx, const fft_case *c, uint64_t *rng) {
             clReleaseEvent(done);
         }
         if (marker) clReleaseEvent(marker);
-        double t_exec = clpk_wall_seconds() - t0;
+        double t_exec = core_wall_seconds() - t0;
         CHECK(clEnqueueReadBuffer(clpk_context_queue(ctx), dout, CL_TRUE, 0, (off + no + guard) * es, ho, 0, NULL,
                                   NULL) == CL_SUCCESS,
               "%s: read back", label);
@@ -152,7 +152,7 @@ done_dev:
     if (dl) clReleaseMemObject(dl);
     if (dr) clReleaseMemObject(dr);
     if (dout) clReleaseMemObject(dout);
-    clpk_xcorr_fft_destroy(fft);
+    xcorr_fft_destroy(fft);
 done_host:
     free(left), free(right), free(ref), free(got), free(hl), free(hr), free(ho);
 }
@@ -185,7 +185,7 @@ static void check_csv(clpk_context *ctx, const char *dir, const char *name) {
     snprintf(path, sizeof path, "%s/%.200s", dir, name);
     if (st == CLPK_SUCCESS) st = xcorr_csv_read(path, &valid, &err);
     const size_t n_out = output_count(&s), osize = (size_t)(2 * s.rows - 1) * (2 * s.cols - 1), no = n_out * osize;
-    clpk_xcorr_fft *fft = NULL;
+    xcorr_fft *fft = NULL;
     cl_mem dl = NULL, dr = NULL, dout = NULL;
     float *buf = NULL;
     double *got = NULL;
@@ -202,9 +202,9 @@ static void check_csv(clpk_context *ctx, const char *dir, const char *name) {
     for (size_t i = 0; i < no; ++i) buf[nl + nr + i] = NAN;
     dl = upload(ctx, buf, nl * sizeof *buf), dr = upload(ctx, buf + nl, nr * sizeof *buf);
     dout = upload(ctx, buf + nl + nr, no * sizeof *buf);
-    st = clpk_xcorr_fft_create(ctx, &s, NULL, &fft);
+    st = xcorr_fft_create(ctx, &s, NULL, &fft);
     if (CHECK(st == CLPK_SUCCESS && dl && dr && dout, "%s: create: %s", name, clpk_last_error(ctx))) {
-        st = clpk_xcorr_fft_execute(fft, dl, 0, dr, 0, dout, 0, 0, NULL, NULL);
+        st = xcorr_fft_execute(fft, dl, 0, dr, 0, dout, 0, 0, NULL, NULL);
         if (st == CLPK_SUCCESS)
             st = clEnqueueReadBuffer(clpk_context_queue(ctx), dout, CL_TRUE, 0, no * sizeof *buf, buf, 0, NULL, NULL)
                      ? CLPK_ERROR_OPENCL
@@ -217,7 +217,7 @@ static void check_csv(clpk_context *ctx, const char *dir, const char *name) {
         }
     }
 done:
-    clpk_xcorr_fft_destroy(fft);
+    xcorr_fft_destroy(fft);
     if (dl) clReleaseMemObject(dl);
     if (dr) clReleaseMemObject(dr);
     if (dout) clReleaseMemObject(dout);
@@ -248,33 +248,33 @@ static void shared_data(clpk_context *ctx) {
 
 static void bad_inputs(clpk_context *ctx) {
     const clpk_xcorr_shape good = {CLPK_XCORR_ONE_TO_MANY, 6, 5, 1, 3, 0, 0, CLPK_PRECISION_F32};
-    clpk_xcorr_fft *fft = (clpk_xcorr_fft *)&good; /* must be reset to NULL on failure */
+    xcorr_fft *fft = (xcorr_fft *)&good; /* must be reset to NULL on failure */
     clpk_xcorr_shape s = good;
     s.n_left = 2;
-    CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT && fft == NULL,
+    CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT && fft == NULL,
           "one-to-many with 2 lefts accepted");
     s = good, s.search_rows = 4;
-    CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "even search window accepted");
+    CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "even search window accepted");
     s = good, s.search_cols = 11;
-    CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "search window > 2C-1 accepted");
+    CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "search window > 2C-1 accepted");
     s = good, s.rows = 0;
-    CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "empty matrices accepted");
+    CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "empty matrices accepted");
     s = good, s.pattern = CLPK_XCORR_N_TO_MN, s.n_left = 2;
-    CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "n-to-mn with 3 %% 2 accepted");
-    clpk_params p;
-    clpk_params_clear(&p);
-    clpk_params_set(&p, "fft_pad", "prime");
-    CHECK(clpk_xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_pad=prime accepted");
+    CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "n-to-mn with 3 %% 2 accepted");
+    core_params p;
+    core_params_clear(&p);
+    core_params_set(&p, "fft_pad", "prime");
+    CHECK(xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_pad=prime accepted");
     CHECK(strstr(clpk_last_error(ctx), "fft_pad") != NULL, "message does not name fft_pad: %s", clpk_last_error(ctx));
-    clpk_params_clear(&p);
-    clpk_params_set(&p, "fft_batch", "0");
-    CHECK(clpk_xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=0 accepted");
-    clpk_params_set(&p, "fft_batch", "3x");
-    CHECK(clpk_xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=3x accepted");
-    CHECK(clpk_xcorr_fft_create(ctx, NULL, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "NULL shape accepted");
-    CHECK(clpk_xcorr_fft_execute(NULL, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
+    core_params_clear(&p);
+    core_params_set(&p, "fft_batch", "0");
+    CHECK(xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=0 accepted");
+    core_params_set(&p, "fft_batch", "3x");
+    CHECK(xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=3x accepted");
+    CHECK(xcorr_fft_create(ctx, NULL, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "NULL shape accepted");
+    CHECK(xcorr_fft_execute(NULL, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
           "NULL plan accepted");
-    clpk_xcorr_fft_destroy(NULL);
+    xcorr_fft_destroy(NULL);
     /* an adopted out-of-order queue: refused (the steps and VkFFT's passes rely on in-order execution) */
     cl_command_queue_properties props = 0;
     clGetDeviceInfo(clpk_context_device(ctx), CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props, NULL);
@@ -284,7 +284,7 @@ static void bad_inputs(clpk_context *ctx) {
                                                   CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &rc);
         clpk_context *octx = NULL;
         if (CHECK(rc == CL_SUCCESS && clpk_context_create_from_queue(&octx, q) == CLPK_SUCCESS, "out-of-order queue")) {
-            CHECK(clpk_xcorr_fft_create(octx, &good, NULL, &fft) == CLPK_ERROR_UNSUPPORTED &&
+            CHECK(xcorr_fft_create(octx, &good, NULL, &fft) == CLPK_ERROR_UNSUPPORTED &&
                       strstr(clpk_last_error(octx), "in-order"),
                   "out-of-order queue accepted or unclear: %s", clpk_last_error(octx));
         }
@@ -293,8 +293,8 @@ static void bad_inputs(clpk_context *ctx) {
     } else {
         printf("SKIP out-of-order queue refusal: the device has no out-of-order queues\n");
     }
-    CHECK(clpk_xcorr_fft_param_names[0] && !strcmp(clpk_xcorr_fft_param_names[0], "fft_pad") &&
-              clpk_xcorr_fft_param_names[2] == NULL,
+    CHECK(xcorr_fft_param_names[0] && !strcmp(xcorr_fft_param_names[0], "fft_pad") &&
+              xcorr_fft_param_names[2] == NULL,
           "parameter names");
 }
 
@@ -308,9 +308,9 @@ int main(void) {
 
     /* the shape of the first case, so the probe's kernels are reused (program caches) */
     const clpk_xcorr_shape probe = {CLPK_XCORR_ONE_TO_ONE, 7, 5, 3, 3, 0, 0, CLPK_PRECISION_F32};
-    clpk_xcorr_fft *fft = NULL;
-    st = clpk_xcorr_fft_create(ctx, &probe, NULL, &fft);
-    clpk_xcorr_fft_destroy(fft);
+    xcorr_fft *fft = NULL;
+    st = xcorr_fft_create(ctx, &probe, NULL, &fft);
+    xcorr_fft_destroy(fft);
     if (st == CLPK_ERROR_UNSUPPORTED) {
         printf("SKIP: %s\n", clpk_last_error(ctx));
         CHECK(strstr(clpk_last_error(ctx), "VkFFT") != NULL, "unsupported without naming VkFFT");
@@ -344,7 +344,7 @@ int main(void) {
         for (size_t i = 0; i < sizeof cases64 / sizeof cases64[0]; ++i) run_case(ctx, &cases64[i], &rng);
     } else {
         const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_ONE, 4, 4, 1, 1, 0, 0, CLPK_PRECISION_F64};
-        CHECK(clpk_xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_UNSUPPORTED, "f64 without fp64 accepted");
+        CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_UNSUPPORTED, "f64 without fp64 accepted");
     }
     shared_data(ctx);
     bad_inputs(ctx);

@@ -125,15 +125,15 @@ static void refusals(clpk_context *ctx) {
     const int rows = (int)(dev->local_mem_bytes / 32 + 1);
     s = one_to_one(rows, 1, 1, 1, 1, CLPK_PRECISION_F32);
     expect_refusal(ctx, &s, "rows=1", CLPK_ERROR_UNSUPPORTED, "local memory", "rows past local memory");
-    CHECK(!clpk_xcorr_fused_fits(ctx, &s, 1, 0), "fits() accepts %d rows", rows);
+    CHECK(!xcorr_fused_fits(ctx, &s, 1, 0), "fits() accepts %d rows", rows);
     s = one_to_one(8, 8, 2, 0, 0, CLPK_PRECISION_F32);
-    CHECK(clpk_xcorr_fused_fits(ctx, &s, 8, 0), "fits() refuses 8x8");
+    CHECK(xcorr_fused_fits(ctx, &s, 8, 0), "fits() refuses 8x8");
     /* the H100's 48 KiB: 256^2 (pr = pc = 512 smooth) fits with one line in f32 and f64 */
     if (dev->local_mem_bytes >= 48 * 1024) {
         s = one_to_one(256, 256, 1, 0, 0, CLPK_PRECISION_F32);
-        CHECK(clpk_xcorr_fused_fits(ctx, &s, 1, 0), "256^2 f32 does not fit 48 KiB with one line");
+        CHECK(xcorr_fused_fits(ctx, &s, 1, 0), "256^2 f32 does not fit 48 KiB with one line");
         s.precision = CLPK_PRECISION_F64;
-        CHECK(clpk_xcorr_fused_fits(ctx, &s, 1, 0), "256^2 f64 does not fit 48 KiB with one line");
+        CHECK(xcorr_fused_fits(ctx, &s, 1, 0), "256^2 f64 does not fit 48 KiB with one line");
     }
 }
 
@@ -167,11 +167,11 @@ int main(void) {
     if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     printf("device: %s, local memory %llu bytes\n", dev->name, (unsigned long long)dev->local_mem_bytes);
-    const double t0 = clpk_wall_seconds();
+    const double t0 = core_wall_seconds();
     sizes(ctx, &rng, CLPK_PRECISION_F32);
-    printf("f32 sizes: %.1f s\n", clpk_wall_seconds() - t0);
+    printf("f32 sizes: %.1f s\n", core_wall_seconds() - t0);
     sweep(ctx, &rng);
-    printf("sweep: %.1f s\n", clpk_wall_seconds() - t0);
+    printf("sweep: %.1f s\n", core_wall_seconds() - t0);
     if (dev->has_fp64) {
         sizes(ctx, &rng, CLPK_PRECISION_F64);
         const clpk_xcorr_shape s = one_to_one(17, 13, 5, 0, 0, CLPK_PRECISION_F64);
@@ -180,11 +180,11 @@ int main(void) {
     } else {
         printf("skip f64: %s has no double precision\n", dev->name);
     }
-    printf("f64: %.1f s\n", clpk_wall_seconds() - t0);
+    printf("f64: %.1f s\n", core_wall_seconds() - t0);
     determinism(ctx, &rng);
     refusals(ctx);
     auto_choice(ctx);
-    printf("total: %.1f s\n", clpk_wall_seconds() - t0);
+    printf("total: %.1f s\n", core_wall_seconds() - t0);
     clpk_context_destroy(ctx);
     return check_summary();
 }

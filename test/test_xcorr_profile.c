@@ -68,7 +68,7 @@ int main(void) {
         "  {\"class\": {\"pattern\": \"one-to-one\", \"rows\": 8, \"cols\": 8, \"n_left\": 2, \"n_right\": 2,\n"
         "              \"precision\": \"f32\"},\n"
         "   \"params\": {\"algorithm\": \"teleport\"}}]}}\n",
-        name, vendor, driver, clpk_device_kind_string(dev->kind));
+        name, vendor, driver, core_device_kind_string(dev->kind));
     fclose(f);
     clpk_context_destroy(probe);
     setenv("CLPK_PROFILE_DIR", dir, 1);
@@ -86,17 +86,17 @@ int main(void) {
     const clpk_xcorr_shape far = {CLPK_XCORR_ONE_TO_MANY, 13, 11, 1, 200, 0, 0, CLPK_PRECISION_F32};
     expect_choice(ctx, &far, "auto", "multi-right", NULL, "far class: built-in rule");
 
-    clpk_params builtin;
+    core_params builtin;
     const clpk_xcorr_shape nm = {CLPK_XCORR_N_TO_M, 10, 10, 2, 3, 0, 0, CLPK_PRECISION_F32};
-    clpk_params_clear(&builtin);
-    clpk_xcorr_builtin_params(ctx, &nm, &builtin);
-    expect_choice(ctx, &nm, NULL, clpk_params_get(&builtin, "algorithm"), NULL, "unusable entry falls back");
+    core_params_clear(&builtin);
+    xcorr_builtin_params(ctx, &nm, &builtin);
+    expect_choice(ctx, &nm, NULL, core_params_get(&builtin, "algorithm"), NULL, "unusable entry falls back");
     xcorr_check_case(ctx, &rng, &nm, NULL, NULL, 0, "n-to-m 10x10 after the fallback");
 
     const clpk_xcorr_shape one = {CLPK_XCORR_ONE_TO_ONE, 8, 8, 2, 2, 0, 0, CLPK_PRECISION_F32};
-    clpk_params_clear(&builtin);
-    clpk_xcorr_builtin_params(ctx, &one, &builtin);
-    expect_choice(ctx, &one, NULL, clpk_params_get(&builtin, "algorithm"), NULL, "unknown algorithm falls back");
+    core_params_clear(&builtin);
+    xcorr_builtin_params(ctx, &one, &builtin);
+    expect_choice(ctx, &one, NULL, core_params_get(&builtin, "algorithm"), NULL, "unknown algorithm falls back");
     /* Explicit parameters with auto are the caller's: a profile choice they do not fit is an error, not a guess. */
     clpk_xcorr_plan *plan = NULL;
     CHECK(clpk_xcorr_plan_create(ctx, &many, "auto", "shifts=2", &plan) == CLPK_ERROR_INVALID_ARGUMENT && !plan,

@@ -53,7 +53,7 @@ static void direct_case(clpk_context *ctx, uint64_t *rng, cl_kernel kernel, int 
     if (!CHECK(l && r && ref && got && hl && hr && ho, "out of host memory")) goto done;
     xcorr_fill_random(rng, l, nl);
     xcorr_fill_random(rng, r, nr);
-    clpk_xcorr_reference(s, l, r, ref);
+    xcorr_reference(s, l, r, ref);
     for (size_t i = 0; i < nl + nr + no; ++i) {
         const double v = i < nl ? l[i] : i < nl + nr ? r[i - nl] : NAN;
         void *base = i < nl ? hl : i < nl + nr ? hr : ho;
@@ -89,7 +89,7 @@ static void direct_case(clpk_context *ctx, uint64_t *rng, cl_kernel kernel, int 
     if (rc == CL_SUCCESS) rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no * elem, ho, 0, NULL, NULL);
     char label[256];
     label_of(label, sizeof label, s, form);
-    if (CHECK(rc == CL_SUCCESS, "%s team=%d: OpenCL error %s", label, team, clpk_cl_error_name(rc))) {
+    if (CHECK(rc == CL_SUCCESS, "%s team=%d: OpenCL error %s", label, team, core_cl_error_name(rc))) {
         for (size_t i = 0; i < no; ++i)
             got[i] = dbl ? ((double *)ho)[i] : (double)((float *)ho)[i];
         const double e = check_rel_error(ref, got, no), tol = dbl ? 1e-12 : 1e-5;
@@ -118,7 +118,7 @@ static void direct(clpk_context *ctx, uint64_t *rng, int form) {
     static const size_t picks[] = {0, 1, 3, 5, 7, 9};
     const int has_fp64 = clpk_context_device_info(ctx)->has_fp64;
     const int reqd =
-        form == CLPK_XCORR_SHUFFLE_INTEL && clpk_device_has_extension(ctx, "cl_intel_required_subgroup_size");
+        form == CLPK_XCORR_SHUFFLE_INTEL && core_device_has_extension(ctx, "cl_intel_required_subgroup_size");
     const char *name = form == CLPK_XCORR_SHUFFLE_INTEL ? "intel_sub_group_shuffle" : "emulated shuffle";
     int ran = 0;
     for (size_t t = 0; t <= sizeof teams / sizeof teams[0]; ++t) {
@@ -132,10 +132,10 @@ static void direct(clpk_context *ctx, uint64_t *rng, int form) {
         const char *sources[] = {"xcorr_common", "xcorr_shift"};
         cl_program program = NULL;
         cl_kernel kernel = NULL;
-        clpk_status st = clpk_program_get(ctx, sources, 2, options, &program);
-        if (st == CLPK_SUCCESS) st = clpk_kernel_create(ctx, program, "xcorr_shift", &kernel);
+        clpk_status st = core_program_get(ctx, sources, 2, options, &program);
+        if (st == CLPK_SUCCESS) st = core_kernel_create(ctx, program, "xcorr_shift", &kernel);
         if (st == CLPK_SUCCESS && form == CLPK_XCORR_SHUFFLE_INTEL)
-            st = clpk_xcorr_shuffle_check_kernel(ctx, CLPK_XCORR_SHUFFLE_INTEL, kernel, team);
+            st = xcorr_shuffle_check_kernel(ctx, CLPK_XCORR_SHUFFLE_INTEL, kernel, team);
         if (form == CLPK_XCORR_SHUFFLE_INTEL && st != CLPK_SUCCESS) {
             printf("%s team=%d %s: not offered here: %.160s\n", name, team, dbl ? "f64" : "f32", clpk_last_error(ctx));
         } else if (CHECK(st == CLPK_SUCCESS, "%s team=%d: %s", name, team, clpk_last_error(ctx))) {
@@ -176,7 +176,7 @@ static void refusals(clpk_context *ctx) {
                   "{%s} %s: expected a clean UNSUPPORTED, got %s: %s", params, clpk_precision_name(shape.precision),
                   clpk_status_string(st), msg);
             clpk_xcorr_plan_destroy(plan);
-            CHECK(!clpk_xcorr_shuffle_team_possible(ctx, teams[t]), "team=%d offered to the tuner without a shuffle",
+            CHECK(!xcorr_shuffle_team_possible(ctx, teams[t]), "team=%d offered to the tuner without a shuffle",
                   teams[t]);
         }
     }
@@ -224,7 +224,7 @@ static void run_point(clpk_context *ctx, uint64_t *rng, int team, clpk_precision
     free(b);
 }
 
-static void sweep(clpk_context *ctx, uint64_t *rng, clpk_xcorr_shuffle_kind kind) {
+static void sweep(clpk_context *ctx, uint64_t *rng, xcorr_shuffle_kind kind) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     int accepted = 0;
     for (int p = 0; p < 2; ++p) {
@@ -253,7 +253,7 @@ static void sweep(clpk_context *ctx, uint64_t *rng, clpk_xcorr_shuffle_kind kind
             run_point(ctx, rng, teams[t], precision);
         }
     }
-    CHECK(accepted > 0, "%s offers %s but no team was accepted", dev->name, clpk_xcorr_shuffle_kind_name(kind));
+    CHECK(accepted > 0, "%s offers %s but no team was accepted", dev->name, xcorr_shuffle_kind_name(kind));
     if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) {
         /* The warp (32) must work on NVIDIA: it is the one team the tuner offers there. */
         clpk_xcorr_plan *plan = NULL;
@@ -270,9 +270,9 @@ int main(void) {
     clpk_status st = clpk_context_create(&ctx, NULL);
     if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    const clpk_xcorr_shuffle_kind kind = clpk_xcorr_shuffle_kind_of(ctx);
-    printf("device: %s (%s), shuffle: %s\n", dev->name, dev->platform_name, clpk_xcorr_shuffle_kind_name(kind));
-    double t0 = clpk_wall_seconds();
+    const xcorr_shuffle_kind kind = xcorr_shuffle_kind_of(ctx);
+    printf("device: %s (%s), shuffle: %s\n", dev->name, dev->platform_name, xcorr_shuffle_kind_name(kind));
+    double t0 = core_wall_seconds();
     if (kind == CLPK_XCORR_SHUFFLE_NONE) {
         printf("skip: device has no sub-group shuffle (%s); checking that shuffle=subgroup is refused cleanly\n",
                dev->name);
@@ -280,17 +280,17 @@ int main(void) {
     } else {
         sweep(ctx, &rng, kind);
     }
-    if (clpk_device_has_extension(ctx, "cl_intel_subgroups")) {
+    if (core_device_has_extension(ctx, "cl_intel_subgroups")) {
         direct(ctx, &rng, CLPK_XCORR_SHUFFLE_INTEL);
-        printf("intel_sub_group_shuffle: %.1f s\n", clpk_wall_seconds() - t0);
+        printf("intel_sub_group_shuffle: %.1f s\n", core_wall_seconds() - t0);
     }
     direct(ctx, &rng, 4);
-    printf("emulated: %.1f s\n", clpk_wall_seconds() - t0);
+    printf("emulated: %.1f s\n", core_wall_seconds() - t0);
     /* The local form (the default, every device) with the parameter spelled out. */
     char label[256];
     label_of(label, sizeof label, &xcorr_sweep_shapes[3], "team=16,shuffle=local");
     xcorr_check_case(ctx, &rng, &xcorr_sweep_shapes[3], "shift-buffer", "team=16,shuffle=local", 1, label);
-    printf("total: %.1f s\n", clpk_wall_seconds() - t0);
+    printf("total: %.1f s\n", core_wall_seconds() - t0);
     clpk_context_destroy(ctx);
     return check_summary();
 }

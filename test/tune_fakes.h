@@ -85,10 +85,10 @@ static double fake_time_ms(int index, int ia, int ib, int ic) {
     return 1.0 + 0.3 * da * da + 0.2 * db * db + (ic == 0 ? 0.5 : 0.0) + 0.1 * index;
 }
 
-static int fake_count(const clpk_tune_options *opts) { return opts->quick ? 1 : FAKE_PROBLEMS; }
+static int fake_count(const tune_options *opts) { return opts->quick ? 1 : FAKE_PROBLEMS; }
 
-static clpk_status fake_create_mode(clpk_context *ctx, const clpk_tune_options *opts, int index,
-                                    clpk_tune_problem *problem, int mode) {
+static clpk_status fake_create_mode(clpk_context *ctx, const tune_options *opts, int index,
+                                    tune_problem *problem, int mode) {
     fake_state *st = calloc(1, sizeof *st);
     if (!st) return CLPK_ERROR_OUT_OF_MEMORY;
     st->mode = mode;
@@ -96,46 +96,46 @@ static clpk_status fake_create_mode(clpk_context *ctx, const clpk_tune_options *
     problem->state = st;
     /* Fails with its state half built, left for fake_destroy as tune.h allows. */
     if ((mode & FAKE_FAIL_CREATE1) && index == 1)
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_DATA, "fake: problem 1 cannot be created");
+        return core_fail(ctx, CLPK_ERROR_INVALID_DATA, "fake: problem 1 cannot be created");
     snprintf(problem->label, sizeof problem->label, "fake problem %d", index);
-    clpk_params_clear(&problem->klass);
-    clpk_params_set(&problem->klass, "precision", "f32");
-    clpk_params_set_int(&problem->klass, "size", 1000 * (index + 1));
+    core_params_clear(&problem->klass);
+    core_params_set(&problem->klass, "precision", "f32");
+    core_params_set_int(&problem->klass, "size", 1000 * (index + 1));
     return CLPK_SUCCESS;
 }
 
 static int fake_destroyed; /* problem states destroyed, over the process */
 
-static void fake_destroy(clpk_tune_problem *problem) {
+static void fake_destroy(tune_problem *problem) {
     fake_destroyed += problem->state != NULL;
     free(problem->state);
     problem->state = NULL;
 }
 
-static clpk_status fake_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
-    CLPK_TRY(clpk_tune_space_add(space, "a", fake_a_values));
-    CLPK_TRY(clpk_tune_space_add(space, "b", fake_b_values));
-    return clpk_tune_space_add(space, "c", fake_c_values);
+static clpk_status fake_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
+    CLPK_TRY(tune_space_add(space, "a", fake_a_values));
+    CLPK_TRY(tune_space_add(space, "b", fake_b_values));
+    return tune_space_add(space, "c", fake_c_values);
 }
 
 /* Pruning as a family would (e.g. a local-memory limit): the largest corner is refused. */
-static int fake_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *p) {
-    return !(clpk_params_get_int(p, "a", 0) == 128 && clpk_params_get_int(p, "b", 0) == 8);
+static int fake_valid(clpk_context *ctx, const tune_problem *problem, const core_params *p) {
+    return !(core_params_get_int(p, "a", 0) == 128 && core_params_get_int(p, "b", 0) == 8);
 }
 
-static void fake_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
-    clpk_params_set(out, "a", "1");
-    clpk_params_set(out, "b", "1");
-    clpk_params_set(out, "c", "x");
+static void fake_defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
+    core_params_set(out, "a", "1");
+    core_params_set(out, "b", "1");
+    core_params_set(out, "c", "x");
 }
 
-static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *p, int repeats,
+static clpk_status fake_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *p, int repeats,
                                  double *median_ms) {
     fake_state *st = problem->state;
-    int ia = fake_digit(fake_a_values, clpk_params_get(p, "a"));
-    int ib = fake_digit(fake_b_values, clpk_params_get(p, "b"));
-    int ic = fake_digit(fake_c_values, clpk_params_get(p, "c"));
-    if (ia < 0 || ib < 0 || ic < 0) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "fake: unknown point");
+    int ia = fake_digit(fake_a_values, core_params_get(p, "a"));
+    int ib = fake_digit(fake_b_values, core_params_get(p, "b"));
+    int ic = fake_digit(fake_c_values, core_params_get(p, "c"));
+    if (ia < 0 || ib < 0 || ic < 0) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "fake: unknown point");
     if (st->mode & FAKE_PROGRAM) {
         char source[160], options[64];
         snprintf(source, sizeof source, "/* tag %d */ __kernel void fake(__global int *x) { x[0] = A + C; }\n",
@@ -144,7 +144,7 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
         clpk_cache_stats before, after;
         clpk_context_cache_stats(ctx, &before);
         cl_program program;
-        CLPK_TRY(clpk_program_get_text(ctx, source, options, &program)); /* deferred while the tuner records */
+        CLPK_TRY(core_program_get_text(ctx, source, options, &program)); /* deferred while the tuner records */
         clpk_context_cache_stats(ctx, &after);
         fake_serial_builds += (int)(after.builds - before.builds);
         if (fake_measured_count < 512) {
@@ -169,38 +169,38 @@ static clpk_status fake_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     st->optimum_finals += final && optimum;
     if (st->mode & FAKE_SLEEP) fake_sleep(FAKE_SLEEP_S);
     if ((st->mode & FAKE_BUILD_A2) && ia == 1)
-        return clpk_fail(ctx, CLPK_ERROR_BUILD, "fake: kernel build failed; build log:\nerror: a == 2");
-    if ((st->mode & FAKE_OOM_A64) && ia == 6) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "fake: out of resources");
+        return core_fail(ctx, CLPK_ERROR_BUILD, "fake: kernel build failed; build log:\nerror: a == 2");
+    if ((st->mode & FAKE_OOM_A64) && ia == 6) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "fake: out of resources");
     if ((st->mode & FAKE_SLOW_CX) && ic == 0) fake_sleep(FAKE_SLOW_S);
     *median_ms = fake_time_ms(st->index, ia, ib, ic);
     if ((st->mode & FAKE_WRONG_B1) && ib == 0) {
         *median_ms = 0.01; /* a broken candidate is often the fastest one */
-        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: max relative error 0.5 > 1e-5");
+        return core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: max relative error 0.5 > 1e-5");
     }
     if ((st->mode & FAKE_SLOW_CX) && ic == 0) *median_ms = 0.02; /* fast kernel, slow everything else */
     if ((st->mode & FAKE_FLAKY_BEST) && final && optimum)
-        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed between runs");
+        return core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed between runs");
     if ((st->mode & FAKE_FLAKY_LATE) && final && optimum && st->optimum_finals > 1)
-        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed in a later round");
+        return core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "fake: result changed in a later round");
     if ((st->mode & FAKE_SLOW_START) && slow_start) *median_ms *= 1.5;
     return CLPK_SUCCESS;
 }
 
 #define FAKE_FAMILY(suffix, mode_bits)                                                                                 \
-    static clpk_status fake_create_##suffix(clpk_context *ctx, const clpk_tune_options *opts, int index,               \
-                                            clpk_tune_problem *problem) {                                              \
+    static clpk_status fake_create_##suffix(clpk_context *ctx, const tune_options *opts, int index,               \
+                                            tune_problem *problem) {                                              \
         return fake_create_mode(ctx, opts, index, problem, (mode_bits));                                               \
     }                                                                                                                  \
-    static const clpk_tune_family fake_family_##suffix = {"fake_" #suffix, fake_count,    fake_create_##suffix,        \
+    static const tune_family fake_family_##suffix = {"fake_" #suffix, fake_count,    fake_create_##suffix,        \
                                                           fake_destroy,    fake_space,    fake_valid,                  \
                                                           fake_evaluate,   fake_defaults, 0}
 
 /* The best point of problem `index` is a = 8, b = 3 + index % 3, c = y. */
-static inline int fake_is_optimum(const clpk_tune_result *r, int index) {
+static inline int fake_is_optimum(const tune_result *r, int index) {
     char b[8];
     snprintf(b, sizeof b, "%d", 3 + index % 3);
-    const char *va = clpk_params_get(&r->best, "a"), *vb = clpk_params_get(&r->best, "b");
-    const char *vc = clpk_params_get(&r->best, "c");
+    const char *va = core_params_get(&r->best, "a"), *vb = core_params_get(&r->best, "b");
+    const char *vc = core_params_get(&r->best, "c");
     return va && vb && vc && !strcmp(va, "8") && !strcmp(vb, b) && !strcmp(vc, "y");
 }
 
@@ -210,8 +210,8 @@ static inline void fake_reset_counts(void) {
 }
 
 /* A tuner configuration for the fakes: few repeats, no budget. */
-static inline void fake_config(clpk_tune_config *cfg, clpk_tune_strategy strategy) {
-    clpk_tune_config_defaults(cfg);
+static inline void fake_config(tune_config *cfg, tune_strategy strategy) {
+    tune_config_defaults(cfg);
     cfg->strategy = strategy;
     cfg->repeats = FAKE_REPEATS;
     cfg->final_repeats = FAKE_REPEATS + 2;

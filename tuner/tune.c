@@ -12,7 +12,7 @@
 #define HILL_STARTS 3
 #define WARM_STARTS 4 /* winners of earlier problems measured first (warm_starts) */
 
-const char *clpk_tune_strategy_name(clpk_tune_strategy s) {
+const char *tune_strategy_name(tune_strategy s) {
     switch (s) {
     case CLPK_TUNE_EXHAUSTIVE: return "exhaustive";
     case CLPK_TUNE_RANDOM: return "random";
@@ -21,10 +21,10 @@ const char *clpk_tune_strategy_name(clpk_tune_strategy s) {
     return "unknown";
 }
 
-clpk_status clpk_tune_strategy_parse(const char *text, clpk_tune_strategy *out) {
-    static const clpk_tune_strategy all[] = {CLPK_TUNE_EXHAUSTIVE, CLPK_TUNE_RANDOM, CLPK_TUNE_HILL};
+clpk_status tune_strategy_parse(const char *text, tune_strategy *out) {
+    static const tune_strategy all[] = {CLPK_TUNE_EXHAUSTIVE, CLPK_TUNE_RANDOM, CLPK_TUNE_HILL};
     for (size_t i = 0; text && i < sizeof all / sizeof all[0]; ++i) {
-        if (strcmp(text, clpk_tune_strategy_name(all[i])) == 0) {
+        if (strcmp(text, tune_strategy_name(all[i])) == 0) {
             *out = all[i];
             return CLPK_SUCCESS;
         }
@@ -32,12 +32,12 @@ clpk_status clpk_tune_strategy_parse(const char *text, clpk_tune_strategy *out) 
     return CLPK_ERROR_INVALID_ARGUMENT;
 }
 
-const char *clpk_tune_outcome_name(clpk_tune_outcome o) {
+const char *tune_outcome_name(tune_outcome o) {
     static const char *const names[CLPK_TUNE_OUTCOMES] = {"ok", "wrong", "build", "timeout", "resources", "error"};
     return (unsigned)o < CLPK_TUNE_OUTCOMES ? names[o] : "unknown";
 }
 
-clpk_tune_outcome clpk_tune_outcome_of(clpk_status st) {
+tune_outcome tune_outcome_of(clpk_status st) {
     switch (st) {
     case CLPK_SUCCESS: return CLPK_TUNE_OK;
     case CLPK_ERROR_WRONG_RESULT: return CLPK_TUNE_WRONG;
@@ -49,7 +49,7 @@ clpk_tune_outcome clpk_tune_outcome_of(clpk_status st) {
     }
 }
 
-void clpk_tune_config_defaults(clpk_tune_config *cfg) {
+void tune_config_defaults(tune_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->strategy = CLPK_TUNE_HILL;
     cfg->repeats = 5;
@@ -60,7 +60,7 @@ void clpk_tune_config_defaults(clpk_tune_config *cfg) {
     cfg->opts.seed = 1;
 }
 
-void clpk_tune_report_free(clpk_tune_report *report) {
+void tune_report_free(tune_report *report) {
     if (!report) return;
     free(report->items);
     memset(report, 0, sizeof *report);
@@ -68,19 +68,19 @@ void clpk_tune_report_free(clpk_tune_report *report) {
 
 /* ---- Space points ---------------------------------------------------------------------------------------------- */
 
-double clpk_tune_space_size(const clpk_tune_space *space) {
+double tune_space_size(const tune_space *space) {
     double n = 1;
     for (int i = 0; i < space->count; ++i)
         n *= space->params[i].count;
     return n;
 }
 
-static void point_from_digits(const clpk_tune_space *space, const int *digits, clpk_params *out) {
-    clpk_tune_space_digits_point(space, digits, out);
+static void point_from_digits(const tune_space *space, const int *digits, core_params *out) {
+    tune_space_digits_point(space, digits, out);
 }
 
 /* The last parameter varies fastest. */
-static void digits_of_index(const clpk_tune_space *space, unsigned long long index, int *digits) {
+static void digits_of_index(const tune_space *space, unsigned long long index, int *digits) {
     for (int i = space->count - 1; i >= 0; --i) {
         unsigned long long n = (unsigned long long)space->params[i].count;
         digits[i] = n ? (int)(index % n) : 0;
@@ -88,7 +88,7 @@ static void digits_of_index(const clpk_tune_space *space, unsigned long long ind
     }
 }
 
-void clpk_tune_space_point(const clpk_tune_space *space, unsigned long long index, clpk_params *out) {
+void tune_space_point(const tune_space *space, unsigned long long index, core_params *out) {
     int digits[CLPK_TUNE_MAX_PARAMS];
     digits_of_index(space, index, digits);
     point_from_digits(space, digits, out);
@@ -102,15 +102,15 @@ typedef struct point {
     int digits[CLPK_TUNE_MAX_PARAMS];
     int in_space; /* digits are meaningful */
     int pruned;   /* refused by the family's `valid`: never measured, remembered so it is not asked again */
-    clpk_tune_outcome outcome;
+    tune_outcome outcome;
     double ms;
 } point;
 
 typedef struct run_state {
     clpk_context *ctx;
-    const clpk_tune_config *cfg;
-    clpk_tune_cache *cache;
-    clpk_tune_report *report;
+    const tune_config *cfg;
+    tune_cache *cache;
+    tune_report *report;
     double start, deadline; /* deadline: INFINITY when unlimited */
     int problem_index, total_problems;
     int build_threads;         /* resolved cfg->build_threads */
@@ -124,22 +124,22 @@ typedef struct run_state {
     int overheads;
     /* The warm starts each result's first search measured (by report index), so a second round replays them and
      * with them the whole first path from the cache. */
-    clpk_params (*warm)[WARM_STARTS];
+    core_params (*warm)[WARM_STARTS];
     int *warm_count;
     int warm_capacity;
 } run_state;
 
 typedef struct search {
     run_state *run;
-    const clpk_tune_family *fam;
-    clpk_tune_problem *prob;
-    const clpk_tune_space *space;
-    clpk_tune_result *res;
+    const tune_family *fam;
+    tune_problem *prob;
+    const tune_space *space;
+    tune_result *res;
     double deadline;
     point *pts;
     int count, capacity;
     int default_index; /* in pts, or -1 */
-    clpk_params default_params;
+    core_params default_params;
     unsigned long long *valid; /* the valid points' indices, when listed (enumerate_valid) */
     size_t valid_count;
     int enumerated;
@@ -157,7 +157,7 @@ typedef struct search {
     /* hill: 1 a categorical parameter, fixed in its group's climb; 2 the first parameter standing in for the groups
      * when there are no categories (its climbs may move it); 0 neither */
     int grouped[CLPK_TUNE_MAX_PARAMS];
-    /* conditional parameters (clpk_tune_space_conditions) */
+    /* conditional parameters (tune_space_conditions) */
     int cond[CLPK_TUNE_MAX_PARAMS];
     unsigned applies[CLPK_TUNE_MAX_PARAMS];
     unsigned long long listing; /* combinations asked about while listing (enumerate_valid) */
@@ -170,11 +170,11 @@ static uint64_t next_random(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-static double now_s(const clpk_tune_config *cfg) {
-    return cfg->clock ? cfg->clock(cfg->clock_user) : clpk_wall_seconds();
+static double now_s(const tune_config *cfg) {
+    return cfg->clock ? cfg->clock(cfg->clock_user) : core_wall_seconds();
 }
 
-static void emit(run_state *run, clpk_tune_event *ev) {
+static void emit(run_state *run, tune_event *ev) {
     if (!run->cfg->on_event) return;
     ev->problem_index = run->problem_index;
     ev->total_problems = run->total_problems;
@@ -203,7 +203,7 @@ static int must_stop(search *s) {
 /* Visited points of the space are found through a hash table of their digits (open addressing, power-of-two size),
  * so an exhaustive search of a large space stays linear. */
 static size_t digits_hash(const search *s, const int *digits) {
-    return (size_t)clpk_hash64(digits, sizeof(int) * (size_t)s->space->count, 0);
+    return (size_t)core_hash64(digits, sizeof(int) * (size_t)s->space->count, 0);
 }
 
 static int find_point(const search *s, const int *digits) {
@@ -247,11 +247,11 @@ static int remember(search *s, int at) {
  * checked against the per-candidate limit and accounted. With `record` its outcome is counted and stored in the cache
  * (before the event, so a run killed after it loses nothing); else the caller does that (the re-measure records one
  * result for several calls). *wall_s and *build_s: the call's cost. */
-static void evaluate_once(search *s, const clpk_params *params, const char *phase, int repeats, int record,
-                          clpk_tune_outcome *outcome, double *ms, double *wall_s, double *build_s) {
+static void evaluate_once(search *s, const core_params *params, const char *phase, int repeats, int record,
+                          tune_outcome *outcome, double *ms, double *wall_s, double *build_s) {
     run_state *run = s->run;
-    clpk_tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
-    clpk_tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START,
+    tune_cache_mark_pending(run->cache, s->fam->name, &s->prob->klass, phase, params);
+    tune_event start = {.kind = CLPK_TUNE_EVENT_CANDIDATE_START,
                              .family = s->fam->name,
                              .label = s->prob->label,
                              .evaluated = s->res->evaluated,
@@ -270,7 +270,7 @@ static void evaluate_once(search *s, const clpk_params *params, const char *phas
     s->res->evaluate_s += dt;
     s->res->build_s += *build_s;
     s->res->builds += (int)(after.builds + after.disk_hits - before.builds - before.disk_hits);
-    *outcome = clpk_tune_outcome_of(st);
+    *outcome = tune_outcome_of(st);
     const char *message = st == CLPK_SUCCESS ? NULL : clpk_last_error(run->ctx);
     if (*outcome == CLPK_TUNE_OK && !(got >= 0 && isfinite(got))) {
         *outcome = CLPK_TUNE_ERROR;
@@ -284,18 +284,18 @@ static void evaluate_once(search *s, const clpk_params *params, const char *phas
     *ms = *outcome == CLPK_TUNE_OK ? got : INFINITY;
     if (message && !s->res->note[0]) {
         char text[160], note[512];
-        clpk_params_format(params, text, sizeof text);
-        snprintf(note, sizeof note, "%s at %s: %s", clpk_tune_outcome_name(*outcome), text, message);
+        core_params_format(params, text, sizeof text);
+        snprintf(note, sizeof note, "%s at %s: %s", tune_outcome_name(*outcome), text, message);
         size_t n = strlen(note) < sizeof s->res->note - 1 ? strlen(note) : sizeof s->res->note - 1;
         memcpy(s->res->note, note, n);
         s->res->note[n] = '\0';
     }
     if (record) {
         s->res->outcomes[*outcome]++;
-        clpk_tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt,
+        tune_cache_store_timed(run->cache, s->fam->name, &s->prob->klass, phase, params, *outcome, *ms, dt,
                                     *build_s);
     }
-    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE,
+    tune_event ev = {.kind = CLPK_TUNE_EVENT_CANDIDATE,
                           .family = s->fam->name,
                           .label = s->prob->label,
                           .evaluated = s->res->evaluated + 1,
@@ -307,11 +307,11 @@ static void evaluate_once(search *s, const clpk_params *params, const char *phas
 }
 
 /* Measures one candidate (or takes it from the cache) in `phase` with `repeats` runs. */
-static void measure(search *s, const clpk_params *params, const char *phase, int repeats, clpk_tune_outcome *outcome,
+static void measure(search *s, const core_params *params, const char *phase, int repeats, tune_outcome *outcome,
                     double *ms) {
     run_state *run = s->run;
     *ms = INFINITY;
-    if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, phase, params, outcome, ms)) {
+    if (tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, phase, params, outcome, ms)) {
         if (strcmp(phase, "search") == 0) s->res->from_cache++;
         s->res->outcomes[*outcome]++;
         return;
@@ -320,7 +320,7 @@ static void measure(search *s, const clpk_params *params, const char *phase, int
     evaluate_once(s, params, phase, repeats, 1, outcome, ms, &wall_s, &build_s);
 }
 
-static void params_of(const search *s, const point *p, clpk_params *out) {
+static void params_of(const search *s, const point *p, core_params *out) {
     if (p->in_space)
         point_from_digits(s->space, p->digits, out);
     else
@@ -330,7 +330,7 @@ static void params_of(const search *s, const point *p, clpk_params *out) {
 /* Puts the parameters that do not matter at `digits` at their first value: the one point of the space for that
  * plan (a move of a strategy-like parameter then lands on a point `valid` accepts). */
 static void normalize(const search *s, int *digits) {
-    clpk_tune_space_normalize(s->space, s->cond, s->applies, digits);
+    tune_space_normalize(s->space, s->cond, s->applies, digits);
 }
 
 /* Whether `digits` is already normalized (an unlisted exhaustive search skips the other combinations). */
@@ -352,7 +352,7 @@ static int grow(search *s) {
 }
 
 /* Adds a point to the search (measuring it); returns its index, or -1 when the search must stop. */
-static int visit(search *s, const int *digits, const clpk_params *params) {
+static int visit(search *s, const int *digits, const core_params *params) {
     if (must_stop(s)) return -1;
     if (!grow(s)) return s->cut = 1, -1;
     point *p = &s->pts[s->count];
@@ -364,7 +364,7 @@ static int visit(search *s, const int *digits, const clpk_params *params) {
     } else {
         s->default_params = *params;
     }
-    clpk_params current;
+    core_params current;
     params_of(s, p, &current);
     measure(s, &current, "search", s->run->cfg->repeats, &p->outcome, &p->ms);
     s->res->evaluated++;
@@ -380,7 +380,7 @@ static int visit(search *s, const int *digits, const clpk_params *params) {
 static int visit_digits(search *s, const int *digits) {
     int at = find_point(s, digits);
     if (at >= 0) return s->pts[at].pruned ? -2 : at;
-    clpk_params params;
+    core_params params;
     point_from_digits(s->space, digits, &params);
     if (s->fam->valid && !s->fam->valid(s->run->ctx, s->prob, &params)) {
         if (!s->enumerated) s->res->pruned++; /* else counted when listed */
@@ -406,11 +406,11 @@ static int visit_digits(search *s, const int *digits) {
 
 /* Compiles the programs of the points noted in s->collect (those not measured yet, nor in the resume cache) on
  * several threads before they are measured one by one: the evaluate calls run with the context recording, so plan
- * creation notes its first program and stops (clpk_program_record). Nothing is measured or counted here. */
+ * creation notes its first program and stops (core_program_record). Nothing is measured or counted here. */
 static void prefetch_collected(search *s) {
     run_state *run = s->run;
     if (run->build_threads <= 1 || s->no_prefetch || !s->fam->prebuild_safe || s->collected < 2 || must_stop(s)) return;
-    clpk_params params;
+    core_params params;
     int noted = 0;
     double t0 = now_s(s->run->cfg);
     /* Compile ahead only what the problem's time can pay for (at most half of what is left): a search step can
@@ -422,12 +422,12 @@ static void prefetch_collected(search *s) {
         cap = affordable < 2 ? 0 : affordable < cap ? (int)affordable : cap;
     }
     if (cap < 2) return;
-    clpk_program_record(run->ctx, 1);
+    core_program_record(run->ctx, 1);
     for (int k = 0; k < cap; ++k) {
-        clpk_tune_outcome outcome;
+        tune_outcome outcome;
         double ms;
         point_from_digits(s->space, s->collect_buffer[k], &params);
-        if (clpk_tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, "search", &params, &outcome, &ms))
+        if (tune_cache_lookup(run->cache, s->fam->name, &s->prob->klass, "search", &params, &outcome, &ms))
             continue;
         double ignored;
         if (s->fam->evaluate(run->ctx, s->prob, &params, 1, &ignored) == CLPK_SUCCESS) {
@@ -438,9 +438,9 @@ static void prefetch_collected(search *s) {
         }
         ++noted;
     }
-    clpk_program_record(run->ctx, 0);
+    core_program_record(run->ctx, 0);
     /* one program: no gain in threads, but the note must be consumed */
-    int added = clpk_program_prebuild(run->ctx, noted >= 2 ? run->build_threads : 1);
+    int added = core_program_prebuild(run->ctx, noted >= 2 ? run->build_threads : 1);
     double spent = now_s(s->run->cfg) - t0;
     s->res->prebuilt += added;
     s->res->prebuild_s += spent;
@@ -472,7 +472,7 @@ static void end_collect(search *s) {
  * whole product would then find next to nothing. */
 #define ENUMERATE_LIMIT (1u << 21)
 
-static int accept_valid(void *user, const clpk_params *candidate) {
+static int accept_valid(void *user, const core_params *candidate) {
     search *s = user;
     if ((++s->listing & 4095) == 0 && must_stop(s)) return -1;
     return !s->fam->valid || s->fam->valid(s->run->ctx, s->prob, candidate);
@@ -484,7 +484,7 @@ static int accept_valid(void *user, const clpk_params *candidate) {
 static int enumerate_valid(search *s) {
     size_t count = 0;
     unsigned long long walked = 0;
-    if (!clpk_tune_space_list(s->space, ENUMERATE_LIMIT, accept_valid, s, &s->valid, &count, &walked)) {
+    if (!tune_space_list(s->space, ENUMERATE_LIMIT, accept_valid, s, &s->valid, &count, &walked)) {
         s->valid = NULL;
         return 0;
     }
@@ -501,7 +501,7 @@ static void exhaustive_point(const search *s, unsigned long long i, int *digits)
 
 static void search_exhaustive(search *s) {
     int digits[CLPK_TUNE_MAX_PARAMS];
-    double size = clpk_tune_space_size(s->space);
+    double size = tune_space_size(s->space);
     /* Beyond 2^62 points an exhaustive search cannot end anyway: the budget stops it. */
     unsigned long long n = s->enumerated ? s->valid_count : size < 4.6e18 ? (unsigned long long)size : 1ull << 62;
     const unsigned long long chunk = 64; /* points compiled ahead together */
@@ -531,7 +531,7 @@ static void random_digits(search *s, int *digits) {
 /* Draws `n` new valid points: from the list of valid points when there is one (a partial shuffle), else by rejection
  * sampling with a cap so a mostly invalid space still ends. */
 static void search_random(search *s, int n) {
-    if (s->enumerated ? s->valid_count <= (size_t)n : clpk_tune_space_size(s->space) <= n) {
+    if (s->enumerated ? s->valid_count <= (size_t)n : tune_space_size(s->space) <= n) {
         search_exhaustive(s);
         return;
     }
@@ -553,7 +553,7 @@ static void search_random(search *s, int n) {
             memcpy(picked[count++], digits, sizeof digits);
         }
     } else {
-        clpk_params params;
+        core_params params;
         for (int tries = 0; count < n && tries < 64 * n; ++tries) {
             random_digits(s, digits);
             if (find_point(s, digits) >= 0) continue;
@@ -591,7 +591,7 @@ static int better(const search *s, int a, int b) {
  * its own sub-space. */
 #define GROUP_LIMIT 16
 
-static int numeric_param(const clpk_tune_param *p) {
+static int numeric_param(const tune_param *p) {
     for (int v = 0; v < p->count; ++v) {
         char *end;
         strtod(p->values[v], &end);
@@ -753,7 +753,7 @@ static void stratified_starts(search *s, int n) {
 /* floor(log2(valid points / (4 x samples))), at least 0: how much larger than an exhaustively searched space this
  * one is. Unlisted spaces count by their product. */
 static int size_steps(const search *s) {
-    double valid = s->enumerated ? (double)s->valid_count : clpk_tune_space_size(s->space);
+    double valid = s->enumerated ? (double)s->valid_count : tune_space_size(s->space);
     double ratio = valid / (4.0 * s->run->cfg->samples);
     return ratio >= 2 ? (int)floor(log2(ratio)) : 0;
 }
@@ -761,12 +761,12 @@ static int size_steps(const search *s) {
 /* Winners of the family's problems tuned before in this run, nearest class first, measured as the first points of a
  * search: a family's training problems are related (the same strategies win on similar classes), and their
  * programs are usually compiled already. Returns how many were new points of this search. */
-static int digits_of_params(const clpk_tune_space *space, const clpk_params *params, int *digits);
+static int digits_of_params(const tune_space *space, const core_params *params, int *digits);
 /* Room for the warm starts of report item k. */
 static int warm_slot(run_state *run, int k) {
     if (k < run->warm_capacity) return 1;
     int cap = run->report->capacity > k + 1 ? run->report->capacity : k + 1;
-    clpk_params(*warm)[WARM_STARTS] = realloc(run->warm, sizeof *warm * (size_t)cap);
+    core_params(*warm)[WARM_STARTS] = realloc(run->warm, sizeof *warm * (size_t)cap);
     if (!warm) return 0;
     run->warm = warm;
     int *count = realloc(run->warm_count, sizeof *count * (size_t)cap);
@@ -780,22 +780,22 @@ static int warm_slot(run_state *run, int k) {
 
 static int warm_starts(search *s) {
     run_state *run = s->run;
-    const clpk_tune_report *report = run->report;
+    const tune_report *report = run->report;
     int self = (int)(s->res - report->items);
     if (!warm_slot(run, self)) return 0;
-    clpk_params *chosen = run->warm[self];
+    core_params *chosen = run->warm[self];
     if (run->warm_count[self] < 0) { /* first search of this problem: the nearest classes' winners */
         int taken[WARM_STARTS], n = 0;
         for (; n < WARM_STARTS; ++n) {
             int nearest = -1;
             double nearest_d = INFINITY;
             for (int k = 0; k < report->count; ++k) {
-                const clpk_tune_result *r = &report->items[k];
+                const tune_result *r = &report->items[k];
                 if (k == self || !r->found || strcmp(r->family, s->fam->name) != 0) continue;
                 int used = 0;
                 for (int u = 0; u < n && !used; ++u)
                     used = taken[u] == k;
-                double d = clpk_class_distance(&r->klass, &s->prob->klass);
+                double d = core_class_distance(&r->klass, &s->prob->klass);
                 if (!used && d < nearest_d) nearest = k, nearest_d = d;
             }
             if (nearest < 0) break;
@@ -882,7 +882,7 @@ static int compare_ms(const void *a, const void *b) {
 
 #define FINAL_MAX_ROUNDS 16
 
-int clpk_tune_final_rounds(int final_repeats) {
+int tune_final_rounds(int final_repeats) {
     if (final_repeats < 3) return final_repeats > 0 ? final_repeats : 1;
     int rounds = final_repeats / 5;
     return rounds < 3 ? 3 : rounds > FINAL_MAX_ROUNDS ? FINAL_MAX_ROUNDS : rounds;
@@ -895,7 +895,7 @@ typedef struct final_slot {
     const point *pt;
     int counted; /* one of the top_k (the defaults outside them are not) */
     int active;  /* measured in the rounds still (else its result is final, or the search's measurement) */
-    clpk_tune_outcome outcome;
+    tune_outcome outcome;
     double ms;
     double *times; /* the rounds' medians */
     int n, capacity;
@@ -924,11 +924,11 @@ static int final_add(final_set *f, const point *p, int counted) {
     x->ms = p->ms;
     x->active = f->again;
     if (p == f->def) f->def_at = f->count;
-    clpk_params params;
+    core_params params;
     params_of(s, p, &params);
     double ms;
     if (f->again &&
-        clpk_tune_cache_lookup(s->run->cache, s->fam->name, &s->prob->klass, "final", &params, &x->outcome, &ms)) {
+        tune_cache_lookup(s->run->cache, s->fam->name, &s->prob->klass, "final", &params, &x->outcome, &ms)) {
         s->res->outcomes[x->outcome]++;
         x->active = 0;
         /* A timeout keeps the search's measurement (see final_rounds). */
@@ -959,9 +959,9 @@ static void final_finish(final_set *f, final_slot *x) {
     search *s = f->s;
     x->active = 0;
     s->res->outcomes[x->outcome]++;
-    clpk_params params;
+    core_params params;
     params_of(s, x->pt, &params);
-    clpk_tune_cache_store_timed(s->run->cache, s->fam->name, &s->prob->klass, "final", &params, x->outcome,
+    tune_cache_store_timed(s->run->cache, s->fam->name, &s->prob->klass, "final", &params, x->outcome,
                                 x->outcome == CLPK_TUNE_OK ? x->ms : INFINITY, x->wall_s, x->build_s);
     /* A timeout keeps the search's measurement: the re-measure ran past the candidate limit, which is no wrong
      * answer, and without it a slow problem would keep nothing. */
@@ -976,8 +976,8 @@ static void final_finish(final_set *f, final_slot *x) {
  * or the stop flag: a slot keeps the rounds it has, or the search's measurement without any. */
 static void final_rounds(final_set *f) {
     search *s = f->s;
-    const clpk_tune_config *cfg = s->run->cfg;
-    int rounds = clpk_tune_final_rounds(cfg->final_repeats);
+    const tune_config *cfg = s->run->cfg;
+    int rounds = tune_final_rounds(cfg->final_repeats);
     int repeats = (cfg->final_repeats + rounds - 1) / rounds;
     int k = 0;
     int *place = malloc(sizeof *place * (size_t)(f->count ? f->count : 1));
@@ -998,10 +998,10 @@ static void final_rounds(final_set *f) {
                 s->run->report->budget_exhausted = cut = 1;
             if (cut) break;
             final_slot *x = &f->slots[place[at]];
-            clpk_params params;
+            core_params params;
             params_of(s, x->pt, &params);
             double ms, wall_s, build_s;
-            clpk_tune_outcome outcome;
+            tune_outcome outcome;
             evaluate_once(s, &params, "final", repeats, 0, &outcome, &ms, &wall_s, &build_s);
             x->wall_s += wall_s;
             x->build_s += build_s;
@@ -1033,10 +1033,10 @@ static void final_rounds(final_set *f) {
 /* Measures the best `top_k` and the defaults again with more repeats, interleaved (final_rounds): the search's few
  * repeats are noisy, and a candidate whose answer changes between runs (a race) is refused here. Each candidate's
  * time is the median of its rounds' medians: evaluate returns a median, and the median of the rounds also ignores a
- * round disturbed as a whole (as clpk_tune_compare does). */
+ * round disturbed as a whole (as tune_compare does). */
 static void remeasure(search *s) {
-    const clpk_tune_config *cfg = s->run->cfg;
-    clpk_tune_result *res = s->res;
+    const tune_config *cfg = s->run->cfg;
+    tune_result *res = s->res;
     final_set f = {.s = s, .def_at = -1};
     f.ok = malloc(sizeof *f.ok * (size_t)(s->count ? s->count : 1));
     f.slots = malloc(sizeof *f.slots * (size_t)(s->count + 1));
@@ -1084,10 +1084,10 @@ static void remeasure(search *s) {
 }
 
 /* Where the defaults sit in the space, if they are a point of it. */
-static int digits_of_params(const clpk_tune_space *space, const clpk_params *params, int *digits) {
+static int digits_of_params(const tune_space *space, const core_params *params, int *digits) {
     if (params->count != space->count) return 0;
     for (int i = 0; i < space->count; ++i) {
-        const char *v = clpk_params_get(params, space->params[i].name);
+        const char *v = core_params_get(params, space->params[i].name);
         int found = -1;
         for (int j = 0; v && j < space->params[i].count && found < 0; ++j)
             if (strcmp(space->params[i].values[j], v) == 0) found = j;
@@ -1097,11 +1097,11 @@ static int digits_of_params(const clpk_tune_space *space, const clpk_params *par
     return 1;
 }
 
-static void tune_problem(search *s) {
-    const clpk_tune_config *cfg = s->run->cfg;
-    clpk_tune_result *res = s->res;
-    res->space_size = clpk_tune_space_size(s->space);
-    clpk_tune_space_conditions(s->space, s->cond, s->applies);
+static void search_problem(search *s) {
+    const tune_config *cfg = s->run->cfg;
+    tune_result *res = s->res;
+    res->space_size = tune_space_size(s->space);
+    tune_space_conditions(s->space, s->cond, s->applies);
     switch (cfg->strategy) {
     case CLPK_TUNE_EXHAUSTIVE: s->planned = res->space_size < 1e9 ? (int)res->space_size : 1000000000; break;
     case CLPK_TUNE_RANDOM: s->planned = cfg->samples; break;
@@ -1110,8 +1110,8 @@ static void tune_problem(search *s) {
     if (cfg->max_points > 0 && s->planned > cfg->max_points) s->planned = cfg->max_points;
     /* The defaults first: the speed-up is reported against them, and they are the fallback. */
     if (s->fam->defaults) {
-        clpk_params def;
-        clpk_params_clear(&def);
+        core_params def;
+        core_params_clear(&def);
         s->fam->defaults(s->run->ctx, s->prob, &def);
         res->defaults = def;
         int digits[CLPK_TUNE_MAX_PARAMS];
@@ -1138,38 +1138,38 @@ static void tune_problem(search *s) {
 
 /* ---- Families and the run -------------------------------------------------------------------------------------- */
 
-static clpk_tune_result *new_result(clpk_tune_report *report, const char *family) {
+static tune_result *new_result(tune_report *report, const char *family) {
     if (report->count == report->capacity) {
         int cap = report->capacity ? 2 * report->capacity : 32;
-        clpk_tune_result *bigger = realloc(report->items, sizeof *bigger * (size_t)cap);
+        tune_result *bigger = realloc(report->items, sizeof *bigger * (size_t)cap);
         if (!bigger) return NULL;
         report->items = bigger;
         report->capacity = cap;
     }
-    clpk_tune_result *res = &report->items[report->count++];
+    tune_result *res = &report->items[report->count++];
     memset(res, 0, sizeof *res);
     snprintf(res->family, sizeof res->family, "%s", family);
     res->best_ms = res->default_ms = INFINITY;
     return res;
 }
 
-static int family_usable(const clpk_tune_family *f) {
+static int family_usable(const tune_family *f) {
     return f->name && f->problem_count && f->problem_create && f->space && f->evaluate;
 }
 
-clpk_status clpk_tune_problems_parse(const char *list, clpk_error *err) {
+clpk_status tune_problems_parse(const char *list, clpk_error *err) {
     for (const char *at = list; at && *at;) {
         char *end;
         long v = strtol(at, &end, 10);
         if (end == at || v < 0 || v > 1000000 || (*end && *end != ','))
-            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+            return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                                   "bad problem list '%s': expected problem numbers such as 0,3,5", list);
         at = *end ? end + 1 : end;
     }
     return CLPK_SUCCESS;
 }
 
-int clpk_tune_problem_selected(const char *list, int index) {
+int tune_problem_selected(const char *list, int index) {
     if (!list) return 1;
     for (const char *at = list; *at;) {
         char *end;
@@ -1182,10 +1182,10 @@ int clpk_tune_problem_selected(const char *list, int index) {
 }
 
 /* How many of a family's `count` problems the run tunes. */
-static int selected_count(const clpk_tune_config *cfg, int count) {
+static int selected_count(const tune_config *cfg, int count) {
     int n = 0;
     for (int i = 0; i < count; ++i)
-        n += clpk_tune_problem_selected(cfg->problems, i);
+        n += tune_problem_selected(cfg->problems, i);
     return n;
 }
 
@@ -1205,10 +1205,10 @@ static double problem_deadline_of(const run_state *run, double now, double famil
 /* Tunes problem i of fam into res (a fresh result); its search's deadline is set once the problem is created
  * (family_deadline and left: the family's, when the run's budget is not split over problems). In a second round
  * `first` is the first round's result, kept when this one finds nothing. */
-static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double family_deadline, int left,
-                     clpk_tune_result *res, const clpk_tune_result *first) {
-    const clpk_tune_config *cfg = run->cfg;
-    clpk_tune_problem prob;
+static void tune_one(run_state *run, const tune_family *fam, int i, double family_deadline, int left,
+                     tune_result *res, const tune_result *first) {
+    const tune_config *cfg = run->cfg;
+    tune_problem prob;
     memset(&prob, 0, sizeof prob);
     double setup_start = now_s(run->cfg);
     clpk_status st = fam->problem_create(run->ctx, &cfg->opts, i, &prob);
@@ -1224,17 +1224,17 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
     }
     if (prob.label[0]) snprintf(res->label, sizeof res->label, "%s", prob.label);
     res->klass = prob.klass;
-    clpk_tune_event ev = {
+    tune_event ev = {
         .kind = CLPK_TUNE_EVENT_PROBLEM_START, .family = fam->name, .label = res->label, .best_ms = -1};
     emit(run, &ev);
-    clpk_tune_space space;
+    tune_space space;
     memset(&space, 0, sizeof space);
     st = fam->space(run->ctx, &prob, &space);
     int space_ok = st == CLPK_SUCCESS && space.count >= 0 && space.count <= CLPK_TUNE_MAX_PARAMS;
     for (int p = 0; space_ok && p < space.count; ++p)
         space_ok = space.params[p].count > 0 && space.params[p].count <= CLPK_TUNE_MAX_VALUES;
     clpk_error restrict_err = {0};
-    if (space_ok && clpk_tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
+    if (space_ok && tune_space_restrict(&space, cfg->space_restrict, &restrict_err) != CLPK_SUCCESS) {
         snprintf(res->note, sizeof res->note, "no search space: %.200s", restrict_err.message);
     } else if (!space_ok) {
         snprintf(res->note, sizeof res->note, "no search space (%s): %.200s", clpk_status_string(st),
@@ -1247,9 +1247,9 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
                     .res = res,
                     .deadline = problem_deadline,
                     .default_index = -1,
-                    .rng = cfg->opts.seed ^ clpk_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
+                    .rng = cfg->opts.seed ^ core_hash64(fam->name, strlen(fam->name), (uint64_t)i)};
         res->rounds++;
-        tune_problem(&s);
+        search_problem(&s);
         free(s.pts);
         free(s.table);
         free(s.valid);
@@ -1267,7 +1267,7 @@ static void tune_one(run_state *run, const clpk_tune_family *fam, int i, double 
         *res = *first;
         res->setup_s = setup_s;
     }
-    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE,
+    ev = (tune_event){.kind = CLPK_TUNE_EVENT_PROBLEM_DONE,
                            .family = fam->name,
                            .label = res->label,
                            .evaluated = res->evaluated,
@@ -1290,14 +1290,14 @@ static double problem_deadline_of(const run_state *run, double now, double famil
     return isfinite(family_deadline) ? now + (family_deadline - now) / (left + 1) : INFINITY;
 }
 
-static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int problems, double deadline) {
-    const clpk_tune_config *cfg = run->cfg;
+static clpk_status run_family(run_state *run, const tune_family *fam, int problems, double deadline) {
+    const tune_config *cfg = run->cfg;
     int left = selected_count(cfg, problems); /* selected problems not started yet */
     /* run->problem_index counts the run's problems (for the progress display): it moves on after a selected one. */
-    for (int i = 0; i < problems; run->problem_index += clpk_tune_problem_selected(cfg->problems, i), ++i) {
-        if (!clpk_tune_problem_selected(cfg->problems, i)) continue;
+    for (int i = 0; i < problems; run->problem_index += tune_problem_selected(cfg->problems, i), ++i) {
+        if (!tune_problem_selected(cfg->problems, i)) continue;
         --left;
-        clpk_tune_result *res = new_result(run->report, fam->name);
+        tune_result *res = new_result(run->report, fam->name);
         if (!res) return CLPK_ERROR_OUT_OF_MEMORY;
         res->strategy = cfg->strategy;
         res->problem_index = i;
@@ -1323,8 +1323,8 @@ static clpk_status tune_family(run_state *run, const clpk_tune_family *fam, int 
 /* The second round: the searches the first cut short (or never started) for lack of time, in the run's order, each
  * with an equal share of what is left. A search replays its measured points from the cache (same seed, same
  * draws), so it continues where it stopped. Needs the cache. */
-static clpk_status second_round(run_state *run, const clpk_tune_family *const *families, int nfam) {
-    clpk_tune_report *report = run->report;
+static clpk_status second_round(run_state *run, const tune_family *const *families, int nfam) {
+    tune_report *report = run->report;
     int first_count = report->count, again = 0;
     for (int k = 0; k < first_count; ++k)
         again += report->items[k].budget_cut;
@@ -1333,9 +1333,9 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
     run->round_end = run->deadline;
     run->round_left = again;
     for (int k = 0; k < first_count && !stop_requested(run); ++k) {
-        clpk_tune_result *res = &report->items[k];
+        tune_result *res = &report->items[k];
         if (!res->budget_cut) continue;
-        const clpk_tune_family *fam = NULL;
+        const tune_family *fam = NULL;
         for (int f = 0; f < nfam && !fam; ++f)
             if (families[f]->name && strcmp(families[f]->name, res->family) == 0) fam = families[f];
         double now = now_s(run->cfg);
@@ -1344,7 +1344,7 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
             /* The first round's result stands: said so, not shown as a problem without a candidate. */
             const char *why = res->found ? "second round skipped: budget spent; first round's result kept"
                                          : "second round skipped: budget spent";
-            clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_DONE,
+            tune_event ev = {.kind = CLPK_TUNE_EVENT_PROBLEM_DONE,
                                   .family = res->family,
                                   .label = res->label,
                                   .evaluated = res->evaluated,
@@ -1356,7 +1356,7 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
             continue;
         }
         /* a fresh result, keeping the first round's time accounting */
-        clpk_tune_result old = *res;
+        tune_result old = *res;
         memset(res, 0, sizeof *res);
         memcpy(res->family, old.family, sizeof res->family);
         memcpy(res->label, old.label, sizeof res->label);
@@ -1376,13 +1376,13 @@ static clpk_status second_round(run_state *run, const clpk_tune_family *const *f
     return CLPK_SUCCESS;
 }
 
-clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *families, const clpk_tune_config *cfg,
-                          clpk_tune_report *report) {
+clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, const tune_config *cfg,
+                          tune_report *report) {
     if (!report) return CLPK_ERROR_INVALID_ARGUMENT;
     memset(report, 0, sizeof *report);
     if (!ctx || !families || !cfg || cfg->repeats <= 0 || cfg->final_repeats <= 0 || cfg->top_k < 0 ||
         cfg->samples <= 0)
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune: NULL argument or non-positive repeats/samples");
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune: NULL argument or non-positive repeats/samples");
     run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = now_s(cfg)};
     run.build_threads = resolve_build_threads(ctx, cfg->build_threads);
     run.prebuild_program_s = 0.1;
@@ -1390,20 +1390,20 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     if (cfg->cache_path) {
         clpk_error err = {0};
         clpk_status st =
-            clpk_tune_cache_open(cfg->cache_path, clpk_context_device_info(ctx), cfg->resume, &run.cache, &err);
-        if (st != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+            tune_cache_open(cfg->cache_path, clpk_context_device_info(ctx), cfg->resume, &run.cache, &err);
+        if (st != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     }
     int counts[TUNE_MAX_FAMILIES] = {0};
     int nfam = 0;
     for (; families[nfam] && nfam < TUNE_MAX_FAMILIES; ++nfam) {
-        const clpk_tune_family *f = families[nfam];
+        const tune_family *f = families[nfam];
         counts[nfam] = family_usable(f) ? f->problem_count(&cfg->opts) : 0;
         if (counts[nfam] < 0) counts[nfam] = 0;
         run.total_problems += selected_count(cfg, counts[nfam]);
         snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
     }
     report->family_count = nfam;
-    clpk_tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
+    tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
     /* Without family budgets a finite run budget is split over the run's problems (not over families: a family with
@@ -1414,9 +1414,9 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
     run.round_end = run.split ? run.start + first * cfg->budget_s : run.deadline;
     run.round_left = run.total_problems;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
-        const clpk_tune_family *fam = families[f];
+        const tune_family *fam = families[f];
         if (!family_usable(fam)) {
-            clpk_tune_result *res = new_result(report, fam->name ? fam->name : "?");
+            tune_result *res = new_result(report, fam->name ? fam->name : "?");
             if (!res)
                 st = CLPK_ERROR_OUT_OF_MEMORY;
             else
@@ -1425,27 +1425,27 @@ clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *fami
         }
         double now = now_s(run.cfg), deadline = run.deadline;
         if (cfg->family_budget_s > 0 && now + cfg->family_budget_s < deadline) deadline = now + cfg->family_budget_s;
-        st = tune_family(&run, fam, counts[f], deadline);
+        st = run_family(&run, fam, counts[f], deadline);
     }
     if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
     free(run.warm);
     free(run.warm_count);
     report->elapsed_s = now_s(run.cfg) - run.start;
-    ev = (clpk_tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
+    ev = (tune_event){.kind = CLPK_TUNE_EVENT_FINISH, .best_ms = -1};
     emit(&run, &ev);
-    clpk_tune_cache_close(run.cache);
-    if (st != CLPK_SUCCESS) return clpk_fail(ctx, st, "tune: out of memory");
+    tune_cache_close(run.cache);
+    if (st != CLPK_SUCCESS) return core_fail(ctx, st, "tune: out of memory");
     return CLPK_SUCCESS;
 }
 
 /* One evaluation of a comparison; the median is appended to times. */
-static clpk_status compare_once(clpk_context *ctx, const clpk_tune_family *fam, clpk_tune_problem *prob,
-                                const clpk_params *candidate, int repeats, double *times, int *n) {
+static clpk_status compare_once(clpk_context *ctx, const tune_family *fam, tune_problem *prob,
+                                const core_params *candidate, int repeats, double *times, int *n) {
     double ms = INFINITY;
     clpk_status st = fam->evaluate(ctx, prob, candidate, repeats, &ms);
     if (st != CLPK_SUCCESS) return st;
     if (!(ms >= 0 && isfinite(ms)))
-        return clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "tune compare: evaluate succeeded without a valid time");
+        return core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "tune compare: evaluate succeeded without a valid time");
     times[(*n)++] = ms;
     return CLPK_SUCCESS;
 }
@@ -1462,16 +1462,16 @@ static void median_spread(double *times, int n, double *median, double *spread) 
     *spread = *median > 0 ? (times[n - 1] - times[0]) / *median : 0;
 }
 
-clpk_status clpk_tune_compare(clpk_context *ctx, const clpk_tune_family *fam, const clpk_tune_options *opts,
-                              int problem_index, const clpk_params *a, const clpk_params *b, int rounds, int repeats,
-                              clpk_tune_comparison *out) {
+clpk_status tune_compare(clpk_context *ctx, const tune_family *fam, const tune_options *opts,
+                              int problem_index, const core_params *a, const core_params *b, int rounds, int repeats,
+                              tune_comparison *out) {
     if (!ctx || !fam || !opts || !a || !b || !out || rounds <= 0 || repeats <= 0 || !family_usable(fam) ||
         problem_index < 0 || problem_index >= fam->problem_count(opts))
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune compare: bad arguments");
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune compare: bad arguments");
     memset(out, 0, sizeof *out);
     double *times = malloc(sizeof *times * 2 * (size_t)rounds);
-    if (!times) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "tune compare: out of memory");
-    clpk_tune_problem prob;
+    if (!times) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "tune compare: out of memory");
+    tune_problem prob;
     memset(&prob, 0, sizeof prob);
     clpk_status st = fam->problem_create(ctx, opts, problem_index, &prob);
     int na = 0, nb = 0;
@@ -1490,10 +1490,10 @@ clpk_status clpk_tune_compare(clpk_context *ctx, const clpk_tune_family *fam, co
     return st;
 }
 
-clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *names, const clpk_tune_family **out,
+clpk_status tune_select(const tune_family *const *all, const char *names, const tune_family **out,
                              int capacity, clpk_error *err) {
     int n = 0;
-    if (capacity <= 0) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "no room for families");
+    if (capacity <= 0) return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "no room for families");
     if (!names || !*names) {
         for (int i = 0; all[i] && n < capacity - 1; ++i)
             out[n++] = all[i];
@@ -1518,7 +1518,7 @@ clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *nam
             for (int i = 0; all[i] && k < sizeof known; ++i)
                 k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "", all[i]->name);
             out[0] = NULL;
-            return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "unknown family '%.*s' (built in: %s)", (int)len,
+            return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "unknown family '%.*s' (built in: %s)", (int)len,
                                   at, known[0] ? known : "none");
         }
         at += len + (at[len] == ',');

@@ -1,7 +1,7 @@
 /* Tuner space of the LiFE family: the DSC and WC strategies and their team widths, runs per work-group, unrolling,
  * the atomics baseline's work-group size and the processing orders of the voxel and fibre runs. Problems are random
  * streamline-like datasets built in memory, classed by precision, n_theta and the mean voxel and fibre run lengths
- * (what the plan passes to clpk_profile_choose). The time of a candidate is one DSC plus one WC (what an SBB-NNLS
+ * (what the plan passes to core_profile_choose). The time of a candidate is one DSC plus one WC (what an SBB-NNLS
  * iteration spends, up to the 2:1.5 ratio). */
 #include "life_internal.h"
 #include "life_tune_space.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
+void life_tune_values(const clpk_device_info *dev, tune_space *space) {
     static const char *const dsc[] = {"voxel", "atomics", NULL};
     static const char *const wc[] = {"fiber", "voxel", "atom", "atomics", NULL};
     static const char *const teams[] = {"8", "16", "32", "64", NULL};
@@ -22,19 +22,19 @@ void life_tune_values(const clpk_device_info *dev, clpk_tune_space *space) {
     static const char *const fiber_order[] = {"index", "voxel", NULL};
     (void)dev;
     memset(space, 0, sizeof *space);
-    clpk_tune_space_add(space, "dsc", dsc);
-    clpk_tune_space_add(space, "wc", wc);
-    clpk_tune_space_add(space, "team", teams);
-    clpk_tune_space_add(space, "runs", runs);
-    clpk_tune_space_add(space, "unroll", unroll);
-    clpk_tune_space_add(space, "wc_team", teams);
-    clpk_tune_space_add(space, "wc_runs", runs);
-    clpk_tune_space_add(space, "wg", wg);
+    tune_space_add(space, "dsc", dsc);
+    tune_space_add(space, "wc", wc);
+    tune_space_add(space, "team", teams);
+    tune_space_add(space, "runs", runs);
+    tune_space_add(space, "unroll", unroll);
+    tune_space_add(space, "wc_team", teams);
+    tune_space_add(space, "wc_runs", runs);
+    tune_space_add(space, "wg", wg);
     /* Processing orders of the voxel and fibre runs (docs/perf-life.md, section 4). The training problems' voxels
      * sit on a small grid, so morton is a real permutation there; whether it pays shows only at DS1 scale, where
      * the working sets exceed the L2. */
-    clpk_tune_space_add(space, "voxel_order", voxel_order);
-    clpk_tune_space_add(space, "fiber_order", fiber_order);
+    tune_space_add(space, "voxel_order", voxel_order);
+    tune_space_add(space, "fiber_order", fiber_order);
     /* theta_parts is not searched: measured slower at every split on the H100 (life_default_theta_parts), and the
      * training problems' dictionaries fit any cache, so they could not show where a split pays. */
 }
@@ -62,13 +62,13 @@ static const life_tune_shape life_shapes_quick[] = {
     {"nt96 quick", {96, 60, 600, 300, 8, 0.05, 0.3, 0}},
 };
 
-static int life_problem_count(const clpk_tune_options *opts) {
+static int life_problem_count(const tune_options *opts) {
     int shapes = opts->quick ? 1 : (int)(sizeof life_shapes / sizeof life_shapes[0]);
     int precisions = opts->precision ? 1 : 2;
     return shapes * precisions;
 }
 
-static void life_problem_destroy(clpk_tune_problem *problem) {
+static void life_problem_destroy(tune_problem *problem) {
     life_tune_state *s = problem->state;
     if (!s) return;
     cl_mem mems[] = {s->bw, s->by, s->bout_y, s->bout_w};
@@ -91,11 +91,11 @@ static clpk_status life_upload_host(clpk_context *ctx, const double *src, size_t
     cl_int rc;
     *out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vs, tmp, &rc);
     free(tmp);
-    return rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail_cl(ctx, rc, "clCreateBuffer (tune)");
+    return rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clCreateBuffer (tune)");
 }
 
-static clpk_status life_problem_create(clpk_context *ctx, const clpk_tune_options *opts, int index,
-                                       clpk_tune_problem *problem) {
+static clpk_status life_problem_create(clpk_context *ctx, const tune_options *opts, int index,
+                                       tune_problem *problem) {
     const life_tune_shape *shapes = opts->quick ? life_shapes_quick : life_shapes;
     int n_shapes = opts->quick ? 1 : (int)(sizeof life_shapes / sizeof life_shapes[0]);
     const life_tune_shape *shape = &shapes[index % n_shapes];
@@ -103,7 +103,7 @@ static clpk_status life_problem_create(clpk_context *ctx, const clpk_tune_option
     if (opts->precision) CLPK_TRY(clpk_precision_parse(opts->precision, &prec));
     else if (index / n_shapes == 1) prec = CLPK_PRECISION_F64;
     if (prec == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
-        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE tune: no fp64 on this device");
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE tune: no fp64 on this device");
     life_tune_state *s = calloc(1, sizeof *s);
     if (!s) return CLPK_ERROR_OUT_OF_MEMORY;
     problem->state = s;
@@ -111,7 +111,7 @@ static clpk_status life_problem_create(clpk_context *ctx, const clpk_tune_option
     clpk_error err;
     if (life_random_dataset(&shape->o, opts->seed + (uint64_t)index, &s->data, NULL, &err) != CLPK_SUCCESS) {
         life_problem_destroy(problem);
-        return clpk_fail_from(ctx, &err);
+        return core_fail_from(ctx, &err);
     }
     const size_t ny = (size_t)s->data.n_voxels * s->data.n_theta, nw = (size_t)s->data.n_fibers;
     s->w = malloc(nw * sizeof(double));
@@ -144,28 +144,28 @@ static clpk_status life_problem_create(clpk_context *ctx, const clpk_tune_option
     life_run_stats(&s->data, LIFE_ORDER_FIBER, &fiber_run, &longest);
     snprintf(problem->label, sizeof problem->label, "%s %s (%lld coeffs)", shape->label, clpk_precision_name(prec),
              (long long)s->data.n_coeffs);
-    clpk_params_clear(&problem->klass);
-    clpk_params_set(&problem->klass, "precision", clpk_precision_name(prec));
-    clpk_params_set_int(&problem->klass, "n_theta", s->data.n_theta);
-    clpk_params_set_num(&problem->klass, "voxel_run", voxel_run > 1 ? voxel_run : 1);
-    clpk_params_set_num(&problem->klass, "fiber_run", fiber_run > 1 ? fiber_run : 1);
+    core_params_clear(&problem->klass);
+    core_params_set(&problem->klass, "precision", clpk_precision_name(prec));
+    core_params_set_int(&problem->klass, "n_theta", s->data.n_theta);
+    core_params_set_num(&problem->klass, "voxel_run", voxel_run > 1 ? voxel_run : 1);
+    core_params_set_num(&problem->klass, "fiber_run", fiber_run > 1 ? fiber_run : 1);
     return CLPK_SUCCESS;
 }
 
-static clpk_status life_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+static clpk_status life_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
     life_tune_values(clpk_context_device_info(ctx), space);
     return CLPK_SUCCESS;
 }
 
-static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+static int life_valid(clpk_context *ctx, const tune_problem *problem, const core_params *c) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     const life_tune_state *s = problem->state;
     long long max_wg = dev->max_work_group_size < 1024 ? (long long)dev->max_work_group_size : 1024;
-    const char *dsc = clpk_params_get(c, "dsc"), *wc = clpk_params_get(c, "wc");
-    long long team = clpk_params_get_int(c, "team", 32), runs = clpk_params_get_int(c, "runs", 4);
-    long long wc_team = clpk_params_get_int(c, "wc_team", 32), wc_runs = clpk_params_get_int(c, "wc_runs", 4);
+    const char *dsc = core_params_get(c, "dsc"), *wc = core_params_get(c, "wc");
+    long long team = core_params_get_int(c, "team", 32), runs = core_params_get_int(c, "runs", 4);
+    long long wc_team = core_params_get_int(c, "wc_team", 32), wc_runs = core_params_get_int(c, "wc_runs", 4);
     if (team * runs > max_wg || wc_team * wc_runs > max_wg) return 0;
-    if (clpk_params_get_int(c, "wg", 256) > max_wg) return 0;
+    if (core_params_get_int(c, "wg", 256) > max_wg) return 0;
     if (s && (s->data.n_theta + team - 1) / team > 64) return 0;
     /* Parameters a strategy does not read would only repeat the same measurement: keep their first value. */
     const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
@@ -173,17 +173,17 @@ static int life_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
     const int uses_unroll = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
     if (dsc_atomics && (team != 8 || runs != 1)) return 0;
-    if (!uses_unroll && clpk_params_get_int(c, "unroll", 1) != 1) return 0;
+    if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
-    if (!uses_wg && clpk_params_get_int(c, "wg", 64) != 64) return 0;
+    if (!uses_wg && core_params_get_int(c, "wg", 64) != 64) return 0;
     /* voxel_order is read by dsc=voxel and wc=voxel, fiber_order by wc=fiber only */
-    const char *vorder = clpk_params_get(c, "voxel_order"), *forder = clpk_params_get(c, "fiber_order");
+    const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");
     const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0);
     if (!voxel_runs && vorder && strcmp(vorder, "index") != 0) return 0;
     if (!(wc && strcmp(wc, "fiber") == 0) && forder && strcmp(forder, "index") != 0) return 0;
     /* theta_parts: read by dsc=voxel and wc=fiber only; a count that does not split n_theta into that many parts
      * (life_theta_split) repeats a smaller count. */
-    const long long parts = clpk_params_get_int(c, "theta_parts", 1);
+    const long long parts = core_params_get_int(c, "theta_parts", 1);
     const int uses_parts = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
     if (parts < 1 || parts > LIFE_MAX_THETA_PARTS || (!uses_parts && parts != 1)) return 0;
     if (s && parts > 1) {
@@ -222,7 +222,7 @@ static clpk_status life_read_check(clpk_context *ctx, cl_mem buf, const double *
     if (!tmp || !got) st = CLPK_ERROR_OUT_OF_MEMORY;
     if (st == CLPK_SUCCESS) {
         cl_int rc = clEnqueueReadBuffer(clpk_context_queue(ctx), buf, CL_TRUE, 0, n * vs, tmp, 0, NULL, NULL);
-        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer (tune)");
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueReadBuffer (tune)");
     }
     if (st == CLPK_SUCCESS) {
         double err = 0, scale = 0;
@@ -234,18 +234,18 @@ static clpk_status life_read_check(clpk_context *ctx, cl_mem buf, const double *
         }
         double rel = scale > 0 ? err / scale : err;
         if (!(rel <= (vs == 4 ? 1e-4 : 1e-11)))
-            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "LiFE tune: %s relative error %.3g", what, rel);
+            st = core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "LiFE tune: %s relative error %.3g", what, rel);
     }
     free(tmp);
     free(got);
     return st;
 }
 
-static clpk_status life_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate,
+static clpk_status life_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *candidate,
                                  int repeats, double *median_ms) {
     life_tune_state *s = problem->state;
     char params[512];
-    clpk_params_format(candidate, params, sizeof params);
+    core_params_format(candidate, params, sizeof params);
     clpk_life_plan *plan = NULL;
     CLPK_TRY(clpk_life_plan_create(ctx, &s->data, s->precision, "auto", params, &plan));
     const size_t ny = (size_t)s->data.n_voxels * s->data.n_theta, nw = (size_t)s->data.n_fibers;
@@ -258,7 +258,7 @@ static clpk_status life_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     clpk_status st = CLPK_SUCCESS;
     if (clEnqueueFillBuffer(q, s->bout_y, pattern, vs, 0, ny * vs, 0, NULL, NULL) != CL_SUCCESS ||
         clEnqueueFillBuffer(q, s->bout_w, pattern, vs, 0, nw * vs, 0, NULL, NULL) != CL_SUCCESS)
-        st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "LiFE tune: poisoning failed");
+        st = core_fail(ctx, CLPK_ERROR_OPENCL, "LiFE tune: poisoning failed");
     if (st == CLPK_SUCCESS) st = clpk_life_dsc(plan, s->bw, s->bout_y, 0, NULL, NULL);
     if (st == CLPK_SUCCESS) st = clpk_life_wc(plan, s->by, s->bout_w, 0, NULL, NULL);
     if (st == CLPK_SUCCESS) st = life_read_check(ctx, s->bout_y, s->y_ref, ny, s->precision, "DSC");
@@ -273,19 +273,19 @@ static clpk_status life_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     return st;
 }
 
-static void life_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+static void life_defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
     const life_tune_state *s = problem->state;
-    clpk_params_clear(out);
+    core_params_clear(out);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     life_default_params(dev, s->precision, out);
     /* the same L2 rule as plan creation (dictionary rows padded to a multiple of 32) */
     const uint64_t ld = ((uint64_t)s->data.n_theta + 31) / 32 * 32;
-    clpk_params_set_int(out, "theta_parts",
+    core_params_set_int(out, "theta_parts",
                         life_default_theta_parts(dev, s->precision,
                                                  (uint64_t)s->data.n_atoms * ld * clpk_precision_size(s->precision)));
 }
 
-const clpk_tune_family clpk_tune_family_life = {
+const tune_family tune_family_life = {
     .name = "life",
     .problem_count = life_problem_count,
     .problem_create = life_problem_create,

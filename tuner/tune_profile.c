@@ -12,29 +12,29 @@
 /* ---- Canonical text of a parameter list (sorted keys), for keys and comparisons --------------------------------- */
 
 static int compare_items(const void *a, const void *b) {
-    return strcmp(((const clpk_param *)a)->key, ((const clpk_param *)b)->key);
+    return strcmp(((const core_param *)a)->key, ((const core_param *)b)->key);
 }
 
-static void canonical(const clpk_params *p, char *buf, size_t size) {
-    clpk_params sorted = *p;
+static void canonical(const core_params *p, char *buf, size_t size) {
+    core_params sorted = *p;
     qsort(sorted.items, (size_t)sorted.count, sizeof sorted.items[0], compare_items);
-    clpk_params_format(&sorted, buf, size);
+    core_params_format(&sorted, buf, size);
 }
 
 /* ---- Resume cache ---------------------------------------------------------------------------------------------- */
 
 /* A point whose evaluation started but never reported: the run died in it (a hang the user killed, a driver
  * crash). On resume it counts as a timeout, so the point that took the run down is not tried again. */
-#define OUTCOME_PENDING ((clpk_tune_outcome)CLPK_TUNE_OUTCOMES)
+#define OUTCOME_PENDING ((tune_outcome)CLPK_TUNE_OUTCOMES)
 
 typedef struct cache_entry {
     uint64_t hash;
     char *key;
-    clpk_tune_outcome outcome;
+    tune_outcome outcome;
     double ms;
 } cache_entry;
 
-struct clpk_tune_cache {
+struct tune_cache {
     FILE *file;
     char device[128], driver[128];
     cache_entry *items;
@@ -48,15 +48,15 @@ static char *make_key(const char *family, const char *klass, const char *phase, 
     return key;
 }
 
-static cache_entry *cache_find(const clpk_tune_cache *c, const char *key, uint64_t hash) {
+static cache_entry *cache_find(const tune_cache *c, const char *key, uint64_t hash) {
     for (int i = 0; i < c->count; ++i)
         if (c->items[i].hash == hash && strcmp(c->items[i].key, key) == 0) return &c->items[i];
     return NULL;
 }
 
 /* Takes ownership of key. */
-static void cache_put(clpk_tune_cache *c, char *key, clpk_tune_outcome outcome, double ms) {
-    uint64_t hash = clpk_hash64(key, strlen(key), 0);
+static void cache_put(tune_cache *c, char *key, tune_outcome outcome, double ms) {
+    uint64_t hash = core_hash64(key, strlen(key), 0);
     cache_entry *e = cache_find(c, key, hash);
     if (e) {
         free(key);
@@ -77,14 +77,14 @@ static void cache_put(clpk_tune_cache *c, char *key, clpk_tune_outcome outcome, 
     c->items[c->count++] = (cache_entry){hash, key, outcome, ms};
 }
 
-static int outcome_from_name(const char *name, clpk_tune_outcome *out) {
+static int outcome_from_name(const char *name, tune_outcome *out) {
     if (strcmp(name, "pending") == 0) {
         *out = OUTCOME_PENDING;
         return 1;
     }
     for (int o = 0; o < CLPK_TUNE_OUTCOMES; ++o) {
-        if (strcmp(name, clpk_tune_outcome_name((clpk_tune_outcome)o)) == 0) {
-            *out = (clpk_tune_outcome)o;
+        if (strcmp(name, tune_outcome_name((tune_outcome)o)) == 0) {
+            *out = (tune_outcome)o;
             return 1;
         }
     }
@@ -96,13 +96,13 @@ static const char *str_of(const cJSON *obj, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void cache_load_line(clpk_tune_cache *c, const char *line) {
+static void cache_load_line(tune_cache *c, const char *line) {
     cJSON *obj = cJSON_Parse(line);
     const char *dev = str_of(obj, "device"), *drv = str_of(obj, "driver"), *fam = str_of(obj, "family");
     const char *klass = str_of(obj, "class"), *phase = str_of(obj, "phase"), *params = str_of(obj, "params");
     const char *outcome_name = str_of(obj, "outcome"), *version = str_of(obj, "clpk");
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(obj, "ms");
-    clpk_tune_outcome outcome;
+    tune_outcome outcome;
     if (!dev || !drv || !fam || !klass || !phase || !params || !outcome_name ||
         !outcome_from_name(outcome_name, &outcome) || (outcome == CLPK_TUNE_OK && !cJSON_IsNumber(ms))) {
         c->skipped++;
@@ -115,11 +115,11 @@ static void cache_load_line(clpk_tune_cache *c, const char *line) {
     cJSON_Delete(obj);
 }
 
-clpk_status clpk_tune_cache_open(const char *path, const clpk_device_info *dev, int resume, clpk_tune_cache **out,
+clpk_status tune_cache_open(const char *path, const clpk_device_info *dev, int resume, tune_cache **out,
                                  clpk_error *err) {
     *out = NULL;
-    clpk_tune_cache *c = calloc(1, sizeof *c);
-    if (!c) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    tune_cache *c = calloc(1, sizeof *c);
+    if (!c) return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     snprintf(c->device, sizeof c->device, "%s", dev->name);
     snprintf(c->driver, sizeof c->driver, "%s", dev->driver_version);
     int ends_in_newline = 1;
@@ -139,8 +139,8 @@ clpk_status clpk_tune_cache_open(const char *path, const clpk_device_info *dev, 
     }
     c->file = fopen(path, resume ? "a" : "w");
     if (!c->file) {
-        clpk_tune_cache_close(c);
-        return clpk_error_set(err, CLPK_ERROR_IO, "tune cache %s: cannot open for writing", path);
+        tune_cache_close(c);
+        return core_error_set(err, CLPK_ERROR_IO, "tune cache %s: cannot open for writing", path);
     }
     /* A run killed mid-line left a partial line: start ours on a fresh one. */
     if (!ends_in_newline) fputc('\n', c->file);
@@ -148,7 +148,7 @@ clpk_status clpk_tune_cache_open(const char *path, const clpk_device_info *dev, 
     return CLPK_SUCCESS;
 }
 
-void clpk_tune_cache_close(clpk_tune_cache *c) {
+void tune_cache_close(tune_cache *c) {
     if (!c) return;
     if (c->file) fclose(c->file);
     for (int i = 0; i < c->count; ++i) free(c->items[i].key);
@@ -156,15 +156,15 @@ void clpk_tune_cache_close(clpk_tune_cache *c) {
     free(c);
 }
 
-int clpk_tune_cache_lookup(const clpk_tune_cache *c, const char *family, const clpk_params *klass,
-                           const char *phase, const clpk_params *params, clpk_tune_outcome *outcome, double *ms) {
+int tune_cache_lookup(const tune_cache *c, const char *family, const core_params *klass,
+                           const char *phase, const core_params *params, tune_outcome *outcome, double *ms) {
     if (!c) return 0;
     char k[2048], p[2048];
     canonical(klass, k, sizeof k);
     canonical(params, p, sizeof p);
     char *key = make_key(family, k, phase, p);
     if (!key) return 0;
-    const cache_entry *e = cache_find(c, key, clpk_hash64(key, strlen(key), 0));
+    const cache_entry *e = cache_find(c, key, core_hash64(key, strlen(key), 0));
     free(key);
     if (!e) return 0;
     *outcome = e->outcome == OUTCOME_PENDING ? CLPK_TUNE_TIMEOUT : e->outcome;
@@ -172,8 +172,8 @@ int clpk_tune_cache_lookup(const clpk_tune_cache *c, const char *family, const c
     return 1;
 }
 
-static void cache_record(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
-                         const clpk_params *params, clpk_tune_outcome outcome, double ms, double wall_s,
+static void cache_record(tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                         const core_params *params, tune_outcome outcome, double ms, double wall_s,
                          double build_s) {
     if (!c) return;
     char k[2048], p[2048];
@@ -190,7 +190,7 @@ static void cache_record(clpk_tune_cache *c, const char *family, const clpk_para
     cJSON_AddStringToObject(obj, "class", k);
     cJSON_AddStringToObject(obj, "phase", phase);
     cJSON_AddStringToObject(obj, "params", p);
-    cJSON_AddStringToObject(obj, "outcome", outcome == OUTCOME_PENDING ? "pending" : clpk_tune_outcome_name(outcome));
+    cJSON_AddStringToObject(obj, "outcome", outcome == OUTCOME_PENDING ? "pending" : tune_outcome_name(outcome));
     if (outcome == CLPK_TUNE_OK) cJSON_AddNumberToObject(obj, "ms", ms);
     if (wall_s >= 0) cJSON_AddNumberToObject(obj, "wall_s", wall_s);
     if (build_s >= 0) cJSON_AddNumberToObject(obj, "build_s", build_s);
@@ -203,24 +203,24 @@ static void cache_record(clpk_tune_cache *c, const char *family, const clpk_para
     cJSON_Delete(obj);
 }
 
-void clpk_tune_cache_store(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
-                           const clpk_params *params, clpk_tune_outcome outcome, double ms) {
+void tune_cache_store(tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                           const core_params *params, tune_outcome outcome, double ms) {
     cache_record(c, family, klass, phase, params, outcome, ms, -1, -1);
 }
 
-void clpk_tune_cache_store_timed(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
-                                 const clpk_params *params, clpk_tune_outcome outcome, double ms, double wall_s,
+void tune_cache_store_timed(tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                                 const core_params *params, tune_outcome outcome, double ms, double wall_s,
                                  double build_s) {
     cache_record(c, family, klass, phase, params, outcome, ms, wall_s, build_s);
 }
 
-void clpk_tune_cache_mark_pending(clpk_tune_cache *c, const char *family, const clpk_params *klass, const char *phase,
-                                  const clpk_params *params) {
+void tune_cache_mark_pending(tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                                  const core_params *params) {
     cache_record(c, family, klass, phase, params, OUTCOME_PENDING, INFINITY, -1, -1);
 }
 
-int clpk_tune_cache_size(const clpk_tune_cache *c) { return c ? c->count : 0; }
-int clpk_tune_cache_skipped(const clpk_tune_cache *c) { return c ? c->skipped : 0; }
+int tune_cache_size(const tune_cache *c) { return c ? c->count : 0; }
+int tune_cache_skipped(const tune_cache *c) { return c ? c->skipped : 0; }
 
 /* ---- Profiles -------------------------------------------------------------------------------------------------- */
 
@@ -262,7 +262,7 @@ static cJSON *value_json(const char *text, int allow_range) {
     return cJSON_CreateString(text);
 }
 
-static cJSON *params_json(const clpk_params *p, int allow_range) {
+static cJSON *params_json(const core_params *p, int allow_range) {
     cJSON *obj = cJSON_CreateObject();
     for (int i = 0; obj && i < p->count; ++i)
         cJSON_AddItemToObject(obj, p->items[i].key, value_json(p->items[i].value, allow_range));
@@ -292,21 +292,21 @@ static void add_entry(cJSON *array, cJSON *entry) {
     cJSON_AddItemToArray(array, entry);
 }
 
-static cJSON *result_entry(const clpk_tune_result *r) {
+static cJSON *result_entry(const tune_result *r) {
     cJSON *e = cJSON_CreateObject();
     if (!e) return NULL;
     cJSON_AddItemToObject(e, "class", params_json(&r->klass, 1));
     cJSON_AddItemToObject(e, "params", params_json(&r->best, 0));
     cJSON_AddNumberToObject(e, "time_ms", r->best_ms);
     if (r->default_ok) cJSON_AddNumberToObject(e, "default_time_ms", r->default_ms);
-    cJSON_AddStringToObject(e, "strategy", clpk_tune_strategy_name(r->strategy));
+    cJSON_AddStringToObject(e, "strategy", tune_strategy_name(r->strategy));
     cJSON_AddNumberToObject(e, "evaluated", r->evaluated);
     cJSON_AddBoolToObject(e, "complete", r->complete);
     cJSON_AddStringToObject(e, "label", r->label);
     cJSON *rejected = cJSON_CreateObject();
     for (int o = 1; rejected && o < CLPK_TUNE_OUTCOMES; ++o)
         if (r->outcomes[o])
-            cJSON_AddNumberToObject(rejected, clpk_tune_outcome_name((clpk_tune_outcome)o), r->outcomes[o]);
+            cJSON_AddNumberToObject(rejected, tune_outcome_name((tune_outcome)o), r->outcomes[o]);
     cJSON_AddItemToObject(e, "rejected", rejected);
     return e;
 }
@@ -317,13 +317,13 @@ static cJSON *device_json(const clpk_device_info *dev) {
     cJSON_AddStringToObject(d, "name", dev->name);
     cJSON_AddStringToObject(d, "vendor", dev->vendor);
     cJSON_AddStringToObject(d, "driver", dev->driver_version);
-    cJSON_AddStringToObject(d, "type", clpk_device_kind_string(dev->kind));
+    cJSON_AddStringToObject(d, "type", core_device_kind_string(dev->kind));
     cJSON_AddNumberToObject(d, "compute_units", dev->compute_units);
     cJSON_AddStringToObject(d, "platform", dev->platform_name);
     return d;
 }
 
-clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_report *report, char **text,
+clpk_status tune_profile_text(const clpk_device_info *dev, const tune_report *report, char **text,
                                    clpk_error *err) {
     *text = NULL;
     cJSON *root = cJSON_CreateObject();
@@ -331,7 +331,7 @@ clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_
     if (!root || !families) {
         cJSON_Delete(root);
         cJSON_Delete(families);
-        return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+        return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddStringToObject(root, "clpk_version", CLPK_VERSION_STRING);
@@ -346,7 +346,7 @@ clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_
     for (int f = 0; f < report->family_count; ++f) {
         cJSON *array = cJSON_CreateArray();
         for (int i = 0; array && i < report->count; ++i) {
-            const clpk_tune_result *r = &report->items[i];
+            const tune_result *r = &report->items[i];
             if (r->found && strcmp(r->family, report->families[f]) == 0) {
                 cJSON *e = result_entry(r);
                 if (e) add_entry(array, e);
@@ -356,7 +356,7 @@ clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_
     }
     *text = cJSON_Print(root);
     cJSON_Delete(root);
-    if (!*text) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!*text) return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     return CLPK_SUCCESS;
 }
 
@@ -364,7 +364,7 @@ clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_
 static clpk_status write_atomically(const char *path, const char *text, clpk_error *err) {
     size_t size = strlen(path) + 32;
     char *tmp = malloc(size);
-    if (!tmp) return clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!tmp) return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     snprintf(tmp, size, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
@@ -372,13 +372,13 @@ static clpk_status write_atomically(const char *path, const char *text, clpk_err
     if (ok && rename(tmp, path) != 0) ok = 0;
     if (!ok) remove(tmp);
     free(tmp);
-    return ok ? CLPK_SUCCESS : clpk_error_set(err, CLPK_ERROR_IO, "cannot write profile %s", path);
+    return ok ? CLPK_SUCCESS : core_error_set(err, CLPK_ERROR_IO, "cannot write profile %s", path);
 }
 
-clpk_status clpk_tune_profile_write(const char *path, const clpk_device_info *dev, const clpk_tune_report *report,
+clpk_status tune_profile_write(const char *path, const clpk_device_info *dev, const tune_report *report,
                                     clpk_error *err) {
     char *text = NULL;
-    CLPK_TRY(clpk_tune_profile_text(dev, report, &text, err));
+    CLPK_TRY(tune_profile_text(dev, report, &text, err));
     clpk_status st = write_atomically(path, text, err);
     free(text);
     return st;
@@ -386,7 +386,7 @@ clpk_status clpk_tune_profile_write(const char *path, const clpk_device_info *de
 
 static cJSON *load_json(const char *path, clpk_error *err) {
     char *text = NULL;
-    if (clpk_read_file(path, &text, NULL, err) != CLPK_SUCCESS) return NULL;
+    if (core_read_file(path, &text, NULL, err) != CLPK_SUCCESS) return NULL;
     cJSON *root = cJSON_Parse(text);
     free(text);
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
@@ -394,7 +394,7 @@ static cJSON *load_json(const char *path, clpk_error *err) {
     if (!root || !cJSON_IsNumber(schema) || schema->valuedouble != 1 || !str_of(dev, "name") ||
         !str_of(dev, "vendor") || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "families"))) {
         cJSON_Delete(root);
-        clpk_error_set(err, CLPK_ERROR_PROFILE, "%s is not a clpk profile (schema 1 with device and families)", path);
+        core_error_set(err, CLPK_ERROR_PROFILE, "%s is not a clpk profile (schema 1 with device and families)", path);
         return NULL;
     }
     return root;
@@ -402,9 +402,9 @@ static cJSON *load_json(const char *path, clpk_error *err) {
 
 static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
-clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const char *out, int force,
+clpk_status tune_profile_merge(const char *const *paths, int count, const char *out, int force,
                                     clpk_error *err) {
-    if (count <= 0 || !out) return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "merge: no input or output");
+    if (count <= 0 || !out) return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "merge: no input or output");
     cJSON *merged = load_json(paths[0], err);
     if (!merged) return err ? err->status : CLPK_ERROR_PROFILE;
     const cJSON *dev0 = cJSON_GetObjectItemCaseSensitive(merged, "device");
@@ -413,7 +413,7 @@ clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const c
     cJSON *fam;
     cJSON_ArrayForEach(fam, fams0) {
         if (!cJSON_IsArray(fam)) {
-            st = clpk_error_set(err, CLPK_ERROR_PROFILE, "%s: family \"%s\" is not an array", paths[0], fam->string);
+            st = core_error_set(err, CLPK_ERROR_PROFILE, "%s: family \"%s\" is not an array", paths[0], fam->string);
             break;
         }
     }
@@ -427,7 +427,7 @@ clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const c
         if (!force && !(same_text(str_of(dev, "name"), str_of(dev0, "name")) &&
                         same_text(str_of(dev, "vendor"), str_of(dev0, "vendor")) &&
                         same_text(str_of(dev, "driver"), str_of(dev0, "driver")))) {
-            st = clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+            st = core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                                 "%s is for device '%s' driver '%s', %s for '%s' driver '%s' (--force merges anyway)",
                                 paths[i], str_of(dev, "name"), str_of(dev, "driver") ? str_of(dev, "driver") : "?",
                                 paths[0], str_of(dev0, "name"), str_of(dev0, "driver") ? str_of(dev0, "driver") : "?");
@@ -436,7 +436,7 @@ clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const c
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(root, "families")) {
             if (st != CLPK_SUCCESS) break;
             if (!cJSON_IsArray(f)) {
-                st = clpk_error_set(err, CLPK_ERROR_PROFILE, "%s: family \"%s\" is not an array", paths[i], f->string);
+                st = core_error_set(err, CLPK_ERROR_PROFILE, "%s: family \"%s\" is not an array", paths[i], f->string);
                 break;
             }
             cJSON *target = cJSON_GetObjectItemCaseSensitive(fams0, f->string);
@@ -444,7 +444,7 @@ clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const c
             const cJSON *e;
             cJSON_ArrayForEach(e, f) {
                 if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e, "class"))) {
-                    st = clpk_error_set(err, CLPK_ERROR_PROFILE, "%s: an entry of \"%s\" has no class", paths[i],
+                    st = core_error_set(err, CLPK_ERROR_PROFILE, "%s: an entry of \"%s\" has no class", paths[i],
                                         f->string);
                     break;
                 }
@@ -455,7 +455,7 @@ clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const c
     }
     if (st == CLPK_SUCCESS) {
         char *text = cJSON_Print(merged);
-        st = text ? write_atomically(out, text, err) : clpk_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+        st = text ? write_atomically(out, text, err) : core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
         free(text);
     }
     cJSON_Delete(merged);

@@ -9,7 +9,7 @@
 #define BAR_WIDTH 28
 #define REDRAW_S 0.1
 
-void clpk_tune_progress_init(clpk_tune_progress *p, FILE *out, int verbose) {
+void tune_progress_init(tune_progress *p, FILE *out, int verbose) {
     memset(p, 0, sizeof *p);
     p->out = out;
     p->tty = out && isatty(fileno(out));
@@ -17,7 +17,7 @@ void clpk_tune_progress_init(clpk_tune_progress *p, FILE *out, int verbose) {
     p->last_draw = -1;
 }
 
-double clpk_tune_eta(double elapsed_s, double fraction_done, double budget_s) {
+double tune_eta(double elapsed_s, double fraction_done, double budget_s) {
     double eta = -1;
     if (fraction_done > 0.01 && fraction_done <= 1) eta = elapsed_s * (1 - fraction_done) / fraction_done;
     if (budget_s > 0) {
@@ -35,7 +35,7 @@ static void format_seconds(double s, char *buf, size_t size) {
     else snprintf(buf, size, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
-static double fraction_of(const clpk_tune_event *ev) {
+static double fraction_of(const tune_event *ev) {
     if (ev->total_problems <= 0) return 1;
     double within = 0;
     if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE && ev->planned > 0) {
@@ -46,7 +46,7 @@ static double fraction_of(const clpk_tune_event *ev) {
     return (ev->problem_index + within) / ev->total_problems;
 }
 
-static void draw_bar(clpk_tune_progress *p, const clpk_tune_event *ev) {
+static void draw_bar(tune_progress *p, const tune_event *ev) {
     double fraction = fraction_of(ev);
     int filled = (int)(fraction * BAR_WIDTH + 0.5);
     char bar[BAR_WIDTH + 1];
@@ -54,7 +54,7 @@ static void draw_bar(clpk_tune_progress *p, const clpk_tune_event *ev) {
     bar[BAR_WIDTH] = '\0';
     char elapsed[16], eta[16], best[24] = "";
     format_seconds(ev->elapsed_s, elapsed, sizeof elapsed);
-    format_seconds(clpk_tune_eta(ev->elapsed_s, fraction, ev->budget_s), eta, sizeof eta);
+    format_seconds(tune_eta(ev->elapsed_s, fraction, ev->budget_s), eta, sizeof eta);
     if (ev->best_ms >= 0) snprintf(best, sizeof best, " best %.4g ms", ev->best_ms);
     /* \033[K clears what a longer previous line left behind. */
     fprintf(p->out, "\r[%s] %3.0f%% %s ETA %s  %s %d/%d %.32s #%d%s\033[K", bar, 100 * fraction, elapsed, eta,
@@ -64,13 +64,13 @@ static void draw_bar(clpk_tune_progress *p, const clpk_tune_event *ev) {
     p->drawn = 1;
 }
 
-static void end_bar(clpk_tune_progress *p) {
+static void end_bar(tune_progress *p) {
     if (p->drawn) fputc('\n', p->out);
     p->drawn = 0;
 }
 
-void clpk_tune_progress_event(void *user, const clpk_tune_event *ev) {
-    clpk_tune_progress *p = user;
+void tune_progress_event(void *user, const tune_event *ev) {
+    tune_progress *p = user;
     if (!p || !p->out) return;
     switch (ev->kind) {
     case CLPK_TUNE_EVENT_START:
@@ -86,7 +86,7 @@ void clpk_tune_progress_event(void *user, const clpk_tune_event *ev) {
         if (p->verbose && ev->outcome != CLPK_TUNE_OK) {
             end_bar(p);
             fprintf(p->out, "  %s %s: candidate %d rejected (%s): %.300s\n", ev->family, ev->label, ev->evaluated,
-                    clpk_tune_outcome_name(ev->outcome), ev->message ? ev->message : "");
+                    tune_outcome_name(ev->outcome), ev->message ? ev->message : "");
         }
         if (p->tty && ev->elapsed_s - p->last_draw >= REDRAW_S) {
             p->last_draw = ev->elapsed_s;
@@ -94,11 +94,11 @@ void clpk_tune_progress_event(void *user, const clpk_tune_event *ev) {
         }
         break;
     case CLPK_TUNE_EVENT_PROBLEM_DONE: {
-        const clpk_tune_result *r = ev->result;
+        const tune_result *r = ev->result;
         end_bar(p);
         char elapsed[16], eta[16];
         format_seconds(ev->elapsed_s, elapsed, sizeof elapsed);
-        format_seconds(clpk_tune_eta(ev->elapsed_s, fraction_of(ev), ev->budget_s), eta, sizeof eta);
+        format_seconds(tune_eta(ev->elapsed_s, fraction_of(ev), ev->budget_s), eta, sizeof eta);
         fprintf(p->out, "[%d/%d %s, ETA %s] %s %s: ", ev->problem_index + 1, ev->total_problems, elapsed, eta,
                 ev->family, ev->label);
         if (r && r->found) {

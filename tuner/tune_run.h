@@ -1,6 +1,6 @@
 /* The tuner's engine (tune.c), profile writer and resume cache (tune_profile.c) and progress display
  * (tune_progress.c). The engine takes any NULL-terminated list of families, so tests pass fake ones and clpk-tune
- * passes clpk_tune_families. Nothing here is global: every run carries its own state. */
+ * passes tune_families. Nothing here is global: every run carries its own state. */
 #ifndef CLPK_TUNE_RUN_H
 #define CLPK_TUNE_RUN_H
 
@@ -10,17 +10,17 @@
 
 /* ---- Strategies ------------------------------------------------------------------------------------------------ */
 
-typedef enum clpk_tune_strategy {
+typedef enum tune_strategy {
     CLPK_TUNE_EXHAUSTIVE = 0, /* every valid point of the space, in order */
     CLPK_TUNE_RANDOM,         /* `samples` distinct valid points drawn at random */
     CLPK_TUNE_HILL            /* random points, then hill-climbing (one parameter one step) from the best two */
-} clpk_tune_strategy;
+} tune_strategy;
 
-const char *clpk_tune_strategy_name(clpk_tune_strategy s); /* "exhaustive", "random", "hill" */
-clpk_status clpk_tune_strategy_parse(const char *text, clpk_tune_strategy *out);
+const char *tune_strategy_name(tune_strategy s); /* "exhaustive", "random", "hill" */
+clpk_status tune_strategy_parse(const char *text, tune_strategy *out);
 
 /* What became of one candidate. */
-typedef enum clpk_tune_outcome {
+typedef enum tune_outcome {
     CLPK_TUNE_OK = 0,
     CLPK_TUNE_WRONG,     /* CLPK_ERROR_WRONG_RESULT, or a non-finite time */
     CLPK_TUNE_BUILD,     /* CLPK_ERROR_BUILD */
@@ -28,18 +28,18 @@ typedef enum clpk_tune_outcome {
     CLPK_TUNE_RESOURCES, /* CLPK_ERROR_OUT_OF_MEMORY, CLPK_ERROR_UNSUPPORTED */
     CLPK_TUNE_ERROR,     /* anything else */
     CLPK_TUNE_OUTCOMES
-} clpk_tune_outcome;
+} tune_outcome;
 
-const char *clpk_tune_outcome_name(clpk_tune_outcome o); /* "ok", "wrong", "build", "timeout", ... */
-clpk_tune_outcome clpk_tune_outcome_of(clpk_status st);
+const char *tune_outcome_name(tune_outcome o); /* "ok", "wrong", "build", "timeout", ... */
+tune_outcome tune_outcome_of(clpk_status st);
 
 /* ---- Configuration --------------------------------------------------------------------------------------------- */
 
-typedef struct clpk_tune_event clpk_tune_event;
+typedef struct tune_event tune_event;
 
-typedef struct clpk_tune_config {
-    clpk_tune_options opts;
-    clpk_tune_strategy strategy;
+typedef struct tune_config {
+    tune_options opts;
+    tune_strategy strategy;
     double budget_s;          /* the whole run; <= 0: unlimited */
     double family_budget_s;   /* each family; <= 0: an equal share of what the run has left */
     double candidate_limit_s; /* one evaluate call; <= 0: none. A longer call counts as a timeout */
@@ -48,14 +48,14 @@ typedef struct clpk_tune_config {
     int top_k;                /* how many of the best candidates are measured again (0: none) */
     int samples;              /* points drawn by the random strategy (the hill climber starts with half) */
     int max_points;           /* at most this many evaluations per problem; <= 0: no cap */
-    /* Threads compiling the programs of a search step's candidates ahead of measuring them (clpk_program_prebuild);
+    /* Threads compiling the programs of a search step's candidates ahead of measuring them (core_program_prebuild);
      * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
      * 1: no compiling ahead. */
     int build_threads;
     /* Without family budgets, the part of the run's budget shared out over the problems in the first round (default
      * 1: a second round continues cut-short searches only with what the last problems leave). */
     double first_round_share;
-    /* "key=v1|v2,...": every family's space is restricted to this sub-space (clpk_tune_space_restrict); NULL: none */
+    /* "key=v1|v2,...": every family's space is restricted to this sub-space (tune_space_restrict); NULL: none */
     const char *space_restrict;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
     const char *problems;
@@ -63,32 +63,32 @@ typedef struct clpk_tune_config {
     int resume;             /* reuse the points of cache_path (else the cache starts empty) */
     /* When it becomes non-zero (e.g. on SIGINT) the run stops after the current candidate. */
     volatile const sig_atomic_t *stop;
-    /* Called on every event (may be NULL); clpk_tune_progress_event is one such sink. */
-    void (*on_event)(void *user, const clpk_tune_event *ev);
+    /* Called on every event (may be NULL); tune_progress_event is one such sink. */
+    void (*on_event)(void *user, const tune_event *ev);
     void *event_user;
     /* Where budgets, deadlines and per-candidate limits read the time (seconds); NULL: the wall clock. The engine's
      * tests run it on a virtual clock that only their fake evaluations advance, so no decision depends on how
      * loaded the machine is. */
     double (*clock)(void *user);
     void *clock_user;
-} clpk_tune_config;
+} tune_config;
 
 /* Fills the defaults: hill climbing, no budget, 5 repeats, 15 final repeats, top 4, 24 samples. */
-void clpk_tune_config_defaults(clpk_tune_config *cfg);
+void tune_config_defaults(tune_config *cfg);
 
 /* ---- Results --------------------------------------------------------------------------------------------------- */
 
-typedef struct clpk_tune_result {
+typedef struct tune_result {
     char family[32];
     int problem_index; /* the family's problem number (problem_create's index) */
     char label[96];
-    clpk_params klass;
-    clpk_tune_strategy strategy;
+    core_params klass;
+    tune_strategy strategy;
     int found; /* a candidate passed the check: best/best_ms are set */
-    clpk_params best;
+    core_params best;
     double best_ms;
     int default_ok; /* the defaults passed: default_ms is set */
-    clpk_params defaults;
+    core_params defaults;
     double default_ms;
     double space_size;                /* product of the values' counts */
     int evaluated;                    /* points measured (or taken from the cache) in the search */
@@ -106,44 +106,44 @@ typedef struct clpk_tune_result {
     double prebuild_s; /* noting the programs of search steps and compiling them ahead (build_threads > 1) */
     int prebuilt;      /* programs compiled ahead */
     char note[256];    /* why the problem was not tuned, or the first failure's message */
-} clpk_tune_result;
+} tune_result;
 
-typedef struct clpk_tune_report {
+typedef struct tune_report {
     int count, capacity;
-    clpk_tune_result *items;
+    tune_result *items;
     int family_count;
     char families[16][32]; /* the families the run covered, even those with no result */
     double elapsed_s;
     int stopped;          /* the stop flag ended the run */
     int budget_exhausted; /* a budget cut the run */
-} clpk_tune_report;
+} tune_report;
 
-void clpk_tune_report_free(clpk_tune_report *report);
+void tune_report_free(tune_report *report);
 
 /* ---- Events (progress) ----------------------------------------------------------------------------------------- */
 
-typedef enum clpk_tune_event_kind {
+typedef enum tune_event_kind {
     CLPK_TUNE_EVENT_START, /* total_problems known */
     CLPK_TUNE_EVENT_PROBLEM_START,
     CLPK_TUNE_EVENT_CANDIDATE,    /* after each evaluation */
     CLPK_TUNE_EVENT_PROBLEM_DONE, /* result set */
     CLPK_TUNE_EVENT_FINISH,
     CLPK_TUNE_EVENT_CANDIDATE_START /* an evaluation starts (its pending mark is in the cache): for watchdogs */
-} clpk_tune_event_kind;
+} tune_event_kind;
 
-struct clpk_tune_event {
-    clpk_tune_event_kind kind;
+struct tune_event {
+    tune_event_kind kind;
     const char *family;
     const char *label;
     int problem_index, total_problems; /* over the whole run */
     int evaluated, planned;            /* in the current problem; planned is an estimate */
     double elapsed_s, budget_s;        /* budget_s <= 0: none */
     double best_ms;                    /* best so far in the problem, or < 0 */
-    clpk_tune_outcome outcome;         /* for CANDIDATE */
+    tune_outcome outcome;         /* for CANDIDATE */
     /* for a failed CANDIDATE: the context's last error; for PROBLEM_DONE in a second round, why the first round's
      * result stands (the round was skipped or found nothing), else NULL */
     const char *message;
-    const clpk_tune_result *result; /* for PROBLEM_DONE */
+    const tune_result *result; /* for PROBLEM_DONE */
 };
 
 /* ---- Running --------------------------------------------------------------------------------------------------- */
@@ -151,100 +151,100 @@ struct clpk_tune_event {
 /* Tunes every problem of every family of `families` (NULL-terminated) on ctx. Failures of candidates, problems or
  * families are recorded in the report, never returned: the status is CLPK_SUCCESS unless the arguments are bad, the
  * cache cannot be opened or memory runs out. */
-clpk_status clpk_tune_run(clpk_context *ctx, const clpk_tune_family *const *families, const clpk_tune_config *cfg,
-                          clpk_tune_report *report);
+clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, const tune_config *cfg,
+                          tune_report *report);
 
 /* Measures two points of one problem again, alternately (a, b, a, b, ...; `rounds` times each, `repeats` timed runs
  * per evaluation), in one process, so that both see the same machine load: the fair comparison of the tuned choice
  * with the exhaustive best. The problem is created afresh from opts and problem_index. Each *_ms is the median of
  * the rounds' medians; each *_spread is (slowest round - fastest round) / median, the noise of the measurement. A
  * point that fails its check in any round fails the comparison (the status and the context's message say why). */
-typedef struct clpk_tune_comparison {
+typedef struct tune_comparison {
     double a_ms, b_ms;
     double a_spread, b_spread;
     int rounds;
-} clpk_tune_comparison;
+} tune_comparison;
 
-clpk_status clpk_tune_compare(clpk_context *ctx, const clpk_tune_family *fam, const clpk_tune_options *opts,
-                              int problem_index, const clpk_params *a, const clpk_params *b, int rounds, int repeats,
-                              clpk_tune_comparison *out);
+clpk_status tune_compare(clpk_context *ctx, const tune_family *fam, const tune_options *opts,
+                              int problem_index, const core_params *a, const core_params *b, int rounds, int repeats,
+                              tune_comparison *out);
 
 /* How many interleaved rounds the re-measure of the best few takes for `final_repeats` timed runs per candidate
  * (each round final_repeats / rounds of them, rounded up): final_repeats / 5, at least 3 (or final_repeats when
  * smaller), at most 16. */
-int clpk_tune_final_rounds(int final_repeats);
+int tune_final_rounds(int final_repeats);
 
-/* Checks a problem list ("0,3,5": non-negative indices) for clpk_tune_config.problems; NULL is valid (all). */
-clpk_status clpk_tune_problems_parse(const char *list, clpk_error *err);
+/* Checks a problem list ("0,3,5": non-negative indices) for tune_config.problems; NULL is valid (all). */
+clpk_status tune_problems_parse(const char *list, clpk_error *err);
 /* Whether problem `index` is in the list (NULL: every problem is). */
-int clpk_tune_problem_selected(const char *list, int index);
+int tune_problem_selected(const char *list, int index);
 
 /* Picks families by a comma-separated list of names ("" or NULL: all) into out (capacity entries, NULL-terminated).
  * An unknown name fails with CLPK_ERROR_INVALID_ARGUMENT naming it and the known ones. */
-clpk_status clpk_tune_select(const clpk_tune_family *const *all, const char *names, const clpk_tune_family **out,
+clpk_status tune_select(const tune_family *const *all, const char *names, const tune_family **out,
                              int capacity, clpk_error *err);
 
 /* The space's points: mixed-radix index <-> parameter list. */
-double clpk_tune_space_size(const clpk_tune_space *space);
-void clpk_tune_space_point(const clpk_tune_space *space, unsigned long long index, clpk_params *out);
+double tune_space_size(const tune_space *space);
+void tune_space_point(const tune_space *space, unsigned long long index, core_params *out);
 
 /* ---- Resume cache (JSON lines, one measured point each) ------------------------------------------------------- */
 
-typedef struct clpk_tune_cache clpk_tune_cache;
+typedef struct tune_cache tune_cache;
 
 /* Opens the cache of `path` for the device. With `resume` the points already there for this device and driver are
  * loaded (unreadable lines, e.g. a line cut by a kill, are skipped); without it the file starts empty. */
-clpk_status clpk_tune_cache_open(const char *path, const clpk_device_info *dev, int resume, clpk_tune_cache **out,
+clpk_status tune_cache_open(const char *path, const clpk_device_info *dev, int resume, tune_cache **out,
                                  clpk_error *err);
-void clpk_tune_cache_close(clpk_tune_cache *cache); /* accepts NULL */
+void tune_cache_close(tune_cache *cache); /* accepts NULL */
 /* Looks a point up; returns 1 and its outcome and time if it was measured. `phase` is "search" or "final". */
-int clpk_tune_cache_lookup(const clpk_tune_cache *cache, const char *family, const clpk_params *klass,
-                           const char *phase, const clpk_params *params, clpk_tune_outcome *outcome, double *ms);
+int tune_cache_lookup(const tune_cache *cache, const char *family, const core_params *klass,
+                           const char *phase, const core_params *params, tune_outcome *outcome, double *ms);
 /* Records a point in memory and appends it to the file at once (flushed), so a killed run loses nothing. */
-void clpk_tune_cache_store(clpk_tune_cache *cache, const char *family, const clpk_params *klass, const char *phase,
-                           const clpk_params *params, clpk_tune_outcome outcome, double ms);
+void tune_cache_store(tune_cache *cache, const char *family, const core_params *klass, const char *phase,
+                           const core_params *params, tune_outcome outcome, double ms);
 /* The same with the evaluation's cost (wall seconds of the evaluate call and of compiling in it), kept in the file
  * so where a run's time went can be read afterwards. */
-void clpk_tune_cache_store_timed(clpk_tune_cache *cache, const char *family, const clpk_params *klass,
-                                 const char *phase, const clpk_params *params, clpk_tune_outcome outcome, double ms,
+void tune_cache_store_timed(tune_cache *cache, const char *family, const core_params *klass,
+                                 const char *phase, const core_params *params, tune_outcome outcome, double ms,
                                  double wall_s, double build_s);
 /* Records that a point's evaluation starts; its result replaces the mark. A mark still there when the cache is
  * loaded again (the run died in that evaluation: a hang that was killed, a driver crash) reads as a timeout, so a
  * resumed run does not try the point again. */
-void clpk_tune_cache_mark_pending(clpk_tune_cache *cache, const char *family, const clpk_params *klass,
-                                  const char *phase, const clpk_params *params);
-int clpk_tune_cache_size(const clpk_tune_cache *cache);    /* points held */
-int clpk_tune_cache_skipped(const clpk_tune_cache *cache); /* unreadable lines skipped when loading */
+void tune_cache_mark_pending(tune_cache *cache, const char *family, const core_params *klass,
+                                  const char *phase, const core_params *params);
+int tune_cache_size(const tune_cache *cache);    /* points held */
+int tune_cache_skipped(const tune_cache *cache); /* unreadable lines skipped when loading */
 
 /* ---- Profiles -------------------------------------------------------------------------------------------------- */
 
 /* The profile document of a report (schema of docs/profiles.md) as malloc'ed JSON text. */
-clpk_status clpk_tune_profile_text(const clpk_device_info *dev, const clpk_tune_report *report, char **text,
+clpk_status tune_profile_text(const clpk_device_info *dev, const tune_report *report, char **text,
                                    clpk_error *err);
 /* Writes it to `path` atomically (temporary file + rename). */
-clpk_status clpk_tune_profile_write(const char *path, const clpk_device_info *dev, const clpk_tune_report *report,
+clpk_status tune_profile_write(const char *path, const clpk_device_info *dev, const tune_report *report,
                                     clpk_error *err);
 /* Merges profiles of one device (same name and vendor; with `force`, any) into `out`: for each family the union of
  * the classes, and for a class present in several files the entry with the lowest time_ms. The device block of
  * the first file is kept. */
-clpk_status clpk_tune_profile_merge(const char *const *paths, int count, const char *out, int force, clpk_error *err);
+clpk_status tune_profile_merge(const char *const *paths, int count, const char *out, int force, clpk_error *err);
 
 /* ---- Progress display ------------------------------------------------------------------------------------------ */
 
-typedef struct clpk_tune_progress {
+typedef struct tune_progress {
     FILE *out;
     int tty;          /* redraw a bar with '\r'; else plain lines */
     int verbose;      /* print every failed candidate */
     double last_draw; /* throttles redraws */
     int drawn;        /* a bar is on the line */
     int total_problems;
-} clpk_tune_progress;
+} tune_progress;
 
 /* Sets up the display on `out` (a bar with ETA when out is a terminal, plain lines otherwise). */
-void clpk_tune_progress_init(clpk_tune_progress *p, FILE *out, int verbose);
-/* An event sink for clpk_tune_config.on_event (user = the clpk_tune_progress). */
-void clpk_tune_progress_event(void *user, const clpk_tune_event *ev);
+void tune_progress_init(tune_progress *p, FILE *out, int verbose);
+/* An event sink for tune_config.on_event (user = the tune_progress). */
+void tune_progress_event(void *user, const tune_event *ev);
 /* The estimated seconds left: from the fraction done, capped by the budget; < 0 when unknown. */
-double clpk_tune_eta(double elapsed_s, double fraction_done, double budget_s);
+double tune_eta(double elapsed_s, double fraction_done, double budget_s);
 
 #endif

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const char *const *values) {
+clpk_status tune_space_add(tune_space *space, const char *name, const char *const *values) {
     if (space->count >= CLPK_TUNE_MAX_PARAMS || strlen(name) >= sizeof space->params[0].name)
         return CLPK_ERROR_INVALID_ARGUMENT;
-    clpk_tune_param *p = &space->params[space->count];
+    tune_param *p = &space->params[space->count];
     memset(p, 0, sizeof *p);
     strcpy(p->name, name);
     for (const char *const *v = values; *v; ++v) {
@@ -18,7 +18,7 @@ clpk_status clpk_tune_space_add(clpk_tune_space *space, const char *name, const 
     return CLPK_SUCCESS;
 }
 
-clpk_status clpk_tune_space_when(clpk_tune_space *space, const char *name, const char *when_name,
+clpk_status tune_space_when(tune_space *space, const char *name, const char *when_name,
                                  const char *when_values) {
     int at = -1, parent = -1;
     for (int i = 0; i < space->count; ++i) {
@@ -40,7 +40,7 @@ static clpk_status restrict_item(const char *item, size_t len, char *key, size_t
     const char *eq = memchr(item, '=', len);
     size_t klen = eq ? (size_t)(eq - item) : 0, vlen = eq ? len - klen - 1 : 0;
     if (!eq || klen == 0 || vlen == 0 || klen >= key_size || vlen >= values_size)
-        return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                               "bad space restriction '%.*s': expected key=value|value|... (e.g. wg=64|128)", (int)len,
                               item);
     memcpy(key, item, klen);
@@ -61,9 +61,9 @@ static int listed(const char *list, const char *value) {
     }
 }
 
-void clpk_tune_space_conditions(const clpk_tune_space *space, int *cond, unsigned *applies) {
+void tune_space_conditions(const tune_space *space, int *cond, unsigned *applies) {
     for (int i = 0; i < space->count; ++i) {
-        const clpk_tune_param *p = &space->params[i];
+        const tune_param *p = &space->params[i];
         cond[i] = -1;
         applies[i] = ~0u;
         for (int j = 0; p->when_name[0] && j < i; ++j) {
@@ -78,27 +78,27 @@ void clpk_tune_space_conditions(const clpk_tune_space *space, int *cond, unsigne
 
 /* Whether each parameter matters at `digits`: its condition holds and its condition's parameter matters (conditions
  * name earlier parameters, so one pass in order). */
-static void mattering(const clpk_tune_space *space, const int *cond, const unsigned *applies, const int *digits,
+static void mattering(const tune_space *space, const int *cond, const unsigned *applies, const int *digits,
                       int *matters) {
     for (int i = 0; i < space->count; ++i)
         matters[i] = cond[i] < 0 || (matters[cond[i]] && (applies[i] >> digits[cond[i]] & 1u));
 }
 
-void clpk_tune_space_normalize(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits) {
+void tune_space_normalize(const tune_space *space, const int *cond, const unsigned *applies, int *digits) {
     int matters[CLPK_TUNE_MAX_PARAMS];
     mattering(space, cond, applies, digits, matters); /* a zeroed parameter did not matter: nor do its dependants */
     for (int i = 0; i < space->count; ++i)
         if (!matters[i]) digits[i] = 0;
 }
 
-void clpk_tune_space_digits_point(const clpk_tune_space *space, const int *digits, clpk_params *out) {
-    clpk_params_clear(out);
+void tune_space_digits_point(const tune_space *space, const int *digits, core_params *out) {
+    core_params_clear(out);
     for (int i = 0; i < space->count; ++i)
-        clpk_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
+        core_params_set(out, space->params[i].name, space->params[i].values[digits[i]]);
 }
 
-/* Mixed radix, the last parameter fastest (as clpk_tune_space_point reads an index). */
-static unsigned long long index_of_digits(const clpk_tune_space *space, const int *digits) {
+/* Mixed radix, the last parameter fastest (as tune_space_point reads an index). */
+static unsigned long long index_of_digits(const tune_space *space, const int *digits) {
     unsigned long long index = 0;
     for (int i = 0; i < space->count; ++i) index = index * (unsigned long long)space->params[i].count + digits[i];
     return index;
@@ -106,7 +106,7 @@ static unsigned long long index_of_digits(const clpk_tune_space *space, const in
 
 /* Moves `digits` to the next combination: the last parameter that can still move moves, the later ones restart at
  * 0; a parameter that does not matter has the one value 0. Returns 0 after the last combination. */
-static int next_combination(const clpk_tune_space *space, const int *cond, const unsigned *applies, int *digits) {
+static int next_combination(const tune_space *space, const int *cond, const unsigned *applies, int *digits) {
     int matters[CLPK_TUNE_MAX_PARAMS];
     mattering(space, cond, applies, digits, matters);
     for (int k = space->count - 1; k >= 0; --k) {
@@ -119,29 +119,29 @@ static int next_combination(const clpk_tune_space *space, const int *cond, const
     return 0;
 }
 
-unsigned long long clpk_tune_space_combinations(const clpk_tune_space *space, unsigned long long limit) {
+unsigned long long tune_space_combinations(const tune_space *space, unsigned long long limit) {
     int cond[CLPK_TUNE_MAX_PARAMS], digits[CLPK_TUNE_MAX_PARAMS] = {0};
     unsigned applies[CLPK_TUNE_MAX_PARAMS];
-    clpk_tune_space_conditions(space, cond, applies);
+    tune_space_conditions(space, cond, applies);
     unsigned long long n = 1;
     while (n <= limit && next_combination(space, cond, applies, digits)) ++n;
     return n;
 }
 
-int clpk_tune_space_list(const clpk_tune_space *space, unsigned long long limit,
-                         int (*accept)(void *user, const clpk_params *point), void *user, unsigned long long **out,
+int tune_space_list(const tune_space *space, unsigned long long limit,
+                         int (*accept)(void *user, const core_params *point), void *user, unsigned long long **out,
                          size_t *count, unsigned long long *walked) {
-    if (clpk_tune_space_combinations(space, limit) > limit) return 0;
+    if (tune_space_combinations(space, limit) > limit) return 0;
     int cond[CLPK_TUNE_MAX_PARAMS], digits[CLPK_TUNE_MAX_PARAMS] = {0};
     unsigned applies[CLPK_TUNE_MAX_PARAMS];
-    clpk_tune_space_conditions(space, cond, applies);
+    tune_space_conditions(space, cond, applies);
     size_t cap = 256, n = 0;
     unsigned long long *list = malloc(sizeof *list * cap), steps = 0;
     if (!list) return 0;
     do {
         ++steps;
-        clpk_params point;
-        clpk_tune_space_digits_point(space, digits, &point);
+        core_params point;
+        tune_space_digits_point(space, digits, &point);
         int verdict = accept ? accept(user, &point) : 1;
         if (verdict < 0) {
             free(list);
@@ -166,14 +166,14 @@ int clpk_tune_space_list(const clpk_tune_space *space, unsigned long long limit,
     return 1;
 }
 
-clpk_status clpk_tune_space_restrict(clpk_tune_space *space, const char *spec, clpk_error *err) {
+clpk_status tune_space_restrict(tune_space *space, const char *spec, clpk_error *err) {
     if (!spec) return CLPK_SUCCESS;
     for (const char *at = spec; *at;) {
         size_t len = strcspn(at, ",");
         char key[64], values[512];
         CLPK_TRY(restrict_item(at, len, key, sizeof key, values, sizeof values, err));
         for (int p = 0; space && p < space->count; ++p) {
-            clpk_tune_param *param = &space->params[p];
+            tune_param *param = &space->params[p];
             if (strcmp(param->name, key) != 0) continue;
             int kept = 0;
             for (int v = 0; v < param->count; ++v) {
@@ -182,7 +182,7 @@ clpk_status clpk_tune_space_restrict(clpk_tune_space *space, const char *spec, c
                 ++kept;
             }
             if (kept == 0)
-                return clpk_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+                return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                                       "space restriction %s=%s keeps no value of the space's '%s'", key, values, key);
             param->count = kept;
         }

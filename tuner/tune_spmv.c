@@ -26,7 +26,7 @@ typedef struct spmv_problem {
     clpk_precision precision;
     double *x, *ref;
     int have_space; /* the space, computed once (it costs 12 footprint counts over the matrix) */
-    clpk_tune_space space;
+    tune_space space;
     /* The plans of the last few candidates: the re-measure evaluates its top candidates and the defaults in
      * interleaved rounds, and a plan's creation (the host conversion) costs more than its timing. Enough entries
      * for the default top_k + 1 slots, so the rounds' round-robin does not evict what it needs next. */
@@ -58,10 +58,10 @@ static const char *const large_specs[][2] = {
 };
 #define LARGE_COUNT ((int)(sizeof large_specs / sizeof large_specs[0]))
 
-static int precision_count(const clpk_tune_options *o) { return o->precision ? 1 : 2; }
+static int precision_count(const tune_options *o) { return o->precision ? 1 : 2; }
 
 /* Real matrices (sorted names, complex files left out by their header). */
-static int list_matrices(const clpk_tune_options *o, char names[][256], int cap) {
+static int list_matrices(const tune_options *o, char names[][256], int cap) {
     if (!o->data_dir) return 0;
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/matrices", o->data_dir);
@@ -95,15 +95,15 @@ static int list_matrices(const clpk_tune_options *o, char names[][256], int cap)
 
 /* Quick: the small generated set. Full: the real matrices (when a data directory is given), then the large
  * generated classes. */
-static int matrix_count(const clpk_tune_options *o) {
+static int matrix_count(const tune_options *o) {
     if (o->quick) return QUICK_COUNT;
     char names[64][256];
     return list_matrices(o, names, 64) + LARGE_COUNT;
 }
 
-static int spmv_problem_count(const clpk_tune_options *o) { return matrix_count(o) * precision_count(o); }
+static int spmv_problem_count(const tune_options *o) { return matrix_count(o) * precision_count(o); }
 
-static void spmv_problem_destroy(clpk_tune_problem *problem) {
+static void spmv_problem_destroy(tune_problem *problem) {
     spmv_problem *s = problem->state;
     if (!s) return;
     for (int i = 0; i < (int)(sizeof s->recent / sizeof s->recent[0]); ++i) clpk_spmv_plan_destroy(s->recent[i].plan);
@@ -114,17 +114,17 @@ static void spmv_problem_destroy(clpk_tune_problem *problem) {
     problem->state = NULL;
 }
 
-static clpk_status spmv_problem_create(clpk_context *ctx, const clpk_tune_options *o, int index,
-                                       clpk_tune_problem *problem) {
+static clpk_status spmv_problem_create(clpk_context *ctx, const tune_options *o, int index,
+                                       tune_problem *problem) {
     memset(problem, 0, sizeof *problem);
     int nm = matrix_count(o);
     int mi = index % nm, pi = index / nm;
     spmv_problem *s = calloc(1, sizeof *s);
-    if (!s) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!s) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     problem->state = s;
     if (o->precision) {
         if (clpk_precision_parse(o->precision, &s->precision) != CLPK_SUCCESS)
-            return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv tune: unknown precision %s", o->precision);
+            return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv tune: unknown precision %s", o->precision);
     } else {
         s->precision = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
     }
@@ -133,10 +133,10 @@ static clpk_status spmv_problem_create(clpk_context *ctx, const clpk_tune_option
     int nreal = o->quick ? 0 : list_matrices(o, names, 64);
     if (mi < nreal) {
         clpk_coo coo;
-        if (clpk_mtx_read(names[mi], &coo, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+        if (clpk_mtx_read(names[mi], &coo, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
         clpk_status st = clpk_coo_to_csr(&coo, &s->A, &err);
         clpk_coo_free(&coo);
-        if (st != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+        if (st != CLPK_SUCCESS) return core_fail_from(ctx, &err);
         const char *base = strrchr(names[mi], '/');
         /* %.60s: a label, not a path; a long file name is cut rather than overflowing */
         snprintf(problem->label, sizeof problem->label, "%.60s %s", base ? base + 1 : names[mi],
@@ -145,13 +145,13 @@ static clpk_status spmv_problem_create(clpk_context *ctx, const clpk_tune_option
         const int gpu = clpk_context_device_info(ctx)->kind == CLPK_DEVICE_GPU;
         const char *spec = o->quick ? quick_specs[mi] : large_specs[mi - nreal][gpu ? 0 : 1];
         if (clpk_spmv_generate(spec, o->seed + (uint64_t)mi, &s->A, &err) != CLPK_SUCCESS)
-            return clpk_fail_from(ctx, &err);
+            return core_fail_from(ctx, &err);
         snprintf(problem->label, sizeof problem->label, "%s %s", spec, clpk_precision_name(s->precision));
     }
     size_t nx = s->A.cols ? (size_t)s->A.cols : 1, ny = s->A.rows ? (size_t)s->A.rows : 1;
     s->x = malloc(nx * sizeof *s->x);
     s->ref = malloc(ny * sizeof *s->ref);
-    if (!s->x || !s->ref) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!s->x || !s->ref) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     uint64_t state = o->seed ^ 0xabcdefull;
     for (size_t i = 0; i < nx; ++i) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -162,7 +162,7 @@ static clpk_status spmv_problem_create(clpk_context *ctx, const clpk_tune_option
         for (int64_t k = s->A.row_ptr[r]; k < s->A.row_ptr[r + 1]; ++k) sum += s->A.val[k] * s->x[s->A.col[k]];
         s->ref[r] = sum;
     }
-    if (spmv_features(&s->A, s->precision, &problem->klass, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    if (spmv_features(&s->A, s->precision, &problem->klass, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     return CLPK_SUCCESS;
 }
 
@@ -176,13 +176,13 @@ static int by_bytes(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+static clpk_status build_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
     const spmv_problem *s = problem->state;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     memset(space, 0, sizeof *space);
     /* formats */
     const char *formats_wide[] = {"bccoo", "bccoo+", "csr", NULL}, *formats[] = {"bccoo", "csr", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "format", s->A.cols > s->A.rows ? formats_wide : formats));
+    CLPK_TRY(tune_space_add(space, "format", s->A.cols > s->A.rows ? formats_wide : formats));
     /* the 4 block shapes of smallest footprint */
     shape_cost costs[12];
     int n = 0;
@@ -194,7 +194,7 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
             clpk_error err = {0};
             uint64_t bytes = 0;
             if (clpk_spmv_footprint(&s->A, s->precision, "bccoo", params, &bytes, &err) != CLPK_SUCCESS)
-                return clpk_fail_from(ctx, &err);
+                return core_fail_from(ctx, &err);
             costs[n++] = (shape_cost){hs[i], ws[j], bytes};
         }
     qsort(costs, (size_t)n, sizeof costs[0], by_bytes);
@@ -205,11 +205,11 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
         shapes[i] = shape_text[i];
     }
     shapes[4] = NULL;
-    CLPK_TRY(clpk_tune_space_add(space, "block", shapes));
+    CLPK_TRY(tune_space_add(space, "block", shapes));
     const char *cols[] = {"auto", "delta", NULL}; /* Table I "col compress": short/int as they fit, or deltas */
-    CLPK_TRY(clpk_tune_space_add(space, "col", cols));
+    CLPK_TRY(tune_space_add(space, "col", cols));
     const char *flags[] = {"8", "16", "32", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "flag_bits", flags));
+    CLPK_TRY(tune_space_add(space, "flag_bits", flags));
     /* tiles: keep those leaving at least ~4 work-items per device lane-group (compute_units * 256); the three
      * smallest always stay */
     const char *tiles[16];
@@ -218,35 +218,35 @@ static clpk_status build_space(clpk_context *ctx, const clpk_tune_problem *probl
     for (int i = 0; spmv_tile_values[i] && nt < 15; ++i)
         if (i < 3 || (double)s->A.nnz / atof(spmv_tile_values[i]) >= min_threads) tiles[nt++] = spmv_tile_values[i];
     tiles[nt] = NULL;
-    CLPK_TRY(clpk_tune_space_add(space, "tile", tiles));
+    CLPK_TRY(tune_space_add(space, "tile", tiles));
     const char *wgs[] = {"64", "128", "256", "512", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "wg", wgs));
+    CLPK_TRY(tune_space_add(space, "wg", wgs));
     const char *strategies[] = {"1", "2", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "strategy", strategies));
+    CLPK_TRY(tune_space_add(space, "strategy", strategies));
     const char *caches[] = {"1", "2", "3", "4", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "cache", caches));
+    CLPK_TRY(tune_space_add(space, "cache", caches));
     const char *sync_both[] = {"adjacent", "fallback", NULL}, *sync_safe[] = {"fallback", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "sync", spmv_device_has_forward_progress(dev) ? sync_both : sync_safe));
+    CLPK_TRY(tune_space_add(space, "sync", spmv_device_has_forward_progress(dev) ? sync_both : sync_safe));
     const char *slices[] = {"2", "4", "8", "16", "32", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "slices", slices));
+    CLPK_TRY(tune_space_add(space, "slices", slices));
     const char *vecs[] = {"1", "2", "4", "8", "16", "32", NULL};
-    CLPK_TRY(clpk_tune_space_add(space, "csr_vec", vecs));
+    CLPK_TRY(tune_space_add(space, "csr_vec", vecs));
     const char *vloads[] = {"0", "1", NULL}; /* values as aligned 16-byte vectors (docs/spmv.md) */
-    CLPK_TRY(clpk_tune_space_add(space, "vload", vloads));
+    CLPK_TRY(tune_space_add(space, "vload", vloads));
     const char *prefetches[] = {"1", "4", "8", NULL}; /* columns and x loaded ahead (cl/spmv_bccoo.cl) */
-    CLPK_TRY(clpk_tune_space_add(space, "prefetch", prefetches));
+    CLPK_TRY(tune_space_add(space, "prefetch", prefetches));
     /* what each format reads (spmv_valid pins the rest at their first value) */
     static const char *const blocked[] = {"block",    "col",  "flag_bits", "tile",
                                          "strategy", "sync", "vload",     "prefetch"};
     for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
-        CLPK_TRY(clpk_tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
-    CLPK_TRY(clpk_tune_space_when(space, "cache", "strategy", "2"));
-    CLPK_TRY(clpk_tune_space_when(space, "slices", "format", "bccoo+"));
-    CLPK_TRY(clpk_tune_space_when(space, "csr_vec", "format", "csr"));
+        CLPK_TRY(tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
+    CLPK_TRY(tune_space_when(space, "cache", "strategy", "2"));
+    CLPK_TRY(tune_space_when(space, "slices", "format", "bccoo+"));
+    CLPK_TRY(tune_space_when(space, "csr_vec", "format", "csr"));
     return CLPK_SUCCESS;
 }
 
-static clpk_status spmv_space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *space) {
+static clpk_status spmv_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
     spmv_problem *s = problem->state;
     if (!s->have_space) {
         CLPK_TRY(build_space(ctx, problem, &s->space));
@@ -257,27 +257,27 @@ static clpk_status spmv_space(clpk_context *ctx, const clpk_tune_problem *proble
 }
 
 /* Whether `key` sits at the first value of its list in the space (for parameters the format ignores). */
-static int at_first(const clpk_tune_space *space, const clpk_params *c, const char *key) {
-    const char *v = clpk_params_get(c, key);
+static int at_first(const tune_space *space, const core_params *c, const char *key) {
+    const char *v = core_params_get(c, key);
     for (int i = 0; i < space->count; ++i)
         if (strcmp(space->params[i].name, key) == 0) return !v || strcmp(v, space->params[i].values[0]) == 0;
     return 1;
 }
 
-static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *candidate) {
+static int spmv_valid(clpk_context *ctx, const tune_problem *problem, const core_params *candidate) {
     const spmv_problem *s = problem->state;
     if (!s->have_space) {
-        clpk_tune_space tmp;
+        tune_space tmp;
         if (spmv_space(ctx, problem, &tmp) != CLPK_SUCCESS) return 0;
     }
-    const clpk_tune_space *space = &s->space;
+    const tune_space *space = &s->space;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    clpk_params p;
+    core_params p;
     spmv_default_params(dev, &p);
-    clpk_params_merge(&p, candidate);
+    core_params_merge(&p, candidate);
     spmv_config cfg;
     clpk_error err = {0};
-    if (spmv_config_parse(clpk_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
+    if (spmv_config_parse(core_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
     if (cfg.format == SPMV_CSR) {
         static const char *const ignored[] = {"block", "flag_bits", "col",    "tile",  "strategy",
@@ -291,27 +291,27 @@ static int spmv_valid(clpk_context *ctx, const clpk_tune_problem *problem, const
     if (cfg.strategy == 1 && !at_first(space, candidate, "cache")) return 0;
     if (cfg.vload && spmv_value_vec(&cfg, s->precision) == 1) return 0; /* scalar loads either way (1x1, 3x1) */
     if (cfg.tile < cfg.flag_bits / 2 && cfg.flag_bits > 8) return 0; /* a word mostly padding: a smaller word does it */
-    cfg.sync_adjacent = strcmp(clpk_params_get(&p, "sync"), "adjacent") == 0;
+    cfg.sync_adjacent = strcmp(core_params_get(&p, "sync"), "adjacent") == 0;
     return spmv_bccoo_local_bytes(&cfg, s->precision) <= dev->local_mem_bytes;
 }
 
-static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate,
+static clpk_status spmv_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *candidate,
                                  int repeats, double *median_ms) {
     spmv_problem *s = problem->state;
     char params[1024];
-    clpk_params_format(candidate, params, sizeof params);
+    core_params_format(candidate, params, sizeof params);
     const int nrecent = (int)(sizeof s->recent / sizeof s->recent[0]);
     clpk_spmv_plan *plan = NULL;
     int cached = 0;
     for (int i = 0; i < nrecent && !plan; ++i)
         if (s->recent[i].plan && strcmp(s->recent[i].params, params) == 0) plan = s->recent[i].plan, cached = 1;
     if (!plan)
-        CLPK_TRY(clpk_spmv_plan_create(ctx, &s->A, s->precision, clpk_params_get(candidate, "format"), params, &plan));
+        CLPK_TRY(clpk_spmv_plan_create(ctx, &s->A, s->precision, core_params_get(candidate, "format"), params, &plan));
     size_t ny = s->A.rows ? (size_t)s->A.rows : 1;
     double *y = malloc(ny * sizeof *y);
     if (!y) {
         if (!cached) clpk_spmv_plan_destroy(plan);
-        return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+        return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     for (size_t i = 0; i < ny; ++i) y[i] = NAN; /* poison: beta = 0 must not read it, unwritten rows stay NaN */
     clpk_status st = clpk_spmv_host(plan, 1.0, s->x, 0.0, y);
@@ -327,7 +327,7 @@ static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
         double e = scale > 0 ? diff / scale : diff;
         double tol = s->precision == CLPK_PRECISION_F64 ? 1e-12 : 1e-5;
         if (!(e <= tol))
-            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "spmv tune: %s %s: error %.3g over %.0e", problem->label,
+            st = core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "spmv tune: %s %s: error %.3g over %.0e", problem->label,
                            params, e, tol);
     }
     free(y);
@@ -349,11 +349,11 @@ static clpk_status spmv_evaluate(clpk_context *ctx, clpk_tune_problem *problem, 
     return st;
 }
 
-static void spmv_defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+static void spmv_defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
     spmv_default_params(clpk_context_device_info(ctx), out);
 }
 
-const clpk_tune_family clpk_tune_family_spmv = {
+const tune_family tune_family_spmv = {
     "spmv", spmv_problem_count, spmv_problem_create, spmv_problem_destroy, spmv_space, spmv_valid, spmv_evaluate,
     spmv_defaults,
     1, /* prebuild_safe: plan creation requests its program before it runs anything */

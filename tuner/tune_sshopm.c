@@ -33,7 +33,7 @@ typedef struct shape {
 static const shape shapes[] = {{4, 3}, {3, 3}, {6, 3}, {8, 3}, {4, 4}, {4, 6}, {6, 4}, {3, 6}, {8, 8}};
 #define SHAPE_COUNT ((int)(sizeof shapes / sizeof shapes[0]))
 
-static int precisions(const clpk_tune_options *o, clpk_precision *out) {
+static int precisions(const tune_options *o, clpk_precision *out) {
     if (o->precision && !strcmp(o->precision, "f64")) {
         out[0] = CLPK_PRECISION_F64;
         return 1;
@@ -44,13 +44,13 @@ static int precisions(const clpk_tune_options *o, clpk_precision *out) {
     return 2;
 }
 
-static int problem_count(const clpk_tune_options *o) {
+static int problem_count(const tune_options *o) {
     clpk_precision p[2];
     int np = precisions(o, p);
     return o->quick ? np : SHAPE_COUNT * np;
 }
 
-static void problem_destroy(clpk_tune_problem *problem) {
+static void problem_destroy(tune_problem *problem) {
     tune_state *s = problem->state;
     if (!s) return;
     cl_mem bufs[] = {s->b_tensors, s->b_lambda, s->b_x, s->b_info};
@@ -69,17 +69,17 @@ static uint64_t mix(uint64_t *x) {
     return z ^ (z >> 31);
 }
 
-static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o, int index,
-                                  clpk_tune_problem *problem) {
+static clpk_status problem_create(clpk_context *ctx, const tune_options *o, int index,
+                                  tune_problem *problem) {
     memset(problem, 0, sizeof *problem);
     clpk_precision p[2];
     int np = precisions(o, p);
     const shape sh = shapes[o->quick ? 0 : index / np];
     const clpk_precision prec = p[index % np];
     if (prec == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
-        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm tune: no fp64 on this device");
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm tune: no fp64 on this device");
     tune_state *s = calloc(1, sizeof *s);
-    if (!s) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!s) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     problem->state = s;
     s->m = sh.m;
     s->n = sh.n;
@@ -100,15 +100,15 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
     if (!o->quick && s->T > cap) s->T = cap > 16 ? cap : 16;
     s->tensors = malloc((size_t)s->T * s->U * sizeof *s->tensors);
     s->starts = malloc((size_t)s->V * s->n * sizeof *s->starts);
-    if (!s->tensors || !s->starts) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!s->tensors || !s->starts) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     uint64_t rng = o->seed * 0x2545f4914f6cdd1dull + (uint64_t)index;
     for (int64_t i = 0; i < s->T * s->U; ++i)
         s->tensors[i] = (double)(mix(&rng) >> 11) * (2.0 / 9007199254740992.0) - 1;
     clpk_error err = {0};
     if (sshopm_make_starts(s->n, s->V, CLPK_SSHOPM_STARTS_SHARED, 1, s->starts, &err) != CLPK_SUCCESS)
-        return clpk_fail_from(ctx, &err);
+        return core_fail_from(ctx, &err);
     sshopm_index idx;
-    if (sshopm_index_build(s->m, s->n, &idx, &err) != CLPK_SUCCESS) return clpk_fail_from(ctx, &err);
+    if (sshopm_index_build(s->m, s->n, &idx, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     /* The host reference costs about U per iteration: (8,8)'s 6435 unique entries took 10 s for 192 pairs. Keep
      * the work of 192 pairs of 126 entries, at least 32 pairs (the first 16 and 16 spread over the batch). */
     s->samples = (int)(TUNE_SAMPLE * 126 / (s->U > 126 ? s->U : 126));
@@ -126,7 +126,7 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
     sshopm_index_free(&idx);
     const size_t vs = clpk_precision_size(prec);
     void *host = malloc((size_t)s->T * s->U * vs);
-    if (!host) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!host) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     for (int64_t i = 0; i < s->T * s->U; ++i) {
         if (vs == 8)
             ((double *)host)[i] = s->tensors[i];
@@ -140,17 +140,17 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *o,
     if (rc == CL_SUCCESS) s->b_lambda = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * vs, NULL, &rc);
     if (rc == CL_SUCCESS) s->b_x = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * s->n * vs, NULL, &rc);
     if (rc == CL_SUCCESS) s->b_info = clCreateBuffer(cc, CL_MEM_READ_WRITE, (size_t)s->T * s->V * 4, NULL, &rc);
-    if (rc != CL_SUCCESS) return clpk_fail_cl(ctx, rc, "clCreateBuffer (sshopm tune)");
+    if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, "clCreateBuffer (sshopm tune)");
     snprintf(problem->label, sizeof problem->label, "(%d,%d) %s %lld tensors x %d starts", s->m, s->n,
              clpk_precision_name(prec), (long long)s->T, s->V);
-    clpk_params_clear(&problem->klass);
-    clpk_params_set_int(&problem->klass, "order", s->m);
-    clpk_params_set_int(&problem->klass, "dim", s->n);
-    clpk_params_set(&problem->klass, "precision", clpk_precision_name(prec));
+    core_params_clear(&problem->klass);
+    core_params_set_int(&problem->klass, "order", s->m);
+    core_params_set_int(&problem->klass, "dim", s->n);
+    core_params_set(&problem->klass, "precision", clpk_precision_name(prec));
     return CLPK_SUCCESS;
 }
 
-static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *sp) {
+static clpk_status space(clpk_context *ctx, const tune_problem *problem, tune_space *sp) {
     const tune_state *s = problem->state;
     memset(sp, 0, sizeof *sp);
     static const char *const both[] = {"generated", "general", NULL};
@@ -160,19 +160,19 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
     static const char *const checks[] = {"1", "2", "4", "8", "16", NULL};
     /* Generated kernels are candidates where test_sshopm_sweep checks them (the default unroll limit, 1536 FMAs per
      * gradient); beyond that they are tested only for (8,5) and take long to compile. */
-    CLPK_TRY(clpk_tune_space_add(sp, "kernel", sshopm_unrolled_terms(s->m, s->n) <= 1536 ? both : general_only));
-    CLPK_TRY(clpk_tune_space_add(sp, "entries", entries));
-    CLPK_TRY(clpk_tune_space_add(sp, "wg", wgs));
-    CLPK_TRY(clpk_tune_space_add(sp, "check_every", checks));
+    CLPK_TRY(tune_space_add(sp, "kernel", sshopm_unrolled_terms(s->m, s->n) <= 1536 ? both : general_only));
+    CLPK_TRY(tune_space_add(sp, "entries", entries));
+    CLPK_TRY(tune_space_add(sp, "wg", wgs));
+    CLPK_TRY(tune_space_add(sp, "check_every", checks));
     (void)ctx;
     return CLPK_SUCCESS;
 }
 
-static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+static int valid(clpk_context *ctx, const tune_problem *problem, const core_params *c) {
     const tune_state *s = problem->state;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    const char *kernel = clpk_params_get(c, "kernel"), *entries = clpk_params_get(c, "entries");
-    long long wg = clpk_params_get_int(c, "wg", 128);
+    const char *kernel = core_params_get(c, "kernel"), *entries = core_params_get(c, "entries");
+    long long wg = core_params_get_int(c, "wg", 128);
     if (!kernel || !entries || wg < 1 || (size_t)wg > dev->max_work_group_size) return 0;
     if (!strcmp(entries, "private") && (strcmp(kernel, "generated") || sshopm_unrolled_terms(s->m, s->n) > 256))
         return 0;
@@ -196,11 +196,11 @@ static clpk_status tune_launch_once(void *user, cl_event *first, cl_event *last)
     return st;
 }
 
-static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate, int repeats,
+static clpk_status evaluate(clpk_context *ctx, tune_problem *problem, const core_params *candidate, int repeats,
                             double *median_ms) {
     tune_state *s = problem->state;
     char params[256];
-    clpk_params_format(candidate, params, sizeof params);
+    core_params_format(candidate, params, sizeof params);
     clpk_sshopm_options o;
     clpk_sshopm_options_default(&o);
     o.starts = s->V;
@@ -224,7 +224,7 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
         rc = clEnqueueFillBuffer(q, s->b_x, vs == 8 ? (const void *)&nan_d : (const void *)&nan_f, vs, 0,
                                  nl * s->n * vs, 0, NULL, NULL);
     if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(q, s->b_info, &poison, sizeof poison, 0, nl * 4, 0, NULL, NULL);
-    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: poison failed");
+    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: poison failed");
     if (st == CLPK_SUCCESS)
         st = clpk_sshopm_execute(plan, s->T, s->b_tensors, 1, s->b_lambda, s->b_x, s->b_info, 0, NULL, NULL);
     /* check the sample and that nothing was left unwritten at its positions */
@@ -245,7 +245,7 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
         }
         if (rc == CL_SUCCESS) rc = clEnqueueReadBuffer(q, s->b_info, CL_TRUE, (size_t)g * 4, 4, &info, 0, NULL, NULL);
         if (rc != CL_SUCCESS) {
-            st = clpk_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: read-back failed");
+            st = core_fail(ctx, CLPK_ERROR_OPENCL, "sshopm tune: read-back failed");
             break;
         }
         if (vs == 4) {
@@ -259,7 +259,7 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
         const double tol = vs == 8 ? 1e-9 : 2e-3;
         const double scale = fmax(1.0, fabs(s->ref_lambda[k]));
         if (info == -1 || !(fabs(lam - s->ref_lambda[k]) <= tol * scale) || !(dx <= tol * 10))
-            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT,
+            st = core_fail(ctx, CLPK_ERROR_WRONG_RESULT,
                            "sshopm tune %s [%s]: start %lld: lambda %.9g vs reference %.9g, max |dx| %.3g, info %d",
                            problem->label, params, (long long)g, lam, s->ref_lambda[k], dx, info);
     }
@@ -273,20 +273,20 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
     return st;
 }
 
-static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+static void defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
     const tune_state *s = problem->state;
-    clpk_params_clear(out);
+    core_params_clear(out);
     const int generated = sshopm_unrolled_terms(s->m, s->n) <= 1536;
-    clpk_params_set(out, "kernel", generated ? "generated" : "general");
+    core_params_set(out, "kernel", generated ? "generated" : "general");
     const uint64_t local = (uint64_t)((128 - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
-    clpk_params_set(out, "entries",
+    core_params_set(out, "entries",
                     generated && sshopm_unrolled_terms(s->m, s->n) <= 128     ? "private"
                     : local <= clpk_context_device_info(ctx)->local_mem_bytes ? "local"
                                                                               : "global");
-    clpk_params_set_int(out, "wg", 128);
-    clpk_params_set_int(out, "check_every", 4);
+    core_params_set_int(out, "wg", 128);
+    core_params_set_int(out, "check_every", 4);
 }
 
-const clpk_tune_family clpk_tune_family_sshopm = {"sshopm", problem_count, problem_create, problem_destroy,
+const tune_family tune_family_sshopm = {"sshopm", problem_count, problem_create, problem_destroy,
                                                   space,    valid,         evaluate,       defaults,
                                                   1 /* prebuild_safe: the plan builds before it runs */};

@@ -44,14 +44,14 @@ static const problem_spec quick_specs[] = {
     {CLPK_XCORR_N_TO_M, 9, 2, 3},
 };
 
-static int spec_count(const clpk_tune_options *opts) {
+static int spec_count(const tune_options *opts) {
     return opts->quick ? (int)(sizeof quick_specs / sizeof quick_specs[0])
                        : (int)(sizeof full_specs / sizeof full_specs[0]);
 }
 
-static int precision_count(const clpk_tune_options *opts) { return opts->precision ? 1 : 2; }
+static int precision_count(const tune_options *opts) { return opts->precision ? 1 : 2; }
 
-static int problem_count(const clpk_tune_options *opts) { return spec_count(opts) * precision_count(opts); }
+static int problem_count(const tune_options *opts) { return spec_count(opts) * precision_count(opts); }
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -60,7 +60,7 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-static void problem_destroy(clpk_tune_problem *problem) {
+static void problem_destroy(tune_problem *problem) {
     xcorr_problem *p = problem->state;
     if (!p) return;
     if (p->left) clReleaseMemObject(p->left);
@@ -75,7 +75,7 @@ static void problem_destroy(clpk_tune_problem *problem) {
 static clpk_status upload(clpk_context *ctx, const double *v, size_t n, clpk_precision precision, cl_mem *out) {
     const size_t elem = clpk_precision_size(precision);
     void *host = malloc(n * elem);
-    if (!host) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: out of host memory");
+    if (!host) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: out of host memory");
     for (size_t i = 0; i < n; ++i) {
         if (precision == CLPK_PRECISION_F64)
             ((double *)host)[i] = v[i];
@@ -85,15 +85,15 @@ static clpk_status upload(clpk_context *ctx, const double *v, size_t n, clpk_pre
     cl_int rc = CL_SUCCESS;
     *out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * elem, host, &rc);
     free(host);
-    return rc == CL_SUCCESS ? CLPK_SUCCESS : clpk_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner input)");
+    return rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner input)");
 }
 
-static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *opts, int index,
-                                  clpk_tune_problem *problem) {
+static clpk_status problem_create(clpk_context *ctx, const tune_options *opts, int index,
+                                  tune_problem *problem) {
     memset(problem, 0, sizeof *problem);
     const int specs = spec_count(opts);
     if (index < 0 || index >= problem_count(opts))
-        return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr tuner: no problem %d", index);
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr tuner: no problem %d", index);
     const problem_spec *spec = opts->quick ? &quick_specs[index % specs] : &full_specs[index % specs];
     clpk_precision precision = CLPK_PRECISION_F32;
     if (opts->precision)
@@ -101,9 +101,9 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *op
     else if (index >= specs)
         precision = CLPK_PRECISION_F64;
     if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
-        return clpk_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr tuner: the device has no f64");
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr tuner: the device has no f64");
     xcorr_problem *p = calloc(1, sizeof *p);
-    if (!p) return clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: out of host memory");
+    if (!p) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: out of host memory");
     problem->state = p;
     p->shape = (clpk_xcorr_shape){spec->pattern, spec->size, spec->size, spec->n_left, spec->n_right, 0, 0, precision};
     const size_t mat = (size_t)spec->size * spec->size;
@@ -112,14 +112,14 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *op
                    (size_t)clpk_xcorr_output_cols(&p->shape);
     double *l = malloc(nl * sizeof *l), *r = malloc(nr * sizeof *r);
     p->ref = malloc(p->out_count * sizeof *p->ref);
-    clpk_status st = l && r && p->ref ? CLPK_SUCCESS : clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: memory");
+    clpk_status st = l && r && p->ref ? CLPK_SUCCESS : core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: memory");
     if (st == CLPK_SUCCESS) {
         uint64_t rng = opts->seed ^ (0x5851f42d4c957f2dull * (uint64_t)(index + 1));
         for (size_t i = 0; i < nl; ++i)
             l[i] = (double)(splitmix(&rng) >> 11) * 0x1p-52 - 1.0;
         for (size_t i = 0; i < nr; ++i)
             r[i] = (double)(splitmix(&rng) >> 11) * 0x1p-52 - 1.0;
-        clpk_xcorr_reference(&p->shape, l, r, p->ref);
+        xcorr_reference(&p->shape, l, r, p->ref);
         st = upload(ctx, l, nl, precision, &p->left);
     }
     if (st == CLPK_SUCCESS) st = upload(ctx, r, nr, precision, &p->right);
@@ -127,7 +127,7 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *op
         cl_int rc = CL_SUCCESS;
         p->out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE,
                                 p->out_count * clpk_precision_size(precision), NULL, &rc);
-        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner output)");
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner output)");
     }
     free(l);
     free(r);
@@ -137,7 +137,7 @@ static clpk_status problem_create(clpk_context *ctx, const clpk_tune_options *op
     }
     snprintf(problem->label, sizeof problem->label, "%s %dx%d %d/%d %s", clpk_xcorr_pattern_name(spec->pattern),
              spec->size, spec->size, spec->n_left, spec->n_right, clpk_precision_name(precision));
-    clpk_xcorr_features(&p->shape, &problem->klass);
+    xcorr_features(&p->shape, &problem->klass);
     return CLPK_SUCCESS;
 }
 
@@ -160,25 +160,25 @@ static const char *const rights_values[] = {"1", "2", "4", "8", NULL};
 static const char *const pad_values[] = {"pow2", "smooth", NULL};
 
 static int fft_available(clpk_context *ctx, const clpk_xcorr_shape *shape) {
-    clpk_xcorr_fft *fft = NULL;
-    clpk_params none;
-    clpk_params_clear(&none);
-    if (clpk_xcorr_fft_create(ctx, shape, &none, &fft) != CLPK_SUCCESS) return 0;
-    clpk_xcorr_fft_destroy(fft);
+    xcorr_fft *fft = NULL;
+    core_params none;
+    core_params_clear(&none);
+    if (xcorr_fft_create(ctx, shape, &none, &fft) != CLPK_SUCCESS) return 0;
+    xcorr_fft_destroy(fft);
     return 1;
 }
 
 /* Whether `key` is one of `algorithm`'s parameters. */
 static int reads(const char *algorithm, const char *key) {
-    const char *const *names = strcmp(algorithm, "fft") == 0         ? clpk_xcorr_fft_param_names
-                               : strcmp(algorithm, "fused-fft") == 0 ? clpk_xcorr_fused_param_names
-                                                                     : clpk_xcorr_direct_param_names(algorithm);
+    const char *const *names = strcmp(algorithm, "fft") == 0         ? xcorr_fft_param_names
+                               : strcmp(algorithm, "fused-fft") == 0 ? xcorr_fused_param_names
+                                                                     : xcorr_direct_param_names(algorithm);
     for (int i = 0; names && names[i]; ++i)
         if (strcmp(names[i], key) == 0) return 1;
     return 0;
 }
 
-static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, clpk_tune_space *sp) {
+static clpk_status space(clpk_context *ctx, const tune_problem *problem, tune_space *sp) {
     const xcorr_problem *p = problem->state;
     const char *algos[16];
     int n = 0;
@@ -187,29 +187,29 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
         if (strcmp(algorithms[i], "multi-both") == 0 && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
         if (strcmp(algorithms[i], "fft") == 0 && !fft_available(ctx, &p->shape)) continue;
         /* fused-fft: one-to-one where one FFT line per work-group fits local memory (valid() checks each rows). */
-        if (strcmp(algorithms[i], "fused-fft") == 0 && !clpk_xcorr_fused_fits(ctx, &p->shape, 1, 1)) continue;
+        if (strcmp(algorithms[i], "fused-fft") == 0 && !xcorr_fused_fits(ctx, &p->shape, 1, 1)) continue;
         /* local: only where both matrices fit the device's local memory. */
         if (strcmp(algorithms[i], "local") == 0 &&
-            clpk_xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes)
+            xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes)
             continue;
         algos[n++] = algorithms[i];
     }
     algos[n] = NULL;
     memset(sp, 0, sizeof *sp);
-    CLPK_TRY(clpk_tune_space_add(sp, "algorithm", algos));
-    CLPK_TRY(clpk_tune_space_add(sp, "wg", wg_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "team", team_values));
+    CLPK_TRY(tune_space_add(sp, "algorithm", algos));
+    CLPK_TRY(tune_space_add(sp, "wg", wg_values));
+    CLPK_TRY(tune_space_add(sp, "team", team_values));
     /* shift-buffer's shuffle form is only offered where the device has a sub-group (warp) shuffle. */
-    CLPK_TRY(clpk_tune_space_add(
-        sp, "shuffle", clpk_xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE ? local_only : shuffle_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "rows_per_worker", rpw_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "combine", combine_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "distribution", distribution_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "shifts", shifts_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "rows", rows_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "lefts", lefts_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "rights", rights_values));
-    CLPK_TRY(clpk_tune_space_add(sp, "fft_pad", pad_values));
+    CLPK_TRY(tune_space_add(
+        sp, "shuffle", xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE ? local_only : shuffle_values));
+    CLPK_TRY(tune_space_add(sp, "rows_per_worker", rpw_values));
+    CLPK_TRY(tune_space_add(sp, "combine", combine_values));
+    CLPK_TRY(tune_space_add(sp, "distribution", distribution_values));
+    CLPK_TRY(tune_space_add(sp, "shifts", shifts_values));
+    CLPK_TRY(tune_space_add(sp, "rows", rows_values));
+    CLPK_TRY(tune_space_add(sp, "lefts", lefts_values));
+    CLPK_TRY(tune_space_add(sp, "rights", rights_values));
+    CLPK_TRY(tune_space_add(sp, "fft_pad", pad_values));
     /* Each parameter matters only for the algorithms that read it: the listing of valid points then walks a few
      * thousand combinations instead of the whole product (2.5 M on GPUs, where shuffle has two values). */
     for (int i = 1; i < sp->count; ++i) {
@@ -219,7 +219,7 @@ static clpk_status space(clpk_context *ctx, const clpk_tune_problem *problem, cl
             if (reads(algos[a], sp->params[i].name))
                 used += (size_t)snprintf(readers + used, sizeof readers - used, "%s%s", used ? "|" : "", algos[a]);
         /* "-" names no algorithm: a parameter no offered algorithm reads never matters */
-        CLPK_TRY(clpk_tune_space_when(sp, sp->params[i].name, "algorithm", used ? readers : "-"));
+        CLPK_TRY(tune_space_when(sp, sp->params[i].name, "algorithm", used ? readers : "-"));
     }
     return CLPK_SUCCESS;
 }
@@ -239,9 +239,9 @@ static const char *const *values_of(const char *key) {
     return NULL;
 }
 
-static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk_params *c) {
+static int valid(clpk_context *ctx, const tune_problem *problem, const core_params *c) {
     const xcorr_problem *p = problem->state;
-    const char *algo = clpk_params_get(c, "algorithm");
+    const char *algo = core_params_get(c, "algorithm");
     if (!algo) return 0;
     /* One point per distinct plan: parameters the algorithm ignores sit at their first value. */
     for (int i = 0; i < c->count; ++i) {
@@ -250,33 +250,33 @@ static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk
         const char *const *values = values_of(key);
         if (values && strcmp(c->items[i].value, values[0]) != 0) return 0;
     }
-    const int wg = (int)clpk_params_get_int(c, "wg", 64);
+    const int wg = (int)core_params_get_int(c, "wg", 64);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (reads(algo, "wg") && (size_t)wg > dev->max_work_group_size) return 0;
     if (strcmp(algo, "naive") == 0 || strcmp(algo, "split-row") == 0) return wg >= 64;
     if (strcmp(algo, "fused-fft") == 0) {
         /* rows = FFT lines per work-group {1,2,4,8}, wg {64,128,256} (test_xcorr_fused runs every point), fft_pad
          * both; the lines must fit local memory (pow2 pads at least as much as smooth). */
-        const char *pad = clpk_params_get(c, "fft_pad");
-        const int lines = (int)clpk_params_get_int(c, "rows", 1);
-        return wg >= 64 && clpk_xcorr_fused_fits(ctx, &p->shape, lines, pad && strcmp(pad, "pow2") == 0);
+        const char *pad = core_params_get(c, "fft_pad");
+        const int lines = (int)core_params_get_int(c, "rows", 1);
+        return wg >= 64 && xcorr_fused_fits(ctx, &p->shape, lines, pad && strcmp(pad, "pow2") == 0);
     }
     if (strcmp(algo, "shift-buffer") == 0) {
         /* Teams much wider than an output row only add idle lanes. */
-        const int team = (int)clpk_params_get_int(c, "team", 32);
+        const int team = (int)core_params_get_int(c, "team", 32);
         /* The shuffle form only where the device offers a team-wide sub-group (warp) shuffle: never on PoCL. */
-        const char *shuffle = clpk_params_get(c, "shuffle");
-        if (shuffle && strcmp(shuffle, "subgroup") == 0 && !clpk_xcorr_shuffle_team_possible(ctx, team)) return 0;
+        const char *shuffle = core_params_get(c, "shuffle");
+        if (shuffle && strcmp(shuffle, "subgroup") == 0 && !xcorr_shuffle_team_possible(ctx, team)) return 0;
         return (size_t)team <= dev->max_work_group_size && team <= 2 * clpk_xcorr_output_cols(&p->shape) + 8;
     }
-    const int shifts = (int)clpk_params_get_int(c, "shifts", 1), rows = (int)clpk_params_get_int(c, "rows", 1);
-    const int lefts = (int)clpk_params_get_int(c, "lefts", 1), rights = (int)clpk_params_get_int(c, "rights", 1);
+    const int shifts = (int)core_params_get_int(c, "shifts", 1), rows = (int)core_params_get_int(c, "rows", 1);
+    const int lefts = (int)core_params_get_int(c, "lefts", 1), rights = (int)core_params_get_int(c, "rights", 1);
     /* Register pressure: at most 32 accumulators (and as many partial sums) per work-item. */
     if (shifts * rows * lefts * rights > 32) return 0;
     if (strcmp(algo, "local") == 0) {
         /* Both matrices in local memory (space() already drops shapes that do not fit); blocks of rows {1,2,4} x
          * shifts {1,2,4,8}; 32-item groups leave too few warps per matrix copy. */
-        const size_t need = clpk_xcorr_local_bytes(&p->shape);
+        const size_t need = xcorr_local_bytes(&p->shape);
         return wg >= 64 && rows <= 4 && lefts == 1 && rights == 1 && need > 0 && need <= dev->local_mem_bytes;
     }
     /* grouped: one pair per work-item; multi-right: several rights of one left (lefts = 1). */
@@ -296,21 +296,21 @@ static int valid(clpk_context *ctx, const clpk_tune_problem *problem, const clpk
 
 static clpk_status launch_plan(void *user, cl_event *first, cl_event *last) {
     xcorr_problem *p = user;
-    return clpk_xcorr_execute_timed(p->plan, p->left, 0, p->right, 0, p->out, 0, first, last);
+    return xcorr_execute_timed(p->plan, p->left, 0, p->right, 0, p->out, 0, first, last);
 }
 
-static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const clpk_params *candidate, int repeats,
+static clpk_status evaluate(clpk_context *ctx, tune_problem *problem, const core_params *candidate, int repeats,
                             double *median_ms) {
     xcorr_problem *p = problem->state;
-    const char *algo = clpk_params_get(candidate, "algorithm");
-    if (!algo) return clpk_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr tuner: candidate without an algorithm");
-    clpk_params own;
-    clpk_params_clear(&own);
+    const char *algo = core_params_get(candidate, "algorithm");
+    if (!algo) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr tuner: candidate without an algorithm");
+    core_params own;
+    core_params_clear(&own);
     for (int i = 0; i < candidate->count; ++i)
         if (reads(algo, candidate->items[i].key))
-            clpk_params_set(&own, candidate->items[i].key, candidate->items[i].value);
+            core_params_set(&own, candidate->items[i].key, candidate->items[i].value);
     char text[512];
-    clpk_params_format(&own, text, sizeof text);
+    core_params_format(&own, text, sizeof text);
     CLPK_TRY(clpk_xcorr_plan_create(ctx, &p->shape, algo, text, &p->plan));
     const size_t elem = clpk_precision_size(p->shape.precision);
     cl_command_queue q = clpk_context_queue(ctx);
@@ -319,14 +319,14 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
     clpk_status st = CLPK_SUCCESS;
     cl_int rc = clEnqueueFillBuffer(q, p->out, elem == 8 ? (const void *)&nan_d : (const void *)&nan_f, elem, 0,
                                     p->out_count * elem, 0, NULL, NULL);
-    if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueFillBuffer(xcorr tuner poison)");
+    if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueFillBuffer(xcorr tuner poison)");
     if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(p->plan, p->left, 0, p->right, 0, p->out, 0, 0, NULL, NULL);
     double *got = st == CLPK_SUCCESS ? malloc(p->out_count * sizeof *got) : NULL;
     void *raw = st == CLPK_SUCCESS ? malloc(p->out_count * elem) : NULL;
-    if (st == CLPK_SUCCESS && (!got || !raw)) st = clpk_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: memory");
+    if (st == CLPK_SUCCESS && (!got || !raw)) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr tuner: memory");
     if (st == CLPK_SUCCESS) {
         rc = clEnqueueReadBuffer(q, p->out, CL_TRUE, 0, p->out_count * elem, raw, 0, NULL, NULL);
-        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer(xcorr tuner)");
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueReadBuffer(xcorr tuner)");
     }
     if (st == CLPK_SUCCESS) {
         double err = 0, scale = 0;
@@ -338,7 +338,7 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
         }
         const double rel = scale > 0 ? err / scale : err, tol = elem == 8 ? 1e-12 : 1e-5;
         if (!(rel <= tol))
-            st = clpk_fail(ctx, CLPK_ERROR_WRONG_RESULT, "xcorr tuner: %s {%s} on %s: relative error %.3g > %.1g", algo,
+            st = core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "xcorr tuner: %s {%s} on %s: relative error %.3g > %.1g", algo,
                            text, problem->label, rel, tol);
     }
     free(got);
@@ -353,13 +353,13 @@ static clpk_status evaluate(clpk_context *ctx, clpk_tune_problem *problem, const
     return st;
 }
 
-static void defaults(clpk_context *ctx, const clpk_tune_problem *problem, clpk_params *out) {
+static void defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
     const xcorr_problem *p = problem->state;
-    clpk_params_clear(out);
-    clpk_xcorr_builtin_params(ctx, &p->shape, out);
+    core_params_clear(out);
+    xcorr_builtin_params(ctx, &p->shape, out);
 }
 
-const clpk_tune_family clpk_tune_family_xcorr = {
+const tune_family tune_family_xcorr = {
     .name = "xcorr",
     .problem_count = problem_count,
     .problem_create = problem_create,

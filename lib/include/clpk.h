@@ -10,6 +10,8 @@
 #ifndef CLPK_H
 #define CLPK_H
 
+#include "clpk_export.h"
+
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stddef.h>
@@ -41,15 +43,15 @@ typedef enum clpk_status {
 } clpk_status;
 
 /* Text of a status code, e.g. "invalid argument". Never NULL. */
-const char *clpk_status_string(clpk_status status);
+CLPK_API const char *clpk_status_string(clpk_status status);
 
 /* Floating-point precision of a plan's values. */
 typedef enum clpk_precision { CLPK_PRECISION_F32 = 1, CLPK_PRECISION_F64 = 2 } clpk_precision;
 
 /* "f32"/"float"/"single" or "f64"/"double"; returns CLPK_ERROR_INVALID_ARGUMENT for anything else. */
-clpk_status clpk_precision_parse(const char *text, clpk_precision *out);
-const char *clpk_precision_name(clpk_precision p); /* "f32" or "f64" */
-size_t clpk_precision_size(clpk_precision p);      /* 4 or 8 */
+CLPK_API clpk_status clpk_precision_parse(const char *text, clpk_precision *out);
+CLPK_API const char *clpk_precision_name(clpk_precision p); /* "f32" or "f64" */
+CLPK_API size_t clpk_precision_size(clpk_precision p);      /* 4 or 8 */
 
 /* Where context-free helpers report failures. */
 typedef struct clpk_error {
@@ -104,30 +106,30 @@ typedef struct clpk_device_info {
  *   - any substring of "platform name / device name", the device vendor or the platform vendor.
  * Among several matches a GPU is preferred, then a CPU, each in clpk-info's order: "intel" picks Intel's GPU driver
  * when there is one, "intel,cpu" its CPU runtime. */
-clpk_status clpk_context_create(clpk_context **ctx, const char *selector);
+CLPK_API clpk_status clpk_context_create(clpk_context **ctx, const char *selector);
 
 /* Adopts a user's queue (and so its context and device); clpk retains them and never releases the caller's
  * references. Profiling must be enabled on the queue for the timing helpers. */
-clpk_status clpk_context_create_from_queue(clpk_context **ctx, cl_command_queue queue);
+CLPK_API clpk_status clpk_context_create_from_queue(clpk_context **ctx, cl_command_queue queue);
 
-void clpk_context_destroy(clpk_context *ctx);
+CLPK_API void clpk_context_destroy(clpk_context *ctx);
 
-const clpk_device_info *clpk_context_device_info(const clpk_context *ctx);
+CLPK_API const clpk_device_info *clpk_context_device_info(const clpk_context *ctx);
 
 /* 1 when `selector` (as for clpk_context_create, without the index forms) picks out this device, else 0. */
-int clpk_device_matches(const clpk_device_info *info, const char *selector);
-cl_context clpk_context_cl_context(const clpk_context *ctx);
-cl_command_queue clpk_context_queue(const clpk_context *ctx);
-cl_device_id clpk_context_device(const clpk_context *ctx);
+CLPK_API int clpk_device_matches(const clpk_device_info *info, const char *selector);
+CLPK_API cl_context clpk_context_cl_context(const clpk_context *ctx);
+CLPK_API cl_command_queue clpk_context_queue(const clpk_context *ctx);
+CLPK_API cl_device_id clpk_context_device(const clpk_context *ctx);
 
 /* Message of the last failure on this context ("" if none). Valid until the next call on the context. */
-const char *clpk_last_error(const clpk_context *ctx);
+CLPK_API const char *clpk_last_error(const clpk_context *ctx);
 
 /* Enumerates all devices of all platforms (for clpk-info). `count` receives the number found. */
-clpk_status clpk_list_devices(clpk_device_info *infos, size_t capacity, size_t *count, clpk_error *err);
+CLPK_API clpk_status clpk_list_devices(clpk_device_info *infos, size_t capacity, size_t *count, clpk_error *err);
 
 /* Where the on-disk program cache lives for this context ("" when disabled with CLPK_CACHE_DIR=off). */
-const char *clpk_context_cache_dir(const clpk_context *ctx);
+CLPK_API const char *clpk_context_cache_dir(const clpk_context *ctx);
 
 /* Program-cache statistics, for tests and clpk-info. */
 typedef struct clpk_cache_stats {
@@ -137,7 +139,7 @@ typedef struct clpk_cache_stats {
     unsigned disk_rejected; /* corrupt or stale entries that were rebuilt */
     double build_seconds;   /* wall time spent in the driver's compiler (source and binary builds) */
 } clpk_cache_stats;
-void clpk_context_cache_stats(const clpk_context *ctx, clpk_cache_stats *stats);
+CLPK_API void clpk_context_cache_stats(const clpk_context *ctx, clpk_cache_stats *stats);
 
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Tuning profiles.                                                                                               */
@@ -149,10 +151,10 @@ typedef enum clpk_profile_level {
     CLPK_PROFILE_DEFAULTS = 4     /* no profile: built-in defaults */
 } clpk_profile_level;
 
-const char *clpk_profile_level_string(clpk_profile_level level);
+CLPK_API const char *clpk_profile_level_string(clpk_profile_level level);
 
 /* Which profile file the context uses, and at which level it matched ("" and CLPK_PROFILE_DEFAULTS if none). */
-clpk_profile_level clpk_context_profile(const clpk_context *ctx, const char **path);
+CLPK_API clpk_profile_level clpk_context_profile(const clpk_context *ctx, const char **path);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #ifndef CLPK_ABI_H
 #define CLPK_ABI_H
 
+#include "clpk_export.h"
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -11,9 +12,9 @@ extern "C" {
 #endif
 
 /* sizeof the public struct named `type` ("clpk_csr", "clpk_xcorr_shape", ...), 0 if the table does not list it. */
-size_t clpk_abi_sizeof(const char *type);
+CLPK_API size_t clpk_abi_sizeof(const char *type);
 /* offsetof(type, field), or (size_t)-1 when the table does not list that struct or field. */
-size_t clpk_abi_offsetof(const char *type, const char *field);
+CLPK_API size_t clpk_abi_offsetof(const char *type, const char *field);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #ifndef CLPK_BENCH_H
 #define CLPK_BENCH_H
 
+#include "clpk_export.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,26 +22,26 @@ typedef struct clpk_bench_stats {
 } clpk_bench_stats;
 
 /* Runs `warmup` untimed and `repeats` timed launches; time is from the start of `first` to the end of `last`. */
-clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
+CLPK_API clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
                            double bytes, double flops, clpk_bench_stats *stats);
 
 /* Statistics of an array of times (sorted in place). */
-void clpk_bench_summarise(double *times_ms, int n, double bytes, double flops, clpk_bench_stats *stats);
+CLPK_API void clpk_bench_summarise(double *times_ms, int n, double bytes, double flops, clpk_bench_stats *stats);
 
 /* Elapsed milliseconds between the start of `first` and the end of `last` (profiling must be on). */
-clpk_status clpk_event_span_ms(cl_event first, cl_event last, double *ms);
+CLPK_API clpk_status clpk_event_span_ms(cl_event first, cl_event last, double *ms);
 
 /* Device copy bandwidth in GB/s (read + write) measured with a float4 copy kernel over `bytes` bytes. */
-clpk_status clpk_bench_copy_bandwidth(clpk_context *ctx, size_t bytes, clpk_bench_stats *stats);
+CLPK_API clpk_status clpk_bench_copy_bandwidth(clpk_context *ctx, size_t bytes, clpk_bench_stats *stats);
 
 /* Appends one benchmark record {"name":..., "median_ms":..., ...} to a JSON array file-less string builder: the
  * returned string is malloc'ed and owned by the caller. `extra_json` may be NULL or a JSON object text merged in. */
 /* Device FMA peak in GFLOP/s (an FMA counts 2 flops) for f32 or f64, measured with long dependent FMA chains, several
  * independent chains per work-item and enough work-groups to fill the device (lib/bench_peak.c, cl/util_fma.cl).
  * The "% of peak" columns of the benchmarks divide by stats->gflops. f64 needs has_fp64 (else UNSUPPORTED). */
-clpk_status clpk_bench_fma_peak(clpk_context *ctx, clpk_precision p, clpk_bench_stats *stats);
+CLPK_API clpk_status clpk_bench_fma_peak(clpk_context *ctx, clpk_precision p, clpk_bench_stats *stats);
 
-char *clpk_bench_stats_json(const char *name, const clpk_bench_stats *stats, const char *extra_json);
+CLPK_API char *clpk_bench_stats_json(const char *name, const clpk_bench_stats *stats, const char *extra_json);
 
 #ifdef __cplusplus
 }

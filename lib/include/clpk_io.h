@@ -3,6 +3,7 @@
 #ifndef CLPK_IO_H
 #define CLPK_IO_H
 
+#include "clpk_export.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,20 +45,20 @@ typedef struct clpk_csr {
 /* Reads a Matrix Market coordinate file (real | integer | pattern; general | symmetric | skew-symmetric) and expands
  * symmetric and skew-symmetric storage. Complex, hermitian, array-format and malformed files are refused with a
  * message naming the file and line. */
-clpk_status clpk_mtx_read(const char *path, clpk_coo *out, clpk_error *err);
+CLPK_API clpk_status clpk_mtx_read(const char *path, clpk_coo *out, clpk_error *err);
 /* The same from a memory buffer (used by the fuzzer); `name` appears in messages. */
-clpk_status clpk_mtx_parse(const char *text, size_t length, const char *name, clpk_coo *out, clpk_error *err);
+CLPK_API clpk_status clpk_mtx_parse(const char *text, size_t length, const char *name, clpk_coo *out, clpk_error *err);
 /* Writes coordinate real general, 1-based, with 17 significant digits. */
-clpk_status clpk_mtx_write(const char *path, const clpk_coo *m, clpk_error *err);
+CLPK_API clpk_status clpk_mtx_write(const char *path, const clpk_coo *m, clpk_error *err);
 
 /* Dense vectors in Matrix Market array format (real general, one column). */
-clpk_status clpk_mtx_read_vector(const char *path, double **values, int64_t *length, clpk_error *err);
-clpk_status clpk_mtx_write_vector(const char *path, const double *values, int64_t length, clpk_error *err);
+CLPK_API clpk_status clpk_mtx_read_vector(const char *path, double **values, int64_t *length, clpk_error *err);
+CLPK_API clpk_status clpk_mtx_write_vector(const char *path, const double *values, int64_t length, clpk_error *err);
 
-void clpk_coo_free(clpk_coo *m);
+CLPK_API void clpk_coo_free(clpk_coo *m);
 /* Sorts by (row, col), sums duplicates. Returns CLPK_ERROR_OUT_OF_MEMORY on allocation failure. */
-clpk_status clpk_coo_to_csr(const clpk_coo *coo, clpk_csr *out, clpk_error *err);
-void clpk_csr_free(clpk_csr *m);
+CLPK_API clpk_status clpk_coo_to_csr(const clpk_coo *coo, clpk_csr *out, clpk_error *err);
+CLPK_API void clpk_csr_free(clpk_csr *m);
 
 /* ---- NumPy .npy --------------------------------------------------------------------------------------------- */
 
@@ -69,8 +70,8 @@ typedef enum clpk_dtype {
     CLPK_DTYPE_U8
 } clpk_dtype;
 
-size_t clpk_dtype_size(clpk_dtype dtype);
-const char *clpk_dtype_name(clpk_dtype dtype); /* "float32", ... */
+CLPK_API size_t clpk_dtype_size(clpk_dtype dtype);
+CLPK_API const char *clpk_dtype_name(clpk_dtype dtype); /* "float32", ... */
 
 #define CLPK_NPY_MAX_DIMS 8
 
@@ -85,17 +86,17 @@ typedef struct clpk_npy {
 
 /* Reads .npy versions 1.0-3.0, little- or big-endian (converted to native), of the dtypes above, C order.
  * Fortran order, other dtypes, object arrays and truncated files are refused with a message. */
-clpk_status clpk_npy_read(const char *path, clpk_npy *out, clpk_error *err);
-clpk_status clpk_npy_parse(const void *bytes, size_t length, const char *name, clpk_npy *out, clpk_error *err);
+CLPK_API clpk_status clpk_npy_read(const char *path, clpk_npy *out, clpk_error *err);
+CLPK_API clpk_status clpk_npy_parse(const void *bytes, size_t length, const char *name, clpk_npy *out, clpk_error *err);
 /* Writes version 1.0, little-endian, C order. */
-clpk_status clpk_npy_write(const char *path, const clpk_npy *array, clpk_error *err);
+CLPK_API clpk_status clpk_npy_write(const char *path, const clpk_npy *array, clpk_error *err);
 /* Convenience: writes `data` with the given dtype and shape. */
-clpk_status clpk_npy_write_raw(const char *path, clpk_dtype dtype, int ndim, const int64_t *shape, const void *data,
+CLPK_API clpk_status clpk_npy_write_raw(const char *path, clpk_dtype dtype, int ndim, const int64_t *shape, const void *data,
                        clpk_error *err);
-void clpk_npy_free(clpk_npy *array);
+CLPK_API void clpk_npy_free(clpk_npy *array);
 /* Converts in place to another dtype (e.g. to F64 for a reference, to I32 for indices); refuses integer
  * conversions that would overflow and float-to-int of non-integral values. */
-clpk_status clpk_npy_convert(clpk_npy *array, clpk_dtype to, clpk_error *err);
+CLPK_API clpk_status clpk_npy_convert(clpk_npy *array, clpk_dtype to, clpk_error *err);
 
 #ifdef __cplusplus
 }

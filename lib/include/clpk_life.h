@@ -7,6 +7,7 @@
 #ifndef CLPK_LIFE_H
 #define CLPK_LIFE_H
 
+#include "clpk_export.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,11 +26,11 @@ typedef struct clpk_life_dataset {
 
 /* Loads and validates a dataset directory; bad files (length mismatch, index out of range, NaN, wrong dtype or shape)
  * are refused with a message naming the file. */
-clpk_status clpk_life_dataset_load(const char *dir, clpk_life_dataset *out, clpk_error *err);
+CLPK_API clpk_status clpk_life_dataset_load(const char *dir, clpk_life_dataset *out, clpk_error *err);
 /* Writes the dataset as .npy files (int32 indices, float64 values) plus meta.json; creates the directory. */
-clpk_status clpk_life_dataset_save(const char *dir, const clpk_life_dataset *data, clpk_error *err);
-clpk_status clpk_life_dataset_validate(const clpk_life_dataset *data, clpk_error *err);
-void clpk_life_dataset_free(clpk_life_dataset *data);
+CLPK_API clpk_status clpk_life_dataset_save(const char *dir, const clpk_life_dataset *data, clpk_error *err);
+CLPK_API clpk_status clpk_life_dataset_validate(const clpk_life_dataset *data, clpk_error *err);
+CLPK_API void clpk_life_dataset_free(clpk_life_dataset *data);
 
 /* ENCODE-style synthetic data: smooth streamline bundles (crossing, kissing, fanning) through a voxel grid, an
  * orientation dictionary of n_atoms unit vectors, stick responses exp(-b (g.u)^2) with the mean removed for n_theta
@@ -48,9 +49,9 @@ typedef struct clpk_life_synth_options {
 } clpk_life_synth_options;
 
 /* Fills defaults for a size class: "tiny" (tests), "small", "medium", "ds1" (seed's DS1 scale). */
-clpk_status clpk_life_synth_defaults(const char *size_class, clpk_life_synth_options *opts);
+CLPK_API clpk_status clpk_life_synth_defaults(const char *size_class, clpk_life_synth_options *opts);
 /* Generates a dataset; *w_true (may be NULL) receives the n_fibers true weights (caller frees). */
-clpk_status clpk_life_synth(const clpk_life_synth_options *opts, clpk_life_dataset *out, double **w_true,
+CLPK_API clpk_status clpk_life_synth(const clpk_life_synth_options *opts, clpk_life_dataset *out, double **w_true,
                             clpk_error *err);
 
 /* Encodes real inputs to a dataset: a NIfTI diffusion volume, FSL bval/bvec files and a TrackVis .trk tractogram.
@@ -61,7 +62,7 @@ typedef struct clpk_life_encode_options {
     double b0_threshold; /* volumes with b <= this are b0 (default 50) */
     int use_mask;        /* 1: only voxels crossed by a streamline (default 1) */
 } clpk_life_encode_options;
-clpk_status clpk_life_encode(const char *nifti_path, const char *bval_path, const char *bvec_path,
+CLPK_API clpk_status clpk_life_encode(const char *nifti_path, const char *bval_path, const char *bvec_path,
                              const char *trk_path, const clpk_life_encode_options *opts, clpk_life_dataset *out,
                              clpk_error *err);
 
@@ -72,27 +73,27 @@ typedef struct clpk_life_plan clpk_life_plan;
 /* Uploads the dataset, builds the restructured copies (voxel- and atom-sorted runs) and kernels. `strategy`: NULL or
  * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted" / "timed" (times every kernel on this dataset
  * and keeps the fastest); `params`: NULL or "k=v,..." overrides (see docs/life.md). */
-clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
+CLPK_API clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
                                   const char *strategy, const char *params, clpk_life_plan **plan);
-void clpk_life_plan_destroy(clpk_life_plan *plan);
-void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size);
+CLPK_API void clpk_life_plan_destroy(clpk_life_plan *plan);
+CLPK_API void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size);
 
 /* y (n_voxels x n_theta) = M w (n_fibers); device buffers of the plan's precision. */
-clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+CLPK_API clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
                           cl_event *done);
 /* w (n_fibers) = M^T y (n_voxels x n_theta). */
-clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+CLPK_API clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
                          cl_event *done);
 /* The same products for timing: *first gets the first launch's event and *done the last's (several launches with
  * theta_parts > 1). When the product is one launch, *first == *done and the caller holds one reference; else two
  * (release each). Both pointers are required. */
-clpk_status clpk_life_dsc_events(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+CLPK_API clpk_status clpk_life_dsc_events(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
                                  cl_event *first, cl_event *done);
-clpk_status clpk_life_wc_events(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+CLPK_API clpk_status clpk_life_wc_events(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
                                 cl_event *first, cl_event *done);
 /* Host-array conveniences (double in and out, converted to the plan's precision). */
-clpk_status clpk_life_dsc_host(clpk_life_plan *plan, const double *w, double *y);
-clpk_status clpk_life_wc_host(clpk_life_plan *plan, const double *y, double *w);
+CLPK_API clpk_status clpk_life_dsc_host(clpk_life_plan *plan, const double *w, double *y);
+CLPK_API clpk_status clpk_life_wc_host(clpk_life_plan *plan, const double *y, double *w);
 
 typedef struct clpk_life_fit_options {
     int max_iterations;   /* default 500 */
@@ -110,7 +111,7 @@ typedef struct clpk_life_fit_result {
 } clpk_life_fit_result;
 
 /* SBB-NNLS (projected Barzilai-Borwein) fully on the device; w (n_fibers, host) receives the weights. */
-clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opts, double *w,
+CLPK_API clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opts, double *w,
                           clpk_life_fit_result *result);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #ifndef CLPK_SPMV_H
 #define CLPK_SPMV_H
 
+#include "clpk_export.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,44 +22,44 @@ typedef struct clpk_spmv_plan clpk_spmv_plan;
  * f64 on a device without fp64 fails with CLPK_ERROR_UNSUPPORTED. *plan is owned by the caller
  * (clpk_spmv_plan_destroy). Creating a plan with explicit params is cheap to repeat: kernels come from the
  * context's program cache. */
-clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+CLPK_API clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
                                   const char *params, clpk_spmv_plan **plan);
 /* The same from a coordinate matrix (sorted and duplicates summed first). */
-clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk_precision precision,
+CLPK_API clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk_precision precision,
                                       const char *format, const char *params, clpk_spmv_plan **plan);
 /* The same from a Matrix Market file (symmetric, skew-symmetric and pattern files expanded; complex refused). */
-clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision,
+CLPK_API clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision,
                                       const char *format, const char *params, clpk_spmv_plan **plan);
-void clpk_spmv_plan_destroy(clpk_spmv_plan *plan);
+CLPK_API void clpk_spmv_plan_destroy(clpk_spmv_plan *plan);
 
 /* y[y_off .. y_off+rows) = alpha * A * x[x_off .. x_off+cols) + beta * y, enqueued on the context's queue after
  * the `n_wait` events; x and y are buffers of the plan's precision, offsets in elements. With beta == 0, y is not
  * read (it may hold NaN). If `done` is not NULL it receives an event the caller releases. x and y must not overlap. */
-clpk_status clpk_spmv(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
+CLPK_API clpk_status clpk_spmv(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
                       size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 /* Host convenience: copies x (cols doubles) and y (rows doubles) to the device, multiplies, waits and copies y back
  * (converting to and from the plan's precision). Also reports a synchronization failure (see below). */
-clpk_status clpk_spmv_host(clpk_spmv_plan *plan, double alpha, const double *x, double beta, double *y);
+CLPK_API clpk_status clpk_spmv_host(clpk_spmv_plan *plan, double alpha, const double *x, double beta, double *y);
 
 /* Waits for the plan's launches and reports CLPK_ERROR_TIMEOUT if an adjacent-synchronization wait ran past its
  * bound in any launch since the last call (the results of those launches are wrong); then clears the report. */
-clpk_status clpk_spmv_plan_check(clpk_spmv_plan *plan);
+CLPK_API clpk_status clpk_spmv_plan_check(clpk_spmv_plan *plan);
 
 /* Times `repeats` multiplies (after `warmup`) of the plan on internal vectors with profiling events. */
-clpk_status clpk_spmv_plan_bench(clpk_spmv_plan *plan, int warmup, int repeats, clpk_bench_stats *stats);
+CLPK_API clpk_status clpk_spmv_plan_bench(clpk_spmv_plan *plan, int warmup, int repeats, clpk_bench_stats *stats);
 
 /* One line: format and every parameter in use, e.g. "bccoo block_h=2 block_w=2 ... sync=adjacent". */
-void clpk_spmv_plan_describe(const clpk_spmv_plan *plan, char *buf, size_t size);
+CLPK_API void clpk_spmv_plan_describe(const clpk_spmv_plan *plan, char *buf, size_t size);
 /* Device memory the plan's matrix data occupies, in bytes (exact). */
-uint64_t clpk_spmv_plan_footprint(const clpk_spmv_plan *plan);
-int32_t clpk_spmv_plan_rows(const clpk_spmv_plan *plan);
-int32_t clpk_spmv_plan_cols(const clpk_spmv_plan *plan);
-clpk_precision clpk_spmv_plan_precision(const clpk_spmv_plan *plan);
+CLPK_API uint64_t clpk_spmv_plan_footprint(const clpk_spmv_plan *plan);
+CLPK_API int32_t clpk_spmv_plan_rows(const clpk_spmv_plan *plan);
+CLPK_API int32_t clpk_spmv_plan_cols(const clpk_spmv_plan *plan);
+CLPK_API clpk_precision clpk_spmv_plan_precision(const clpk_spmv_plan *plan);
 
 /* Exact device footprint in bytes of A in a format with parameters (as for plan creation; "auto" is not allowed)
  * without building anything: the tuner prunes block shapes with it. */
-clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, const char *format, const char *params,
+CLPK_API clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, const char *format, const char *params,
                                 uint64_t *bytes, clpk_error *err);
 
 /* Generates a test matrix (caller frees with clpk_csr_free). spec:
@@ -72,7 +73,7 @@ clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, con
  *   "circuit:N" (~6/row irregular), "epidem:N" (4/row banded), "webgraph:N" (Zipf rows and columns),
  *   "shortrow:N" (~3/row), "qchem:N" (~70/row, wide bandwidth); N = rows (nodes per side for fem3d).
  * Values are drawn from `seed` in [-1, 1). */
-clpk_status clpk_spmv_generate(const char *spec, uint64_t seed, clpk_csr *out, clpk_error *err);
+CLPK_API clpk_status clpk_spmv_generate(const char *spec, uint64_t seed, clpk_csr *out, clpk_error *err);
 
 /* Online per-matrix quick tune (yaSpMV-style) for a matrix multiplied many times: builds the plan's default choice
  * ("auto": profile or defaults) and a small pruned candidate set (the 4 block shapes of smallest footprint, BCCOO+
@@ -93,7 +94,7 @@ typedef struct clpk_spmv_tune_report {
     char choice[512];    /* clpk_spmv_plan_describe of the chosen plan */
 } clpk_spmv_tune_report;
 
-clpk_status clpk_spmv_plan_tune(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, int max_multiplies,
+CLPK_API clpk_status clpk_spmv_plan_tune(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, int max_multiplies,
                                 clpk_spmv_plan **plan, clpk_spmv_tune_report *report);
 
 #ifdef __cplusplus

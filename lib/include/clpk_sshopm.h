@@ -15,6 +15,7 @@
 #ifndef CLPK_SSHOPM_H
 #define CLPK_SSHOPM_H
 
+#include "clpk_export.h"
 #include "clpk.h"
 
 #ifdef __cplusplus
@@ -24,7 +25,7 @@ extern "C" {
 #define CLPK_SSHOPM_MAX_DIM 8
 
 /* Number of unique entries C(m+n-1, m) for 2 <= m, n <= 8, else 0. */
-int clpk_sshopm_unique_count(int order, int dim);
+CLPK_API int clpk_sshopm_unique_count(int order, int dim);
 
 typedef enum clpk_sshopm_find {
     CLPK_SSHOPM_FIND_MAX = 1, /* convex shift: local maxima of A x^m on the sphere */
@@ -71,7 +72,7 @@ typedef struct clpk_sshopm_options {
     const char *params;             /* NULL or "k=v,..." tuning overrides (docs/sshopm.md lists the keys) */
 } clpk_sshopm_options;
 
-void clpk_sshopm_options_default(clpk_sshopm_options *opts);
+CLPK_API void clpk_sshopm_options_default(clpk_sshopm_options *opts);
 
 /* ---- Plans -------------------------------------------------------------------------------------------------- */
 
@@ -79,22 +80,22 @@ typedef struct clpk_sshopm_plan clpk_sshopm_plan;
 
 /* Chooses the kernel and mapping for (order, dim, precision) and batches of up to max_tensors tensors (profile, then
  * the caller's params), generates/builds the kernel, uploads index tables and shared starts. opts may be NULL. */
-clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_precision precision,
+CLPK_API clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_precision precision,
                                     int64_t max_tensors, const clpk_sshopm_options *opts, clpk_sshopm_plan **plan);
-void clpk_sshopm_plan_destroy(clpk_sshopm_plan *plan);
+CLPK_API void clpk_sshopm_plan_destroy(clpk_sshopm_plan *plan);
 /* "kernel=generated entries=private wg=128 ..." */
-void clpk_sshopm_plan_describe(const clpk_sshopm_plan *plan, char *buf, size_t size);
+CLPK_API void clpk_sshopm_plan_describe(const clpk_sshopm_plan *plan, char *buf, size_t size);
 /* The chosen parameters as "k=v,..." (what a profile or the tuner would set). */
-void clpk_sshopm_plan_params(const clpk_sshopm_plan *plan, char *buf, size_t size);
+CLPK_API void clpk_sshopm_plan_params(const clpk_sshopm_plan *plan, char *buf, size_t size);
 /* 1 when the plan runs the generated (unrolled) kernel, 0 for the general loop kernel. */
-int clpk_sshopm_plan_is_generated(const clpk_sshopm_plan *plan);
+CLPK_API int clpk_sshopm_plan_is_generated(const clpk_sshopm_plan *plan);
 /* Arithmetic of one start-iteration of the plan's kernel (for GFLOP/s). */
-double clpk_sshopm_plan_iteration_flops(const clpk_sshopm_plan *plan);
+CLPK_API double clpk_sshopm_plan_iteration_flops(const clpk_sshopm_plan *plan);
 
 /* Runs SS-HOPM for n_tensors (<= max_tensors) tensors in `tensors` (n_tensors x U values of the plan's precision) in
  * one direction (+1: convex/maxima, -1: concave/minima). Writes, per (tensor, start) in that order, lambda
  * (n_tensors x V values), x (n_tensors x V x n values) and info (n_tensors x V int32). Each is written exactly once. */
-clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction, cl_mem lambda,
+CLPK_API clpk_status clpk_sshopm_execute(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, int direction, cl_mem lambda,
                                 cl_mem x, cl_mem info, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 /* Per-start results on the host, in double: index [t][d][s] with d over the plan's directions (max first). */
@@ -108,11 +109,11 @@ typedef struct clpk_sshopm_raw {
     double *x;      /* n_tensors x directions x V x dim */
     int32_t *info;  /* n_tensors x directions x V */
 } clpk_sshopm_raw;
-void clpk_sshopm_raw_free(clpk_sshopm_raw *raw);
+CLPK_API void clpk_sshopm_raw_free(clpk_sshopm_raw *raw);
 
 /* Host convenience: uploads `tensors` (n_tensors x U doubles, converted to the plan's precision), runs the plan's
  * directions and downloads the per-start results. */
-clpk_status clpk_sshopm_run_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+CLPK_API clpk_status clpk_sshopm_run_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                  clpk_sshopm_raw *raw);
 
 /* ---- Post-processing ---------------------------------------------------------------------------------------- */
@@ -123,7 +124,7 @@ typedef enum clpk_sshopm_type {
     CLPK_SSHOPM_TYPE_SADDLE = 3,    /* indefinite */
     CLPK_SSHOPM_TYPE_DEGENERATE = 4 /* semidefinite with an eigenvalue within the tolerance of 0 */
 } clpk_sshopm_type;
-const char *clpk_sshopm_type_name(clpk_sshopm_type type); /* "max", "min", "saddle", "degenerate" */
+CLPK_API const char *clpk_sshopm_type_name(clpk_sshopm_type type); /* "max", "min", "saddle", "degenerate" */
 
 typedef struct clpk_sshopm_eigenpair {
     double lambda;
@@ -157,19 +158,19 @@ typedef struct clpk_sshopm_post_options {
     int capped_steps;  /* Newton steps in double from each capped start (default 20; 0: none, all unconverged); one
                         * that ends with ||A x^(m-1) - lambda x|| <= 1e-9 ||A||_F joins (or makes) a pair, classified */
 } clpk_sshopm_post_options;
-void clpk_sshopm_post_options_default(clpk_sshopm_post_options *opts);
+CLPK_API void clpk_sshopm_post_options_default(clpk_sshopm_post_options *opts);
 
 /* De-duplicates converged starts per tensor (for even m, x and -x are the same pair; for odd m, (lambda, x) and
  * (-lambda, -x) are, represented with x as reached), then takes each capped start by Newton steps in double
  * (opts->capped_steps) to an eigenpair if it can (`polished`; the others are `unconverged`), classifies each pair with
  * the projected Hessian U^T((m-1) A x^(m-2) - lambda I) U in double, counts hits and sorts by lambda descending.
  * `tensors` are the inputs (n_tensors x U doubles). opts may be NULL. Free with clpk_sshopm_result_free. */
-clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw *raw,
+CLPK_API clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw *raw,
                                     const clpk_sshopm_post_options *opts, clpk_sshopm_result *out, clpk_error *err);
-void clpk_sshopm_result_free(clpk_sshopm_result *result);
+CLPK_API void clpk_sshopm_result_free(clpk_sshopm_result *result);
 
 /* Classifies one eigenpair of one tensor (double); also returns the residual if not NULL. */
-clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double *tensor, double lambda, const double *x,
+CLPK_API clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double *tensor, double lambda, const double *x,
                                       double class_tol, double *residual);
 
 /* Newton-polishes every pair of `result` in double on the eigen-equations A x^(m-1) = lambda x, x^T x = 1 (steps
@@ -177,11 +178,11 @@ clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double *tensor, 
  * and types are recomputed (class_tol as in the post options, <= 0 for the default), pairs that became the same
  * (|dlambda| <= 1e-9 max(1, |lambda|), ||dx|| <= 1e-7, up to sign for even m) are merged (hits added), and each tensor's
  * pairs re-sorted. `tensors`: n_tensors x U doubles. */
-clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *result, int steps, double class_tol,
+CLPK_API clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *result, int steps, double class_tol,
                                clpk_error *err);
 
 /* run_host + postprocess. post may be NULL. */
-clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+CLPK_API clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                    const clpk_sshopm_post_options *post, clpk_sshopm_result *out);
 
 /* ---- Post-processing on the device ----------------------------------------------------------------------------
@@ -193,7 +194,7 @@ clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors
  * n_tensors - 1 of: out_lambda (slots x max_pairs values), out_x (slots x max_pairs x n), out_meta (slots x max_pairs
  * int32: type | hits << 3, 0 when unused; unused lambda and x are NaN) and out_counts (slots x 5 int32: pairs,
  * converged, capped, failed, dropped). Every slot element of those tensors is written. opts may be NULL. */
-clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, cl_mem lambda, cl_mem x,
+CLPK_API clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem tensors, cl_mem lambda, cl_mem x,
                                cl_mem info, const clpk_sshopm_post_options *opts, int max_pairs, int64_t out_base,
                                cl_mem out_lambda, cl_mem out_x, cl_mem out_meta, cl_mem out_counts, cl_uint n_wait,
                                const cl_event *wait, cl_event *done);
@@ -202,17 +203,17 @@ clpk_status clpk_sshopm_reduce(clpk_sshopm_plan *plan, int64_t n_tensors, cl_mem
  * pairs, and the starts of tensors with capped starts, which are polished on the host as by clpk_sshopm_postprocess.
  * Residuals are NaN (not computed on the device) except for pairs only polished capped starts reached. max_pairs <= 0:
  * 16. */
-clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+CLPK_API clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                      const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out);
 
 /* Writes {"tensors": [{"eigenpairs": [{"lambda", "x", "type", "hits"}, ...]}, ...]} (plus per-tensor start counts). */
-clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_result *result, clpk_error *err);
+CLPK_API clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_result *result, clpk_error *err);
 
 /* ---- Dense input -------------------------------------------------------------------------------------------- */
 
 /* Compresses n_tensors dense n^m tensors (row-major) into unique entries, refusing (CLPK_ERROR_INVALID_DATA) a
  * tensor whose entries of one index class differ by more than tol * max|entry| (symmetry check) or are NaN. */
-clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, int64_t n_tensors, double tol,
+CLPK_API clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, int64_t n_tensors, double tol,
                                        double *unique, clpk_error *err);
 
 /* ---- Diffusion-MRI example --------------------------------------------------------------------------------- */
@@ -225,7 +226,7 @@ typedef struct clpk_sshopm_dmri_options {
     double snr;           /* ||signal||_F / ||noise||_F per voxel; 0: no noise (default 50) */
     uint64_t seed;        /* default 1 */
 } clpk_sshopm_dmri_options;
-void clpk_sshopm_dmri_options_default(clpk_sshopm_dmri_options *opts);
+CLPK_API void clpk_sshopm_dmri_options_default(clpk_sshopm_dmri_options *opts);
 
 /* A synthetic field: voxel v holds A = sum_f w_f u_f^(x)m + E in unique entries (dimension 3), w_f in [0.5, 1],
  * fibres at least min_angle_deg apart, E Gaussian on the unique entries scaled to the SNR. */
@@ -238,9 +239,9 @@ typedef struct clpk_sshopm_dmri_field {
     double *weights;   /* voxels x 3 */
 } clpk_sshopm_dmri_field;
 
-clpk_status clpk_sshopm_dmri_synth(const clpk_sshopm_dmri_options *opts, clpk_sshopm_dmri_field *field,
+CLPK_API clpk_status clpk_sshopm_dmri_synth(const clpk_sshopm_dmri_options *opts, clpk_sshopm_dmri_field *field,
                                    clpk_error *err);
-void clpk_sshopm_dmri_field_free(clpk_sshopm_dmri_field *field);
+CLPK_API void clpk_sshopm_dmri_field_free(clpk_sshopm_dmri_field *field);
 
 /* Estimated fibres per voxel (up to 3). */
 typedef struct clpk_sshopm_dmri_fibres {
@@ -249,19 +250,19 @@ typedef struct clpk_sshopm_dmri_fibres {
     double *dirs;    /* voxels x 3 x 3 */
     double *weights; /* voxels x 3 */
 } clpk_sshopm_dmri_fibres;
-void clpk_sshopm_dmri_fibres_free(clpk_sshopm_dmri_fibres *fibres);
+CLPK_API void clpk_sshopm_dmri_fibres_free(clpk_sshopm_dmri_fibres *fibres);
 
 /* Fibres as the local maxima themselves: each voxel's maxima with lambda >= min_rel * (largest lambda), up to 3,
  * largest first (the seed's reading). Peaks of crossing fibres closer than the lobes' width merge or bias towards
  * each other (docs/sshopm.md), which the refinement below removes. */
-clpk_status clpk_sshopm_dmri_peaks(const clpk_sshopm_result *result, double min_rel, clpk_sshopm_dmri_fibres *out,
+CLPK_API clpk_status clpk_sshopm_dmri_peaks(const clpk_sshopm_result *result, double min_rel, clpk_sshopm_dmri_fibres *out,
                                    clpk_error *err);
 
 /* Fibres as a low-rank fit A ~ sum_f w_f u_f^(x)m started from the local maxima (largest first), completed by
  * deflation (the maximum of the residual tensor, found with SS-HOPM on the host) when there are fewer maxima than
  * fibres, refined by Levenberg-Marquardt; the smallest k in 1..3 whose relative residual ||A - fit||_F / ||A||_F is
  * <= residual_tol wins. tensors: voxels x unique (dimension 3, the result's order). */
-clpk_status clpk_sshopm_dmri_refine(const double *tensors, const clpk_sshopm_result *result, double residual_tol,
+CLPK_API clpk_status clpk_sshopm_dmri_refine(const double *tensors, const clpk_sshopm_result *result, double residual_tol,
                                     clpk_sshopm_dmri_fibres *out, clpk_error *err);
 
 typedef struct clpk_sshopm_dmri_stats {
@@ -274,7 +275,7 @@ typedef struct clpk_sshopm_dmri_stats {
 
 /* Matches each voxel's estimates to its true fibres (greedily by smallest angle, up to sign) and summarises the
  * angular errors. errors_deg (may be NULL) receives voxels x 3 errors (NAN for unmatched or absent fibres). */
-clpk_status clpk_sshopm_dmri_evaluate(const clpk_sshopm_dmri_field *field, const clpk_sshopm_dmri_fibres *est,
+CLPK_API clpk_status clpk_sshopm_dmri_evaluate(const clpk_sshopm_dmri_field *field, const clpk_sshopm_dmri_fibres *est,
                                       double match_deg, clpk_sshopm_dmri_stats *stats, double *errors_deg,
                                       clpk_error *err);
 
@@ -297,9 +298,9 @@ typedef struct clpk_sshopm_gradients {
  * of 3 (3 x 3 is read as FSL). Volumes with b <= b0_threshold (dipy: 50) are b = 0 volumes whose vectors are
  * ignored (they may be 0 or NaN); every other vector must be finite and non-zero and is normalised. Refuses
  * mismatched counts, negative or non-finite b-values, and a table without b = 0 volume. */
-clpk_status clpk_sshopm_gradients_read(const char *bval_path, const char *bvec_path, double b0_threshold,
+CLPK_API clpk_status clpk_sshopm_gradients_read(const char *bval_path, const char *bvec_path, double b0_threshold,
                                        clpk_sshopm_gradients *out, clpk_error *err);
-void clpk_sshopm_gradients_free(clpk_sshopm_gradients *g);
+CLPK_API void clpk_sshopm_gradients_free(clpk_sshopm_gradients *g);
 
 typedef struct clpk_sshopm_odf_options {
     int order;           /* even spherical-harmonic order = tensor order, 2..8 (default 4) */
@@ -308,24 +309,24 @@ typedef struct clpk_sshopm_odf_options {
     double bmin, bmax;   /* diffusion-weighted volumes used: bmin <= b <= bmax; both 0 (default): the shell window
                           * [median/2, 2 median] of the diffusion-weighted b-values (all of a single-shell scan) */
 } clpk_sshopm_odf_options;
-void clpk_sshopm_odf_options_default(clpk_sshopm_odf_options *opts);
+CLPK_API void clpk_sshopm_odf_options_default(clpk_sshopm_odf_options *opts);
 
 /* The fit of one gradient table, computed once in double: tensors = W log(-log E) + a0 per voxel. Volumes of the
  * window with other b-values than the reference (the window's median b) are rescaled as E^(b_ref / b) (mono-
  * exponential along each direction), so a multi-shell scan gives one ODF. Refuses a table with fewer distinct
  * directions in the window than even harmonics up to the order, (order/2 + 1)(order + 1). */
 typedef struct clpk_sshopm_odf_model clpk_sshopm_odf_model;
-clpk_status clpk_sshopm_odf_model_create(const clpk_sshopm_gradients *g, const clpk_sshopm_odf_options *opts,
+CLPK_API clpk_status clpk_sshopm_odf_model_create(const clpk_sshopm_gradients *g, const clpk_sshopm_odf_options *opts,
                                          clpk_sshopm_odf_model **model, clpk_error *err);
-void clpk_sshopm_odf_model_destroy(clpk_sshopm_odf_model *model);
+CLPK_API void clpk_sshopm_odf_model_destroy(clpk_sshopm_odf_model *model);
 /* "CSA ODF order 4 (15 coefficients), lambda 0.006: 64 of 65 volumes, b 990..1010 (reference 1000), 1 b0 volume" */
-void clpk_sshopm_odf_model_describe(const clpk_sshopm_odf_model *model, char *buf, size_t size);
+CLPK_API void clpk_sshopm_odf_model_describe(const clpk_sshopm_odf_model *model, char *buf, size_t size);
 
 /* Fits voxels whose signal is stored volume-major as in a NIfTI file (signal[q * voxels + v] for volume q). Writes
  * tensors (voxels x unique entries, dimension 3, the model's order) and valid (voxels; may be NULL): 0 where the
  * voxel is inactive (active[v] == 0, active may be NULL), its mean b = 0 signal is not positive, or a value is not
  * finite; those tensors are zeros. Returns the number of valid voxels in *n_valid (may be NULL). */
-clpk_status clpk_sshopm_odf_fit(const clpk_sshopm_odf_model *model, const double *signal, int64_t voxels,
+CLPK_API clpk_status clpk_sshopm_odf_fit(const clpk_sshopm_odf_model *model, const double *signal, int64_t voxels,
                                 const uint8_t *active, double *tensors, uint8_t *valid, int64_t *n_valid,
                                 clpk_error *err);
 
@@ -343,7 +344,7 @@ typedef struct clpk_sshopm_peak_options {
                      * selection on the device, downloading only the peaks (not with refine or device_post 0, which
                      * take the host path); 0: fit and selection on the host (the reference) */
 } clpk_sshopm_peak_options;
-void clpk_sshopm_peak_options_default(clpk_sshopm_peak_options *opts);
+CLPK_API void clpk_sshopm_peak_options_default(clpk_sshopm_peak_options *opts);
 
 /* Peaks per voxel in dipy's layout. */
 typedef struct clpk_sshopm_peaks {
@@ -354,13 +355,13 @@ typedef struct clpk_sshopm_peaks {
     int32_t *count;  /* voxels: peaks kept */
     int64_t starts_converged, starts_capped, starts_failed; /* over all SS-HOPM starts */
 } clpk_sshopm_peaks;
-void clpk_sshopm_peaks_free(clpk_sshopm_peaks *peaks);
+CLPK_API void clpk_sshopm_peaks_free(clpk_sshopm_peaks *peaks);
 
 /* Local maxima of f(x) = T x^m on the unit sphere of each tensor (dimension 3, even order; voxels x unique entries)
  * with active[v] != 0 (active may be NULL: all). Each tensor's spherical mean is removed (an isotropic term, which
  * moves no maximum) and it is scaled to unit Frobenius norm before SS-HOPM (adaptive shift, sphere starts), in
  * batches; values are reported in the tensor's own units. */
-clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double *tensors, int64_t voxels,
+CLPK_API clpk_status clpk_sshopm_tensor_peaks(clpk_context *ctx, int order, const double *tensors, int64_t voxels,
                                      const uint8_t *active, const clpk_sshopm_peak_options *opts,
                                      clpk_sshopm_peaks *out);
 
@@ -392,13 +393,13 @@ typedef struct clpk_sshopm_scan_peaks {
     int device_pipeline;          /* 1 when fit and selection ran on the device */
     clpk_sshopm_scan_times times; /* per stage */
 } clpk_sshopm_scan_peaks;
-void clpk_sshopm_scan_peaks_free(clpk_sshopm_scan_peaks *scan);
+CLPK_API void clpk_sshopm_scan_peaks_free(clpk_sshopm_scan_peaks *scan);
 
 /* The whole pipeline on a scan: reads dwi (4-D NIfTI-1, .nii or .nii.gz), the gradient table, and mask (NULL, or a
  * 3-D volume of the same grid; non-zero = inside), fits, finds and selects the peaks. odf and peaks may be NULL
  * (defaults). Refuses unreadable or non-4-D volumes, a table whose count differs from the volumes, a mask of
  * another grid and a scheme too small for the order, with a message (clpk_last_error). */
-clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const char *bval_path,
+CLPK_API clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const char *bval_path,
                                   const char *bvec_path, const char *mask_path, const clpk_sshopm_odf_options *odf,
                                   const clpk_sshopm_peak_options *peaks, clpk_sshopm_scan_peaks *out);
 
@@ -406,7 +407,7 @@ clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_path, const
  * input's geometry, and, unless slice is -2, PREFIX_peaks.png: axial slice `slice` (-1: the middle one) with each
  * peak drawn as a line segment through its voxel centre (in-plane projection, length by value, RGB = |x|, |y|, |z|)
  * over the b = 0 image. */
-clpk_status clpk_sshopm_dmri_scan_write(const char *prefix, const clpk_sshopm_scan_peaks *scan, int slice,
+CLPK_API clpk_status clpk_sshopm_dmri_scan_write(const char *prefix, const clpk_sshopm_scan_peaks *scan, int slice,
                                         clpk_error *err);
 
 #ifdef __cplusplus

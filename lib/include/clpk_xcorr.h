@@ -5,6 +5,7 @@
 #ifndef CLPK_XCORR_H
 #define CLPK_XCORR_H
 
+#include "clpk_export.h"
 #include "clpk.h"
 
 #ifdef __cplusplus
@@ -19,8 +20,8 @@ typedef enum clpk_xcorr_pattern {
 } clpk_xcorr_pattern;
 
 /* "one-to-one", "one-to-many", "n-to-mn", "n-to-m" (underscores accepted). */
-clpk_status clpk_xcorr_pattern_parse(const char *text, clpk_xcorr_pattern *out);
-const char *clpk_xcorr_pattern_name(clpk_xcorr_pattern pattern);
+CLPK_API clpk_status clpk_xcorr_pattern_parse(const char *text, clpk_xcorr_pattern *out);
+CLPK_API const char *clpk_xcorr_pattern_name(clpk_xcorr_pattern pattern);
 
 typedef struct clpk_xcorr_shape {
     clpk_xcorr_pattern pattern;
@@ -32,31 +33,31 @@ typedef struct clpk_xcorr_shape {
 } clpk_xcorr_shape;
 
 /* Number of output matrices, and each one's size, for a shape (0 if the shape is invalid). */
-size_t clpk_xcorr_output_count(const clpk_xcorr_shape *shape);
-int clpk_xcorr_output_rows(const clpk_xcorr_shape *shape);
-int clpk_xcorr_output_cols(const clpk_xcorr_shape *shape);
+CLPK_API size_t clpk_xcorr_output_count(const clpk_xcorr_shape *shape);
+CLPK_API int clpk_xcorr_output_rows(const clpk_xcorr_shape *shape);
+CLPK_API int clpk_xcorr_output_cols(const clpk_xcorr_shape *shape);
 
 typedef struct clpk_xcorr_plan clpk_xcorr_plan;
 
 /* Creates a plan. `algorithm`: NULL or "auto" (profile, else built-in choice), or one of "naive", "shift-buffer",
  * "split-row", "grouped", "multi-right", "multi-both", "warp-per-overlap", "fft". `params`: NULL or "k=v,..." to
  * override the chosen parameters (unknown keys are refused). Checks the shape against the device's limits. */
-clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
+CLPK_API clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
                                    const char *params, clpk_xcorr_plan **plan);
-void clpk_xcorr_plan_destroy(clpk_xcorr_plan *plan);
+CLPK_API void clpk_xcorr_plan_destroy(clpk_xcorr_plan *plan);
 
 /* The algorithm and parameters the plan uses, e.g. "grouped" and "shifts=4,rows=2,wg=128". */
-const char *clpk_xcorr_plan_algorithm(const clpk_xcorr_plan *plan);
-void clpk_xcorr_plan_params(const clpk_xcorr_plan *plan, char *buf, size_t size);
+CLPK_API const char *clpk_xcorr_plan_algorithm(const clpk_xcorr_plan *plan);
+CLPK_API void clpk_xcorr_plan_params(const clpk_xcorr_plan *plan, char *buf, size_t size);
 
 /* Runs on device buffers of the plan's precision; offsets in elements. One batched launch sequence, no per-matrix
  * launches. `done` (may be NULL) receives an event for the last command. */
-clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
+CLPK_API clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
                                size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
                                const cl_event *wait, cl_event *done);
 
 /* Convenience on host arrays of the plan's precision (float or double); blocks until done. */
-clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, const void *right, void *out);
+CLPK_API clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, const void *right, void *out);
 
 #ifdef __cplusplus
 }

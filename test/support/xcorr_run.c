@@ -54,12 +54,12 @@ clpk_status xcorr_run(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr
         if (rc == CL_SUCCESS)
             br = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (nr + offset) * elem, hr, &rc);
         if (rc == CL_SUCCESS) bo = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, no_all * elem, ho, &rc);
-        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clCreateBuffer(test)");
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clCreateBuffer(test)");
     }
     if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(plan, bl, offset, br, offset, bo, offset, 0, NULL, NULL);
     if (st == CLPK_SUCCESS) {
         rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no_all * elem, ho, 0, NULL, NULL);
-        if (rc != CL_SUCCESS) st = clpk_fail_cl(ctx, rc, "clEnqueueReadBuffer(test)");
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueReadBuffer(test)");
     }
     if (st == CLPK_SUCCESS) {
         int ok = 1;
@@ -100,7 +100,7 @@ double xcorr_check_case(clpk_context *ctx, uint64_t *rng, const clpk_xcorr_shape
     char point[320];
     snprintf(point, sizeof point, "%s: %s", label, clpk_xcorr_plan_algorithm(plan));
     check_build_time("xcorr", point, check_seconds() - started);
-    clpk_xcorr_reference(shape, left, right, ref);
+    xcorr_reference(shape, left, right, ref);
     if (!CHECK(st == CLPK_SUCCESS, "%s: run: %s: %s", label, clpk_status_string(st), clpk_last_error(ctx))) goto done;
     e = check_rel_error(ref, got, no);
     const double tol = shape->precision == CLPK_PRECISION_F64 ? 1e-12 : 1e-5;

@@ -1,0 +1,163 @@
+/* Shared runtime used by every kernel family: errors, embedded kernel sources, the program cache, parameter lists
+ * and profile lookup. Not installed; families include it from lib/. */
+#ifndef CLPK_INTERNAL_H
+#define CLPK_INTERNAL_H
+
+#include "clpk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- Errors ------------------------------------------------------------------------------------------------- */
+
+/* Formats a message into `err` (may be NULL) and returns `status`. */
+clpk_status core_error_set(clpk_error *err, clpk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a failure on the context and returns `status`. */
+clpk_status core_fail(clpk_context *ctx, clpk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a failed OpenCL call (`what` names it) as CLPK_ERROR_OPENCL, or CLPK_ERROR_OUT_OF_MEMORY for the
+ * out-of-resources codes, and returns that status. */
+clpk_status core_fail_cl(clpk_context *ctx, cl_int code, const char *what);
+/* Copies a context-free error into the context's last error and returns its status. */
+clpk_status core_fail_from(clpk_context *ctx, const clpk_error *err);
+const char *core_cl_error_name(cl_int code);
+/* Whether the context's device lists the OpenCL extension `ext` (a whole word of CL_DEVICE_EXTENSIONS). */
+int core_device_has_extension(const clpk_context *ctx, const char *ext);
+
+#define CLPK_TRY(expr)                                                                                                 \
+    do {                                                                                                               \
+        clpk_status clpk_try_status_ = (expr);                                                                         \
+        if (clpk_try_status_ != CLPK_SUCCESS) return clpk_try_status_;                                                 \
+    } while (0)
+
+#define CLPK_CL_TRY(ctx, call)                                                                                         \
+    do {                                                                                                               \
+        cl_int clpk_cl_code_ = (call);                                                                                 \
+        if (clpk_cl_code_ != CL_SUCCESS) return core_fail_cl((ctx), clpk_cl_code_, #call);                             \
+    } while (0)
+
+/* ---- Kernel arguments ------------------------------------------------------------------------------------------
+ * The one way a kernel's arguments are set: in order from `first`, every clSetKernelArg checked. The first failure
+ * is kept (later arguments are skipped) and core_args_end reports it on the context with the kernel's name and the
+ * argument's index:
+ *     core_args a;
+ *     core_args_begin(&a, ctx, kernel, 0);
+ *     CLPK_ARG(&a, buffer);
+ *     CLPK_ARG(&a, count);
+ *     core_args_local(&a, bytes);
+ *     CLPK_TRY(core_args_end(&a)); */
+typedef struct core_args {
+    clpk_context *ctx;
+    cl_kernel kernel;
+    cl_uint next;
+    cl_int failed_code;
+    cl_uint failed_index;
+    cl_kernel failed_kernel;
+} core_args;
+void core_args_begin(core_args *a, clpk_context *ctx, cl_kernel kernel, cl_uint first);
+void core_args_set(core_args *a, size_t size, const void *value);
+/* Continues at another kernel's or index's argument (arguments fixed at plan time are skipped per run). */
+void core_args_jump(core_args *a, cl_kernel kernel, cl_uint index);
+void core_args_local(core_args *a, size_t bytes);
+clpk_status core_args_end(core_args *a);
+#define CLPK_ARG(a, value) core_args_set((a), sizeof(value), &(value))
+
+/* ---- Logging (CLPK_LOG=quiet|warn|info|debug, default warn; to stderr) --------------------------------------- */
+
+typedef enum core_log_level { CLPK_LOG_QUIET = 0, CLPK_LOG_WARN, CLPK_LOG_INFO, CLPK_LOG_DEBUG } core_log_level;
+void core_log(const clpk_context *ctx, core_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- Embedded kernel sources (cl/<name>.cl, compiled into the library) -------------------------------------- */
+
+/* The text of cl/<name>.cl, or NULL if there is no such file. */
+const char *core_cl_source(const char *name);
+
+/* ---- Program cache ----------------------------------------------------------------------------------------- */
+
+/* Builds (or fetches from the memory or disk cache) a program from embedded sources concatenated in order, with
+ * build options. The context owns the program: do not release it. A failed build returns CLPK_ERROR_BUILD with the
+ * compiler's log in the message. */
+clpk_status core_program_get(clpk_context *ctx, const char *const *source_names, int source_count, const char *options,
+                             cl_program *program);
+/* The same for generated source text (e.g. kernels unrolled per problem shape). */
+clpk_status core_program_get_text(clpk_context *ctx, const char *source, const char *options, cl_program *program);
+
+/* Parallel compilation for the tuner, whose time is mostly the driver's compiler. While recording is on, a program
+ * request that would build (or load) is noted instead and fails with CLPK_ERROR_BUILD ("deferred"), so plan creation
+ * stops at its first program. core_program_prebuild then compiles the noted programs with up to `threads` threads
+ * (each its own clBuildProgram, which OpenCL allows concurrently), adds those that built to the cache and forgets
+ * the notes; one that fails is left for the normal path to build again and report with its log. Returns how many it
+ * added. Turning recording off keeps the notes. */
+void core_program_record(clpk_context *ctx, int on);
+int core_program_prebuild(clpk_context *ctx, int threads);
+/* Creates a kernel the caller owns (clReleaseKernel). */
+clpk_status core_kernel_create(clpk_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
+
+/* ---- Parameter lists: tuning parameters, problem features, "k=v,k=v" from the command line ------------------ */
+
+#define CLPK_PARAMS_MAX 48
+typedef struct core_param {
+    char key[32];
+    char value[64];
+} core_param;
+typedef struct core_params {
+    int count;
+    core_param items[CLPK_PARAMS_MAX];
+} core_params;
+
+void core_params_clear(core_params *p);
+clpk_status core_params_set(core_params *p, const char *key, const char *value);
+clpk_status core_params_set_int(core_params *p, const char *key, long long value);
+clpk_status core_params_set_num(core_params *p, const char *key, double value);
+const char *core_params_get(const core_params *p, const char *key); /* NULL if absent */
+long long core_params_get_int(const core_params *p, const char *key, long long fallback);
+double core_params_get_num(const core_params *p, const char *key, double fallback);
+/* Parses "k=v,k=v" (spaces allowed around items) into `p`, overriding keys already there. */
+clpk_status core_params_parse(core_params *p, const char *text, clpk_error *err);
+/* Overrides keys of `dst` with those of `src`. */
+clpk_status core_params_merge(core_params *dst, const core_params *src);
+/* Formats as "k=v,k=v" into buf (truncated to size). */
+void core_params_format(const core_params *p, char *buf, size_t size);
+/* Fails with CLPK_ERROR_INVALID_ARGUMENT naming the first key of `p` not in the NULL-terminated `allowed` list. */
+clpk_status core_params_check_keys(const core_params *p, const char *const *allowed, clpk_error *err);
+
+/* ---- Profiles ---------------------------------------------------------------------------------------------- */
+
+typedef struct core_profile_choice {
+    int found;                /* 1 if a profile entry was used, 0 if built-in defaults apply */
+    clpk_profile_level level; /* how the profile file matched the device */
+    char path[512];           /* the profile file ("" for defaults) */
+    double distance;          /* distance of the chosen class from the features (0 = exact) */
+    core_params klass;        /* the class of the chosen entry */
+} core_profile_choice;
+
+/* Picks the entry of `family` in the context's profile whose class is nearest to `features` and merges its
+ * parameters into `params` (so set the defaults first). Classes match string values exactly and numeric values by
+ * log-scale distance. With no profile or no entry, `params` is left as it is and choice->found is 0. */
+clpk_status core_profile_choose(clpk_context *ctx, const char *family, const core_params *features, core_params *params,
+                                core_profile_choice *choice);
+
+/* Distance between a stored class and features: +inf when a string value differs; used by the tuner too. */
+double core_class_distance(const core_params *klass, const core_params *features);
+
+/* Profile loading internals, exposed for clpk-tune and the tests. `json` is a cJSON* (opaque here). */
+clpk_profile_level core_profile_match_level(const clpk_device_info *dev, const char *name, const char *vendor,
+                                            const char *driver, const char *type);
+/* Which profile a device would use and where ("" for defaults), without creating a context (clpk-info). */
+clpk_profile_level core_profile_for_device(const clpk_device_info *dev, char *path, size_t path_size);
+/* The search directories in order ($CLPK_PROFILE_DIR, the installed profiles, the source tree's profiles/).
+ * Returns how many were written to dirs (at most capacity). */
+int core_profile_search_dirs(const char **dirs, int capacity);
+
+/* ---- Small host helpers ------------------------------------------------------------------------------------ */
+
+uint64_t core_hash64(const void *data, size_t size, uint64_t seed);
+/* Reads a whole file into a NUL-terminated malloc'ed buffer. */
+clpk_status core_read_file(const char *path, char **data, size_t *size, clpk_error *err);
+double core_wall_seconds(void);
+/* Type of a device as a profile string: "GPU", "CPU", "OTHER". */
+const char *core_device_kind_string(clpk_device_kind kind);
+
+#endif

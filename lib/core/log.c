@@ -1,0 +1,14 @@
+/* Diagnostics to stderr, filtered by the context's level (CLPK_LOG). */
+#include "context_impl.h"
+
+void core_log(const clpk_context *ctx, core_log_level level, const char *fmt, ...) {
+    core_log_level limit = ctx ? ctx->log_level : CLPK_LOG_WARN;
+    if (level > limit || level == CLPK_LOG_QUIET) return;
+    static const char *const names[] = {"", "warning", "info", "debug"};
+    fprintf(stderr, "clpk: %s: ", names[level]);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}

@@ -1,0 +1,122 @@
+/* LiFE device half: the plan's fields, the restructured (sorted) coefficient copies and the CPU reference. Shared by
+ * lib/life_plan.c, lib/life_sort.c, lib/life_fit.c, lib/life_reference.c, the tuner and the tests. */
+#ifndef CLPK_LIFE_INTERNAL_H
+#define CLPK_LIFE_INTERNAL_H
+
+#include "clpk_internal.h"
+
+/* ---- Restructured coefficients (host side, built once per plan) ------------------------------------------- */
+
+typedef enum life_order { LIFE_ORDER_VOXEL = 0, LIFE_ORDER_ATOM, LIFE_ORDER_FIBER } life_order;
+
+/* The coefficients permuted so that the key (voxel, atom or fibre) is non-decreasing, with run pointers over the
+ * key (n_keys + 1 entries) and offsets premultiplied: atom_off = atom * ld_dict, voxel_off = voxel * n_theta.
+ * With a processing order (rank: key -> position, a permutation) the runs come in rank order instead, run r holds
+ * the key run_key[r], and within a run the coefficients keep the dataset's order (the per-key sums are unchanged). */
+typedef struct life_sorted {
+    life_order order;
+    int64_t n_coeffs;
+    int32_t n_keys;
+    int64_t *run_ptr; /* n_keys + 1 */
+    int32_t *atom_off, *voxel_off, *fiber;
+    double *phi;
+    int32_t *run_key; /* n_keys, or NULL in key order (run r is key r) */
+} life_sorted;
+
+/* Stable counting sort by the key, or by rank[key] when rank is not NULL: O(Nc + n_keys). */
+clpk_status life_sort_build(const clpk_life_dataset *data, life_order order, int32_t ld_dict, const int32_t *rank,
+                            life_sorted *out, clpk_error *err);
+
+/* Processing orders (plan parameters voxel_order and fiber_order; docs/perf-life.md section 4). */
+typedef enum life_voxel_order { LIFE_VOXEL_ORDER_INDEX = 0, LIFE_VOXEL_ORDER_MORTON } life_voxel_order;
+typedef enum life_fiber_order { LIFE_FIBER_ORDER_INDEX = 0, LIFE_FIBER_ORDER_VOXEL } life_fiber_order;
+/* Voxel ranks along the Z-order (Morton) curve of the voxels' grid coordinates (data->voxel_ijk, relative to their
+ * minimum; ties by index). *rank = NULL with the reason in why[] when the dataset holds no grid or a span exceeds
+ * 2^21 (then index order is used). O(Nv log Nv). */
+clpk_status life_voxel_rank_morton(const clpk_life_dataset *data, int32_t **rank, char *why, size_t why_size,
+                                   clpk_error *err);
+/* Fibre ranks by the processing position of each fibre's middle coefficient's voxel (voxel_rank, or the voxel index
+ * when NULL); fibres without coefficients go last; ties by index. O(Nc + Nv + Nf). */
+clpk_status life_fiber_rank_by_voxel(const clpk_life_dataset *data, const int32_t *voxel_rank, int32_t **rank,
+                                     clpk_error *err);
+void life_sorted_free(life_sorted *s);
+
+/* Run-length statistics of a key: mean and max coefficients per non-empty run (the tuner's problem class). */
+void life_run_stats(const clpk_life_dataset *data, life_order order, double *mean_run, double *max_run);
+
+/* Checks sizes, index ranges and finiteness of what the device kernels read (no crash on bad data). */
+clpk_status life_check_dataset(const clpk_life_dataset *data, clpk_error *err);
+
+/* ---- CPU reference (double precision, the seed's naive serial loops) -------------------------------------- */
+
+void life_ref_dsc(const clpk_life_dataset *data, const double *w, double *y);
+void life_ref_wc(const clpk_life_dataset *data, const double *y, double *w);
+/* `iterations` SBB-NNLS steps from w (in/out) exactly as clpk_life_fit takes them; *objective = 0.5||Mw - y||^2. */
+void life_ref_fit(const clpk_life_dataset *data, int iterations, double *w, double *objective);
+
+/* Random streamline-like datasets for tests and the tuner (no files): fibres visit runs of voxels of mean length
+ * mean_run, empty_fraction of the fibres have no coefficient, signal = M w_true + uniform noise of amplitude noise,
+ * zero_fraction of w_true is 0. Free with clpk_life_dataset_free; *w_true (may be NULL) is malloc'ed. */
+typedef struct life_random_options {
+    int32_t n_theta, n_atoms, n_voxels, n_fibers, mean_run;
+    double empty_fraction, zero_fraction, noise;
+} life_random_options;
+clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, clpk_life_dataset *out,
+                                double **w_true, clpk_error *err);
+
+/* ---- Plan ------------------------------------------------------------------------------------------------- */
+
+typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL } life_dsc_kind;
+typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LIFE_WC_VOXEL } life_wc_kind;
+
+/* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device and precision. */
+extern const char *const life_param_keys[];
+void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params);
+/* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
+#define LIFE_MAX_THETA_PARTS 4
+int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes);
+/* Effective split of n_theta directions into `requested` parts (clamped to n_theta): part length aligned to 128 B
+ * where that still gives `requested` parts; *parts may come out below `requested` (n_theta 5 in 4 -> 3 parts of 2). */
+void life_theta_split(int32_t n_theta, int requested, size_t value_size, int *parts, int *part_len);
+
+struct clpk_life_plan {
+    clpk_context *ctx;
+    clpk_precision precision;
+    size_t value_size;
+    int32_t n_atoms, n_voxels, n_fibers, n_theta, ld_dict;
+    int64_t n_coeffs;
+    core_params params;
+    char origin[640]; /* where the parameters came from: defaults, a profile entry, a strategy, timing */
+    life_dsc_kind dsc_kind;
+    life_wc_kind wc_kind;
+    int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;
+    int theta_parts, part_len; /* effective theta split of dsc=voxel / wc=fiber (life_theta_split) */
+    /* processing orders in effect (voxel_order applies to dsc=voxel / wc=voxel, fiber_order to wc=fiber); a
+     * requested order the dataset cannot give falls back to index order, the reason in order_note */
+    life_voxel_order voxel_order;
+    life_fiber_order fiber_order;
+    char order_note[160];
+    cl_program program;
+    cl_kernel k_dsc, k_wc, k_zero;
+    /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */
+    cl_mem dict, signal;
+    /* coefficient copies used by the chosen kernels (unused ones are NULL) */
+    cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
+    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */
+    cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
+    cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
+    /* solver kernels (built lazily by clpk_life_fit) */
+    cl_program fit_program;
+    cl_kernel k_mask, k_step;
+};
+
+/* Strategy "timed": times every DSC and WC kernel on the dataset (caller's params kept, dsc/wc replaced) and
+ * creates the plan with the fastest of each. */
+clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
+                                   const char *params, clpk_life_plan **plan_out);
+
+/* Names of the strategies for messages and the profile. */
+const char *life_dsc_name(life_dsc_kind k);
+const char *life_wc_name(life_wc_kind k);
+
+#endif

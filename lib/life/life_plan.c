@@ -1,0 +1,681 @@
+/* LiFE plans: parameters (defaults -> profile -> strategy -> caller), restructured copies, upload, kernels, and the
+ * DSC / WC launches. */
+#include "life_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const life_param_keys[] = {"dsc",     "wc", "team",        "runs",        "unroll",      "wc_team",
+                                       "wc_runs", "wg", "theta_parts", "voxel_order", "fiber_order", NULL};
+
+static const char *const dsc_names[] = {"atomics", "voxel"};
+static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
+static const char *const voxel_order_names[] = {"index", "morton"};
+static const char *const fiber_order_names[] = {"index", "voxel"};
+
+const char *life_dsc_name(life_dsc_kind k) { return dsc_names[k]; }
+const char *life_wc_name(life_wc_kind k) { return wc_names[k]; }
+
+void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params) {
+    /* A warp per run on GPUs; narrower teams on CPUs where a "lane" is a SIMD slot of one core. */
+    const int gpu = dev && dev->kind == CLPK_DEVICE_GPU;
+    core_params_set(params, "dsc", "voxel");
+    core_params_set(params, "wc", "fiber");
+    core_params_set_int(params, "team", gpu ? 32 : 16);
+    core_params_set_int(params, "runs", 4);
+    /* H100, DS1: in f32 the fibre WC is fastest without unrolling (2.72 ms vs 3.14 at 4; the DSC does not care).
+     * In f64 D (99 MB) and y (143 MB) no longer fit the 50 MB L2, the rows come from DRAM more often and more
+     * independent row loads in flight pay (session 2: 9.31 s at unroll 4 vs 9.84 s at 1). */
+    /* Session 4 (H100 DS1, morton voxel order, 100-iteration fits): f64 unroll 8 with 8 fibre runs per group took
+     * 15.18 ms per iteration against 18.03 at unroll 4 / 4 runs (DSC 3.76 -> 3.24 ms, WC 6.08 -> 4.74); f32 8.64
+     * against 8.83 with 8 runs (docs/perf-life.md, section 5). */
+    core_params_set_int(params, "unroll", gpu ? (precision == CLPK_PRECISION_F64 ? 8 : 1) : 4);
+    core_params_set_int(params, "wc_team", gpu ? 32 : 16);
+    core_params_set_int(params, "wc_runs", gpu ? 8 : 4);
+    core_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
+    core_params_set_int(params, "theta_parts", 1); /* plan creation replaces it by life_default_theta_parts */
+    /* H100, DS1 (docs/perf-life.md, section 4): voxel runs along the Z-order curve keep the D rows of neighbouring
+     * voxels in L2 when D does not fit it: f64 DSC 3.87 -> 3.78 ms (w_true), 4.37 -> 4.16 (dense), fit -2 %; f32's D
+     * fits and it loses 3 %. Fibres stay in index order (the voxel order cost the WC 15-30 %). */
+    core_params_set(params, "voxel_order", gpu && precision == CLPK_PRECISION_F64 ? "morton" : "index");
+    core_params_set(params, "fiber_order", "index");
+}
+
+int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes) {
+    /* No split by default, anywhere. The split was meant for f64 dictionaries larger than the L2 (DS1: 99 MB against
+     * the H100's 50 MB), but measured there it only costs: f64 DSC 5.29 / 5.52 / 6.86 / 9.17 ms and WC 6.55 / 8.03 /
+     * 10.47 / 13.90 ms for 1 / 2 / 3 / 4 parts (docs/perf-life.md, section 3), so the f64 products are not held back
+     * by D's capacity misses. The option stays for devices where they are; the arguments say what it would weigh. */
+    (void)dev;
+    (void)precision;
+    (void)dict_bytes;
+    return 1;
+}
+
+void life_theta_split(int32_t n_theta, int requested, size_t value_size, int *parts, int *part_len) {
+    if (requested < 1) requested = 1;
+    if (requested > n_theta) requested = n_theta; /* clamped: every part holds at least one direction */
+    if (requested == 1) {                         /* no split: one part of every direction */
+        *parts = 1;
+        *part_len = n_theta;
+        return;
+    }
+    const int base = (n_theta + requested - 1) / requested;
+    int len = base;
+    /* the largest alignment (128 B down to one value) that still gives `requested` non-empty parts */
+    for (int align = (int)(128 / value_size); align > 1; align /= 2) {
+        const int l = (base + align - 1) / align * align;
+        if ((n_theta + l - 1) / l == requested) {
+            len = l;
+            break;
+        }
+    }
+    *part_len = len;
+    *parts = (n_theta + len - 1) / len; /* may be below `requested` when n_theta does not split evenly, e.g. 5 / 4 */
+}
+
+static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+static int name_index(const char *value, const char *const *names, int count) {
+    for (int i = 0; value && i < count; ++i)
+        if (strcmp(value, names[i]) == 0) return i;
+    return -1;
+}
+
+/* Turns the parameter list into the plan's fields, refusing what the device cannot run. */
+static clpk_status life_apply_params(clpk_life_plan *plan) {
+    clpk_context *ctx = plan->ctx;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    clpk_error err;
+    if (core_params_check_keys(&plan->params, life_param_keys, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    int d = name_index(core_params_get(&plan->params, "dsc"), dsc_names, 2);
+    int w = name_index(core_params_get(&plan->params, "wc"), wc_names, 4);
+    if (d < 0 || w < 0)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "LiFE: unknown dsc=%s (atomics|voxel) or wc=%s (atomics|atom|fiber|voxel)",
+                         core_params_get(&plan->params, "dsc"), core_params_get(&plan->params, "wc"));
+    plan->dsc_kind = (life_dsc_kind)d;
+    plan->wc_kind = (life_wc_kind)w;
+    const char *vo = core_params_get(&plan->params, "voxel_order"), *fo = core_params_get(&plan->params, "fiber_order");
+    int vi = vo ? name_index(vo, voxel_order_names, 2) : 0, fi = fo ? name_index(fo, fiber_order_names, 2) : 0;
+    if (vi < 0 || fi < 0)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "LiFE: unknown voxel_order=%s (index|morton) or fiber_order=%s (index|voxel)", vo ? vo : "",
+                         fo ? fo : "");
+    plan->voxel_order = (life_voxel_order)vi;
+    plan->fiber_order = (life_fiber_order)fi;
+    plan->dsc_team = (int)core_params_get_int(&plan->params, "team", 32);
+    plan->dsc_runs = (int)core_params_get_int(&plan->params, "runs", 4);
+    plan->dsc_unroll = (int)core_params_get_int(&plan->params, "unroll", 4);
+    plan->wc_team = (int)core_params_get_int(&plan->params, "wc_team", 32);
+    plan->wc_runs = (int)core_params_get_int(&plan->params, "wc_runs", 4);
+    plan->atomics_wg = (int)core_params_get_int(&plan->params, "wg", 256);
+    const long long parts = core_params_get_int(&plan->params, "theta_parts", 1);
+    if (parts < 1 || parts > LIFE_MAX_THETA_PARTS)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: theta_parts=%lld out of 1..%d", parts,
+                         LIFE_MAX_THETA_PARTS);
+    life_theta_split(plan->n_theta, (int)parts, plan->value_size, &plan->theta_parts, &plan->part_len);
+    const long long max_wg = dev->max_work_group_size < 1024 ? (long long)dev->max_work_group_size : 1024;
+    if (!is_pow2(plan->dsc_team) || plan->dsc_team > 256 || !is_pow2(plan->wc_team) || plan->wc_team > 256)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: team=%d and wc_team=%d must be powers of two <= 256",
+                         plan->dsc_team, plan->wc_team);
+    if (plan->dsc_unroll < 1 || plan->dsc_unroll > 16)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unroll=%d out of 1..16", plan->dsc_unroll);
+    if (plan->dsc_runs < 1 || plan->wc_runs < 1 || plan->atomics_wg < 1 ||
+        (long long)plan->dsc_team * plan->dsc_runs > max_wg || (long long)plan->wc_team * plan->wc_runs > max_wg ||
+        plan->atomics_wg > max_wg)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: work-group sizes team*runs=%d, wc_team*wc_runs=%d, wg=%d must be in 1..%lld",
+                         plan->dsc_team * plan->dsc_runs, plan->wc_team * plan->wc_runs, plan->atomics_wg, max_wg);
+    if ((uint64_t)plan->wc_team * (uint64_t)plan->wc_runs * plan->value_size > dev->local_mem_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: wc_team*wc_runs needs more local memory than %llu bytes",
+                         (unsigned long long)dev->local_mem_bytes);
+    /* Private accumulators per lane: bounded so they stay in registers. */
+    if ((plan->n_theta + plan->dsc_team - 1) / plan->dsc_team > 64)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d / team %d needs over 64 registers per lane",
+                         plan->n_theta, plan->dsc_team);
+    if ((uint64_t)plan->ld_dict * plan->value_size > dev->local_mem_bytes / 2)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d too large for local memory", plan->n_theta);
+    const int needs_atomics = plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind != LIFE_WC_FIBER;
+    if (needs_atomics && plan->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: f64 with atomics (dsc=%s, wc=%s) needs 64-bit global atomics, which %s lacks; use "
+                         "dsc=voxel,wc=fiber",
+                         life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind), dev->name);
+    return CLPK_SUCCESS;
+}
+
+static clpk_status life_upload(clpk_life_plan *plan, const void *host, size_t bytes, cl_mem *buf) {
+    const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
+    if (dev->max_alloc_bytes > 0 && (uint64_t)bytes > dev->max_alloc_bytes)
+        return core_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: a buffer of %zu bytes exceeds the largest allocation of %s (%llu bytes)", bytes,
+                         dev->name, (unsigned long long)dev->max_alloc_bytes);
+    cl_int rc = CL_SUCCESS;
+    *buf = clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          bytes > 0 ? bytes : 1, (void *)host, &rc);
+    if (rc != CL_SUCCESS) return core_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE data)");
+    return CLPK_SUCCESS;
+}
+
+/* Uploads an array of doubles converted to the plan's precision. */
+static clpk_status life_upload_values(clpk_life_plan *plan, const double *src, size_t n, cl_mem *buf) {
+    size_t cells = n > 0 ? n : 1;
+    void *tmp = malloc(cells * plan->value_size);
+    if (!tmp) return core_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for %zu values", n);
+    if (plan->precision == CLPK_PRECISION_F32)
+        for (size_t i = 0; i < n; ++i)
+            ((float *)tmp)[i] = (float)src[i];
+    else if (n > 0)
+        memcpy(tmp, src, n * sizeof(double));
+    clpk_status st = life_upload(plan, tmp, n * plan->value_size, buf);
+    free(tmp);
+    return st;
+}
+
+static clpk_status life_upload_sorted(clpk_life_plan *plan, const clpk_life_dataset *data, life_order order,
+                                      const int32_t *rank, cl_mem *ptr, cl_mem *atom_off, cl_mem *voxel_off,
+                                      cl_mem *fiber, cl_mem *phi, cl_mem *run_key) {
+    life_sorted s;
+    clpk_error err;
+    if (life_sort_build(data, order, plan->ld_dict, rank, &s, &err) != CLPK_SUCCESS)
+        return core_fail_from(plan->ctx, &err);
+    const size_t nc = (size_t)s.n_coeffs;
+    clpk_status st = CLPK_SUCCESS;
+    if (ptr) st = life_upload(plan, s.run_ptr, ((size_t)s.n_keys + 1) * sizeof *s.run_ptr, ptr);
+    if (st == CLPK_SUCCESS && run_key && s.run_key)
+        st = life_upload(plan, s.run_key, (size_t)s.n_keys * sizeof *s.run_key, run_key);
+    if (st == CLPK_SUCCESS && atom_off) st = life_upload(plan, s.atom_off, nc * sizeof(int32_t), atom_off);
+    if (st == CLPK_SUCCESS && voxel_off) st = life_upload(plan, s.voxel_off, nc * sizeof(int32_t), voxel_off);
+    if (st == CLPK_SUCCESS && fiber) st = life_upload(plan, s.fiber, nc * sizeof(int32_t), fiber);
+    if (st == CLPK_SUCCESS && phi) st = life_upload_values(plan, s.phi, nc, phi);
+    life_sorted_free(&s);
+    return st;
+}
+
+/* The coefficients in the dataset's own order with premultiplied offsets (atomics kernels). */
+static clpk_status life_upload_original(clpk_life_plan *plan, const clpk_life_dataset *data) {
+    const size_t nc = (size_t)data->n_coeffs, cells = nc > 0 ? nc : 1;
+    int32_t *ao = malloc(cells * sizeof *ao), *vo = malloc(cells * sizeof *vo);
+    clpk_status st = CLPK_SUCCESS;
+    if (!ao || !vo) st = core_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for offsets");
+    for (size_t k = 0; st == CLPK_SUCCESS && k < nc; ++k) {
+        ao[k] = data->atoms[k] * plan->ld_dict;
+        vo[k] = data->voxels[k] * plan->n_theta;
+    }
+    if (st == CLPK_SUCCESS) st = life_upload(plan, ao, nc * sizeof *ao, &plan->c_atom_off);
+    if (st == CLPK_SUCCESS) st = life_upload(plan, vo, nc * sizeof *vo, &plan->c_voxel_off);
+    if (st == CLPK_SUCCESS) st = life_upload(plan, data->fibers, nc * sizeof(int32_t), &plan->c_fiber);
+    if (st == CLPK_SUCCESS) st = life_upload_values(plan, data->phi, nc, &plan->c_phi);
+    free(ao);
+    free(vo);
+    return st;
+}
+
+static clpk_status life_build_kernels(clpk_life_plan *plan) {
+    const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
+    const int f64 = plan->precision == CLPK_PRECISION_F64;
+    char options[512], split[96] = "";
+    /* theta_parts 1 and index orders add no option: the same program (and cache entry) as before they existed */
+    if (plan->theta_parts > 1)
+        snprintf(split, sizeof split, " -DTHETA_PARTS=%d -DPART_LEN=%d", plan->theta_parts, plan->part_len);
+    if (plan->dsc_key) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
+    if (plan->wc_key) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
+    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d%s",
+             f64 ? "double" : "float", f64 ? " -DVALUE_IS_DOUBLE" : "",
+             f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta, plan->ld_dict, plan->dsc_team,
+             plan->dsc_unroll, plan->wc_team, split);
+    const char *sources[] = {"life_spmv"};
+    CLPK_TRY(core_program_get(plan->ctx, sources, 1, options, &plan->program));
+    static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel"};
+    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber", "life_wc_voxel"};
+    CLPK_TRY(core_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
+    CLPK_TRY(core_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
+    CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_zero", &plan->k_zero));
+    return CLPK_SUCCESS;
+}
+
+static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset *data, const char *strategy,
+                                   const char *params) {
+    clpk_context *ctx = plan->ctx;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    clpk_error err;
+    life_default_params(dev, plan->precision, &plan->params);
+    core_params_set_int(
+        &plan->params, "theta_parts",
+        life_default_theta_parts(dev, plan->precision, (uint64_t)plan->n_atoms * plan->ld_dict * plan->value_size));
+    int is_auto = !strategy || !*strategy || strcmp(strategy, "auto") == 0;
+    if (is_auto) {
+        core_params features;
+        core_params_clear(&features);
+        double voxel_run = 0, fiber_run = 0, longest = 0;
+        life_run_stats(data, LIFE_ORDER_VOXEL, &voxel_run, &longest);
+        life_run_stats(data, LIFE_ORDER_FIBER, &fiber_run, &longest);
+        core_params_set(&features, "precision", clpk_precision_name(plan->precision));
+        core_params_set_int(&features, "n_theta", plan->n_theta);
+        core_params_set_num(&features, "voxel_run", voxel_run > 1 ? voxel_run : 1);
+        core_params_set_num(&features, "fiber_run", fiber_run > 1 ? fiber_run : 1);
+        core_profile_choice choice;
+        CLPK_TRY(core_profile_choose(ctx, "life", &features, &plan->params, &choice));
+        if (choice.found)
+            snprintf(plan->origin, sizeof plan->origin, "profile %s (%s, class distance %.2f)", choice.path,
+                     clpk_profile_level_string(choice.level), choice.distance);
+        else
+            snprintf(plan->origin, sizeof plan->origin, "built-in defaults");
+    } else if (strcmp(strategy, "atomics") == 0) {
+        snprintf(plan->origin, sizeof plan->origin, "strategy atomics");
+        core_params_set(&plan->params, "dsc", "atomics");
+        core_params_set(&plan->params, "wc", "atomics");
+    } else if (strcmp(strategy, "sorted") == 0) {
+        snprintf(plan->origin, sizeof plan->origin, "strategy sorted");
+        core_params_set(&plan->params, "dsc", "voxel");
+    } else {
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted, timed)",
+                         strategy);
+    }
+    if (params && *params) {
+        core_params explicit_params;
+        core_params_clear(&explicit_params);
+        if (core_params_parse(&explicit_params, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+        CLPK_TRY(core_params_merge(&plan->params, &explicit_params));
+        size_t len = strlen(plan->origin);
+        snprintf(plan->origin + len, sizeof plan->origin - len, " + caller's parameters");
+    }
+    CLPK_TRY(life_apply_params(plan));
+
+    /* Dictionary rows zero-padded to a multiple of 32 so each row starts aligned for coalesced lanes. */
+    const size_t nd = (size_t)plan->n_atoms * (size_t)plan->ld_dict;
+    double *padded = calloc(nd, sizeof *padded);
+    if (!padded) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for the dictionary");
+    for (int32_t a = 0; a < plan->n_atoms; ++a)
+        memcpy(padded + (size_t)a * plan->ld_dict, data->dictionary + (size_t)a * plan->n_theta,
+               (size_t)plan->n_theta * sizeof *padded);
+    clpk_status st = life_upload_values(plan, padded, nd, &plan->dict);
+    free(padded);
+    CLPK_TRY(st);
+    if (data->signal)
+        CLPK_TRY(life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal));
+
+    if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS)
+        CLPK_TRY(life_upload_original(plan, data));
+    /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
+    const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL;
+    const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
+    if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;     /* no voxel-sorted kernel: nothing to order */
+    if (plan->wc_kind != LIFE_WC_FIBER) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
+    int32_t *voxel_rank = NULL, *fiber_rank = NULL;
+    if (morton && (voxel_runs || plan->fiber_order == LIFE_FIBER_ORDER_VOXEL)) {
+        if (life_voxel_rank_morton(data, &voxel_rank, plan->order_note, sizeof plan->order_note, &err) != CLPK_SUCCESS)
+            return core_fail_from(ctx, &err);
+        if (!voxel_rank) {
+            plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;
+            core_log(ctx, CLPK_LOG_INFO, "LiFE: voxel_order=morton: %s", plan->order_note);
+        }
+    }
+    if (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL &&
+        life_fiber_rank_by_voxel(data, voxel_rank, &fiber_rank, &err) != CLPK_SUCCESS) {
+        free(voxel_rank);
+        return core_fail_from(ctx, &err);
+    }
+    st = CLPK_SUCCESS;
+    if (voxel_runs)
+        st = life_upload_sorted(plan, data, LIFE_ORDER_VOXEL,
+                                plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL, &plan->dsc_ptr,
+                                &plan->dsc_atom_off, NULL, &plan->dsc_fiber, &plan->dsc_phi, &plan->dsc_key);
+    if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_ATOM)
+        st = life_upload_sorted(plan, data, LIFE_ORDER_ATOM, NULL, NULL, &plan->wc_atom_off, &plan->wc_voxel_off,
+                                &plan->wc_fiber, &plan->wc_phi, NULL);
+    if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_FIBER)
+        st = life_upload_sorted(plan, data, LIFE_ORDER_FIBER, fiber_rank, &plan->wc_ptr, &plan->wc_atom_off,
+                                &plan->wc_voxel_off, NULL, &plan->wc_phi, &plan->wc_key);
+    free(voxel_rank);
+    free(fiber_rank);
+    CLPK_TRY(st);
+    return life_build_kernels(plan);
+}
+
+clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
+                                  const char *strategy, const char *params, clpk_life_plan **plan_out) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!plan_out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: plan pointer is NULL");
+    *plan_out = NULL;
+    clpk_error err;
+    if (life_check_dataset(data, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    if (precision != CLPK_PRECISION_F32 && precision != CLPK_PRECISION_F64)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown precision %d", (int)precision);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (precision == CLPK_PRECISION_F64 && !dev->has_fp64)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: %s has no double precision", dev->name);
+    if (strategy && strcmp(strategy, "timed") == 0)
+        return life_plan_create_timed(ctx, data, precision, params, plan_out);
+    clpk_life_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no memory for the plan");
+    plan->ctx = ctx;
+    plan->precision = precision;
+    plan->value_size = clpk_precision_size(precision);
+    plan->n_atoms = data->n_atoms;
+    plan->n_voxels = data->n_voxels;
+    plan->n_fibers = data->n_fibers;
+    plan->n_theta = data->n_theta;
+    plan->n_coeffs = data->n_coeffs;
+    plan->ld_dict = (data->n_theta + 31) / 32 * 32;
+    clpk_status st = life_plan_setup(plan, data, strategy, params);
+    if (st != CLPK_SUCCESS) {
+        clpk_life_plan_destroy(plan);
+        return st;
+    }
+    *plan_out = plan;
+    return CLPK_SUCCESS;
+}
+
+static void release_mem(cl_mem *m) {
+    if (*m) clReleaseMemObject(*m);
+    *m = NULL;
+}
+
+void clpk_life_plan_destroy(clpk_life_plan *plan) {
+    if (!plan) return;
+    cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_zero, plan->k_mask, plan->k_step};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+        if (kernels[i]) clReleaseKernel(kernels[i]);
+    cl_mem *mems[] = {&plan->dict,    &plan->signal,      &plan->c_atom_off,   &plan->c_voxel_off, &plan->c_fiber,
+                      &plan->c_phi,   &plan->dsc_ptr,     &plan->dsc_atom_off, &plan->dsc_fiber,   &plan->dsc_phi,
+                      &plan->wc_ptr,  &plan->wc_atom_off, &plan->wc_voxel_off, &plan->wc_fiber,    &plan->wc_phi,
+                      &plan->dsc_key, &plan->wc_key};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
+        release_mem(mems[i]);
+    free(plan);
+}
+
+void clpk_life_plan_describe(const clpk_life_plan *plan, char *buf, size_t size) {
+    if (!buf || size == 0) return;
+    if (!plan) {
+        snprintf(buf, size, "(no plan)");
+        return;
+    }
+    char params[512];
+    core_params_format(&plan->params, params, sizeof params);
+    snprintf(buf, size,
+             "LiFE %s: n_theta %d, atoms %d, voxels %d, fibers %d, coeffs %lld; dsc=%s wc=%s, runs in voxel order %s "
+             "and fibre order %s%s%s (%s; %s)",
+             clpk_precision_name(plan->precision), plan->n_theta, plan->n_atoms, plan->n_voxels, plan->n_fibers,
+             (long long)plan->n_coeffs, life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind),
+             voxel_order_names[plan->voxel_order], fiber_order_names[plan->fiber_order],
+             plan->order_note[0] ? ": " : "", plan->order_note, params, plan->origin);
+}
+
+/* ---- Launches ------------------------------------------------------------------------------------------------ */
+
+/* Global size for grid-stride kernels: enough groups to fill the device, never more than the work. */
+static size_t life_grid(size_t work_items, size_t local) {
+    size_t groups = (work_items + local - 1) / local;
+    if (groups > 65536) groups = 65536;
+    if (groups < 1) groups = 1;
+    return groups * local;
+}
+
+/* Zero-fills `n` values of `buf` (before an atomics kernel) with a kernel; the event orders the next launch. */
+static clpk_status life_zero(clpk_life_plan *plan, cl_mem buf, size_t n, cl_uint n_wait, const cl_event *wait,
+                             cl_event *ev) {
+    cl_long count = (cl_long)n;
+    core_args a;
+    core_args_begin(&a, plan->ctx, plan->k_zero, 0);
+    CLPK_ARG(&a, count);
+    CLPK_ARG(&a, buf);
+    CLPK_TRY(core_args_end(&a));
+    size_t local = 64, global = life_grid(n > 0 ? n : 1, local);
+    CLPK_CL_TRY(plan->ctx, clEnqueueNDRangeKernel(clpk_context_queue(plan->ctx), plan->k_zero, 1, NULL, &global, &local,
+                                                  n_wait, wait, ev));
+    return CLPK_SUCCESS;
+}
+
+static clpk_status life_launch(clpk_life_plan *plan, cl_kernel k, size_t global, size_t local, cl_uint n_wait,
+                               const cl_event *wait, cl_event *done) {
+    CLPK_CL_TRY(plan->ctx,
+                clEnqueueNDRangeKernel(clpk_context_queue(plan->ctx), k, 1, NULL, &global, &local, n_wait, wait, done));
+    return CLPK_SUCCESS;
+}
+
+/* dsc=voxel / wc=fiber: one launch per theta part (argument `pass_arg` = the part), in order, each waiting for the
+ * previous (WC passes > 0 add to w). *first (may be NULL) gets the first pass's event, *done the last's. */
+static clpk_status life_launch_passes(clpk_life_plan *plan, cl_kernel k, cl_uint pass_arg, size_t global, size_t local,
+                                      cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *done) {
+    cl_event prev = NULL;
+    clpk_status st = CLPK_SUCCESS;
+    for (cl_int pass = 0; pass < plan->theta_parts && st == CLPK_SUCCESS; ++pass) {
+        const int last = pass == plan->theta_parts - 1;
+        cl_event ev = NULL;
+        core_args a;
+        core_args_begin(&a, plan->ctx, k, pass_arg);
+        CLPK_ARG(&a, pass);
+        if ((st = core_args_end(&a)) != CLPK_SUCCESS) break;
+        st = life_launch(plan, k, global, local, pass == 0 ? n_wait : 1, pass == 0 ? wait : &prev,
+                         (last && !done && !(first && pass == 0)) ? NULL : &ev);
+        if (st != CLPK_SUCCESS) break;
+        if (pass == 0 && first) {
+            *first = ev;
+            if (!last) clRetainEvent(ev); /* a second reference only when it is not also *done */
+        }
+        if (prev) clReleaseEvent(prev);
+        prev = ev;
+    }
+    if (st == CLPK_SUCCESS && done) {
+        *done = prev;
+        prev = NULL;
+    }
+    if (prev) clReleaseEvent(prev);
+    return st;
+}
+
+static clpk_status life_check_buffers(clpk_life_plan *plan, cl_mem in, size_t in_n, cl_mem out, size_t out_n) {
+    size_t a = 0, b = 0;
+    if (!in || !out) return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: NULL buffer");
+    CLPK_CL_TRY(plan->ctx, clGetMemObjectInfo(in, CL_MEM_SIZE, sizeof a, &a, NULL));
+    CLPK_CL_TRY(plan->ctx, clGetMemObjectInfo(out, CL_MEM_SIZE, sizeof b, &b, NULL));
+    if (a < in_n * plan->value_size || b < out_n * plan->value_size)
+        return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "LiFE: buffers of %zu and %zu bytes are smaller than %zu and %zu %s values", a, b, in_n, out_n,
+                         clpk_precision_name(plan->precision));
+    return CLPK_SUCCESS;
+}
+
+/* The arguments the voxel-sorted kernels (DSC voxel, WC voxel) start with: the voxel count, the voxel-sorted
+ * coefficients, the dictionary, then the input and output vectors. */
+static void args_voxel_sorted(core_args *a, clpk_life_plan *plan, cl_kernel k, cl_mem in, cl_mem out) {
+    const cl_int nv = plan->n_voxels;
+    core_args_begin(a, plan->ctx, k, 0);
+    CLPK_ARG(a, nv);
+    CLPK_ARG(a, plan->dsc_ptr);
+    CLPK_ARG(a, plan->dsc_atom_off);
+    CLPK_ARG(a, plan->dsc_fiber);
+    CLPK_ARG(a, plan->dsc_phi);
+    CLPK_ARG(a, plan->dict);
+    CLPK_ARG(a, in);
+    CLPK_ARG(a, out);
+}
+
+static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                                   cl_event *first, cl_event *done) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    const size_t ny = (size_t)plan->n_voxels * plan->n_theta;
+    CLPK_TRY(life_check_buffers(plan, w, (size_t)plan->n_fibers, y, ny));
+    cl_kernel k = plan->k_dsc;
+    if (plan->dsc_kind == LIFE_DSC_ATOMICS) {
+        cl_long nc = plan->n_coeffs;
+        core_args a;
+        core_args_begin(&a, plan->ctx, k, 0);
+        CLPK_ARG(&a, nc);
+        CLPK_ARG(&a, plan->c_atom_off);
+        CLPK_ARG(&a, plan->c_voxel_off);
+        CLPK_ARG(&a, plan->c_fiber);
+        CLPK_ARG(&a, plan->c_phi);
+        CLPK_ARG(&a, plan->dict);
+        CLPK_ARG(&a, w);
+        CLPK_ARG(&a, y);
+        CLPK_TRY(core_args_end(&a));
+        cl_event zeroed = NULL;
+        CLPK_TRY(life_zero(plan, y, ny, n_wait, wait, &zeroed));
+        size_t local = (size_t)plan->atomics_wg;
+        clpk_status st = life_launch(plan, k, life_grid((size_t)nc * plan->n_theta, local), local, 1, &zeroed, done);
+        clReleaseEvent(zeroed);
+        return st;
+    }
+    const cl_int nv = plan->n_voxels;
+    core_args a;
+    args_voxel_sorted(&a, plan, k, w, y);
+    core_args_jump(&a, k, 9);    /* 8: the theta part, set per pass */
+    CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
+    CLPK_TRY(core_args_end(&a));
+    size_t local = (size_t)plan->dsc_team * plan->dsc_runs;
+    size_t groups = ((size_t)nv + plan->dsc_runs - 1) / plan->dsc_runs;
+    return life_launch_passes(plan, k, 8, groups * local, local, n_wait, wait, first, done);
+}
+
+static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                  cl_event *first, cl_event *done) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    const size_t ny = (size_t)plan->n_voxels * plan->n_theta;
+    CLPK_TRY(life_check_buffers(plan, y, ny, w, (size_t)plan->n_fibers));
+    cl_kernel k = plan->k_wc;
+    cl_long nc = plan->n_coeffs;
+    if (plan->wc_kind == LIFE_WC_FIBER) {
+        cl_int nf = plan->n_fibers;
+        size_t local = (size_t)plan->wc_team * plan->wc_runs;
+        core_args a;
+        core_args_begin(&a, plan->ctx, k, 0);
+        CLPK_ARG(&a, nf);
+        CLPK_ARG(&a, plan->wc_ptr);
+        CLPK_ARG(&a, plan->wc_atom_off);
+        CLPK_ARG(&a, plan->wc_voxel_off);
+        CLPK_ARG(&a, plan->wc_phi);
+        CLPK_ARG(&a, plan->dict);
+        CLPK_ARG(&a, y);
+        CLPK_ARG(&a, w);
+        core_args_local(&a, local * plan->value_size);
+        core_args_jump(&a, k, 10); /* 9: the theta part, set per pass */
+        CLPK_ARG(&a, plan->wc_key);
+        CLPK_TRY(core_args_end(&a));
+        return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->wc_team, local), local, n_wait, wait, first,
+                                  done);
+    }
+    core_args a;
+    core_args_begin(&a, plan->ctx, k, 0);
+    if (plan->wc_kind == LIFE_WC_VOXEL) {
+        const cl_int nv = plan->n_voxels;
+        args_voxel_sorted(&a, plan, k, y, w);
+        CLPK_ARG(&a, plan->dsc_key);
+        CLPK_TRY(core_args_end(&a));
+        cl_event zeroed = NULL;
+        CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
+        size_t local = (size_t)plan->atomics_wg;
+        clpk_status st = life_launch(plan, k, life_grid((size_t)nv * local, local), local, 1, &zeroed, done);
+        clReleaseEvent(zeroed);
+        return st;
+    }
+    const int atom = plan->wc_kind == LIFE_WC_ATOM;
+    cl_mem ao = atom ? plan->wc_atom_off : plan->c_atom_off, vo = atom ? plan->wc_voxel_off : plan->c_voxel_off;
+    cl_mem fb = atom ? plan->wc_fiber : plan->c_fiber, ph = atom ? plan->wc_phi : plan->c_phi;
+    CLPK_ARG(&a, nc);
+    CLPK_ARG(&a, ao);
+    CLPK_ARG(&a, vo);
+    CLPK_ARG(&a, fb);
+    CLPK_ARG(&a, ph);
+    CLPK_ARG(&a, plan->dict);
+    CLPK_ARG(&a, y);
+    CLPK_ARG(&a, w);
+    size_t local, global;
+    if (atom) {
+        local = (size_t)plan->wc_team * plan->wc_runs;
+        core_args_local(&a, local * plan->value_size);
+        global = life_grid((size_t)nc * plan->wc_team, local);
+    } else {
+        local = (size_t)plan->atomics_wg;
+        global = life_grid((size_t)nc, local);
+    }
+    CLPK_TRY(core_args_end(&a));
+    cl_event zeroed = NULL;
+    CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
+    clpk_status st = CLPK_SUCCESS;
+    if (nc > 0)
+        st = life_launch(plan, k, global, local, 1, &zeroed, done);
+    else if (done) {
+        *done = zeroed;
+        zeroed = NULL;
+    }
+    if (zeroed) clReleaseEvent(zeroed);
+    return st;
+}
+
+/* Single-launch paths leave *first NULL: then it is the same event as *done (one reference). */
+static clpk_status life_first_is_done(clpk_status st, cl_event *first, cl_event *done) {
+    if (st == CLPK_SUCCESS && first && !*first) *first = *done;
+    return st;
+}
+
+clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                          cl_event *done) {
+    return life_dsc_launch(plan, w, y, n_wait, wait, NULL, done);
+}
+
+clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                         cl_event *done) {
+    return life_wc_launch(plan, y, w, n_wait, wait, NULL, done);
+}
+
+clpk_status clpk_life_dsc_events(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
+                                 cl_event *first, cl_event *done) {
+    if (!first || !done) return CLPK_ERROR_INVALID_ARGUMENT;
+    *first = NULL;
+    return life_first_is_done(life_dsc_launch(plan, w, y, n_wait, wait, first, done), first, done);
+}
+
+clpk_status clpk_life_wc_events(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                cl_event *first, cl_event *done) {
+    if (!first || !done) return CLPK_ERROR_INVALID_ARGUMENT;
+    *first = NULL;
+    return life_first_is_done(life_wc_launch(plan, y, w, n_wait, wait, first, done), first, done);
+}
+
+/* ---- Host-array conveniences ----------------------------------------------------------------------------------- */
+
+static clpk_status life_host_product(clpk_life_plan *plan, int dsc, const double *in, double *out) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!in || !out) return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: NULL host array");
+    const size_t ny = (size_t)plan->n_voxels * plan->n_theta, nw = (size_t)plan->n_fibers;
+    const size_t n_in = dsc ? nw : ny, n_out = dsc ? ny : nw;
+    cl_mem bin = NULL, bout = NULL;
+    void *tmp = malloc((n_out > n_in ? n_out : n_in) * plan->value_size);
+    cl_int rc = CL_SUCCESS;
+    clpk_status st = CLPK_SUCCESS;
+    if (!tmp) return core_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory");
+    st = life_upload_values(plan, in, n_in, &bin);
+    if (st == CLPK_SUCCESS) {
+        bout =
+            clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_WRITE, n_out * plan->value_size, NULL, &rc);
+        if (rc != CL_SUCCESS) st = core_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE output)");
+    }
+    if (st == CLPK_SUCCESS)
+        st = dsc ? clpk_life_dsc(plan, bin, bout, 0, NULL, NULL) : clpk_life_wc(plan, bin, bout, 0, NULL, NULL);
+    if (st == CLPK_SUCCESS) {
+        rc = clEnqueueReadBuffer(clpk_context_queue(plan->ctx), bout, CL_TRUE, 0, n_out * plan->value_size, tmp, 0,
+                                 NULL, NULL);
+        if (rc != CL_SUCCESS) st = core_fail_cl(plan->ctx, rc, "clEnqueueReadBuffer (LiFE output)");
+    }
+    if (st == CLPK_SUCCESS) {
+        for (size_t i = 0; i < n_out; ++i)
+            out[i] = plan->precision == CLPK_PRECISION_F32 ? (double)((float *)tmp)[i] : ((double *)tmp)[i];
+    }
+    if (bin) clReleaseMemObject(bin);
+    if (bout) clReleaseMemObject(bout);
+    free(tmp);
+    return st;
+}
+
+clpk_status clpk_life_dsc_host(clpk_life_plan *plan, const double *w, double *y) {
+    return life_host_product(plan, 1, w, y);
+}
+
+clpk_status clpk_life_wc_host(clpk_life_plan *plan, const double *y, double *w) {
+    return life_host_product(plan, 0, y, w);
+}

@@ -1,0 +1,131 @@
+/* Internals of the spmv family shared by its host files: parameters, the BCCOO host format, the plan. */
+#ifndef CLPK_SPMV_INTERNAL_H
+#define CLPK_SPMV_INTERNAL_H
+
+#include "clpk_internal.h"
+
+typedef enum spmv_format { SPMV_CSR = 1, SPMV_BCCOO = 2, SPMV_BCCOO_PLUS = 3 } spmv_format;
+
+/* Every parameter of a plan, resolved (no "auto" left except sync, resolved at plan creation). */
+typedef struct spmv_config {
+    spmv_format format;
+    int block_h, block_w; /* 1..4, 1|2|4 */
+    int flag_bits;        /* 8, 16, 32 */
+    int col_bits;         /* 16 or 32 (col=short|int|auto; auto = 16 when block columns < 65535) */
+    int col_delta;        /* col=delta: 16-bit deltas per thread segment, escape 0x8000 to a full index */
+    int tile;             /* blocks per thread */
+    int wg;               /* work-group size */
+    int strategy;         /* 1 or 2 */
+    int cache;            /* strategy 2: result cache of cache*wg block rows */
+    int sync_adjacent;    /* 1 adjacent synchronization, 0 fallback carry kernel; -1 auto */
+    int skip_scan;        /* 0|1 */
+    int online;           /* 0 offline transpose, 1 natural order */
+    int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
+    int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
+    int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
+    int interleave;       /* BCCOO: a row's blocks dealt across the threads its segment spans, step-major, so that
+                           * the x loads of one step are consecutive across lanes (lib/spmv_format.c) */
+    int prefetch;         /* BCCOO: blocks per thread whose columns and x vectors are loaded before their products
+                           * (1, 2, 4, 8, 16; cl/spmv_bccoo.cl) */
+} spmv_config;
+
+/* Elements per value vector of the BCCOO layout: block_w (one vector per block row, vload=0), or with vload=1 the
+ * widest power of two <= 16 bytes dividing block_h*block_w (at least block_w): a 4x2 f32 block is 2 float4. */
+int spmv_value_vec(const spmv_config *cfg, clpk_precision precision);
+
+/* Built-in defaults for a device (dev may be NULL: portable defaults). */
+void spmv_default_params(const clpk_device_info *dev, core_params *p);
+/* Whether adjacent synchronization is known safe (forward progress of started work-groups) on this device. */
+int spmv_device_has_forward_progress(const clpk_device_info *dev);
+/* Local memory the BCCOO kernel needs, in bytes (without / with the online-transpose staging buffer). */
+size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision);
+/* The online transpose stages a group's products in local memory only up to this size (and what the device has). */
+#define SPMV_STAGE_MAX_BYTES 65536u
+size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision);
+/* Build options of the BCCOO program of a plan (its config and online mode); x_aligned: typed x loads. */
+void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size);
+/* Enqueues one multiply; *first / *last (may be NULL) receive the events of the first and last kernel. */
+clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
+                         size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *last);
+
+/* Parses format + params over defaults into a config; value checks only (no device limits). */
+clpk_status spmv_config_parse(const char *format, const core_params *params, const clpk_csr *A, spmv_config *cfg,
+                              clpk_error *err);
+/* The config as "k=v,..." (the keys plan creation accepts). */
+void spmv_config_format(const spmv_config *cfg, char *buf, size_t size);
+/* The keys plan creation accepts (NULL-terminated). */
+extern const char *const spmv_param_keys[];
+/* The tile sizes the tuner and the quick tune choose from (ascending, NULL-terminated); test_spmv_sweep runs each. */
+extern const char *const spmv_tile_values[];
+
+/* The BCCOO / BCCOO+ host image, exactly as uploaded. */
+typedef struct spmv_bccoo {
+    int64_t block_rows; /* per slice: ceil(rows / block_h) */
+    int64_t blocks;     /* real + dummy blocks */
+    int64_t nt;         /* threads, a multiple of wg; nt * tile >= blocks */
+    int64_t groups;     /* nt / wg */
+    size_t value_bytes; /* block_h*block_w/V planes of nt*tile vectors of V = spmv_value_vec values */
+    size_t flag_bytes;  /* nt * flag words */
+    size_t col_bytes;   /* nt * tile column indices */
+    size_t entry_bytes; /* nt + 1 result entries */
+    void *values, *flags, *cols;
+    uint32_t *entries;
+    /* col=delta: first column of each thread, escape start per thread (nt + 1), escaped full columns */
+    int64_t n_esc;
+    uint32_t *col_base, *esc_start, *esc;
+} spmv_bccoo;
+
+/* Counts blocks (real + dummy) of A with the config's shape and slices: O(nnz). */
+clpk_status spmv_bccoo_count(const clpk_csr *A, const spmv_config *cfg, int64_t *blocks, clpk_error *err);
+/* Converts A; values in the given precision. */
+clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, spmv_bccoo *out,
+                             clpk_error *err);
+void spmv_bccoo_free(spmv_bccoo *b);
+/* Exact device bytes of a BCCOO image of `blocks` blocks (matrix data + synchronization + temporaries). */
+/* Bytes of the per-group carry buffer: adjacent sync stores each 32 bits of a carry in a 64-bit (epoch, half) word;
+ * the fallback's VT values fit in the same space. Used by the plan's allocation and the footprint alike. */
+uint64_t spmv_carry_bytes(int64_t groups, int block_h, clpk_precision precision);
+uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
+                              int64_t n_esc);
+uint64_t spmv_csr_footprint(const clpk_csr *A, clpk_precision precision);
+
+/* Features for the profile class: rows, cols, nnz, nnz_row_mean, nnz_row_std, max_row, fill_2x2, fill_4x4 and
+ * precision. */
+clpk_status spmv_features(const clpk_csr *A, clpk_precision precision, core_params *features, clpk_error *err);
+
+/* Checks A's structure (sizes, row pointers, column range, finite values). */
+clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err);
+
+/* Sum of the sizes of the plan's matrix buffers as the device reports them (tests compare it with the footprint). */
+uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan);
+
+struct clpk_spmv_plan {
+    clpk_context *ctx;
+    clpk_precision precision;
+    spmv_config cfg;
+    int32_t rows, cols;
+    int64_t nnz;
+    uint64_t footprint;
+    /* CSR */
+    cl_mem row_ptr, col, val;
+    cl_kernel csr_kernel;
+    /* BCCOO */
+    int64_t block_rows, nt, groups;
+    cl_mem values, flags, cols_idx, entries;
+    cl_mem col_base, esc_start, esc; /* col=delta only */
+    cl_mem sync;                     /* [0] ticket, [1] progress counter, [2] watchdog error, [3] spare */
+    cl_mem grp_sum;  /* per group: block_h carries (adjacent: 64-bit words epoch:32-bit half; fallback: VT) */
+    cl_mem grp_stop; /* per group: 1 if it has a row stop (fallback) */
+    cl_mem tmp;      /* BCCOO+: slices * block_rows * block_h partial rows */
+    cl_kernel main_kernel, carry_kernel, combine_kernel;
+    /* vload=1 with block_w > 1: main_kernel reads x through vector-typed pointers (x + x_off aligned to block_w
+     * values); main_kernel_xu, built on the first launch with an unaligned x offset, reads it with vloadn */
+    cl_kernel main_kernel_xu;
+    cl_uint online_mode; /* kernel's `online`: 0 offline, 1 natural order, 2 natural order staged in local memory */
+    cl_uint epoch;
+    cl_uint spin_limit;
+    /* bench vectors, created on first use */
+    cl_mem bench_x, bench_y;
+};
+
+#endif

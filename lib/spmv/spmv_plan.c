@@ -1,0 +1,351 @@
+/* spmv plans: parameter choice (defaults -> profile -> caller), conversion, upload, kernel build. */
+#include "spmv_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void spmv_default_params(const clpk_device_info *dev, core_params *p) {
+    int gpu = dev && dev->kind == CLPK_DEVICE_GPU;
+    core_params_clear(p);
+    core_params_set(p, "format", "bccoo");
+    core_params_set(p, "block_h", "1");
+    core_params_set(p, "block_w", "1");
+    core_params_set(p, "flag_bits", "32");
+    core_params_set(p, "col", "auto");
+    core_params_set(p, "tile", gpu ? "16" : "32");
+    core_params_set(p, "wg", gpu ? "256" : "64");
+    core_params_set(p, "strategy", gpu ? "2" : "1");
+    core_params_set(p, "cache", "2");
+    core_params_set(p, "sync", "auto");
+    core_params_set(p, "skip_scan", "1");
+    core_params_set(p, "transpose", "offline");
+    core_params_set(p, "slices", "2");
+    core_params_set(p, "csr_vec", gpu ? "8" : "1");
+    /* GPUs: vector value loads (H100: 1.08x geometric mean over 16-byte-or-wider blocks, docs/perf-spmv.md row 4);
+     * a 1-wide block ignores it */
+    core_params_set(p, "vload", gpu ? "1" : "0");
+    /* GPUs: rows dealt step-major over threads (coalesced x loads); measured neutral on the H100, 0.99-1.03x
+     * (docs/perf-spmv.md row 5) */
+    core_params_set(p, "interleave", gpu ? "1" : "0");
+    /* no prefetch by default: on the H100 it ranged 0.8-1.26x by matrix and shape (docs/perf-spmv.md row 7), a
+     * choice for the tuner */
+    core_params_set(p, "prefetch", "1");
+}
+
+/* Adjacent synchronization needs every started work-group to keep making progress while another spins. Known to
+ * hold: NVIDIA GPUs (a resident block keeps its SM slot until it exits and warps are scheduled fairly) and PoCL's
+ * CPU devices (each work-group runs to completion on one worker thread). Elsewhere the fallback is chosen. */
+int spmv_device_has_forward_progress(const clpk_device_info *dev) {
+    if (!dev || !dev->has_int32_global_atomics || !dev->has_int64_atomics) return 0;
+    if (dev->is_pocl) return 1;
+    if (dev->kind == CLPK_DEVICE_GPU && strstr(dev->vendor, "NVIDIA")) return 1;
+    return 0;
+}
+
+size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision) {
+    size_t vs = clpk_precision_size(precision);
+    size_t bytes = (size_t)cfg->wg * cfg->block_h * vs + (size_t)cfg->wg * 4 + 8 + (size_t)cfg->block_h * vs;
+    if (cfg->strategy == 2) bytes += (size_t)cfg->cache * cfg->wg * cfg->block_h * vs;
+    return bytes;
+}
+
+void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size) {
+    const spmv_config *c = &plan->cfg;
+    snprintf(buf, size,
+             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
+             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d -DVLOAD=%d -DVW=%d -DX_ALIGNED=%d -DPREFETCH=%d",
+             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
+             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2,
+             c->vload, spmv_value_vec(c, plan->precision), x_aligned, c->prefetch);
+}
+
+size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) {
+    return (size_t)cfg->wg * cfg->tile * cfg->block_h * clpk_precision_size(precision);
+}
+
+void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
+    if (!plan) return;
+    cl_mem *mems[] = {&plan->row_ptr,  &plan->col,  &plan->val,     &plan->values,   &plan->flags,     &plan->cols_idx,
+                      &plan->entries,  &plan->sync, &plan->grp_sum, &plan->col_base, &plan->esc_start, &plan->esc,
+                      &plan->grp_stop, &plan->tmp,  &plan->bench_x, &plan->bench_y};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
+        if (*mems[i]) clReleaseMemObject(*mems[i]);
+    cl_kernel ks[] = {plan->csr_kernel, plan->main_kernel, plan->carry_kernel, plan->combine_kernel,
+                      plan->main_kernel_xu};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
+        if (ks[i]) clReleaseKernel(ks[i]);
+    free(plan);
+}
+
+static clpk_status make_buffer(clpk_context *ctx, size_t bytes, const void *host, cl_mem *out) {
+    cl_int rc = CL_SUCCESS;
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
+    *out = clCreateBuffer(clpk_context_cl_context(ctx), flags, bytes ? bytes : 4, (void *)host, &rc);
+    if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, "clCreateBuffer (spmv plan)");
+    return CLPK_SUCCESS;
+}
+
+static clpk_status make_zero_buffer(clpk_context *ctx, size_t bytes, cl_mem *out) {
+    void *zero = calloc(1, bytes ? bytes : 4);
+    if (!zero) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    clpk_status st = make_buffer(ctx, bytes ? bytes : 4, zero, out);
+    free(zero);
+    return st;
+}
+
+static clpk_status check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *name) {
+    size_t max = 0;
+    cl_int rc =
+        clGetKernelWorkGroupInfo(k, clpk_context_device(plan->ctx), CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL);
+    if (rc != CL_SUCCESS) return core_fail_cl(plan->ctx, rc, "clGetKernelWorkGroupInfo");
+    if (max < (size_t)plan->cfg.wg)
+        return core_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED, "spmv: kernel %s allows work-groups of %zu, not wg=%d",
+                         name, max, plan->cfg.wg);
+    return CLPK_SUCCESS;
+}
+
+static clpk_status setup_csr(clpk_spmv_plan *plan, const clpk_csr *A) {
+    clpk_context *ctx = plan->ctx;
+    /* the program before the upload (see setup_bccoo) */
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
+    const char *src[] = {"spmv_csr"};
+    cl_program prog = NULL;
+    CLPK_TRY(core_program_get(ctx, src, 1, opts, &prog));
+    const char *name = plan->cfg.csr_vec == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
+    CLPK_TRY(core_kernel_create(ctx, prog, name, &plan->csr_kernel));
+    CLPK_TRY(check_kernel_wg(plan, plan->csr_kernel, name));
+    size_t vs = clpk_precision_size(plan->precision);
+    uint32_t *rp = malloc(sizeof *rp * (size_t)(A->rows + 1));
+    void *val = malloc(vs * (size_t)(A->nnz ? A->nnz : 1));
+    if (!rp || !val) {
+        free(rp);
+        free(val);
+        return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (int32_t r = 0; r <= A->rows; ++r)
+        rp[r] = (uint32_t)A->row_ptr[r];
+    for (int64_t k = 0; k < A->nnz; ++k) {
+        if (plan->precision == CLPK_PRECISION_F64)
+            ((double *)val)[k] = A->val[k];
+        else
+            ((float *)val)[k] = (float)A->val[k];
+    }
+    clpk_status st = make_buffer(ctx, sizeof *rp * (size_t)(A->rows + 1), rp, &plan->row_ptr);
+    if (st == CLPK_SUCCESS) st = make_buffer(ctx, vs * (size_t)A->nnz, A->nnz ? val : NULL, &plan->val);
+    if (st == CLPK_SUCCESS) st = make_buffer(ctx, 4 * (size_t)A->nnz, A->nnz ? A->col : NULL, &plan->col);
+    free(rp);
+    free(val);
+    CLPK_TRY(st);
+    plan->footprint = spmv_csr_footprint(A, plan->precision);
+    return CLPK_SUCCESS;
+}
+
+static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
+    clpk_context *ctx = plan->ctx;
+    const spmv_config *c = &plan->cfg;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    size_t local = spmv_bccoo_local_bytes(c, plan->precision);
+    if (local > dev->local_mem_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "spmv: parameters need %zu bytes of local memory, device has %llu", local,
+                         (unsigned long long)dev->local_mem_bytes);
+    /* The program first (it needs only the configuration): the tuner notes its candidates' programs by creating
+     * their plans with the context recording (core_program_record), which stops here, before the format conversion,
+     * the expensive part of plan creation. The online transpose stages the group's products in local memory when
+     * they fit (and columns are not delta-coded, whose decoding is sequential per work-item); otherwise natural
+     * order is read directly. */
+    plan->online_mode = 0;
+    if (c->online) {
+        /* CPU implementations report caches of 1-2 MiB as local memory; a cap keeps the choice (and so the program
+         * that runs) the same on every host, and GPUs have less than the cap anyway. */
+        uint64_t room = dev->local_mem_bytes < SPMV_STAGE_MAX_BYTES ? dev->local_mem_bytes : SPMV_STAGE_MAX_BYTES;
+        plan->online_mode = !c->col_delta && local + spmv_bccoo_stage_bytes(c, plan->precision) <= room ? 2u : 1u;
+    }
+    plan->epoch = 0;
+    char opts[512];
+    spmv_bccoo_options(plan, c->vload && c->block_w > 1, opts, sizeof opts);
+    const char *src[] = {"spmv_bccoo"};
+    cl_program prog = NULL;
+    CLPK_TRY(core_program_get(ctx, src, 1, opts, &prog));
+    CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
+    CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
+    if (!c->sync_adjacent) CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
+    if (c->format == SPMV_BCCOO_PLUS)
+        CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
+
+    clpk_error err = {0};
+    spmv_bccoo b;
+    clpk_status st = spmv_bccoo_build(A, c, plan->precision, &b, &err);
+    if (st != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    plan->block_rows = b.block_rows;
+    plan->nt = b.nt;
+    plan->groups = b.groups;
+    plan->footprint = spmv_bccoo_footprint(A, c, plan->precision, b.blocks, b.n_esc);
+    size_t vs = clpk_precision_size(plan->precision);
+    st = make_buffer(ctx, b.value_bytes, b.values, &plan->values);
+    if (st == CLPK_SUCCESS) st = make_buffer(ctx, b.flag_bytes, b.flags, &plan->flags);
+    if (st == CLPK_SUCCESS) st = make_buffer(ctx, b.col_bytes, b.cols, &plan->cols_idx);
+    if (st == CLPK_SUCCESS) st = make_buffer(ctx, b.entry_bytes, b.entries, &plan->entries);
+    if (st == CLPK_SUCCESS && c->col_delta) {
+        st = make_buffer(ctx, (size_t)b.nt * 4, b.col_base, &plan->col_base);
+        if (st == CLPK_SUCCESS) st = make_buffer(ctx, (size_t)(b.nt + 1) * 4, b.esc_start, &plan->esc_start);
+        if (st == CLPK_SUCCESS) st = make_buffer(ctx, (size_t)(b.n_esc ? b.n_esc : 1) * 4, b.esc, &plan->esc);
+    }
+    spmv_bccoo_free(&b);
+    if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, 4 * sizeof(cl_uint), &plan->sync);
+    if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, (size_t)plan->groups * 4, &plan->grp_stop);
+    if (st == CLPK_SUCCESS)
+        st = make_zero_buffer(ctx, (size_t)spmv_carry_bytes(plan->groups, c->block_h, plan->precision), &plan->grp_sum);
+    if (st == CLPK_SUCCESS && c->format == SPMV_BCCOO_PLUS)
+        st = make_zero_buffer(ctx, (size_t)c->slices * plan->block_rows * c->block_h * vs, &plan->tmp);
+    CLPK_TRY(st);
+
+    /* Watchdog window in spin iterations without any group publishing; long enough for one group's tile on a slow
+     * or time-shared device (a CPU iteration is ~10 ns, a GPU atomic round trip ~1 us). */
+    plan->spin_limit = dev->kind == CLPK_DEVICE_GPU ? (1u << 24) : (1u << 27);
+    return CLPK_SUCCESS;
+}
+
+static clpk_status choose_params(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                                 const char *params, spmv_config *cfg) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    core_params p, user;
+    clpk_error err = {0};
+    spmv_default_params(dev, &p);
+    int automatic = !format || !*format || strcmp(format, "auto") == 0;
+    if (automatic) {
+        core_params features;
+        if (spmv_features(A, precision, &features, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+        core_profile_choice choice;
+        CLPK_TRY(core_profile_choose(ctx, "spmv", &features, &p, &choice));
+    }
+    core_params_clear(&user);
+    if (params && core_params_parse(&user, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    if (core_params_check_keys(&user, spmv_param_keys, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    core_params_merge(&p, &user);
+    if (spmv_config_parse(automatic ? NULL : format, &p, A, cfg, &err) != CLPK_SUCCESS)
+        return core_fail_from(ctx, &err);
+    if (cfg->sync_adjacent < 0) cfg->sync_adjacent = spmv_device_has_forward_progress(dev);
+    if ((size_t)cfg->wg > dev->max_work_group_size)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: wg=%d exceeds the device's %zu", cfg->wg,
+                         dev->max_work_group_size);
+    if (cfg->sync_adjacent && (!dev->has_int32_global_atomics || !dev->has_int64_atomics))
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "spmv: sync=adjacent needs 32- and 64-bit global atomics (cl_khr_int64_base_atomics)");
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                                  const char *params, clpk_spmv_plan **out) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!out || !A) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create: NULL argument");
+    *out = NULL;
+    if (precision != CLPK_PRECISION_F32 && precision != CLPK_PRECISION_F64)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create: unknown precision");
+    if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: f64 requested but the device %s has no fp64",
+                         clpk_context_device_info(ctx)->name);
+    clpk_error err = {0};
+    if (spmv_csr_validate(A, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    clpk_spmv_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    plan->ctx = ctx;
+    plan->precision = precision;
+    plan->rows = A->rows;
+    plan->cols = A->cols;
+    plan->nnz = A->nnz;
+    clpk_status st = choose_params(ctx, A, precision, format, params, &plan->cfg);
+    if (st == CLPK_SUCCESS) st = plan->cfg.format == SPMV_CSR ? setup_csr(plan, A) : setup_bccoo(plan, A);
+    if (st != CLPK_SUCCESS) {
+        clpk_spmv_plan_destroy(plan);
+        return st;
+    }
+    char desc[512];
+    clpk_spmv_plan_describe(plan, desc, sizeof desc);
+    core_log(ctx, CLPK_LOG_DEBUG, "spmv plan %dx%d nnz=%lld: %s", (int)A->rows, (int)A->cols, (long long)A->nnz, desc);
+    *out = plan;
+    return CLPK_SUCCESS;
+}
+
+void clpk_spmv_plan_describe(const clpk_spmv_plan *plan, char *buf, size_t size) {
+    if (!buf || !size) return;
+    if (!plan) {
+        snprintf(buf, size, "(no plan)");
+        return;
+    }
+    spmv_config_format(&plan->cfg, buf, size);
+}
+
+uint64_t clpk_spmv_plan_footprint(const clpk_spmv_plan *plan) { return plan ? plan->footprint : 0; }
+int32_t clpk_spmv_plan_rows(const clpk_spmv_plan *plan) { return plan ? plan->rows : 0; }
+int32_t clpk_spmv_plan_cols(const clpk_spmv_plan *plan) { return plan ? plan->cols : 0; }
+clpk_precision clpk_spmv_plan_precision(const clpk_spmv_plan *plan) {
+    return plan ? plan->precision : CLPK_PRECISION_F32;
+}
+
+clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, const char *format, const char *params,
+                                uint64_t *bytes, clpk_error *err) {
+    if (!bytes || !format || strcmp(format, "auto") == 0)
+        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_footprint: needs an explicit format");
+    if (precision != CLPK_PRECISION_F32 && precision != CLPK_PRECISION_F64)
+        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_footprint: unknown precision");
+    CLPK_TRY(spmv_csr_validate(A, err));
+    core_params p, user;
+    spmv_default_params(NULL, &p);
+    core_params_clear(&user);
+    if (params) CLPK_TRY(core_params_parse(&user, params, err));
+    CLPK_TRY(core_params_check_keys(&user, spmv_param_keys, err));
+    core_params_merge(&p, &user);
+    spmv_config cfg;
+    CLPK_TRY(spmv_config_parse(format, &p, A, &cfg, err));
+    if (cfg.format == SPMV_CSR) {
+        *bytes = spmv_csr_footprint(A, precision);
+        return CLPK_SUCCESS;
+    }
+    int64_t blocks = 0;
+    CLPK_TRY(spmv_bccoo_count(A, &cfg, &blocks, err));
+    int64_t n_esc = 0;
+    if (cfg.col_delta) { /* the escapes depend on the layout: build it (still linear in nnz) */
+        spmv_bccoo b;
+        CLPK_TRY(spmv_bccoo_build(A, &cfg, precision, &b, err));
+        n_esc = b.n_esc;
+        spmv_bccoo_free(&b);
+    }
+    *bytes = spmv_bccoo_footprint(A, &cfg, precision, blocks, n_esc);
+    return CLPK_SUCCESS;
+}
+clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk_precision precision,
+                                      const char *format, const char *params, clpk_spmv_plan **plan) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    clpk_csr csr;
+    clpk_error err = {0};
+    if (clpk_coo_to_csr(A, &csr, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    clpk_status st = clpk_spmv_plan_create(ctx, &csr, precision, format, params, plan);
+    clpk_csr_free(&csr);
+    return st;
+}
+
+uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
+    const cl_mem mems[] = {plan->row_ptr,  plan->col,      plan->val,       plan->values,  plan->flags,
+                           plan->cols_idx, plan->entries,  plan->sync,      plan->grp_sum, plan->grp_stop,
+                           plan->tmp,      plan->col_base, plan->esc_start, plan->esc};
+    uint64_t total = 0;
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {
+        size_t size = 0;
+        if (mems[i] && clGetMemObjectInfo(mems[i], CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS) total += size;
+    }
+    return total;
+}
+
+clpk_status clpk_spmv_plan_create_mtx(clpk_context *ctx, const char *path, clpk_precision precision, const char *format,
+                                      const char *params, clpk_spmv_plan **plan) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!path) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create_mtx: NULL path");
+    clpk_coo coo;
+    clpk_error err = {0};
+    if (clpk_mtx_read(path, &coo, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    clpk_status st = clpk_spmv_plan_create_coo(ctx, &coo, precision, format, params, plan);
+    clpk_coo_free(&coo);
+    return st;
+}

@@ -1,0 +1,533 @@
+/* Direct cross-correlation variants: parameter checks, kernel builds and launches (kernels in cl/xcorr_*.cl). */
+#include "xcorr_direct.h"
+#include "xcorr_shuffle.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum direct_kind { NAIVE, SHIFT_BUFFER, SPLIT_ROW, TILE, WARP_PER_OVERLAP, LOCAL_TILES } direct_kind;
+
+static const char *const naive_keys[] = {"wg", NULL};
+static const char *const shift_keys[] = {"team", "shuffle", NULL};
+static const char *const split_keys[] = {"rows_per_worker", "combine", "distribution", "wg", NULL};
+static const char *const tile_keys[] = {"shifts", "rows", "lefts", "rights", "wg", NULL};
+static const char *const wpo_keys[] = {"wg", NULL};
+static const char *const local_keys[] = {"rows", "shifts", "wg", NULL};
+
+static const struct {
+    const char *name;
+    direct_kind kind;
+    const char *source;
+    const char *const *keys;
+} algorithms[] = {
+    {"naive", NAIVE, "xcorr_naive", naive_keys},
+    {"shift-buffer", SHIFT_BUFFER, "xcorr_shift", shift_keys},
+    {"split-row", SPLIT_ROW, "xcorr_split", split_keys},
+    {"grouped", TILE, "xcorr_tile", tile_keys},
+    {"multi-right", TILE, "xcorr_tile", tile_keys},
+    {"multi-both", TILE, "xcorr_tile", tile_keys},
+    {"warp-per-overlap", WARP_PER_OVERLAP, "xcorr_wpo", wpo_keys},
+    {"local", LOCAL_TILES, "xcorr_local", local_keys},
+};
+enum { ALGORITHM_COUNT = sizeof algorithms / sizeof algorithms[0] };
+
+struct xcorr_direct {
+    clpk_context *ctx;
+    clpk_xcorr_shape shape;
+    direct_kind kind;
+    int out_rows, out_cols;
+    size_t n_out;
+    size_t elem;
+    cl_kernel kernel, reduce; /* reduce: split-row's ordered combine */
+    size_t global, local, reduce_global, reduce_local;
+    int extra[3];   /* kernel arguments after the common ones (see set_args) */
+    int atomic;     /* split-row combining with atomics: the output is zeroed first */
+    cl_mem scratch; /* split-row's partial sums (ordered combine) */
+};
+
+static int find_algorithm(const char *name) {
+    for (int i = 0; name && i < ALGORITHM_COUNT; ++i)
+        if (strcmp(algorithms[i].name, name) == 0) return i;
+    return -1;
+}
+
+int xcorr_direct_known(const char *algorithm) { return find_algorithm(algorithm) >= 0; }
+
+const char *const *xcorr_direct_param_names(const char *algorithm) {
+    int a = find_algorithm(algorithm);
+    return a < 0 ? NULL : algorithms[a].keys;
+}
+
+static int out_cols_of(const clpk_xcorr_shape *s) { return s->search_cols ? s->search_cols : 2 * s->cols - 1; }
+
+/* Smallest power of two >= n, clamped to [lo, hi]. */
+static int pow2_clamp(int n, int lo, int hi) {
+    int p = lo;
+    while (p < n && p < hi)
+        p *= 2;
+    return p;
+}
+
+void xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
+                                core_params *params) {
+    int a = find_algorithm(algorithm);
+    if (a < 0) return;
+    const int many_rights = shape->pattern != CLPK_XCORR_ONE_TO_ONE;
+    switch (algorithms[a].kind) {
+    case NAIVE: core_params_set_int(params, "wg", 128); break;
+    case SHIFT_BUFFER:
+        core_params_set_int(params, "team", pow2_clamp(out_cols_of(shape), 8, 64));
+        core_params_set(params, "shuffle", "local"); /* measured on the H100; subgroup only where offered */
+        break;
+    case SPLIT_ROW:
+        /* At most 16 workers per output keeps the ordered combine's scratch buffer at 16 x the output. */
+        core_params_set_int(params, "rows_per_worker", shape->rows > 64 ? (shape->rows + 15) / 16 : 4);
+        core_params_set(params, "combine", "ordered");
+        core_params_set(params, "distribution", "rectangle"); /* the one measured on the H100 */
+        core_params_set_int(params, "wg", 128);
+        break;
+    case WARP_PER_OVERLAP: core_params_set_int(params, "wg", 32); break; /* 32 < 64 < 128 on the H100 */
+    case LOCAL_TILES:
+        /* Not measured yet: the grouped kernel's best shape (8 column shifts) split over 2 rows, a full-ish group. */
+        core_params_set_int(params, "rows", 2);
+        core_params_set_int(params, "shifts", 4);
+        core_params_set_int(params, "wg", 128);
+        break;
+    case TILE:
+        /* Measured on the H100 (docs/xcorr.md): long runs of column shifts (8) beat taller blocks; 4 rights per left
+         * and 64-item groups were best at 16^2 x 4000 one-to-many. */
+        core_params_set_int(params, "wg", 64);
+        core_params_set_int(params, "shifts", 8);
+        core_params_set_int(params, "rows", 1);
+        if (strcmp(algorithm, "grouped") == 0) {
+            core_params_set_int(params, "lefts", 1);
+            core_params_set_int(params, "rights", 1);
+        } else if (strcmp(algorithm, "multi-right") == 0) {
+            core_params_set_int(params, "lefts", 1);
+            core_params_set_int(params, "rights", many_rights ? 4 : 1);
+        } else {
+            core_params_set_int(params, "lefts", shape->pattern == CLPK_XCORR_N_TO_M ? 2 : 1);
+            core_params_set_int(params, "rights", many_rights ? 2 : 1);
+        }
+        break;
+    }
+    (void)ctx;
+}
+
+/* Reads integer parameter `key` into *value, refusing non-integers and values outside [lo, hi]. */
+static clpk_status param_int(clpk_context *ctx, const core_params *p, const char *key, long lo, long hi, int *value) {
+    const char *text = core_params_get(p, key);
+    if (!text) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: parameter %s is missing", key);
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: parameter %s=%s: must be an integer in [%ld, %ld]",
+                         key, text, lo, hi);
+    *value = (int)v;
+    return CLPK_SUCCESS;
+}
+
+static int is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+/* Builds `source` (after the common part) with the precision and `defines`, and creates kernel `name`. */
+static clpk_status build_kernel(xcorr_direct *d, const char *source, const char *defines, const char *name,
+                                cl_kernel *kernel) {
+    const char *sources[] = {"xcorr_common", source};
+    char options[256];
+    snprintf(options, sizeof options, "-DVALUE_T=%s -DVALUE_IS_DOUBLE=%d %s",
+             d->shape.precision == CLPK_PRECISION_F64 ? "double" : "float", d->shape.precision == CLPK_PRECISION_F64,
+             defines);
+    cl_program program = NULL;
+    CLPK_TRY(core_program_get(d->ctx, sources, 2, options, &program));
+    return core_kernel_create(d->ctx, program, name, kernel);
+}
+
+/* Refuses a local size the compiled kernel cannot run with (registers, local memory). */
+static clpk_status check_kernel_wg(xcorr_direct *d, cl_kernel kernel, size_t local, const char *what) {
+    size_t max_wg = 0;
+    CLPK_CL_TRY(d->ctx, clGetKernelWorkGroupInfo(kernel, clpk_context_device(d->ctx), CL_KERNEL_WORK_GROUP_SIZE,
+                                                 sizeof max_wg, &max_wg, NULL));
+    if (local > max_wg)
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr %s: work-group size %zu exceeds this kernel's limit %zu on the device", what, local,
+                         max_wg);
+    return CLPK_SUCCESS;
+}
+
+/* The work-group counts we launch must stay within what every driver accepts in one dimension. */
+static clpk_status check_groups(xcorr_direct *d, size_t global, size_t local, const char *what) {
+    if (global / local > (size_t)INT_MAX)
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr %s: %zu work-groups is more than one launch allows",
+                         what, global / local);
+    return CLPK_SUCCESS;
+}
+
+static clpk_status create_tile(xcorr_direct *d, const char *algorithm, const core_params *p) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    int shifts, rows, lefts, rights, wg;
+    CLPK_TRY(param_int(d->ctx, p, "shifts", 1, 16, &shifts));
+    CLPK_TRY(param_int(d->ctx, p, "rows", 1, 16, &rows));
+    CLPK_TRY(param_int(d->ctx, p, "lefts", 1, 8, &lefts));
+    CLPK_TRY(param_int(d->ctx, p, "rights", 1, 16, &rights));
+    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
+    if (shifts * rows * lefts * rights > 128)
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr %s: shifts*rows*lefts*rights = %d accumulators per work-item (at most 128)", algorithm,
+                         shifts * rows * lefts * rights);
+    const clpk_xcorr_shape *s = &d->shape;
+    if (lefts > 1 && s->pattern != CLPK_XCORR_N_TO_M)
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr %s: lefts=%d needs the n-to-m pattern (the only one where a right meets several lefts)",
+                         algorithm, lefts);
+    if (rights > 1 && s->pattern == CLPK_XCORR_ONE_TO_ONE)
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr %s: rights=%d needs a pattern where a left meets several rights (not one-to-one)",
+                         algorithm, rights);
+    long long groups;
+    switch (s->pattern) {
+    case CLPK_XCORR_ONE_TO_MANY: groups = (s->n_right + rights - 1) / rights; break;
+    case CLPK_XCORR_N_TO_MN: groups = (long long)s->n_left * ((s->n_right / s->n_left + rights - 1) / rights); break;
+    case CLPK_XCORR_N_TO_M:
+        groups = (long long)((s->n_left + lefts - 1) / lefts) * ((s->n_right + rights - 1) / rights);
+        break;
+    default: groups = s->n_left; break;
+    }
+    d->extra[0] = (int)groups;
+    char defines[128];
+    snprintf(defines, sizeof defines, "-DSHIFTS=%d -DROWS=%d -DLEFTS=%d -DRIGHTS=%d", shifts, rows, lefts, rights);
+    CLPK_TRY(build_kernel(d, "xcorr_tile", defines, "xcorr_tile", &d->kernel));
+    const size_t tiles = (size_t)((d->out_cols + shifts - 1) / shifts) * (size_t)((d->out_rows + rows - 1) / rows);
+    d->local = (size_t)wg;
+    d->global = round_up(tiles * (size_t)groups, d->local);
+    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, algorithm));
+    return check_groups(d, d->global, d->local, algorithm);
+}
+
+/* Bytes of local memory the local algorithm needs for its two matrices (0 if that overflows size_t). */
+size_t xcorr_local_bytes(const clpk_xcorr_shape *shape) {
+    const size_t n = (size_t)shape->rows * (size_t)shape->cols, elem = clpk_precision_size(shape->precision);
+    return n > SIZE_MAX / 2 / elem ? 0 : 2 * n * elem;
+}
+
+/* local: one work-group per output matrix, both matrices in local memory (cl/xcorr_local.cl). */
+static clpk_status create_local(xcorr_direct *d, const core_params *p) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    int block_rows, block_cols, wg;
+    CLPK_TRY(param_int(d->ctx, p, "rows", 1, 8, &block_rows));
+    CLPK_TRY(param_int(d->ctx, p, "shifts", 1, 16, &block_cols));
+    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
+    const size_t need = xcorr_local_bytes(&d->shape);
+    if (need == 0 || need > dev->local_mem_bytes)
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr local: the left and right %dx%d matrices need %zu bytes of local memory, %s has %llu: "
+                         "use another algorithm",
+                         d->shape.rows, d->shape.cols, need, dev->name, (unsigned long long)dev->local_mem_bytes);
+    char defines[96];
+    snprintf(defines, sizeof defines, "-DBLOCK_ROWS=%d -DBLOCK_COLS=%d -DLOCAL_WG=%d", block_rows, block_cols, wg);
+    CLPK_TRY(build_kernel(d, "xcorr_local", defines, "xcorr_local", &d->kernel));
+    cl_ulong own = 0;
+    CLPK_CL_TRY(d->ctx, clGetKernelWorkGroupInfo(d->kernel, clpk_context_device(d->ctx), CL_KERNEL_LOCAL_MEM_SIZE,
+                                                 sizeof own, &own, NULL));
+    if (own + need > dev->local_mem_bytes)
+        return core_fail(
+            d->ctx, CLPK_ERROR_UNSUPPORTED,
+            "xcorr local: %zu bytes for the matrices plus %llu of the kernel's own exceed the %llu bytes of "
+            "local memory of %s",
+            need, (unsigned long long)own, (unsigned long long)dev->local_mem_bytes, dev->name);
+    d->extra[0] = (int)(need / 2 / d->elem); /* elements of each local buffer */
+    d->local = (size_t)wg;
+    d->global = d->n_out * d->local;
+    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, "local"));
+    return check_groups(d, d->global, d->local, "local");
+}
+
+/* Band rows of the triangle distribution's worker layers 0 .. w-1 (the same closed form as xcorr_layer_start in
+ * cl/xcorr_split.cl): layers whose band fills the window of srows rows, then bands of 2*(rows-1-v*rpw)+1 rows. */
+static long long layer_start(int w, int rows, int srows, int rpw) {
+    const long long c = (srows - 1) / 2, full = (rows - 1 - c) / rpw + 1;
+    if (w <= full) return (long long)w * srows;
+    const long long m = w - full;
+    return full * srows + m * (2LL * rows - 1) - (long long)rpw * m * (full + w - 1);
+}
+
+static clpk_status create_split(xcorr_direct *d, const core_params *p) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    int rpw, wg;
+    CLPK_TRY(param_int(d->ctx, p, "rows_per_worker", 1, INT_MAX, &rpw));
+    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
+    const char *combine = core_params_get(p, "combine");
+    if (!combine || (strcmp(combine, "ordered") != 0 && strcmp(combine, "atomic") != 0))
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr split-row: combine=%s: must be ordered or atomic",
+                         combine ? combine : "(missing)");
+    d->atomic = strcmp(combine, "atomic") == 0;
+    const char *distribution = core_params_get(p, "distribution");
+    if (!distribution || (strcmp(distribution, "rectangle") != 0 && strcmp(distribution, "triangle") != 0))
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr split-row: distribution=%s: must be rectangle or triangle",
+                         distribution ? distribution : "(missing)");
+    const int triangle = strcmp(distribution, "triangle") == 0;
+    if (d->atomic && d->shape.precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr split-row: combine=atomic in f64 needs 64-bit atomics, which %s lacks", dev->name);
+    const int workers = d->shape.rows / rpw + (d->shape.rows % rpw != 0);
+    d->extra[0] = rpw;
+    d->extra[1] = workers;
+    d->extra[2] = triangle;
+    const size_t total = d->n_out * (size_t)d->out_rows * (size_t)d->out_cols;
+    /* Work-items: rectangle `workers` per element; triangle only the needed ones (band rows x n_out x columns). */
+    const size_t items =
+        triangle ? (size_t)layer_start(workers, d->shape.rows, d->out_rows, rpw) * d->n_out * (size_t)d->out_cols
+                 : total * (size_t)workers;
+    d->local = (size_t)wg;
+    d->global = round_up(items, d->local);
+    if (d->atomic) {
+        CLPK_TRY(build_kernel(d, "xcorr_split", "", "xcorr_split_atomic", &d->kernel));
+    } else {
+        const size_t bytes = items * d->elem;
+        if (bytes > dev->max_alloc_bytes)
+            return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                             "xcorr split-row: %d workers need %zu bytes of partial sums (device allows %llu per "
+                             "buffer): raise rows_per_worker or use combine=atomic",
+                             workers, bytes, (unsigned long long)dev->max_alloc_bytes);
+        CLPK_TRY(build_kernel(d, "xcorr_split", "", "xcorr_split_partial", &d->kernel));
+        CLPK_TRY(build_kernel(d, "xcorr_split", "", "xcorr_split_reduce", &d->reduce));
+        cl_int rc = CL_SUCCESS;
+        d->scratch = clCreateBuffer(clpk_context_cl_context(d->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
+        if (rc != CL_SUCCESS) return core_fail_cl(d->ctx, rc, "clCreateBuffer(split-row partial sums)");
+        d->reduce_local = d->local;
+        d->reduce_global = round_up(total, d->local);
+        CLPK_TRY(check_kernel_wg(d, d->reduce, d->reduce_local, "split-row"));
+    }
+    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, "split-row"));
+    return check_groups(d, d->global, d->local, "split-row");
+}
+
+/* shift-buffer with shuffle=subgroup: the team's buffer in registers, exchanged by sub-group (warp) shuffles. Every
+ * way this cannot work here is CLPK_ERROR_UNSUPPORTED with the reason: no shuffle on the device, a team that is not
+ * one sub-group, or a kernel the device's compiler refuses (e.g. the inline PTX). */
+static clpk_status create_shuffle(xcorr_direct *d, int team) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    const xcorr_shuffle_kind kind = xcorr_shuffle_kind_of(d->ctx);
+    if (kind == CLPK_XCORR_SHUFFLE_NONE)
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr shift-buffer: shuffle=subgroup needs sub-group shuffles (cl_khr_subgroup_shuffle or "
+                         "cl_intel_subgroups) or an NVIDIA GPU (warp shuffles); %s has none: use shuffle=local",
+                         dev->name);
+    if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) CLPK_TRY(xcorr_shuffle_check_kernel(d->ctx, kind, NULL, team));
+    char defines[128];
+    xcorr_shuffle_options(d->ctx, kind, team, defines, sizeof defines);
+    const clpk_status st = build_kernel(d, "xcorr_shift", defines, "xcorr_shift", &d->kernel);
+    if (st == CLPK_ERROR_BUILD) {
+        char log[1024];
+        snprintf(log, sizeof log, "%s", clpk_last_error(d->ctx));
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr shift-buffer: the %s form (team=%d) does not build on %s, so it is unsupported "
+                         "there: %s",
+                         xcorr_shuffle_kind_name(kind), team, dev->name, log);
+    }
+    CLPK_TRY(st);
+    return xcorr_shuffle_check_kernel(d->ctx, kind, d->kernel, team);
+}
+
+static clpk_status create_team(xcorr_direct *d, const core_params *p) {
+    const clpk_device_info *dev = clpk_context_device_info(d->ctx);
+    const int shift = d->kind == SHIFT_BUFFER;
+    const char *key = shift ? "team" : "wg", *what = shift ? "shift-buffer" : "warp-per-overlap";
+    int team;
+    CLPK_TRY(param_int(d->ctx, p, key, 1, (long)dev->max_work_group_size, &team));
+    int shuffle = 0;
+    if (shift) {
+        const char *form = core_params_get(p, "shuffle");
+        if (!form || (strcmp(form, "local") != 0 && strcmp(form, "subgroup") != 0))
+            return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                             "xcorr shift-buffer: shuffle=%s: must be local or subgroup", form ? form : "(missing)");
+        shuffle = strcmp(form, "subgroup") == 0;
+    }
+    const size_t local_bytes = shuffle ? 0 : (size_t)team * d->elem * (shift ? 3 : 1);
+    if (local_bytes > dev->local_mem_bytes)
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr %s: %s=%d needs %zu bytes of local memory (%llu)", what,
+                         key, team, local_bytes, (unsigned long long)dev->local_mem_bytes);
+    if (!shift && !is_pow2(team))
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr warp-per-overlap: wg=%d must be a power of two",
+                         team);
+    if (shuffle) {
+        CLPK_TRY(create_shuffle(d, team));
+    } else {
+        char defines[64];
+        snprintf(defines, sizeof defines, shift ? "-DTEAM=%d" : "-DWPO_WG=%d", team);
+        CLPK_TRY(build_kernel(d, shift ? "xcorr_shift" : "xcorr_wpo", defines, shift ? "xcorr_shift" : "xcorr_wpo",
+                              &d->kernel));
+    }
+    d->local = (size_t)team;
+    const size_t groups = shift ? (size_t)((d->out_cols + team - 1) / team) * (size_t)d->out_rows * d->n_out
+                                : (size_t)d->out_rows * (size_t)d->out_cols * d->n_out;
+    d->global = groups * d->local;
+    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, what));
+    return check_groups(d, d->global, d->local, what);
+}
+
+clpk_status xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
+                                     const core_params *params, xcorr_direct **out) {
+    if (!ctx || !shape || !params || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: NULL argument");
+    *out = NULL;
+    const int a = find_algorithm(algorithm);
+    if (a < 0)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: unknown direct algorithm '%s'",
+                         algorithm ? algorithm : "(null)");
+    clpk_error err;
+    if (core_params_check_keys(params, algorithms[a].keys, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    xcorr_direct *d = calloc(1, sizeof *d);
+    if (!d) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr: out of host memory");
+    d->ctx = ctx;
+    d->shape = *shape;
+    d->kind = algorithms[a].kind;
+    d->out_rows = clpk_xcorr_output_rows(shape);
+    d->out_cols = clpk_xcorr_output_cols(shape);
+    d->n_out = clpk_xcorr_output_count(shape);
+    d->elem = clpk_precision_size(shape->precision);
+    clpk_status st = CLPK_SUCCESS;
+    switch (d->kind) {
+    case NAIVE: {
+        int wg = 0;
+        st = param_int(ctx, params, "wg", 1, (long)clpk_context_device_info(ctx)->max_work_group_size, &wg);
+        if (st == CLPK_SUCCESS) st = build_kernel(d, "xcorr_naive", "", "xcorr_naive", &d->kernel);
+        if (st == CLPK_SUCCESS) {
+            d->local = (size_t)wg;
+            d->global = round_up(d->n_out * (size_t)d->out_rows * (size_t)d->out_cols, d->local);
+            st = check_kernel_wg(d, d->kernel, d->local, "naive");
+        }
+        if (st == CLPK_SUCCESS) st = check_groups(d, d->global, d->local, "naive");
+        break;
+    }
+    case TILE: st = create_tile(d, algorithm, params); break;
+    case SPLIT_ROW: st = create_split(d, params); break;
+    case SHIFT_BUFFER:
+    case WARP_PER_OVERLAP: st = create_team(d, params); break;
+    case LOCAL_TILES: st = create_local(d, params); break;
+    }
+    if (st != CLPK_SUCCESS) {
+        xcorr_direct_destroy(d);
+        return st;
+    }
+    *out = d;
+    return CLPK_SUCCESS;
+}
+
+/* Sets the arguments every direct kernel starts with (see XCORR_ARGS in cl/xcorr_common.cl) and, after them, the
+ * kernel's own (tile size, local matrices, or split-row's worker layout and scratch); `a` reports a failure. */
+static void set_args(const xcorr_direct *d, core_args *a, cl_kernel k, cl_mem left, cl_ulong left_off,
+                     cl_mem right, cl_ulong right_off, cl_mem out, cl_ulong out_off) {
+    const clpk_xcorr_shape *s = &d->shape;
+    const cl_int ints[] = {s->rows,   s->cols,    d->out_rows,        d->out_cols,
+                           s->n_left, s->n_right, (cl_int)s->pattern, (cl_int)d->n_out};
+    core_args_begin(a, d->ctx, k, 0);
+    CLPK_ARG(a, left);
+    CLPK_ARG(a, left_off);
+    CLPK_ARG(a, right);
+    CLPK_ARG(a, right_off);
+    CLPK_ARG(a, out);
+    CLPK_ARG(a, out_off);
+    for (size_t n = 0; n < sizeof ints / sizeof ints[0]; ++n)
+        CLPK_ARG(a, ints[n]);
+    if (d->kind == TILE) {
+        CLPK_ARG(a, d->extra[0]);
+    } else if (d->kind == LOCAL_TILES) {
+        core_args_local(a, (size_t)d->extra[0] * d->elem); /* left matrix */
+        core_args_local(a, (size_t)d->extra[0] * d->elem);
+    } else if (d->kind == SPLIT_ROW) {
+        for (int i = 0; i < 3; ++i)
+            CLPK_ARG(a, d->extra[i]); /* rpw, workers, triangle */
+        if (!d->atomic || k == d->reduce) CLPK_ARG(a, d->scratch);
+    }
+}
+
+/* Fails unless `buffer` holds at least offset + count elements. */
+static clpk_status check_buffer(xcorr_direct *d, cl_mem buffer, size_t offset, size_t count, const char *what) {
+    if (!buffer) return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: NULL %s buffer", what);
+    size_t bytes = 0;
+    CLPK_CL_TRY(d->ctx, clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
+    if (offset > bytes / d->elem || count > bytes / d->elem - offset)
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr: %s buffer of %zu bytes is too small for offset %zu + %zu elements of %zu bytes", what,
+                         bytes, offset, count, d->elem);
+    return CLPK_SUCCESS;
+}
+
+/* Enqueues the plan's commands; *first gets the first command's event when there are two (else stays NULL) and
+ * *last the last one's. */
+static clpk_status launch(xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                          cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *first,
+                          cl_event *last) {
+    const clpk_xcorr_shape *s = &d->shape;
+    const size_t mat = (size_t)s->rows * (size_t)s->cols;
+    const size_t out_count = d->n_out * (size_t)d->out_rows * (size_t)d->out_cols;
+    CLPK_TRY(check_buffer(d, left, left_offset, (size_t)s->n_left * mat, "left"));
+    CLPK_TRY(check_buffer(d, right, right_offset, (size_t)s->n_right * mat, "right"));
+    CLPK_TRY(check_buffer(d, out, out_offset, out_count, "output"));
+    cl_command_queue q = clpk_context_queue(d->ctx);
+    core_args a;
+    set_args(d, &a, d->kernel, left, left_offset, right, right_offset, out, out_offset);
+    CLPK_TRY(core_args_end(&a));
+    if (d->kind != SPLIT_ROW) {
+        CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, last));
+        return CLPK_SUCCESS;
+    }
+    cl_event before = NULL;
+    cl_int rc;
+    if (d->atomic) {
+        /* The atomic combine adds into the output: zero it first, in order on the queue. */
+        const cl_float zero_f = 0;
+        const cl_double zero_d = 0;
+        const void *zero = d->elem == sizeof zero_d ? (const void *)&zero_d : (const void *)&zero_f;
+        CLPK_CL_TRY(d->ctx, clEnqueueFillBuffer(q, out, zero, d->elem, out_offset * d->elem, out_count * d->elem,
+                                                n_wait, wait, &before));
+        rc = clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, 1, &before, last);
+    } else {
+        /* Partial sums, then their sum in worker order (deterministic). */
+        CLPK_CL_TRY(d->ctx,
+                    clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, &before));
+        set_args(d, &a, d->reduce, left, left_offset, right, right_offset, out, out_offset);
+        clpk_status st = core_args_end(&a);
+        if (st != CLPK_SUCCESS) {
+            clReleaseEvent(before);
+            return st;
+        }
+        rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &before, last);
+    }
+    if (rc != CL_SUCCESS) {
+        clReleaseEvent(before);
+        return core_fail_cl(d->ctx, rc, "clEnqueueNDRangeKernel(xcorr split-row)");
+    }
+    if (first)
+        *first = before;
+    else
+        clReleaseEvent(before);
+    return CLPK_SUCCESS;
+}
+
+clpk_status xcorr_direct_execute(xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right,
+                                      size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
+                                      const cl_event *wait, cl_event *first, cl_event *done) {
+    cl_event last = NULL;
+    if (first) *first = NULL;
+    CLPK_TRY(launch(d, left, left_offset, right, right_offset, out, out_offset, n_wait, wait, first, &last));
+    if (first && !*first) *first = last; /* one command: the same event, one reference */
+    if (done)
+        *done = last;
+    else if (!first || *first != last)
+        clReleaseEvent(last);
+    return CLPK_SUCCESS;
+}
+
+void xcorr_direct_destroy(xcorr_direct *d) {
+    if (!d) return;
+    if (d->kernel) clReleaseKernel(d->kernel);
+    if (d->reduce) clReleaseKernel(d->reduce);
+    if (d->scratch) clReleaseMemObject(d->scratch);
+    free(d);
+}

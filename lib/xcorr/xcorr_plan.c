@@ -1,0 +1,374 @@
+/* Cross-correlation plans: shape checks, the choice of algorithm and parameters (caller, profile, built-in rule),
+ * and dispatch to the direct kernels (lib/xcorr_direct.c) or the FFT path (lib/xcorr_fft.c). */
+#include "xcorr_plan.h"
+#include "xcorr_direct.h"
+#include "xcorr_fft.h"
+#include "xcorr_fused.h"
+#include "xcorr_reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct clpk_xcorr_plan {
+    clpk_context *ctx;
+    clpk_xcorr_shape shape;
+    char algorithm[32];
+    core_params params;
+    xcorr_direct *direct;
+    xcorr_fft *fft;
+    xcorr_fused *fused;
+};
+
+/* Parameter names `algorithm` accepts, NULL if the algorithm is unknown. */
+static const char *const *param_names(const char *algorithm) {
+    if (strcmp(algorithm, "fft") == 0) return xcorr_fft_param_names;
+    if (strcmp(algorithm, "fused-fft") == 0) return xcorr_fused_param_names;
+    return xcorr_direct_param_names(algorithm);
+}
+
+/* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md):
+ * a work-group per output while there are few outputs (<= 8192: 16^2 x 8, 32^2 x 1), then for a few pairs more
+ * workers per output (split-row from 48^2, shift-buffer below), and register blocking once pairs fill the device. */
+static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
+    const double side = sqrt((double)s->rows * (double)s->cols);
+    const double outputs = (double)pairs * clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
+    /* CPUs (PoCL): work-groups cost a thread-level loop each and barriers split it, so the team variants lose there
+     * (20x at 11^2 x 5), and small problems leave too few work-items for register blocking: the plain loop wins
+     * those (2-4x over multi-right at 9^2..11^2), blocking the larger ones. */
+    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) {
+        if (outputs <= 65536) return "naive";
+        if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
+        return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both" : "multi-right";
+    }
+    if (outputs <= 8192) return "warp-per-overlap";
+    if (pairs <= 16) return side >= 48 ? "split-row" : "shift-buffer";
+    if (pairs <= 64 && side >= 32) return "split-row";
+    if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
+    if (s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1) return "multi-both";
+    return "multi-right";
+}
+
+/* Between the size thresholds below, a cost estimate from the same H100 measurements (docs/perf-xcorr.md): direct
+ * time = multiply-adds / rate (1.5e12/s for the few-pairs variants split-row/shift-buffer up to 64 pairs, e.g. 0.039 ms
+ * at 32^2 x 32 and 0.129 ms at 128^2 x 1; 4e12/s once register blocking fills the device), FFT time = max(0.09 ms,
+ * 0.037 ns per padded point per pair). It moves mid sizes with few pairs to the FFT path, e.g. 96^2 x 8 (split-row
+ * ~0.28 ms against ~0.09 ms) and 48^2 x 32 (~0.2 ms against ~0.09 ms), and leaves every measured point's choice as
+ * it was. */
+static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
+    const double r = s->rows, c = s->cols, macs = r * r * c * c * (double)pairs;
+    const double direct_ms = macs / (pairs <= 64 ? 1.5e9 : 4e9);
+    const double fft_ms = fmax(0.09, 3.7e-8 * (double)pairs * 4 * r * c);
+    return direct_ms > fft_ms;
+}
+
+/* Wherever the rule picks the FFT path, fused-fft replaces VkFFT for one-to-one on GPUs when its lines fit local
+ * memory. Cost model: bytes moved. Per pair (P_r x P_c padded, f32) the VkFFT path packs both inputs (write 2 P_r P_c
+ * reals), transforms them (each 2D R2C reads/writes ~2 x P_r P_c/2 complex per pass, two passes), multiplies (read 2,
+ * write 1 spectrum), inverts (two passes) and crops: ~40 P_r P_c bytes at 64^2 (1.3 MB); fused-fft reads the inputs
+ * once, writes/reads R x P_c complex (T1) and out_rows x (P_c/2+1) complex (T2) once each and writes the output:
+ * ~12 P_r P_c bytes (0.36 MB), so at equal bandwidth it should take ~1/3 of the time (docs/perf-xcorr.md). Both are
+ * memory bound (an FFT of length P costs ~5 P log2 P flops, ~0.1 flop per byte here). On CPUs (PoCL) the rule keeps
+ * VkFFT: not measured there. Profiles may override either way. */
+static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
+    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
+    core_params d;
+    core_params_clear(&d);
+    xcorr_fused_defaults(s, &d);
+    return xcorr_fused_fits(ctx, s, atoi(core_params_get(&d, "rows")), 0);
+}
+
+/* The built-in choice without a profile. FFT from 128^2, from 64^2 above 8 pairs and from 32^2 above 256 pairs: on
+ * the H100 our FFT path costs about 0.09 ms at small sizes, which direct kernels beat below these sizes (e.g. split-row
+ * 0.026 ms at 64^2 x 1, multi-right 0.089 ms at 16^2 x 4000) and lose to above them (0.086 vs 0.129 ms at 128^2 x 1,
+ * 0.100 vs 0.226 ms at 64^2 x 32, 0.203 vs 0.244 ms at 32^2 x 1000). The seed's A100 crossovers were higher
+ * (384^2 for one pair down to 64^2 for 32 x 32). */
+static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
+    const double side = sqrt((double)s->rows * (double)s->cols);
+    const int gpu = clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU;
+    if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256) || (gpu && fft_estimate_wins(s, pairs)))
+        return prefer_fused(ctx, s) ? "fused-fft" : "fft";
+    return builtin_direct(ctx, s, pairs);
+}
+
+void xcorr_builtin_params(clpk_context *ctx, const clpk_xcorr_shape *shape, core_params *out) {
+    const char *algo = builtin_choice(ctx, shape, clpk_xcorr_output_count(shape));
+    core_params_set(out, "algorithm", algo);
+    if (strcmp(algo, "fused-fft") == 0)
+        xcorr_fused_defaults(shape, out);
+    else if (strcmp(algo, "fft") != 0)
+        xcorr_direct_defaults(ctx, shape, algo, out);
+}
+
+void xcorr_features(const clpk_xcorr_shape *s, core_params *features) {
+    core_params_clear(features);
+    core_params_set(features, "pattern", clpk_xcorr_pattern_name(s->pattern));
+    core_params_set_int(features, "rows", s->rows);
+    core_params_set_int(features, "cols", s->cols);
+    core_params_set_int(features, "n_left", s->n_left);
+    core_params_set_int(features, "n_right", s->n_right);
+    core_params_set(features, "precision", clpk_precision_name(s->precision));
+}
+
+static void set_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm, core_params *p) {
+    if (strcmp(algorithm, "fused-fft") == 0)
+        xcorr_fused_defaults(s, p);
+    else if (strcmp(algorithm, "fft") != 0)
+        xcorr_direct_defaults(ctx, s, algorithm, p);
+}
+
+static clpk_status build(clpk_xcorr_plan *plan) {
+    if (strcmp(plan->algorithm, "fft") == 0)
+        return xcorr_fft_create(plan->ctx, &plan->shape, &plan->params, &plan->fft);
+    if (strcmp(plan->algorithm, "fused-fft") == 0)
+        return xcorr_fused_create(plan->ctx, &plan->shape, &plan->params, &plan->fused);
+    return xcorr_direct_create(plan->ctx, &plan->shape, plan->algorithm, &plan->params, &plan->direct);
+}
+
+/* Whether some xcorr algorithm reads `key` (a profile entry holds a whole tuner candidate: the keys of every
+ * algorithm of the space, of which the chosen one reads a few). */
+static int known_key(const char *key) {
+    static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
+                                             "multi-both", "warp-per-overlap", "local",     "fft",     "fused-fft"};
+    for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; ++a)
+        for (const char *const *k = param_names(algorithms[a]); k && *k; ++k)
+            if (strcmp(*k, key) == 0) return 1;
+    return 0;
+}
+
+/* Copies the keys of `src` that `algorithm` reads; warns about keys no algorithm knows (a profile from another
+ * version). */
+static void params_for(clpk_context *ctx, const core_params *src, const char *algorithm, core_params *dst) {
+    core_params_clear(dst);
+    const char *const *names = param_names(algorithm);
+    for (int i = 0; i < src->count; ++i) {
+        const char *key = src->items[i].key;
+        int reads = 0;
+        for (const char *const *k = names; k && *k; ++k)
+            reads |= strcmp(*k, key) == 0;
+        if (reads)
+            core_params_set(dst, key, src->items[i].value);
+        else if (strcmp(key, "algorithm") != 0 && !known_key(key))
+            core_log(ctx, CLPK_LOG_WARN, "xcorr: profile parameter '%s' is unknown: ignored", key);
+    }
+}
+
+/* How far (core_class_distance: the sum over the features of (log(1 + a) - log(1 + b))^2) a profile class may lie
+ * from the problem and still decide it. The best algorithm changes with size and count by orders of magnitude (on
+ * the H100 a 16^2 x 4000 one-to-one class says "grouped", which at 64^2 x 4000 is 3.5x slower than the FFT path; a
+ * 16^2 one-to-many class of 4000 rights says multi-right, which at 32^2 is 1.25x slower than FFT; a class of 4000
+ * rights says FFT for 2 rights, 11x slower than warp-per-overlap), so a class further away than about a factor 1.65
+ * in side (both dimensions) or 2 in count gives way to the built-in rule, whose cost model extrapolates. */
+#define XCORR_PROFILE_REACH 0.5
+
+/* Resolves "auto": the profile's entry for the nearest class if it is near enough, else the built-in rule. Fills
+ * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values for the keys it reads). */
+static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
+    const clpk_xcorr_shape *s = &plan->shape;
+    core_params features, prof;
+    xcorr_features(s, &features);
+    core_params_clear(&prof);
+    core_profile_choice choice;
+    CLPK_TRY(core_profile_choose(plan->ctx, "xcorr", &features, &prof, &choice));
+    const char *algo = core_params_get(&prof, "algorithm");
+    *from_profile = choice.found && algo && param_names(algo) && choice.distance <= XCORR_PROFILE_REACH;
+    if (choice.found && !(algo && param_names(algo)))
+        core_log(plan->ctx, CLPK_LOG_WARN, "xcorr: profile %s names no known algorithm ('%s'): built-in choice",
+                 choice.path, algo ? algo : "");
+    else if (choice.found && !*from_profile)
+        core_log(plan->ctx, CLPK_LOG_DEBUG, "xcorr: nearest profile class at distance %.3g > %.3g: built-in choice",
+                 choice.distance, XCORR_PROFILE_REACH);
+    if (!*from_profile) {
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s",
+                 builtin_choice(plan->ctx, s, clpk_xcorr_output_count(s)));
+        set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
+        return CLPK_SUCCESS;
+    }
+    snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algo);
+    set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
+    core_params own;
+    params_for(plan->ctx, &prof, plan->algorithm, &own);
+    return core_params_merge(&plan->params, &own);
+}
+
+clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
+                                   const char *params, clpk_xcorr_plan **out) {
+    if (!ctx || !shape || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr plan: NULL argument");
+    *out = NULL;
+    clpk_error err;
+    if (xcorr_shape_check(shape, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (shape->precision == CLPK_PRECISION_F64 && !dev->has_fp64)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr: f64 requested but %s has no double precision", dev->name);
+    const size_t elem = clpk_precision_size(shape->precision), mat = (size_t)shape->rows * (size_t)shape->cols;
+    const size_t out_mat = (size_t)clpk_xcorr_output_rows(shape) * (size_t)clpk_xcorr_output_cols(shape);
+    const size_t count = clpk_xcorr_output_count(shape);
+    if ((size_t)shape->n_left * mat > dev->max_alloc_bytes / elem ||
+        (size_t)shape->n_right * mat > dev->max_alloc_bytes / elem || count > dev->max_alloc_bytes / elem / out_mat)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr: %d+%d inputs of %dx%d (%zu outputs) exceed the device's %llu bytes per buffer",
+                         shape->n_left, shape->n_right, shape->rows, shape->cols, count,
+                         (unsigned long long)dev->max_alloc_bytes);
+    core_params user;
+    core_params_clear(&user);
+    if (params && core_params_parse(&user, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+
+    clpk_xcorr_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr plan: out of host memory");
+    plan->ctx = ctx;
+    plan->shape = *shape;
+    clpk_status st = CLPK_SUCCESS;
+    int is_auto = !algorithm || strcmp(algorithm, "auto") == 0, from_profile = 0;
+    if (is_auto) {
+        st = choose_auto(plan, &from_profile);
+    } else if (strlen(algorithm) >= sizeof plan->algorithm || !param_names(algorithm)) {
+        st = core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                       "xcorr: unknown algorithm '%s' (auto, naive, shift-buffer, split-row, grouped, multi-right, "
+                       "multi-both, warp-per-overlap, local, fft, fused-fft)",
+                       algorithm);
+    } else {
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algorithm);
+        set_defaults(ctx, shape, algorithm, &plan->params);
+    }
+    if (st == CLPK_SUCCESS) st = core_params_merge(&plan->params, &user);
+    if (st == CLPK_SUCCESS && core_params_check_keys(&plan->params, param_names(plan->algorithm), &err) != CLPK_SUCCESS)
+        st = core_fail_from(ctx, &err);
+    if (st == CLPK_SUCCESS) st = build(plan);
+    /* An automatic choice that cannot be used here (fft on a build without VkFFT, a profile entry from another build
+     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning;
+     * the built-in fused-fft falls back to the VkFFT path first (both are FFT paths: same size range). */
+    const char *direct = builtin_direct(ctx, shape, clpk_xcorr_output_count(shape));
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const char *fallback =
+            attempt == 0 && !from_profile && strcmp(plan->algorithm, "fused-fft") == 0 ? "fft" : direct;
+        if (!(st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
+              (from_profile || strcmp(plan->algorithm, fallback) != 0)))
+            break;
+        core_log(ctx, CLPK_LOG_WARN, "xcorr: %s '%s' unavailable (%s): using %s",
+                 from_profile ? "profile choice" : "built-in choice", plan->algorithm, clpk_last_error(ctx), fallback);
+        if (plan->fft) xcorr_fft_destroy(plan->fft);
+        xcorr_fused_destroy(plan->fused);
+        xcorr_direct_destroy(plan->direct);
+        plan->fft = NULL;
+        plan->fused = NULL;
+        plan->direct = NULL;
+        from_profile = 0;
+        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", fallback);
+        core_params_clear(&plan->params);
+        set_defaults(ctx, shape, fallback, &plan->params);
+        st = build(plan);
+    }
+    if (st != CLPK_SUCCESS) {
+        clpk_xcorr_plan_destroy(plan);
+        return st;
+    }
+    char text[256];
+    core_params_format(&plan->params, text, sizeof text);
+    core_log(ctx, CLPK_LOG_INFO, "xcorr %s %dx%d %d/%d %s: %s %s (%s)", clpk_xcorr_pattern_name(shape->pattern),
+             shape->rows, shape->cols, shape->n_left, shape->n_right, clpk_precision_name(shape->precision),
+             plan->algorithm, text, is_auto ? (from_profile ? "profile" : "built-in") : "explicit");
+    *out = plan;
+    return CLPK_SUCCESS;
+}
+
+void clpk_xcorr_plan_destroy(clpk_xcorr_plan *plan) {
+    if (!plan) return;
+    xcorr_direct_destroy(plan->direct);
+    if (plan->fft) xcorr_fft_destroy(plan->fft);
+    xcorr_fused_destroy(plan->fused);
+    free(plan);
+}
+
+const char *clpk_xcorr_plan_algorithm(const clpk_xcorr_plan *plan) { return plan ? plan->algorithm : ""; }
+
+void clpk_xcorr_plan_params(const clpk_xcorr_plan *plan, char *buf, size_t size) {
+    if (!buf || !size) return;
+    if (!plan) {
+        buf[0] = 0;
+        return;
+    }
+    core_params_format(&plan->params, buf, size);
+}
+
+clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
+                               size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait,
+                               cl_event *done) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (n_wait && !wait) return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: n_wait > 0 but no events");
+    if (plan->fused)
+        return xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, n_wait,
+                                        wait, NULL, done);
+    if (plan->fft)
+        return xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
+                                      done);
+    return xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, n_wait,
+                                     wait, NULL, done);
+}
+
+clpk_status xcorr_execute_timed(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
+                                     size_t right_offset, cl_mem out, size_t out_offset, cl_event *first,
+                                     cl_event *last) {
+    if (!plan || !first || !last) return CLPK_ERROR_INVALID_ARGUMENT;
+    *first = *last = NULL;
+    if (plan->direct)
+        return xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
+                                         first, last);
+    if (plan->fused)
+        return xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
+                                        first, last);
+    /* The FFT path reports only its last command: a marker ahead of it marks the start. */
+    CLPK_CL_TRY(plan->ctx, clEnqueueMarkerWithWaitList(clpk_context_queue(plan->ctx), 0, NULL, first));
+    clpk_status st =
+        xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, 0, NULL, last);
+    if (st != CLPK_SUCCESS) {
+        clReleaseEvent(*first);
+        *first = NULL;
+    }
+    return st;
+}
+
+/* Refuses NaN and infinite inputs on the host path, where checking is cheap next to the copies. */
+static clpk_status check_finite(clpk_context *ctx, const void *data, size_t n, int is_double, const char *what) {
+    for (size_t i = 0; i < n; ++i) {
+        const double v = is_double ? ((const double *)data)[i] : (double)((const float *)data)[i];
+        if (!isfinite(v))
+            return core_fail(ctx, CLPK_ERROR_INVALID_DATA, "xcorr: %s input element %zu is not finite (%g)", what, i,
+                             v);
+    }
+    return CLPK_SUCCESS;
+}
+
+clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, const void *right, void *out) {
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    clpk_context *ctx = plan->ctx;
+    if (!left || !right || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: NULL host array");
+    const clpk_xcorr_shape *s = &plan->shape;
+    const size_t elem = clpk_precision_size(s->precision), mat = (size_t)s->rows * (size_t)s->cols;
+    const size_t nl = (size_t)s->n_left * mat, nr = (size_t)s->n_right * mat;
+    const size_t no = clpk_xcorr_output_count(s) * (size_t)clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
+    const int is_double = s->precision == CLPK_PRECISION_F64;
+    CLPK_TRY(check_finite(ctx, left, nl, is_double, "left"));
+    CLPK_TRY(check_finite(ctx, right, nr, is_double, "right"));
+    cl_context c = clpk_context_cl_context(ctx);
+    cl_command_queue q = clpk_context_queue(ctx);
+    cl_int rc = CL_SUCCESS;
+    cl_mem bl = NULL, br = NULL, bo = NULL;
+    clpk_status st = CLPK_SUCCESS;
+    bl = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nl * elem, (void *)left, &rc);
+    if (rc == CL_SUCCESS)
+        br = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
+    if (rc == CL_SUCCESS) bo = clCreateBuffer(c, CL_MEM_READ_WRITE, no * elem, NULL, &rc);
+    if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clCreateBuffer(xcorr host arrays)");
+    cl_event done = NULL;
+    if (st == CLPK_SUCCESS) st = clpk_xcorr_execute(plan, bl, 0, br, 0, bo, 0, 0, NULL, &done);
+    if (st == CLPK_SUCCESS) {
+        /* Wait on the event, not on queue order: a user's queue may be out of order. */
+        rc = clEnqueueReadBuffer(q, bo, CL_TRUE, 0, no * elem, out, done ? 1 : 0, done ? &done : NULL, NULL);
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueReadBuffer(xcorr output)");
+    }
+    if (done) clReleaseEvent(done);
+    if (bl) clReleaseMemObject(bl);
+    if (br) clReleaseMemObject(br);
+    if (bo) clReleaseMemObject(bo);
+    return st;
+}
