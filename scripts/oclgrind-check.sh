@@ -28,8 +28,8 @@
 #
 # How the variant list was derived (read the code; the coverage check at the end fails when a tuner list grows a
 # value no variant runs):
-#  spmv  (cl/spmv_bccoo.cl, cl/spmv_csr.cl; parameters lib/spmv_config.c, tuner/tune_spmv.c, build options
-#        lib/spmv_plan.c spmv_bccoo_options). Compile-time switches: IS_DOUBLE, BH 1..4 x BW 1|2|4 (the 12 shapes the
+#  spmv  (cl/spmv_bccoo.cl, cl/spmv_csr.cl; parameters lib/spmv/spmv_config.c, tuner/tune_spmv.c, build options
+#        lib/spmv/spmv_plan.c spmv_bccoo_options). Compile-time switches: IS_DOUBLE, BH 1..4 x BW 1|2|4 (the 12 shapes the
 #        tuner ranks), FLAG_BITS 8|16|32, COL_BITS 16|32 and COL_DELTA (col=short|int|delta; auto picks short or
 #        int), TILE (spmv_tile_values), WG, STRATEGY 1|2, SYNC_ADJ (sync=adjacent|fallback), SLICED (format
 #        bccoo|bccoo+), STAGE (transpose=online with a staging buffer that fits, else natural order; col=delta never
@@ -40,19 +40,19 @@
 #        strategy x sync x format, online staged and unstaged, and each vload code; CSR: both kernels (scalar,
 #        vector) with every csr_vec, both precisions. Matrices have long rows spanning threads and groups, empty
 #        rows, and sizes that are multiples of no block side.
-#  xcorr (lib/xcorr_direct.c algorithms[], lib/xcorr_fft.c, lib/xcorr_fused.c, tuner/tune_xcorr.c). Every algorithm
+#  xcorr (lib/xcorr/xcorr_direct.c algorithms[], lib/xcorr/xcorr_fft.c, lib/xcorr/xcorr_fused.c, tuner/tune_xcorr.c). Every algorithm
 #        on every pattern it accepts (multi-right: not one-to-one; multi-both: n-to-m; fused-fft: one-to-one), every
 #        value of its tuner parameters (TEAM, WPO_WG, LOCAL_WG, SHIFTS/ROWS/LEFTS/RIGHTS and BLOCK_ROWS/COLS are
 #        compile-time), f32 and f64, some with a search window; fft with batches that leave a remainder (a second
 #        VkFFT application) and both paddings (radix-2/3 codes), fused-fft with both paddings, every rows and wg
 #        value, chunked pairs (fused_batch) and both local layouts (fused_gaps). Not runnable here: shift-buffer
 #        shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
-#  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life_plan.c, tuner/tune_life.c). DSC kernels atomics|voxel and WC
+#  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels atomics|voxel and WC
 #        kernels atomics|atom|fiber|voxel, each run by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64),
 #        every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and FIBER_KEYED (voxel_order=morton,
 #        fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs life_mask/life_bb_step (and CLBlast).
 #        The "timed" strategy only chooses among these kernels.
-#  sshopm (cl/sshopm_*.cl, lib/sshopm_plan.c, lib/sshopm_codegen.c, lib/sshopm_reduce.c, tuner/tune_sshopm.c).
+#  sshopm (cl/sshopm_*.cl, lib/sshopm/sshopm_plan.c, lib/sshopm/sshopm_codegen.c, lib/sshopm/sshopm_reduce.c, tuner/tune_sshopm.c).
 #        Generated kernels (per order and dimension; m = 2 is the codegen's degenerate case) with entries
 #        private|local|global and the general kernel with local|global, SSHOPM_ADAPTIVE 0|1 (--shift adaptive),
 #        every check_every and wg value, f32 and f64, device-side starts (--starts-kind per-tensor), min/both
@@ -278,7 +278,7 @@ covers() { # FAMILY KEY FILE ARRAY [EXEMPT...]: each value of the array appears 
     done
 }
 if [ -z "$filter" ]; then
-    covers spmv tile lib/spmv_config.c spmv_tile_values
+    covers spmv tile lib/spmv/spmv_config.c spmv_tile_values
     covers spmv flag_bits tuner/tune_spmv.c flags
     covers spmv col tuner/tune_spmv.c cols auto # auto = short or int by size: both run
     covers spmv wg tuner/tune_spmv.c wgs

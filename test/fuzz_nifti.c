@@ -1,6 +1,6 @@
 /* libFuzzer target for the NIfTI-1 header and data parser: any input must either parse into a consistent volume
  * (positive dims, a finite non-singular affine) or be refused with a message naming the input. */
-#include "../lib/io_nifti.h"
+#include "../lib/io/io_nifti.h"
 
 #include <math.h>
 #include <stdint.h>

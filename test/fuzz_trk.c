@@ -1,7 +1,7 @@
 /* libFuzzer target for the TrackVis .trk reader: any input must either parse into a consistent tractogram (offsets
  * increasing from 0 to n_points, finite points, a usable voxmm -> RAS affine or a clear refusal) or be refused with
  * a message naming the input. Seed it with ../shared/data/life/EuDX_small_25.trk. */
-#include "../lib/io_trk.h"
+#include "../lib/io/io_trk.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* The FMA-peak probe (lib/bench_peak.c, cl/util_fma.cl): on a small launch the per-work-item chain sums add up to
+/* The FMA-peak probe (lib/core/bench_peak.c, cl/util_fma.cl): on a small launch the per-work-item chain sums add up to
  * the host's replay with correctly rounded fmaf/fma (so every work-item ran every FMA), the public entry point reports
  * a positive rate in both precisions, and bad arguments are refused. No speed assertion: speed lives in benchmarks. */
 #include "bench_peak.h"

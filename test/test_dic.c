@@ -1,4 +1,4 @@
-/* Digital image correlation (lib/dic.c) on synthetic speckle images moved by a known rigid displacement (integer,
+/* Digital image correlation (lib/dic/dic.c) on synthetic speckle images moved by a known rigid displacement (integer,
  * sub-pixel, and beyond one window's reach for n-to-mn), with the correlation on the device (the xcorr plan: auto
  * and the FFT path) and on the host; then the shared DIC images end to end with a sanity check, and bad input. */
 #include "check.h"

@@ -1,4 +1,4 @@
-/* Profile lookup (lib/profile.c): file precedence in temporary profile directories (exact device and driver, same
+/* Profile lookup (lib/core/profile.c): file precedence in temporary profile directories (exact device and driver, same
  * device, same vendor and type, defaults), CLPK_PROFILE over the directories, malformed files reported and ignored,
  * and the nearest-class choice (numbers by log distance, "lo..hi" ranges, strings that must match). */
 #include "check.h"

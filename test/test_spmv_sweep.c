@@ -84,7 +84,7 @@ int main(void) {
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
             }
         }
-        /* vload=1 (values in aligned vectors of up to 16 bytes, lib/spmv_config.c spmv_value_vec): one program per
+        /* vload=1 (values in aligned vectors of up to 16 bytes, lib/spmv/spmv_config.c spmv_value_vec): one program per
          * distinct load code of the kernel's block_rows: BW=1 with 2 or 4 rows per vector, BW=2 with 2 rows per
          * float4, one vector per block row (typed loads), each through the offline, staged online and unstaged
          * natural-order (col=delta) reads, both strategies, both syncs and BCCOO+. x + 0 is aligned here (typed x

@@ -1,5 +1,5 @@
 /* The device pipeline of clpk_sshopm_dmri_scan (fit, tensor conversion, SS-HOPM, reduction and selection on the
- * device; lib/sshopm_scan_device.c) against the host path (the reference: fit and selection on the host in double)
+ * device; lib/sshopm/sshopm_scan_device.c) against the host path (the reference: fit and selection on the host in double)
  * on dipy's real small_64D scan (../shared/data; skipped with a message when absent), orders 4 and 6, without and
  * with a mask (the compacted voxel list and the scatter back). Both paths run SS-HOPM in f32 from the same starts;
  * the tensors differ by the device fit's float rounding, so the peaks must agree to within what f32 SS-HOPM's stop

@@ -1,4 +1,4 @@
-/* FFT path of the cross-correlation family (lib/xcorr_fft.c, VkFFT) against a double-precision CPU reference: every
+/* FFT path of the cross-correlation family (lib/xcorr/xcorr_fft.c, VkFFT) against a double-precision CPU reference: every
  * pattern, odd and non-square sizes, centred search windows, pow2/smooth padding, chunked batches, f32 and f64,
  * element offsets, outputs poisoned with NaN (and guard elements around them that must stay untouched), events, bad
  * parameters. Each distinct padded size and batch compiles VkFFT kernels once (~0.5-1.5 s on PoCL), so the cases are

@@ -1,4 +1,4 @@
-/* The fused FFT path ("fused-fft", lib/xcorr_fused.c, cl/xcorr_fused.cl) against the double CPU reference: sizes
+/* The fused FFT path ("fused-fft", lib/xcorr/xcorr_fused.c, cl/xcorr_fused.cl) against the double CPU reference: sizes
  * 1x1 .. 96x96 (odd, rectangular, a single row or column, 2^i 3^j padded sizes), full outputs and search windows,
  * batches of several pairs with distinct data, buffer offsets, NaN-poisoned outputs and guards (test/support
  * xcorr_run), every value of every tuner parameter (fft_pad x rows (FFT lines per work-group) x wg: runtime arguments,

@@ -1,4 +1,4 @@
-/* What the tuner writes: profiles (docs/profiles.md; read back by lib/profile.c), their merging, and the resume
+/* What the tuner writes: profiles (docs/profiles.md; read back by lib/core/profile.c), their merging, and the resume
  * cache of measured points (one JSON object per line, appended and flushed as each point is measured). */
 #include "tune_run.h"
 

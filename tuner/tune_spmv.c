@@ -40,7 +40,7 @@ typedef struct spmv_problem {
 static const char *const quick_specs[] = {"fem:40", "powerlaw:20000", "random:3000:40000:24", "longrow:2000:2000:1500"};
 #define QUICK_COUNT ((int)(sizeof quick_specs / sizeof quick_specs[0]))
 
-/* The classes of seed 001's Table III (the benchmark's cases, lib/spmv_generate.c) at training size, so that a
+/* The classes of seed 001's Table III (the benchmark's cases, lib/spmv/spmv_generate.c) at training size, so that a
  * device's profile holds classes near the large matrices users multiply: the shared real matrices are all small
  * (< 0.5 M nonzeros), and on a GPU those measure launch overhead rather than each format's bandwidth. GPUs get
  * 1-4 M nonzeros per class, CPUs about an eighth. */

@@ -1,4 +1,4 @@
-/* FMA-peak probe internals (lib/bench_peak.c), exposed for the test that replays the kernel's checksum. */
+/* FMA-peak probe internals (lib/core/bench_peak.c), exposed for the test that replays the kernel's checksum. */
 #ifndef CLPK_BENCH_PEAK_H
 #define CLPK_BENCH_PEAK_H
 

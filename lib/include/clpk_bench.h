@@ -37,7 +37,7 @@ CLPK_API clpk_status clpk_bench_copy_bandwidth(clpk_context *ctx, size_t bytes, 
 /* Appends one benchmark record {"name":..., "median_ms":..., ...} to a JSON array file-less string builder: the
  * returned string is malloc'ed and owned by the caller. `extra_json` may be NULL or a JSON object text merged in. */
 /* Device FMA peak in GFLOP/s (an FMA counts 2 flops) for f32 or f64, measured with long dependent FMA chains, several
- * independent chains per work-item and enough work-groups to fill the device (lib/bench_peak.c, cl/util_fma.cl).
+ * independent chains per work-item and enough work-groups to fill the device (lib/core/bench_peak.c, cl/util_fma.cl).
  * The "% of peak" columns of the benchmarks divide by stats->gflops. f64 needs has_fp64 (else UNSUPPORTED). */
 CLPK_API clpk_status clpk_bench_fma_peak(clpk_context *ctx, clpk_precision p, clpk_bench_stats *stats);
 

@@ -68,7 +68,7 @@ CLPK_API clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision preci
  *   "random:R:C:K" R x C, about K entries per row at random columns
  *   "powerlaw:N"   N x N, row lengths from a power law (some very long rows)
  *   "longrow:R:C:L" R x C, every 5th row has L entries, the others 0..3 (rows spanning many work-groups)
- * and the larger classes of seed 001's Table III (the benchmark sizes them; lib/spmv_generate.c describes each):
+ * and the larger classes of seed 001's Table III (the benchmark sizes them; lib/spmv/spmv_generate.c describes each):
  *   "fem3d:N" (3x3 node blocks, 27-point stencil on N^3 nodes), "dense:N", "protein:N" (~120/row clustered),
  *   "circuit:N" (~6/row irregular), "epidem:N" (4/row banded), "webgraph:N" (Zipf rows and columns),
  *   "shortrow:N" (~3/row), "qchem:N" (~70/row, wide bandwidth); N = rows (nodes per side for fem3d).

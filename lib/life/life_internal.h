@@ -1,5 +1,5 @@
 /* LiFE device half: the plan's fields, the restructured (sorted) coefficient copies and the CPU reference. Shared by
- * lib/life_plan.c, lib/life_sort.c, lib/life_fit.c, lib/life_reference.c, the tuner and the tests. */
+ * lib/life/life_plan.c, lib/life/life_sort.c, lib/life/life_fit.c, lib/life/life_reference.c, the tuner and the tests. */
 #ifndef CLPK_LIFE_INTERNAL_H
 #define CLPK_LIFE_INTERNAL_H
 

@@ -164,7 +164,7 @@ clpk_status life_random_dataset(const life_random_options *o, uint64_t seed, clp
     return CLPK_SUCCESS;
 }
 
-/* The same SBB-NNLS iterations as clpk_life_fit (see lib/life_fit.c) in double precision on the host, for a fixed
+/* The same SBB-NNLS iterations as clpk_life_fit (see lib/life/life_fit.c) in double precision on the host, for a fixed
  * number of iterations: the solver test compares iterates. w holds the start on entry (projected) and the result. */
 void life_ref_fit(const clpk_life_dataset *data, int iterations, double *w, double *objective) {
     const size_t nw = (size_t)data->n_fibers, ny = (size_t)data->n_voxels * data->n_theta;

@@ -24,7 +24,7 @@ typedef struct spmv_config {
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
     int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
     int interleave;       /* BCCOO: a row's blocks dealt across the threads its segment spans, step-major, so that
-                           * the x loads of one step are consecutive across lanes (lib/spmv_format.c) */
+                           * the x loads of one step are consecutive across lanes (lib/spmv/spmv_format.c) */
     int prefetch;         /* BCCOO: blocks per thread whose columns and x vectors are loaded before their products
                            * (1, 2, 4, 8, 16; cl/spmv_bccoo.cl) */
 } spmv_config;

@@ -63,7 +63,7 @@ double sshopm_start_component(uint64_t seed, int64_t t, int s, int i, int n);
 /* Fills V x n unit starts: shared random (t = 0 of the generator) or evenly spread on the sphere. */
 clpk_status sshopm_make_starts(int n, int V, int kind, uint64_t seed, double *starts, clpk_error *err);
 
-/* ---- Plans (lib/sshopm_plan.c; the device post-processing in lib/sshopm_reduce.c uses the same object) ------- */
+/* ---- Plans (lib/sshopm/sshopm_plan.c; the device post-processing in lib/sshopm/sshopm_reduce.c uses the same object) ------- */
 
 #include "clpk_sshopm.h"
 

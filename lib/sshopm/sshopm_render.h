@@ -1,4 +1,4 @@
-/* Picture of one axial slice of fibre peaks (lib/sshopm_render.c). Internal. */
+/* Picture of one axial slice of fibre peaks (lib/sshopm/sshopm_render.c). Internal. */
 #ifndef CLPK_SSHOPM_RENDER_H
 #define CLPK_SSHOPM_RENDER_H
 

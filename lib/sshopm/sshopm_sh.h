@@ -1,4 +1,4 @@
-/* Spherical harmonics for the diffusion-MRI pipeline of the SS-HOPM family (lib/sshopm_sh.c): the real symmetric
+/* Spherical harmonics for the diffusion-MRI pipeline of the SS-HOPM family (lib/sshopm/sshopm_sh.c): the real symmetric
  * (even-degree) orthonormal basis, the map from its coefficients to the symmetric tensor of the same order, and
  * small dense solvers. Internal; the tests use it. */
 #ifndef CLPK_SSHOPM_SH_H
@@ -37,7 +37,7 @@ int sshopm_spd_solve(int n, double *A, int k, double *B);
  * rows of B) by Householder QR. Returns 0 when A is rank deficient (a diagonal entry of R below 1e-12 max). */
 int sshopm_lsq_solve(int rows, int n, double *A, int k, double *B);
 
-/* The CSA fit folded with the peaks' normalisation, for the device pipeline (lib/sshopm_scan_device.c): with y_k =
+/* The CSA fit folded with the peaks' normalisation, for the device pipeline (lib/sshopm/sshopm_scan_device.c): with y_k =
  * log(-log E_k) of the used diffusion-weighted volumes, rows 0..U-1 of M y + c are the ODF tensor minus its spherical
  * mean times the isotropic tensor, row U is that mean. Built once in double from the model's W and a0. */
 typedef struct sshopm_odf_linear {

@@ -1,5 +1,5 @@
 /* The direct (non-FFT) kernels of the cross-correlation family: naive, shift-buffer, split-row, grouped,
- * multi-right, multi-both, warp-per-overlap, local. The plan (lib/xcorr_plan.c) picks one and its parameters; this part
+ * multi-right, multi-both, warp-per-overlap, local. The plan (lib/xcorr/xcorr_plan.c) picks one and its parameters; this part
  * checks the parameters against the shape and the device, builds the kernel and launches it. */
 #ifndef CLPK_XCORR_DIRECT_H
 #define CLPK_XCORR_DIRECT_H

@@ -1,4 +1,4 @@
-/* lib/xcorr_fft.h: the FFT path of the cross-correlation family (VkFFT OpenCL backend). */
+/* lib/xcorr/xcorr_fft.h: the FFT path of the cross-correlation family (VkFFT OpenCL backend). */
 #ifndef CLPK_XCORR_FFT_H
 #define CLPK_XCORR_FFT_H
 

@@ -49,7 +49,7 @@ static size_t pad_size(size_t n, int pow2, int even) {
 static void padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
     const size_t orows = s->search_rows ? (size_t)s->search_rows : 2 * (size_t)s->rows - 1;
     const size_t ocols = s->search_cols ? (size_t)s->search_cols : 2 * (size_t)s->cols - 1;
-    /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr_fft.c) */
+    /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr/xcorr_fft.c) */
     *pr = pad_size((size_t)s->rows + (orows - 1) / 2, pow2, 0);
     *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1);
 }

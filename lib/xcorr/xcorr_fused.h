@@ -1,4 +1,4 @@
-/* lib/xcorr_fused.h: the fused FFT path of the cross-correlation family ("fused-fft": three launches, local-memory
+/* lib/xcorr/xcorr_fused.h: the fused FFT path of the cross-correlation family ("fused-fft": three launches, local-memory
  * FFTs, zeros never stored; cl/xcorr_fused.cl). One-to-one only. */
 #ifndef CLPK_XCORR_FUSED_H
 #define CLPK_XCORR_FUSED_H

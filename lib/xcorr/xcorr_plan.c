@@ -1,5 +1,5 @@
 /* Cross-correlation plans: shape checks, the choice of algorithm and parameters (caller, profile, built-in rule),
- * and dispatch to the direct kernels (lib/xcorr_direct.c) or the FFT path (lib/xcorr_fft.c). */
+ * and dispatch to the direct kernels (lib/xcorr/xcorr_direct.c) or the FFT path (lib/xcorr/xcorr_fft.c). */
 #include "xcorr_plan.h"
 #include "xcorr_direct.h"
 #include "xcorr_fft.h"
