@@ -33,6 +33,12 @@ typedef struct tune_space {
 /* Adds a parameter with its values (NULL-terminated list); returns CLPK_ERROR_INVALID_ARGUMENT if full. */
 clpk_status tune_space_add(tune_space *space, const char *name, const char *const *values);
 
+struct core_param_table;
+/* Adds the family table's parameter `name` with the values the table searches (or `values`, '|'-separated, where a
+ * problem narrows them) and the table's condition on another parameter (which must have been added before). */
+clpk_status tune_space_add_param(tune_space *space, const struct core_param_table *table, const char *name,
+                                 const char *values);
+
 /* Makes the parameter `name` conditional (see tune_param): it matters only while the earlier parameter
  * `when_name` holds one of `when_values` ('|'-separated). The family's `valid` must still refuse a point where an
  * inapplicable parameter is off its first value (searches may propose one); this only saves listing them. */

@@ -1,6 +1,8 @@
 /* Search-space building helpers shared by the family spaces. */
 #include "tune.h"
 
+#include "param_table.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,32 @@ clpk_status tune_space_when(tune_space *space, const char *name, const char *whe
         return CLPK_ERROR_INVALID_ARGUMENT;
     strcpy(space->params[at].when_name, when_name);
     strcpy(space->params[at].when_values, when_values);
+    return CLPK_SUCCESS;
+}
+
+clpk_status tune_space_add_param(tune_space *space, const core_param_table *table, const char *name,
+                                 const char *values) {
+    const core_param_def *d = core_param_find(table, name);
+    if (!d) return CLPK_ERROR_INVALID_ARGUMENT;
+    const char *list[CLPK_TUNE_MAX_VALUES + 1];
+    char storage[512];
+    core_param_def searched = *d;
+    if (values) searched.search = values;
+    int n = core_param_search_values(&searched, list, storage, sizeof storage, CLPK_TUNE_MAX_VALUES);
+    if (n == 0) return CLPK_ERROR_INVALID_ARGUMENT;
+    list[n] = NULL;
+    CLPK_TRY(tune_space_add(space, name, list));
+    if (d->when) {
+        /* the tuner's conditions have one clause: the table's first */
+        char when[256];
+        snprintf(when, sizeof when, "%s", d->when);
+        when[strcspn(when, ";")] = '\0';
+        char *eq = strchr(when, '=');
+        if (eq) {
+            *eq = '\0';
+            CLPK_TRY(tune_space_when(space, name, when, eq + 1));
+        }
+    }
     return CLPK_SUCCESS;
 }
 

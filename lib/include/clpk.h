@@ -156,6 +156,11 @@ CLPK_API const char *clpk_profile_level_string(clpk_profile_level level);
 /* Which profile file the context uses, and at which level it matched ("" and CLPK_PROFILE_DEFAULTS if none). */
 CLPK_API clpk_profile_level clpk_context_profile(const clpk_context *ctx, const char **path);
 
+/* The parameters a family's plans take ("spmv", "life", "sshopm", "xcorr"), one per line with the allowed values, the
+ * built-in defaults (GPU and CPU), the values the tuner searches and when a parameter applies: the keys a `params`
+ * string of that family may set. Truncated to `size`. */
+CLPK_API clpk_status clpk_family_parameters(const char *family, char *buf, size_t size, clpk_error *err);
+
 #ifdef __cplusplus
 }
 #endif
