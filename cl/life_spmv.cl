@@ -57,8 +57,7 @@ typedef LIFE_XPASTE(VALUE_T, 4) real4;
 /* Float atomic add through compare-and-swap on the bit pattern (OpenCL 1.2 has no float atomics). The plain load of
  * *p is only the first guess of the old value: the exchange checks it, and a stale or torn guess costs one retry, so
  * its race with other work-items' exchanges (oclgrind reports it; scripts/oclgrind-check.sh skips exactly that
- * report) cannot change the result. Guessing 0 instead, with every access atomic, made the f64 DSC 43% slower on the
- * H100 (docs/life.md). */
+ * report) cannot change the result. Guessing 0 instead, with every access atomic, is much slower (docs/life.md). */
 #if defined(VALUE_IS_DOUBLE)
 #if defined(HAVE_ATOM64)
 #define LIFE_HAVE_ATOMIC_ADD 1

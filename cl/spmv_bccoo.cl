@@ -174,8 +174,8 @@ inline void store_out(global VT *y, uint r, VT v, uint out_rows, VT alpha, VT be
  * the low half 32 bits of the value (a double takes two words). Flag and value are written by ONE atomic, so a
  * reader that sees this launch's epoch sees the value written with it, whatever order the device's memory system
  * performs atomics to different addresses in: OpenCL 1.2 has no device-scope release/acquire, and NVIDIA's
- * mem_fence does not order a value word against a separate flag word for other work-groups (measured: carries read
- * stale on the H100 when they were two words). The epoch is never a value sentinel: any bit pattern is a value. */
+ * mem_fence does not order a value word against a separate flag word for other work-groups (docs/perf-spmv.md). The
+ * epoch is never a value sentinel: any bit pattern is a value. */
 #define CARRY_WORDS (BH * VT_WORDS) /* 64-bit words per group: word 2i+h holds half h of row i's double */
 inline void publish_carry(volatile global ulong *gsum, volatile global uint *sync, uint g, const VT *v, uint epoch) {
     const ulong tag = (ulong)epoch << 32;
@@ -194,8 +194,7 @@ inline void publish_carry(volatile global ulong *gsum, volatile global uint *syn
 
 /* Waits until group g has published its BH carries in this launch and returns them in v. All words are read in
  * one batch of independent atomics per round, so a carry that is already there costs one L2 round trip, not one per
- * word (a 3x4 f64 block has 6 words: the per-word spin was ~6 sequential round trips in every group's tail, while
- * the rest of the group waits at the barrier; docs/perf-spmv.md row 8). The spin is bounded: if no group at all
+ * word, while the rest of the group waits at the barrier (docs/perf-spmv.md row 8). The spin is bounded: if no group at all
  * publishes during a window of spin_limit rounds (a live device always has one that does: the predecessor chain ends
  * at a running group that only computes), the error word is set and the carry taken as 0: the result is wrong and
  * the host reports CLPK_ERROR_TIMEOUT instead of hanging. The progress counter is first read when a window expires,
@@ -269,8 +268,7 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
     const uint grp_first = res_entry[g * WG];
     /* What the group's tail needs from global memory is loaded here, into local memory, so its latency hides under
      * the tile instead of adding round trips after the scan, when nothing else of this group is in flight. Local,
-     * not registers: two more registers live through the tile loop cost occupancy (fem3d f32 3x2/t32 went from 32
-     * to 38 registers, 8 to 6 groups per SM, 0.78x; docs/perf-spmv.md row 8). lshared[2]: whether the previous
+     * not registers: registers live through the tile loop cost occupancy (docs/perf-spmv.md row 8). lshared[2]: whether the previous
      * group's last block continues a row into this group (else its carry is 0: no wait); lshared[3]: the group's
      * end entry (strategy 2). Read after the scan's barriers. */
 #if SYNC_ADJ /* only where it is read */
@@ -311,9 +309,8 @@ kernel void spmv_bccoo(const global VT *restrict vals, const global FLAG_T *rest
 #endif
     /* The tile goes in chunks of PREFETCH blocks: first the chunk's column indices, then its x vectors, then the
      * products, so PREFETCH column loads and then PREFETCH x loads are in flight at once instead of a column -> x
-     * chain per block. NVIDIA's compiler overlaps most iterations by itself; measured on the H100 it pays where x
-     * gathers miss on short rows (shortrow f64 1.26x) and costs occupancy near the roofline (docs/perf-spmv.md
-     * row 7), hence a tuning parameter. */
+     * chain per block. It pays where x gathers miss and costs occupancy near the roofline (docs/perf-spmv.md row 7),
+     * hence a tuning parameter. */
     for (uint j0 = 0; j0 < TILE; j0 += PREFETCH) {
 #if !STAGE
         VTW xpf[PREFETCH];
