@@ -114,6 +114,31 @@ typedef struct clpk_life_fit_result {
 CLPK_API clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opts, double *w,
                           clpk_life_fit_result *result);
 
+
+/* ---- Checking and benchmarking -------------------------------------------------------------------------------- */
+
+/* The double-precision host reference of the products (plain loops over the coefficients), to check a plan's
+ * results against: y (n_voxels x n_theta) = M w, and w (n_fibers) = M^T y. */
+CLPK_API clpk_status clpk_life_dsc_reference(const clpk_life_dataset *data, const double *w, double *y);
+CLPK_API clpk_status clpk_life_wc_reference(const clpk_life_dataset *data, const double *y, double *w);
+
+/* What a plan runs after its choices and fallbacks; the names are static strings. */
+typedef struct clpk_life_plan_info {
+    clpk_precision precision;
+    const char *dsc_kernel;  /* "atomics" or "voxel" */
+    const char *wc_kernel;   /* "atomics", "atom", "fiber" or "voxel" */
+    const char *voxel_order; /* "index" or "morton" (processing order of dsc=voxel and wc=voxel) */
+    const char *fiber_order; /* "index" or "voxel" (processing order of wc=fiber) */
+} clpk_life_plan_info;
+CLPK_API clpk_status clpk_life_plan_get_info(const clpk_life_plan *plan, clpk_life_plan_info *info);
+
+/* Host cost of a plan's processing order, for benchmarks: *rank_ms, the milliseconds to build the voxel and fibre
+ * ranks of its order from `data` (the dataset the plan was made from) as the plan does, and *sort_ms, one plain
+ * counting sort of the coefficients by voxel (what every dsc=voxel plan pays anyway). Rebuilds both; the plan is
+ * unchanged. */
+CLPK_API clpk_status clpk_life_plan_order_cost(const clpk_life_plan *plan, const clpk_life_dataset *data,
+                                               double *rank_ms, double *sort_ms);
+
 #ifdef __cplusplus
 }
 #endif

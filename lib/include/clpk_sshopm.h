@@ -410,6 +410,26 @@ CLPK_API clpk_status clpk_sshopm_dmri_scan(clpk_context *ctx, const char *dwi_pa
 CLPK_API clpk_status clpk_sshopm_dmri_scan_write(const char *prefix, const clpk_sshopm_scan_peaks *scan, int slice,
                                         clpk_error *err);
 
+
+/* ---- Benchmarking ----------------------------------------------------------------------------------------------- */
+
+/* Operations of one start-iteration of a plan's kernel as the kernel generator counts them (the gradient and lambda,
+ * then the shift, normalisation and update; fixed or bound shift): flops = 2 fma + mul + add, rsqrt not counted. */
+typedef struct clpk_sshopm_op_counts {
+    int64_t fma, mul, add, rsqrt;
+    double flops;
+} clpk_sshopm_op_counts;
+CLPK_API clpk_status clpk_sshopm_plan_iteration_ops(const clpk_sshopm_plan *plan, clpk_sshopm_op_counts *ops);
+
+/* For throughput measurements at a known iteration count: with on = 1 the convergence test can never pass (the
+ * checks still run), so every start runs max_iter iterations; on = 0 restores the plan's tolerance. */
+CLPK_API clpk_status clpk_sshopm_plan_set_fixed_iterations(clpk_sshopm_plan *plan, int on);
+
+/* The `starts` x dim unit starts (row-major) that every tensor gets from a plan with this starts_kind (SHARED or
+ * SPHERE) and seed, e.g. to hand another implementation the same starts. */
+CLPK_API clpk_status clpk_sshopm_starts_generate(int dim, int starts, clpk_sshopm_starts kind, uint64_t seed,
+                                                 double *out, clpk_error *err);
+
 #ifdef __cplusplus
 }
 #endif

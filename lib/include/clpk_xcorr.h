@@ -59,6 +59,14 @@ CLPK_API clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size
 /* Convenience on host arrays of the plan's precision (float or double); blocks until done. */
 CLPK_API clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, const void *right, void *out);
 
+
+/* clpk_xcorr_execute for timing the whole launch sequence (clpk_bench_run's convention): *first receives the event of
+ * its first command and *last that of its last; for a single command both are the same handle holding one reference
+ * (release it once), else release each. Both pointers are required. */
+CLPK_API clpk_status clpk_xcorr_execute_events(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
+                                               size_t right_offset, cl_mem out, size_t out_offset, cl_event *first,
+                                               cl_event *last);
+
 #ifdef __cplusplus
 }
 #endif
