@@ -3,33 +3,25 @@
  * each checked against a double CPU reference and timed with profiling events, shown against the device's copy
  * bandwidth measured in the same run. Writes the matrices as CSR .npy directories for the cuSPARSE peer
  * (bench/peers/cusparse_spmv.py) and the records as JSON; bench/spmv.sh runs everything. */
-#include "clpk_internal.h"
+#include "clpk.h"
+#include "cli_args.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: clpk-bench-spmv [--scale S] [--cases a,b,...] [--matrices DIR|FILE.mtx]... [--precision f32,f64]\n"
-            "                       [--repeats N] [--warmup N] [--impls clpk-csr,clpk-auto,clpk-tuned]\n"
-            "                       [--tune-budget N] [--npy-dir DIR] [--json FILE] [--device SEL] [--seed S]\n"
-            "                       [--variant [f32:|f64:]LABEL=PARAMS]... [--list]\n"
-            "  Generated cases (Table III of seed 001; --scale multiplies the nonzeros, 1 = GPU-filling,\n"
-            "  >= 10 M each):\n"
-            "  fem3d dense protein circuit epidem webgraph shortrow lp qchem random16 ('none' for no generated case).\n"
-            "  --matrices adds Matrix Market files (a directory: every non-complex *.mtx in it).\n"
-            "  --npy-dir writes every matrix as DIR/<case>/csr_row_ptr.npy, csr_col.npy, csr_val.npy, shape.npy.\n"
-            "  Timing: --warmup (default 10) untimed and --repeats (default 100) timed multiplies, median of the\n"
-            "  profiling events. GB/s counts each format's own device bytes + x + y; %%copy is against the float4\n"
-            "  copy bandwidth measured at the start of the run (JSON: also against a copy\n"
-            "  of the case's ideal bytes, values + x + y, the rate attainable at that size).\n"
-            "  --variant adds an implementation LABEL: a plan with explicit PARAMS (as clpk-spmv --params, format=\n"
-            "  included), for one precision only with the f32:/f64: prefix; --impls none runs only the variants.\n");
+static const char *const tool = "clpk-bench-spmv";
+
+static double wall_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct bench_case {
@@ -65,10 +57,11 @@ static int add_generated(bench_case *cs, int n, const char *label, double scale)
         static const struct {
             const char *name;
             double rows;
-        } rows_at_1[] = {{"protein", 200000},  {"circuit", 2500000}, {"epidem", 4000000},
+        } rows_at_1[] = {{"protein", 200000},   {"circuit", 2500000},  {"epidem", 4000000},
                          {"webgraph", 3000000}, {"shortrow", 5000000}, {"qchem", 250000}};
         size_t i = 0;
-        while (i < sizeof rows_at_1 / sizeof rows_at_1[0] && strcmp(rows_at_1[i].name, label)) ++i;
+        while (i < sizeof rows_at_1 / sizeof rows_at_1[0] && strcmp(rows_at_1[i].name, label))
+            ++i;
         if (i == sizeof rows_at_1 / sizeof rows_at_1[0]) return -1;
         v = llround(rows_at_1[i].rows * s);
         snprintf(c.spec, sizeof c.spec, "%s:%lld", label, v < 200 ? 200 : v);
@@ -99,8 +92,10 @@ static int add_files(bench_case *cs, int n, const char *path) {
     }
     for (int i = 0; i < (S_ISDIR(st.st_mode) ? k : 1) && n < MAX_CASES; ++i) {
         bench_case c = {{0}, {0}, {0}};
-        if (S_ISDIR(st.st_mode)) snprintf(c.path, sizeof c.path, "%s/%s", path, names[i]);
-        else snprintf(c.path, sizeof c.path, "%s", path);
+        if (S_ISDIR(st.st_mode))
+            snprintf(c.path, sizeof c.path, "%.760s/%.255s", path, names[i]);
+        else
+            snprintf(c.path, sizeof c.path, "%s", path);
         FILE *f = fopen(c.path, "r");
         char header[256] = "";
         if (f && !fgets(header, sizeof header, f)) header[0] = 0;
@@ -132,7 +127,8 @@ static int write_npy_dir(const char *root, const char *label, const clpk_csr *A)
     /* int32 row pointers while they fit (what the peer's cuSPARSE wants), else int64 */
     int32_t *rp32 = A->nnz <= INT32_MAX ? malloc((size_t)rp_shape * sizeof *rp32) : NULL;
     if (rp32)
-        for (int64_t i = 0; i < rp_shape; ++i) rp32[i] = (int32_t)A->row_ptr[i];
+        for (int64_t i = 0; i < rp_shape; ++i)
+            rp32[i] = (int32_t)A->row_ptr[i];
     snprintf(path, sizeof path, "%s/csr_row_ptr.npy", dir);
     ok &= clpk_npy_write_raw(path, rp32 ? CLPK_DTYPE_I32 : CLPK_DTYPE_I64, 1, &rp_shape,
                              rp32 ? (const void *)rp32 : (const void *)A->row_ptr, &err) == CLPK_SUCCESS;
@@ -162,8 +158,10 @@ static double scaled_error(const clpk_csr *A, const double *ref, const double *s
 static void json_text(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; ++s)
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s >= 32) fputc(*s, f);
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s >= 32)
+            fputc(*s, f);
     fputc('"', f);
 }
 
@@ -194,18 +192,22 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
     clpk_spmv_plan *plan = NULL;
     clpk_spmv_tune_report rep;
     memset(&rep, 0, sizeof rep);
-    double t0 = core_wall_seconds();
+    double t0 = wall_seconds();
     clpk_status st;
-    if (!strcmp(impl, "clpk-tuned")) st = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &rep);
-    else if (params) st = clpk_spmv_plan_create(ctx, A, prec, NULL, params, &plan);
-    else st = clpk_spmv_plan_create(ctx, A, prec, !strcmp(impl, "clpk-csr") ? "csr" : NULL, NULL, &plan);
-    double plan_s = core_wall_seconds() - t0;
+    if (!strcmp(impl, "clpk-tuned"))
+        st = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &rep);
+    else if (params)
+        st = clpk_spmv_plan_create(ctx, A, prec, NULL, params, &plan);
+    else
+        st = clpk_spmv_plan_create(ctx, A, prec, !strcmp(impl, "clpk-csr") ? "csr" : NULL, NULL, &plan);
+    double plan_s = wall_seconds() - t0;
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-bench-spmv: %s %s %s: %s: %s\n", c->label, clpk_precision_name(prec), impl,
                 clpk_status_string(st), clpk_last_error(ctx));
         return 1;
     }
-    for (int32_t r = 0; r < A->rows; ++r) y[r] = NAN;
+    for (int32_t r = 0; r < A->rows; ++r)
+        y[r] = NAN;
     st = clpk_spmv_host(plan, 1.0, x, 0.0, y);
     double err = st == CLPK_SUCCESS ? scaled_error(A, ref, scale, y) : INFINITY;
     double tol = prec == CLPK_PRECISION_F64 ? 1e-11 : 2e-4;
@@ -238,9 +240,9 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
                 "\"gbps\": %.6g, \"bytes\": %.6g, \"format_bytes\": %llu, \"bytes_per_nnz\": %.4g, "
                 "\"copy_gbps\": %.6g, \"pct_copy_bw\": %.4g, \"size_copy_gbps\": %.6g, \"pct_size_copy_bw\": %.4g, "
                 "\"rel_error\": %.3g, \"correct\": %s, \"plan_s\": %.4g, \"params\": ",
-                impl, clpk_precision_name(prec), (int)A->rows, (int)A->cols, (long long)A->nnz, s.median_ms,
-                s.min_ms, s.p90_ms, s.runs, s.gflops, s.gbps, s.bytes, (unsigned long long)fp, bpn, o->copy_gbps,
-                pct, o->size_copy_gbps, o->size_copy_gbps > 0 ? 100.0 * s.gbps / o->size_copy_gbps : 0.0, err,
+                impl, clpk_precision_name(prec), (int)A->rows, (int)A->cols, (long long)A->nnz, s.median_ms, s.min_ms,
+                s.p90_ms, s.runs, s.gflops, s.gbps, s.bytes, (unsigned long long)fp, bpn, o->copy_gbps, pct,
+                o->size_copy_gbps, o->size_copy_gbps > 0 ? 100.0 * s.gbps / o->size_copy_gbps : 0.0, err,
                 ok ? "true" : "false", plan_s);
         json_text(o->json, desc);
         if (!strcmp(impl, "clpk-tuned"))
@@ -259,78 +261,72 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
 static const char *const all_generated[] = {"fem3d",    "dense",    "protein", "circuit", "epidem",
                                             "webgraph", "shortrow", "lp",      "qchem",   "random16"};
 
+/* A --variant value, [f32:|f64:]LABEL=PARAMS, into *w; 0 when malformed. */
+static int parse_variant(const char *v, variant *w) {
+    const char *eq = strchr(v, '=');
+    w->precision = 0;
+    if (!strncmp(v, "f32:", 4) || !strncmp(v, "f64:", 4)) {
+        w->precision = (v[1] == '3' ? CLPK_PRECISION_F32 : CLPK_PRECISION_F64) + 1;
+        v += 4;
+    }
+    if (!eq || eq <= v || eq - v >= (ptrdiff_t)sizeof w->label || strlen(eq + 1) >= sizeof w->params) return 0;
+    snprintf(w->label, sizeof w->label, "%.*s", (int)(eq - v), v);
+    snprintf(w->params, sizeof w->params, "%s", eq + 1);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     double scale = 1.0;
     const char *cases = NULL, *npy_dir = NULL, *json_path = NULL, *dev = NULL, *precs = "f32,f64";
     const char *impls = "clpk-csr,clpk-auto,clpk-tuned";
-    const char *files[16];
-    int n_files = 0, list = 0, n_var = 0;
+    cli_list files = {0}, variant_args = {0};
+    int list = 0, n_var = 0;
     static variant vars[MAX_VARIANTS];
-    unsigned long long seed = 1;
-    run_opts o = {.warmup = 10, .repeats = 100, .device = ""};
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--scale") && more) {
-            scale = atof(argv[++i]);
-            if (!(scale > 0 && scale <= 64)) {
-                fprintf(stderr, "clpk-bench-spmv: --scale needs 0 < S <= 64\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--cases") && more) {
-            cases = argv[++i];
-        } else if (!strcmp(a, "--matrices") && more) {
-            if (n_files < 16) files[n_files++] = argv[++i];
-            else ++i;
-        } else if (!strcmp(a, "--precision") && more) {
-            precs = argv[++i];
-        } else if (!strcmp(a, "--impls") && more) {
-            impls = argv[++i];
-        } else if (!strcmp(a, "--repeats") && more) {
-            o.repeats = atoi(argv[++i]);
-        } else if (!strcmp(a, "--warmup") && more) {
-            o.warmup = atoi(argv[++i]);
-        } else if (!strcmp(a, "--tune-budget") && more) {
-            o.tune_budget = atoi(argv[++i]);
-        } else if (!strcmp(a, "--npy-dir") && more) {
-            npy_dir = argv[++i];
-        } else if (!strcmp(a, "--json") && more) {
-            json_path = argv[++i];
-        } else if (!strcmp(a, "--device") && more) {
-            dev = argv[++i];
-        } else if (!strcmp(a, "--seed") && more) {
-            seed = strtoull(argv[++i], NULL, 0);
-        } else if (!strcmp(a, "--variant") && more) {
-            const char *v = argv[++i], *eq = strchr(v, '=');
-            variant *w = &vars[n_var];
-            w->precision = 0;
-            if (!strncmp(v, "f32:", 4) || !strncmp(v, "f64:", 4)) {
-                w->precision = (v[1] == '3' ? CLPK_PRECISION_F32 : CLPK_PRECISION_F64) + 1;
-                v += 4;
-            }
-            if (n_var == MAX_VARIANTS || !eq || eq == v || eq - v >= (ptrdiff_t)sizeof w->label ||
-                strlen(eq + 1) >= sizeof w->params) {
-                fprintf(stderr, "clpk-bench-spmv: --variant wants [f32:|f64:]LABEL=PARAMS (at most %d, label < 32)\n",
-                        MAX_VARIANTS);
-                return 2;
-            }
-            snprintf(w->label, sizeof w->label, "%.*s", (int)(eq - v), v);
-            snprintf(w->params, sizeof w->params, "%s", eq + 1);
-            ++n_var;
-        } else if (!strcmp(a, "--list")) {
-            list = 1;
-        } else {
-            fprintf(stderr, "clpk-bench-spmv: unknown or incomplete argument '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (o.repeats < 1 || o.warmup < 0 || o.tune_budget < 0) {
-        fprintf(stderr, "clpk-bench-spmv: --repeats >= 1, --warmup >= 0, --tune-budget >= 0\n");
-        return 2;
+    long long seed = 1, repeats = 100, warmup = 10, tune_budget = 0;
+    run_opts o = {.device = ""};
+    const cli_option options[] = {
+        {"--scale", CLI_DOUBLE, &scale, "S",
+         "multiplies the generated cases' nonzeros, 0 < S <= 64 (default 1: GPU-filling, >= 10 M each)"},
+        {"--cases", CLI_STRING, &cases, "a,b,...",
+         "generated cases of seed 001's Table III (default all): fem3d dense protein circuit epidem\n"
+         "webgraph shortrow lp qchem random16; 'none' for no generated case"},
+        {"--matrices", CLI_LIST, &files, "DIR|FILE.mtx",
+         "adds Matrix Market files (a directory: every non-complex *.mtx in it)"},
+        {"--precision", CLI_STRING, &precs, "f32,f64", "precisions (default both)"},
+        {"--impls", CLI_STRING, &impls, "LIST",
+         "clpk-csr, clpk-auto, clpk-tuned (default all three); 'none' runs only the --variant plans"},
+        {"--repeats", CLI_INT, &repeats, "N", "timed multiplies, median of the profiling events (default 100)"},
+        {"--warmup", CLI_INT, &warmup, "N", "untimed multiplies first (default 10)"},
+        {"--tune-budget", CLI_INT, &tune_budget, "N",
+         "multiplies of clpk-tuned's online tune (default 0: the tune's own, 60)"},
+        {"--npy-dir", CLI_STRING, &npy_dir, "DIR",
+         "writes every matrix as DIR/<case>/csr_row_ptr.npy, csr_col.npy, csr_val.npy, shape.npy"},
+        {"--json", CLI_STRING, &json_path, "FILE",
+         "the records; also the %copy against a copy of the case's ideal bytes (values + x + y),\n"
+         "the rate attainable at that size"},
+        {"--device", CLI_STRING, &dev, "SEL", "device selector (default $CLPK_DEVICE or the first GPU)"},
+        {"--seed", CLI_INT, &seed, "S", "of the generated matrices (default 1)"},
+        {"--variant", CLI_LIST, &variant_args, "[f32:|f64:]LABEL=PARAMS",
+         "adds an implementation LABEL: a plan with explicit PARAMS (as clpk-spmv --params, format=\n"
+         "included), for one precision only with the f32:/f64: prefix"},
+        {"--list", CLI_FLAG, &list, NULL, "prints the cases and exits"},
+        {NULL, CLI_FLAG, NULL, NULL, NULL}};
+    const char *synopsis =
+        "[options]\n"
+        "SpMV of clpk's CSR baseline, automatic choice and online quick tune on generated and Matrix Market\n"
+        "matrices, each checked against a double CPU reference; GB/s counts each format's own device bytes + x + y,\n"
+        "%copy is against the float4 copy bandwidth measured at the start of the run.";
+    int parsed = cli_parse(tool, synopsis, options, argc, argv, 1, NULL);
+    if (parsed) return parsed == 1 ? 0 : 2;
+    if (!(scale > 0 && scale <= 64)) return cli_fail(tool, "--scale needs 0 < S <= 64");
+    if (repeats < 1 || warmup < 0 || tune_budget < 0 || repeats > 1000000000 || warmup > 1000000000 ||
+        tune_budget > 1000000000)
+        return cli_fail(tool, "--repeats >= 1, --warmup >= 0, --tune-budget >= 0");
+    o.repeats = (int)repeats, o.warmup = (int)warmup, o.tune_budget = (int)tune_budget;
+    for (int i = 0; i < variant_args.count; ++i) {
+        if (n_var == MAX_VARIANTS || !parse_variant(variant_args.items[i], &vars[n_var]))
+            return cli_fail(tool, "--variant wants [f32:|f64:]LABEL=PARAMS (at most %d, label < 32)", MAX_VARIANTS);
+        ++n_var;
     }
     static bench_case cs[MAX_CASES];
     int n = 0;
@@ -349,9 +345,11 @@ int main(int argc, char **argv) {
             n = m;
         }
     }
-    for (int i = 0; i < n_files; ++i) n = add_files(cs, n, files[i]);
+    for (int i = 0; i < files.count; ++i)
+        n = add_files(cs, n, files.items[i]);
     if (list) {
-        for (int i = 0; i < n; ++i) printf("%s %s\n", cs[i].label, cs[i].spec[0] ? cs[i].spec : cs[i].path);
+        for (int i = 0; i < n; ++i)
+            printf("%s %s\n", cs[i].label, cs[i].spec[0] ? cs[i].spec : cs[i].path);
         return 0;
     }
     clpk_precision prec_list[2];
@@ -410,7 +408,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; ++i) {
         clpk_csr A = {0};
         clpk_error err = {0};
-        double t0 = core_wall_seconds();
+        double t0 = wall_seconds();
         clpk_status st;
         if (cs[i].spec[0]) {
             st = clpk_spmv_generate(cs[i].spec, seed, &A, &err);
@@ -427,7 +425,7 @@ int main(int argc, char **argv) {
         }
         printf("# %s (%s): %d x %d, nnz %lld (%.1f/row), made in %.2f s\n", cs[i].label,
                cs[i].spec[0] ? cs[i].spec : cs[i].path, (int)A.rows, (int)A.cols, (long long)A.nnz,
-               A.rows ? (double)A.nnz / A.rows : 0.0, core_wall_seconds() - t0);
+               A.rows ? (double)A.nnz / A.rows : 0.0, wall_seconds() - t0);
         if (npy_dir && write_npy_dir(npy_dir, cs[i].label, &A) != 0) failures++;
         size_t nr = A.rows ? (size_t)A.rows : 1, nc = A.cols ? (size_t)A.cols : 1;
         double *x = malloc(nc * sizeof *x), *ref = calloc(nr, sizeof *ref), *sc = calloc(nr, sizeof *sc),
@@ -439,7 +437,8 @@ int main(int argc, char **argv) {
             failures++;
             break;
         }
-        for (size_t j = 0; j < nc; ++j) x[j] = 1.0 + (double)(j % 7) / 8.0;
+        for (size_t j = 0; j < nc; ++j)
+            x[j] = 1.0 + (double)(j % 7) / 8.0;
         for (int32_t r = 0; r < A.rows; ++r)
             for (int64_t k = A.row_ptr[r]; k < A.row_ptr[r + 1]; ++k) {
                 ref[r] += A.val[k] * x[A.col[k]];
@@ -465,8 +464,8 @@ int main(int argc, char **argv) {
                 failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], NULL, x, ref, sc, y);
             for (int m = 0; m < n_var; ++m)
                 if (!vars[m].precision || vars[m].precision == (int)prec_list[p] + 1)
-                    failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], vars[m].label, vars[m].params, x, ref,
-                                         sc, y);
+                    failures +=
+                        run_impl(ctx, &o, &cs[i], &A, prec_list[p], vars[m].label, vars[m].params, x, ref, sc, y);
         }
         free(x), free(ref), free(sc), free(y);
         clpk_csr_free(&A);
