@@ -9,15 +9,16 @@
  * index in its stack) of stream s (0 = left stack, 1 = right stack) is
  *     z = splitmix64(seed * 2^41 + (s + 1) * 2^40 + i),   value = (z >> 40) / 2^23 - 1   in [-1, 1),
  * exact in f32 and f64 (24 significant bits), so both programs correlate bit-identical inputs. */
-#include "clpk_internal.h"
-#include "clpk_xcorr.h"
-#include "xcorr_plan.h"
-#include "xcorr_reference.h"
+#include "clpk.h"
+#include "cli_args.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const tool = "clpk-bench-xcorr";
 
 #define MAX_LIST 32
 
@@ -51,25 +52,6 @@ typedef struct bench_case {
     char label[64], group[16];
 } bench_case;
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: clpk-bench-xcorr [--patterns one-to-one,one-to-many,n-to-m,n-to-mn,dic] [--sizes 16,24,...]\n"
-            "                        [--variants auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,\n"
-            "                                    warp-per-overlap,local,fft,fused-fft,ALGO:k=v/k=v] [--scale F]\n"
-            "                        [--precision f32|f64]\n"
-            "                        [--seed N] [--repeats N] [--warmup N] [--max-ms MS] [--json OUT.jsonl]\n"
-            "                        [--cases-out CASES.txt] [--list] [--device SELECTOR] [--dump-inputs DIR]\n"
-            "Default grid (docs/perf-xcorr.md): sizes 16 24 32 48 64 96 128 192 256 (square); one-to-one x4000,\n"
-            "one-to-many 1x{2,8,32,4000}, n-to-m {2x2,8x8,32x32,128x128}, n-to-mn {2x8,4x16,8x32,100x4000}, dic\n"
-            "(n-to-mn 86x4300 of 96x96, sizes ignored). --scale multiplies the counts (at least 1; n-to-mn keeps its\n"
-            "multiple). --max-ms: variants estimated or measured above it per call are recorded as skipped.\n"
-            "A variant may carry plan parameters: local:rows=4/shifts=8/wg=256 (':' then key=value separated by '/').\n"
-            "--cases-out writes 'PATTERN:R:NL:NR LABEL' lines for bench/peers/cufft_xcorr.py. JSON lines, one per\n"
-            "(case, implementation). Inputs: splitmix64 recipe of the source header from --seed (printed);\n"
-            "--dump-inputs writes case<i>_left.npy / case<i>_right.npy (stacks up to 2^22 elements) to check a\n"
-            "peer's copy of the recipe.\n");
-}
-
 /* A variant is an algorithm name, optionally with parameters: "local:rows=4/shifts=8" (':' then k=v separated by
  * '/', since ',' separates variants). Splits it into the algorithm and a plan parameter string ("" for none). */
 static void variant_parts(const char *variant, char *algo, size_t algo_size, char *params, size_t params_size) {
@@ -88,90 +70,87 @@ static int split_list(char *text, const char **items, int max) {
     return n;
 }
 
-static int parse_number(const char *text, double lo, double hi, double *out) {
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || *end || !(v >= lo && v <= hi)) return 0;
-    *out = v;
-    return 1;
-}
-
+/* Parses the command line into *o; returns 0 to go on, else the exit status (0 after --help, 2 on a usage error). */
 static int parse_args(int argc, char **argv, options *o) {
-    static char pat_default[] = "one-to-one,one-to-many,n-to-m,n-to-mn,dic";
-    static char var_default[] =
-        "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,fft,fused-fft";
     static const int size_default[] = {16, 24, 32, 48, 64, 96, 128, 192, 256};
     memset(o, 0, sizeof *o);
-    o->scale = 1, o->max_ms = 1000, o->repeats = 50, o->warmup = 3, o->seed = 1;
-    o->precision = CLPK_PRECISION_F32;
-    char *patterns = pat_default, *variants = var_default, *sizes = NULL;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        }
-        if (strcmp(a, "--list") == 0) {
-            o->list_only = 1;
-            continue;
-        }
-        if (i + 1 >= argc) return fprintf(stderr, "clpk-bench-xcorr: unknown argument or missing value: %s\n", a), 0;
-        char *v = argv[++i];
-        double num = 0;
-        if (strcmp(a, "--patterns") == 0)
-            patterns = v;
-        else if (strcmp(a, "--variants") == 0)
-            variants = v;
-        else if (strcmp(a, "--sizes") == 0)
-            sizes = v;
-        else if (strcmp(a, "--json") == 0)
-            o->json = v;
-        else if (strcmp(a, "--cases-out") == 0)
-            o->cases_out = v;
-        else if (strcmp(a, "--device") == 0)
-            o->device = v;
-        else if (strcmp(a, "--dump-inputs") == 0)
-            o->dump_dir = v;
-        else if (strcmp(a, "--precision") == 0) {
-            if (clpk_precision_parse(v, &o->precision) != CLPK_SUCCESS)
-                return fprintf(stderr, "clpk-bench-xcorr: --precision %s: f32 or f64\n", v), 0;
-        } else if (strcmp(a, "--scale") == 0 && parse_number(v, 1e-6, 1, &num))
-            o->scale = num;
-        else if (strcmp(a, "--max-ms") == 0 && parse_number(v, 1e-9, 1e9, &num))
-            o->max_ms = num;
-        else if (strcmp(a, "--repeats") == 0 && parse_number(v, 1, 100000, &num))
-            o->repeats = (int)num;
-        else if (strcmp(a, "--warmup") == 0 && parse_number(v, 0, 1000, &num))
-            o->warmup = (int)num;
-        else if (strcmp(a, "--seed") == 0 && parse_number(v, 0, 1 << 20, &num))
-            o->seed = (unsigned long)num;
-        else
-            return fprintf(stderr, "clpk-bench-xcorr: bad argument %s %s\n", a, v), 0;
-    }
-    o->n_patterns = split_list(patterns, o->patterns, MAX_LIST);
-    o->n_variants = split_list(variants, o->variants, MAX_LIST);
+    o->scale = 1, o->max_ms = 1000;
+    const char *patterns = "one-to-one,one-to-many,n-to-m,n-to-mn,dic";
+    const char *variants =
+        "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,fft,fused-fft";
+    const char *sizes = NULL, *precision = "f32";
+    long long repeats = 50, warmup = 3, seed = 1;
+    const cli_option table[] = {
+        {"--patterns", CLI_STRING, &patterns, "LIST",
+         "one-to-one,one-to-many,n-to-m,n-to-mn,dic (default all); dic is n-to-mn 86x4300 of 96x96,\n"
+         "sizes ignored"},
+        {"--sizes", CLI_STRING, &sizes, "16,24,...", "square matrix sizes (default 16 24 32 48 64 96 128 192 256)"},
+        {"--variants", CLI_STRING, &variants, "LIST",
+         "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,\n"
+         "fft,fused-fft (default all); a variant may carry plan parameters: local:rows=4/shifts=8/wg=256\n"
+         "(':' then key=value separated by '/')"},
+        {"--scale", CLI_DOUBLE, &o->scale, "F",
+         "multiplies the counts, 0 < F <= 1 (at least 1 matrix; n-to-mn keeps its multiple)"},
+        {"--precision", CLI_STRING, &precision, "f32|f64", "(default f32)"},
+        {"--seed", CLI_INT, &seed, "N", "of the splitmix64 input recipe (default 1, printed)"},
+        {"--repeats", CLI_INT, &repeats, "N", "timed calls, median (default 50)"},
+        {"--warmup", CLI_INT, &warmup, "N", "untimed calls first (default 3)"},
+        {"--max-ms", CLI_DOUBLE, &o->max_ms, "MS",
+         "variants estimated or measured above it per call are recorded as skipped (default 1000)"},
+        {"--json", CLI_STRING, &o->json, "OUT.jsonl", "one JSON line per (case, implementation)"},
+        {"--cases-out", CLI_STRING, &o->cases_out, "CASES.txt",
+         "writes 'PATTERN:R:NL:NR LABEL' lines for bench/peers/cufft_xcorr.py"},
+        {"--list", CLI_FLAG, &o->list_only, NULL, "prints the cases and exits"},
+        {"--device", CLI_STRING, &o->device, "SELECTOR", "device selector (default $CLPK_DEVICE or the first GPU)"},
+        {"--dump-inputs", CLI_STRING, &o->dump_dir, "DIR",
+         "writes case<i>_left.npy / case<i>_right.npy (stacks up to 2^22 elements) to check a\n"
+         "peer's copy of the recipe"},
+        {NULL, CLI_FLAG, NULL, NULL, NULL}};
+    const char *synopsis =
+        "[options]\n"
+        "The cross-correlation grid of docs/perf-xcorr.md: one-to-one x4000, one-to-many 1x{2,8,32,4000},\n"
+        "n-to-m {2x2,8x8,32x32,128x128}, n-to-mn {2x8,4x16,8x32,100x4000}, dic; every variant checked\n"
+        "on sampled outputs and timed with profiling events.";
+    int parsed = cli_parse(tool, synopsis, table, argc, argv, 1, NULL);
+    if (parsed) return parsed == 1 ? 0 : 2;
+    if (clpk_precision_parse(precision, &o->precision) != CLPK_SUCCESS)
+        return cli_fail(tool, "--precision %s: f32 or f64", precision);
+    if (!(o->scale >= 1e-6 && o->scale <= 1)) return cli_fail(tool, "bad argument --scale %g (1e-6 .. 1)", o->scale);
+    if (!(o->max_ms >= 1e-9 && o->max_ms <= 1e9)) return cli_fail(tool, "bad argument --max-ms %g", o->max_ms);
+    if (repeats < 1 || repeats > 100000) return cli_fail(tool, "bad argument --repeats %lld (1 .. 100000)", repeats);
+    if (warmup < 0 || warmup > 1000) return cli_fail(tool, "bad argument --warmup %lld (0 .. 1000)", warmup);
+    if (seed < 0 || seed > 1 << 20) return cli_fail(tool, "bad argument --seed %lld (0 .. 2^20)", seed);
+    o->repeats = (int)repeats, o->warmup = (int)warmup, o->seed = (unsigned long)seed;
+    /* the lists are cut in place: copies, so that argv stays as it was */
+    static char pattern_text[1024], variant_text[4096], size_text[1024];
+    snprintf(pattern_text, sizeof pattern_text, "%s", patterns);
+    snprintf(variant_text, sizeof variant_text, "%s", variants);
+    o->n_patterns = split_list(pattern_text, o->patterns, MAX_LIST);
+    o->n_variants = split_list(variant_text, o->variants, MAX_LIST);
     for (int i = 0; i < o->n_variants; ++i) {
         int known = 0;
         char algo[64], params[256];
         variant_parts(o->variants[i], algo, sizeof algo, params, sizeof params);
-        for (size_t k = 0; k < N_VARIANTS; ++k) known |= strcmp(algo, all_variants[k]) == 0;
-        if (!known) return fprintf(stderr, "clpk-bench-xcorr: unknown variant '%s'\n", o->variants[i]), 0;
+        for (size_t k = 0; k < N_VARIANTS; ++k)
+            known |= strcmp(algo, all_variants[k]) == 0;
+        if (!known) return cli_fail(tool, "unknown variant '%s'", o->variants[i]);
     }
     if (sizes) {
         const char *items[MAX_LIST];
-        o->n_sizes = split_list(sizes, items, MAX_LIST);
+        snprintf(size_text, sizeof size_text, "%s", sizes);
+        o->n_sizes = split_list(size_text, items, MAX_LIST);
         for (int i = 0; i < o->n_sizes; ++i) {
-            double s = 0;
-            if (!parse_number(items[i], 1, 4096, &s))
-                return fprintf(stderr, "clpk-bench-xcorr: bad size %s\n", items[i]), 0;
-            o->sizes[i] = (int)s;
+            char *end = NULL;
+            const long v = strtol(items[i], &end, 10);
+            if (end == items[i] || *end || v < 1 || v > 4096) return cli_fail(tool, "bad size %s", items[i]);
+            o->sizes[i] = (int)v;
         }
     } else {
         o->n_sizes = (int)(sizeof size_default / sizeof size_default[0]);
         memcpy(o->sizes, size_default, sizeof size_default);
     }
-    if (!o->n_patterns || !o->n_variants || !o->n_sizes) return fprintf(stderr, "clpk-bench-xcorr: empty list\n"), 0;
-    return 1;
+    if (!o->n_patterns || !o->n_variants || !o->n_sizes) return cli_fail(tool, "empty list");
+    return -1;
 }
 
 static int scaled(int n, double scale) {
@@ -290,7 +269,17 @@ typedef struct bench_job {
 
 static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     bench_job *j = user;
-    return xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
+    return clpk_xcorr_execute_events(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
+}
+
+/* The left and right matrices output matrix `o` correlates, by the patterns' definitions (clpk_xcorr.h). */
+static void pair_of(const clpk_xcorr_shape *s, size_t o, size_t *left, size_t *right) {
+    switch (s->pattern) {
+    case CLPK_XCORR_ONE_TO_MANY: *left = 0, *right = o; break;
+    case CLPK_XCORR_N_TO_MN: *left = o % (size_t)s->n_left, *right = o; break;
+    case CLPK_XCORR_N_TO_M: *left = o / (size_t)s->n_right, *right = o % (size_t)s->n_right; break;
+    default: *left = o, *right = o; break; /* one-to-one */
+    }
 }
 
 /* One poisoned, timed call; then sampled output matrices (first, middle, last) are read back: every element must
@@ -305,7 +294,7 @@ static int checked_call(case_data *d, clpk_xcorr_plan *plan, double *once_ms, do
                                     d->out_elems * clpk_xcorr_output_count(s) * d->elem, 0, NULL, NULL);
     if (rc != CL_SUCCESS) return snprintf(why, wsize, "clEnqueueFillBuffer: %d", rc), 0;
     cl_event first = NULL, last = NULL;
-    clpk_status st = xcorr_execute_timed(plan, d->left, 0, d->right, 0, d->out, 0, &first, &last);
+    clpk_status st = clpk_xcorr_execute_events(plan, d->left, 0, d->right, 0, d->out, 0, &first, &last);
     if (st != CLPK_SUCCESS) return snprintf(why, wsize, "execute: %s", clpk_last_error(d->ctx)), 0;
     clWaitForEvents(1, &last);
     clpk_event_span_ms(first, last, once_ms);
@@ -339,7 +328,7 @@ static int checked_call(case_data *d, clpk_xcorr_plan *plan, double *once_ms, do
             }
         }
         size_t li = 0, ri = 0;
-        xcorr_pair_of(s, o, &li, &ri);
+        pair_of(s, o, &li, &ri);
         uint64_t state = o * 7919u + 17u;
         for (int k = 0; k < 32 && ok; ++k) {
             int dk, dl; /* shift of left against right */
@@ -559,10 +548,8 @@ static int run_case(clpk_context *ctx, const options *o, int case_index, const b
 
 int main(int argc, char **argv) {
     options o;
-    if (!parse_args(argc, argv, &o)) {
-        usage(stderr);
-        return 2;
-    }
+    const int parsed = parse_args(argc, argv, &o);
+    if (parsed >= 0) return parsed;
     enum { MAX_CASES = 512 };
     bench_case *cases = calloc(MAX_CASES, sizeof *cases);
     if (!cases) return 1;
@@ -588,7 +575,8 @@ int main(int argc, char **argv) {
     printf("clpk-bench-xcorr: %d cases, seed %lu (splitmix64 recipe), %s\n", n_cases, o.seed,
            clpk_precision_name(o.precision));
     if (o.list_only) {
-        for (int i = 0; i < n_cases; ++i) printf("case: %s\n", cases[i].label);
+        for (int i = 0; i < n_cases; ++i)
+            printf("case: %s\n", cases[i].label);
         free(cases);
         return 0;
     }
