@@ -13,12 +13,22 @@
  * precision, median_ms, gbps (compulsory bytes: Phi once, input and output vectors once, D once), gbps_d_per_coeff
  * (the D row, and for WC the y row, once per coefficient), d_served ("L2" when the per-coefficient traffic exceeds
  * the measured copy bandwidth, so the rows cannot all come from DRAM), speedup_vs_atomics. */
-#include "clpk_internal.h"
-#include "life_internal.h"
+#include "clpk.h"
+#include "cli_args.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static const char *const tool = "clpk-bench-life";
+
+static double wall_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 typedef struct options {
     const char *data, *size, *device, *json, *md, *fit_params, *orders;
@@ -26,67 +36,51 @@ typedef struct options {
     int runs, iters, atomics_iters, copy_mb, check, f32, f64;
 } options;
 
-static int usage(void) {
-    fprintf(stderr, "usage: clpk-bench-life [--data DIR | --size tiny|small|medium|ds1 --seed S] "
-                    "[--precision f32|f64|both] [--runs N] [--iters N] [--atomics-iters N] [--copy-mb M] "
-                    "[--fit-params 'k=v,..;k=v,..'] [--orders 'k=v,..;k=v,..'] [--device SEL] [--check] [--json F] "
-                    "[--md F]\n");
-    return 2;
+/* 1 when an integer option's value lies within [lo, 1e9], else a message and 0. */
+static int in_range(const char *name, long long v, long long lo) {
+    if (v >= lo && v <= 1000000000) return 1;
+    cli_fail(tool, "%s needs an integer >= %lld, not '%lld'", name, lo, v);
+    return 0;
 }
 
+/* Parses the command line into *o; returns -1 to go on, else the exit status (0 after --help, 2 on a usage error). */
 static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->size = "tiny";
-    o->seed = 1;
-    o->runs = 50;
-    o->iters = 500;
-    o->atomics_iters = 10;
-    o->copy_mb = 512;
-    o->f32 = o->f64 = 1;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (strcmp(a, "--check") == 0) {
-            o->check = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "clpk-bench-life: %s needs a value\n", a);
-            return usage();
-        }
-        const char *v = argv[++i];
-        if (strcmp(a, "--data") == 0) o->data = v;
-        else if (strcmp(a, "--size") == 0) o->size = v;
-        else if (strcmp(a, "--device") == 0) o->device = v;
-        else if (strcmp(a, "--json") == 0) o->json = v;
-        else if (strcmp(a, "--md") == 0) o->md = v;
-        else if (strcmp(a, "--fit-params") == 0) o->fit_params = v;
-        else if (strcmp(a, "--orders") == 0) o->orders = v;
-        else if (strcmp(a, "--precision") == 0) {
-            o->f32 = strcmp(v, "f32") == 0 || strcmp(v, "both") == 0;
-            o->f64 = strcmp(v, "f64") == 0 || strcmp(v, "both") == 0;
-            if (!o->f32 && !o->f64) {
-                fprintf(stderr, "clpk-bench-life: --precision f32, f64 or both, not '%s'\n", v);
-                return 2;
-            }
-        } else {
-            char *end = NULL;
-            long long n = strtoll(v, &end, 10);
-            if (!end || *end || n < 0 || n > 1000000000) {
-                fprintf(stderr, "clpk-bench-life: %s needs a non-negative integer, not '%s'\n", a, v);
-                return 2;
-            }
-            if (strcmp(a, "--seed") == 0) o->seed = (uint64_t)n;
-            else if (strcmp(a, "--runs") == 0 && n >= 1) o->runs = (int)n;
-            else if (strcmp(a, "--iters") == 0) o->iters = (int)n;
-            else if (strcmp(a, "--atomics-iters") == 0) o->atomics_iters = (int)n;
-            else if (strcmp(a, "--copy-mb") == 0 && n >= 1) o->copy_mb = (int)n;
-            else {
-                fprintf(stderr, "clpk-bench-life: unknown option or value %s %s\n", a, v);
-                return usage();
-            }
-        }
-    }
-    return 0;
+    const char *precision = "both";
+    long long seed = 1, runs = 50, iters = 500, atomics_iters = 10, copy_mb = 512;
+    const cli_option table[] = {
+        {"--data", CLI_STRING, &o->data, "DIR", "a dataset directory (instead of a synthetic one)"},
+        {"--size", CLI_STRING, &o->size, "tiny|small|medium|ds1", "synthetic dataset size (default tiny)"},
+        {"--seed", CLI_INT, &seed, "S", "of the synthetic dataset (default 1)"},
+        {"--precision", CLI_STRING, &precision, "f32|f64|both", "(default both)"},
+        {"--runs", CLI_INT, &runs, "N", "timed runs of each product, median (default 50)"},
+        {"--iters", CLI_INT, &iters, "N", "iterations of the fits (default 500; 0: no fit)"},
+        {"--atomics-iters", CLI_INT, &atomics_iters, "N", "iterations of the atomics baseline's fit (default 10)"},
+        {"--copy-mb", CLI_INT, &copy_mb, "M", "MiB of the copy-bandwidth probe (default 512)"},
+        {"--fit-params", CLI_STRING, &o->fit_params, "'k=v,..;k=v,..'",
+         "extra fits of the default plan with each ';'-separated parameter list,\n"
+         "recorded as impl clpk-auto+<params>"},
+        {"--orders", CLI_STRING, &o->orders, "'k=v,..;k=v,..'",
+         "instead of the kernel cases, one default plan per parameter list (processing orders,\n"
+         "e.g. \"voxel_order=index;voxel_order=morton,fiber_order=voxel\"), side by side"},
+        {"--device", CLI_STRING, &o->device, "SEL", "device selector (default $CLPK_DEVICE or the first GPU)"},
+        {"--check", CLI_FLAG, &o->check, NULL, "checks every product against the double host reference"},
+        {"--json", CLI_STRING, &o->json, "F", "the records (JSON array)"},
+        {"--md", CLI_STRING, &o->md, "F", "the markdown tables (default: standard output)"},
+        {NULL, CLI_FLAG, NULL, NULL, NULL}};
+    const int parsed =
+        cli_parse(tool, "[--data DIR | --size tiny|small|medium|ds1 --seed S] [options]", table, argc, argv, 1, NULL);
+    if (parsed) return parsed == 1 ? 0 : 2;
+    o->f32 = strcmp(precision, "f32") == 0 || strcmp(precision, "both") == 0;
+    o->f64 = strcmp(precision, "f64") == 0 || strcmp(precision, "both") == 0;
+    if (!o->f32 && !o->f64) return cli_fail(tool, "--precision f32, f64 or both, not '%s'", precision);
+    if (!in_range("--seed", seed, 0) || !in_range("--runs", runs, 1) || !in_range("--iters", iters, 0) ||
+        !in_range("--atomics-iters", atomics_iters, 0) || !in_range("--copy-mb", copy_mb, 1))
+        return 2;
+    o->seed = (uint64_t)seed, o->runs = (int)runs, o->iters = (int)iters, o->atomics_iters = (int)atomics_iters;
+    o->copy_mb = (int)copy_mb;
+    return -1;
 }
 
 /* ---- Records ---------------------------------------------------------------------------------------------- */
@@ -130,9 +124,12 @@ static void life_bytes(const clpk_life_dataset *d, size_t vs, int dsc, const cha
     const double ny = (double)d->n_voxels * row, dict = (double)d->n_atoms * row;
     const int atomics = strcmp(kernel, "atomics") == 0;
     double idx; /* index arrays per coefficient (int32) + run pointers (int64) */
-    if (atomics || strcmp(kernel, "atom") == 0) idx = 12.0 * nc;
-    else if (strcmp(kernel, "fiber") == 0) idx = 8.0 * nc + 8.0 * (d->n_fibers + 1);
-    else idx = 8.0 * nc + 8.0 * (d->n_voxels + 1);
+    if (atomics || strcmp(kernel, "atom") == 0)
+        idx = 12.0 * nc;
+    else if (strcmp(kernel, "fiber") == 0)
+        idx = 8.0 * nc + 8.0 * (d->n_fibers + 1);
+    else
+        idx = 8.0 * nc + 8.0 * (d->n_voxels + 1);
     const double phi = nc * vs;
     if (dsc) {
         /* w gathered (once when it stays in cache); y written once, or zero-filled then atomically updated */
@@ -140,7 +137,7 @@ static void life_bytes(const clpk_life_dataset *d, size_t vs, int dsc, const cha
         *once = idx + phi + nw + out + dict;
         *per_coeff = idx + phi + nc * vs + (atomics ? ny + 2.0 * nc * row : ny) + nc * row;
     } else {
-        const int y_per_coeff = strcmp(kernel, "voxel") != 0; /* wc=voxel stages each y row once */
+        const int y_per_coeff = strcmp(kernel, "voxel") != 0;                /* wc=voxel stages each y row once */
         double out = strcmp(kernel, "fiber") == 0 ? nw : nw + 2.0 * nc * vs; /* atomics: fill + RMW per coeff */
         *once = idx + phi + ny + out + dict;
         *per_coeff = idx + phi + (y_per_coeff ? nc * row : ny) + out + nc * row;
@@ -154,8 +151,10 @@ static cl_mem upload(clpk_context *ctx, const double *v, size_t n, size_t vs, do
     if (!host) return NULL;
     for (size_t i = 0; i < n; ++i) {
         double x = v ? v[i] : fill;
-        if (vs == 4) ((float *)host)[i] = (float)x;
-        else ((double *)host)[i] = x;
+        if (vs == 4)
+            ((float *)host)[i] = (float)x;
+        else
+            ((double *)host)[i] = x;
     }
     cl_int rc;
     cl_mem m = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -205,22 +204,25 @@ static clpk_status launch_product(void *user, cl_event *first, cl_event *last) {
 
 typedef struct bench_inputs {
     const clpk_life_dataset *d;
-    const double *w_true;           /* may be NULL */
+    const double *w_true;                          /* may be NULL */
     double *ref_dsc_true, *ref_dsc_dense, *ref_wc; /* --check only */
     const options *o;
 } bench_inputs;
 
-/* The processing orders a plan runs in (after any fallback), "voxel_order/fiber_order". */
-static const char *plan_order(const clpk_life_plan *plan) {
-    static const char *const names[2][2] = {{"index/index", "index/voxel"}, {"morton/index", "morton/voxel"}};
-    return names[plan->voxel_order == LIFE_VOXEL_ORDER_MORTON][plan->fiber_order == LIFE_FIBER_ORDER_VOXEL];
+/* What a plan runs: its precision, kernels and processing orders (after any fallback). */
+static clpk_life_plan_info plan_info(const clpk_life_plan *plan) {
+    clpk_life_plan_info info = {CLPK_PRECISION_F32, "?", "?", "?", "?"};
+    clpk_life_plan_get_info(plan, &info);
+    return info;
 }
 
 /* Times one product of a plan; `cas` names the case, the record keeps the byte model. Returns 0 or 1 (failure). */
 static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inputs *in, const char *cas,
                         const char *kernel, const char *label, sink *s) {
     const clpk_life_dataset *d = in->d;
-    const size_t vs = plan->value_size, ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
+    const clpk_life_plan_info info = plan_info(plan);
+    const size_t vs = clpk_precision_size(info.precision), ny = (size_t)d->n_voxels * d->n_theta;
+    const size_t nw = (size_t)d->n_fibers;
     const int dsc = strncmp(cas, "dsc", 3) == 0;
     const double *input = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->w_true : NULL) : d->signal;
     launch_user u = {plan, dsc, upload(ctx, input, dsc ? nw : ny, vs, 0.5), device_buffer(ctx, (dsc ? ny : nw) * vs)};
@@ -232,9 +234,9 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
     double once = 0, per_coeff = 0;
     life_bytes(d, vs, dsc, kernel, &once, &per_coeff);
     clpk_bench_stats stats;
-    clpk_status st = rc ? CLPK_ERROR_OUT_OF_MEMORY
-                        : clpk_bench_run(ctx, launch_product, &u, 2, in->o->runs, once, 2.0 * d->n_coeffs * d->n_theta,
-                                         &stats);
+    clpk_status st =
+        rc ? CLPK_ERROR_OUT_OF_MEMORY
+           : clpk_bench_run(ctx, launch_product, &u, 2, in->o->runs, once, 2.0 * d->n_coeffs * d->n_theta, &stats);
     if (!rc && st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-bench-life: %s %s: %s\n", cas, kernel, clpk_last_error(ctx));
         rc = 1;
@@ -243,18 +245,19 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
         const double *ref = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->ref_dsc_true : in->ref_dsc_dense) : in->ref_wc;
         double err = device_error(ctx, u.out, ref, dsc ? ny : nw, vs);
         double tol = vs == 4 ? 1e-4 : 1e-10;
-        printf("check %s %s %s: relative error %.3g: %s\n", cas, kernel, clpk_precision_name(plan->precision), err,
+        printf("check %s %s %s: relative error %.3g: %s\n", cas, kernel, clpk_precision_name(info.precision), err,
                err <= tol ? "OK" : "WRONG");
         if (!(err <= tol)) rc = 1;
     }
     if (!rc) {
         record *r = add_record(s);
-        if (!r) rc = 1;
+        if (!r)
+            rc = 1;
         else {
             snprintf(r->cas, sizeof r->cas, "%s", cas);
             snprintf(r->impl, sizeof r->impl, "clpk-%s", label);
-            snprintf(r->order, sizeof r->order, "%s", plan_order(plan));
-            snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(plan->precision));
+            snprintf(r->order, sizeof r->order, "%s/%s", info.voxel_order, info.fiber_order);
+            snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(info.precision));
             r->median_ms = stats.median_ms;
             r->min_ms = stats.min_ms;
             r->runs = stats.runs;
@@ -290,8 +293,9 @@ static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dat
     if (!r) return 1;
     snprintf(r->cas, sizeof r->cas, "fit");
     snprintf(r->impl, sizeof r->impl, "%s", impl);
-    snprintf(r->order, sizeof r->order, "%s", plan_order(plan));
-    snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(plan->precision));
+    const clpk_life_plan_info info = plan_info(plan);
+    snprintf(r->order, sizeof r->order, "%s/%s", info.voxel_order, info.fiber_order);
+    snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(info.precision));
     r->iterations = res.iterations;
     r->runs = 1;
     r->median_ms = r->min_ms = 1e3 * res.seconds;
@@ -307,39 +311,19 @@ typedef struct plan_case {
     const char *strategy, *params, *dsc_kernel, *wc_kernel;
 } plan_case;
 
-/* --orders: host cost of the plan's processing order (the Morton and fibre ranks, rebuilt here as the plan builds
- * them) next to one plain counting sort by voxel (what every dsc=voxel plan pays anyway). */
-static void host_order_cost(const clpk_life_dataset *d, const clpk_life_plan *plan, double *rank_ms, double *sort_ms) {
-    clpk_error err;
-    char why[160];
-    int32_t *vr = NULL, *fr = NULL;
-    double t0 = core_wall_seconds();
-    if (plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ||
-        (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL && core_params_get(&plan->params, "voxel_order") &&
-         strcmp(core_params_get(&plan->params, "voxel_order"), "morton") == 0))
-        life_voxel_rank_morton(d, &vr, why, sizeof why, &err);
-    if (plan->fiber_order == LIFE_FIBER_ORDER_VOXEL) life_fiber_rank_by_voxel(d, vr, &fr, &err);
-    *rank_ms = 1e3 * (core_wall_seconds() - t0);
-    free(vr);
-    free(fr);
-    life_sorted srt;
-    t0 = core_wall_seconds();
-    if (life_sort_build(d, LIFE_ORDER_VOXEL, (d->n_theta + 31) / 32 * 32, NULL, &srt, &err) == CLPK_SUCCESS)
-        life_sorted_free(&srt);
-    *sort_ms = 1e3 * (core_wall_seconds() - t0);
-}
-
 /* --orders: DSC (dense w = 0.5) and WC (y = the signal) of this plan against the first list's outputs, bit for bit
  * (a processing order changes only which run goes when, never a run's sum); the first plan's outputs are kept. */
-static int compare_bits(clpk_life_plan *plan, const bench_inputs *in, double **first_y, double **first_w, record *r) {
+static int compare_bits(clpk_context *ctx, clpk_life_plan *plan, const bench_inputs *in, double **first_y,
+                        double **first_w, record *r) {
     const clpk_life_dataset *d = in->d;
     const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
     double *w = malloc(nw * sizeof *w), *y = malloc(ny * sizeof *y), *wc = malloc(nw * sizeof *wc);
     int rc = !w || !y || !wc || !d->signal;
     if (!rc) {
-        for (size_t i = 0; i < nw; ++i) w[i] = 0.5;
+        for (size_t i = 0; i < nw; ++i)
+            w[i] = 0.5;
         rc = clpk_life_dsc_host(plan, w, y) != CLPK_SUCCESS || clpk_life_wc_host(plan, d->signal, wc) != CLPK_SUCCESS;
-        if (rc) fprintf(stderr, "clpk-bench-life: bitwise comparison: %s\n", clpk_last_error(plan->ctx));
+        if (rc) fprintf(stderr, "clpk-bench-life: bitwise comparison: %s\n", clpk_last_error(ctx));
     }
     free(w);
     if (!rc && !*first_y) {
@@ -378,35 +362,38 @@ static int bench_orders(clpk_context *ctx, const bench_inputs *in, clpk_precisio
     while (!rc && next_spec(&list, params, sizeof params)) {
         if (!params[0]) continue;
         clpk_life_plan *plan = NULL;
-        const double t0 = core_wall_seconds();
+        const double t0 = wall_seconds();
         if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-bench-life: plan with %s: %s\n", params, clpk_last_error(ctx));
             rc = 1;
             break;
         }
-        const double plan_ms = 1e3 * (core_wall_seconds() - t0);
+        const double plan_ms = 1e3 * (wall_seconds() - t0);
         char text[1024];
         clpk_life_plan_describe(plan, text, sizeof text);
         printf("plan (%.2f s): %s\n", plan_ms / 1e3, text);
         snprintf(label, sizeof label, "order+%.83s", params);
         record *r = add_record(s);
         const int plan_record = s->n - 1; /* by index: later records may move the array */
-        if (!r) rc = 1;
+        if (!r)
+            rc = 1;
         else {
             snprintf(r->cas, sizeof r->cas, "plan");
             snprintf(r->impl, sizeof r->impl, "clpk-%s", label);
             snprintf(r->prec, sizeof r->prec, "%s", clpk_precision_name(prec));
-            snprintf(r->order, sizeof r->order, "%s", plan_order(plan));
+            const clpk_life_plan_info info = plan_info(plan);
+            snprintf(r->order, sizeof r->order, "%s/%s", info.voxel_order, info.fiber_order);
             r->median_ms = r->min_ms = plan_ms;
             r->runs = 1;
-            host_order_cost(in->d, plan, &r->rank_ms, &r->sort_ms);
+            clpk_life_plan_order_cost(plan, in->d, &r->rank_ms, &r->sort_ms);
             printf("host: order ranks %.1f ms, one plain voxel sort %.1f ms\n", r->rank_ms, r->sort_ms);
         }
-        const char *dk = plan->dsc_kind == LIFE_DSC_ATOMICS ? "atomics" : "voxel", *wk = life_wc_name(plan->wc_kind);
+        const clpk_life_plan_info info = plan_info(plan);
+        const char *dk = info.dsc_kernel, *wk = info.wc_kernel;
         if (!rc && in->w_true) rc = time_product(ctx, plan, in, "dsc-wtrue", dk, label, s);
         if (!rc) rc = time_product(ctx, plan, in, "dsc-dense", dk, label, s);
         if (!rc) rc = time_product(ctx, plan, in, "wc", wk, label, s);
-        if (!rc) rc = compare_bits(plan, in, &first_y, &first_w, &s->r[plan_record]);
+        if (!rc) rc = compare_bits(ctx, plan, in, &first_y, &first_w, &s->r[plan_record]);
         if (!rc) {
             char impl[96];
             snprintf(impl, sizeof impl, "clpk-%s", label);
@@ -432,7 +419,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
     if (in->o->orders) return bench_orders(ctx, in, prec, s);
     for (size_t c = 0; !rc && c < sizeof cases / sizeof cases[0]; ++c) {
         clpk_life_plan *plan = NULL;
-        const double t0 = core_wall_seconds();
+        const double t0 = wall_seconds();
         clpk_status st = clpk_life_plan_create(ctx, in->d, prec, cases[c].strategy, cases[c].params, &plan);
         if (st == CLPK_ERROR_UNSUPPORTED) { /* e.g. f64 atomics without cl_khr_int64_base_atomics */
             printf("plan %s %s skipped: %s\n", cases[c].strategy, cases[c].params ? cases[c].params : "",
@@ -446,9 +433,10 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
         }
         char text[1024];
         clpk_life_plan_describe(plan, text, sizeof text);
-        printf("plan (%.2f s): %s\n", core_wall_seconds() - t0, text);
+        printf("plan (%.2f s): %s\n", wall_seconds() - t0, text);
         /* labels: the kernel's name, prefixed by auto- for the default plan; the byte model takes the kernel */
-        const char *dk = plan->dsc_kind == LIFE_DSC_ATOMICS ? "atomics" : "voxel", *wk = life_wc_name(plan->wc_kind);
+        const clpk_life_plan_info info = plan_info(plan);
+        const char *dk = info.dsc_kernel, *wk = info.wc_kernel;
         const int is_auto = strcmp(cases[c].dsc_kernel ? cases[c].dsc_kernel : "", "auto") == 0;
         char dl[24], wl[24];
         snprintf(dl, sizeof dl, "%s%s", is_auto ? "auto-" : "", dk);
@@ -499,9 +487,9 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
     if (f) fprintf(f, "[\n");
     for (int i = 0; f && i < s->n; ++i) {
         const record *r = &s->r[i];
-        const char *kind =
-            strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 || strcmp(r->cas, "plan") == 0 ? r->cas
-                                                                                                      : "product";
+        const char *kind = strcmp(r->cas, "fit") == 0 || strcmp(r->cas, "copy") == 0 || strcmp(r->cas, "plan") == 0
+                               ? r->cas
+                               : "product";
         fprintf(f,
                 "  {\"family\": \"life\", \"kind\": \"%s\", \"case\": \"%s\", \"impl\": \"%s\", "
                 "\"precision\": \"%s\", \"device\": \"%s\", \"n_voxels\": %d, \"n_fibers\": %d, \"n_atoms\": %d, "
@@ -520,12 +508,16 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
                     "\"fraction_of_copy\": %.4g, \"d_served\": \"%s\"",
                     r->bytes, r->bytes_d_per_coeff, r->gbps, r->gbps_d_per_coeff,
                     s->copy_gbps > 0 ? r->gbps / s->copy_gbps : 0, r->d_served);
-        else fprintf(f, ", \"gbps\": %.6g", r->gbps);
+        else
+            fprintf(f, ", \"gbps\": %.6g", r->gbps);
         if (r->speedup > 0) fprintf(f, ", \"speedup_vs_atomics\": %.4g", r->speedup);
         if (r->order[0]) fprintf(f, ", \"order\": \"%s\"", r->order);
         if (strcmp(r->cas, "plan") == 0)
             fprintf(f, ", \"bitwise_equal_to_first\": %s, \"host_rank_ms\": %.4g, \"host_voxel_sort_ms\": %.4g",
-                    r->bitwise < 0 ? "null" : r->bitwise ? "true" : "false", r->rank_ms, r->sort_ms);
+                    r->bitwise < 0 ? "null"
+                    : r->bitwise   ? "true"
+                                   : "false",
+                    r->rank_ms, r->sort_ms);
         fprintf(f, "}%s\n", i + 1 < s->n ? "," : "");
     }
     if (f) {
@@ -537,8 +529,8 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
         fprintf(stderr, "clpk-bench-life: cannot write %s\n", o->md);
         return 1;
     }
-    fprintf(m, "LiFE on %s: Nv %d, Nf %d, Na %d, Ntheta %d, Nc %lld; copy bandwidth %.1f GB/s\n\n", device,
-            d->n_voxels, d->n_fibers, d->n_atoms, d->n_theta, (long long)d->n_coeffs, s->copy_gbps);
+    fprintf(m, "LiFE on %s: Nv %d, Nf %d, Na %d, Ntheta %d, Nc %lld; copy bandwidth %.1f GB/s\n\n", device, d->n_voxels,
+            d->n_fibers, d->n_atoms, d->n_theta, (long long)d->n_coeffs, s->copy_gbps);
     fprintf(m, "| case | precision | impl | median ms | GB/s (once) | GB/s (D per coeff) | D from | x atomics |\n");
     fprintf(m, "|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < s->n; ++i) {
@@ -566,13 +558,14 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
 
 int main(int argc, char **argv) {
     options o;
-    int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    const int parsed = parse(argc, argv, &o);
+    if (parsed >= 0) return parsed;
+    int rc = 0;
     clpk_life_dataset d;
     memset(&d, 0, sizeof d);
     clpk_error err = {0};
     double *w_true = NULL;
-    const double t0 = core_wall_seconds();
+    const double t0 = wall_seconds();
     if (o.data) {
         if (clpk_life_dataset_load(o.data, &d, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-bench-life: %s: %s\n", o.data, err.message);
@@ -600,8 +593,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    printf("dataset (%.1f s): %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients%s\n",
-           core_wall_seconds() - t0, d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
+    printf("dataset (%.1f s): %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients%s\n", wall_seconds() - t0,
+           d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
            w_true ? "" : " (no w_true: dsc-wtrue skipped)");
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, o.device) != CLPK_SUCCESS) {
@@ -639,17 +632,20 @@ int main(int argc, char **argv) {
             fprintf(stderr, "clpk-bench-life: --check needs host memory and a dataset with a signal\n");
             rc = 1;
         } else {
-            for (size_t i = 0; i < nw; ++i) dense[i] = 0.5;
-            if (w_true) life_ref_dsc(&d, w_true, in.ref_dsc_true);
-            life_ref_dsc(&d, dense, in.ref_dsc_dense);
-            life_ref_wc(&d, d.signal, in.ref_wc);
+            for (size_t i = 0; i < nw; ++i)
+                dense[i] = 0.5;
+            if (w_true) clpk_life_dsc_reference(&d, w_true, in.ref_dsc_true);
+            clpk_life_dsc_reference(&d, dense, in.ref_dsc_dense);
+            clpk_life_wc_reference(&d, d.signal, in.ref_wc);
         }
         free(dense);
     }
     if (!rc && o.f32) rc = bench_precision(ctx, &in, CLPK_PRECISION_F32, &s);
     if (!rc && o.f64) {
-        if (!clpk_context_device_info(ctx)->has_fp64) printf("f64: %s has no double precision, skipped\n", device);
-        else rc = bench_precision(ctx, &in, CLPK_PRECISION_F64, &s);
+        if (!clpk_context_device_info(ctx)->has_fp64)
+            printf("f64: %s has no double precision, skipped\n", device);
+        else
+            rc = bench_precision(ctx, &in, CLPK_PRECISION_F64, &s);
     }
     if (!rc) rc = write_outputs(&o, &s, &d, device);
     free(s.r);
