@@ -3,6 +3,7 @@
 #ifndef CLPK_TOOLS_CLI_ARGS_H
 #define CLPK_TOOLS_CLI_ARGS_H
 
+#include <limits.h>
 #include <stdio.h>
 
 typedef enum cli_kind {
@@ -14,6 +15,9 @@ typedef enum cli_kind {
 } cli_kind;
 
 #define CLI_LIST_MAX 64
+
+/* Preset a CLI_INT target to this to tell "not given" from every value a user can write. */
+#define CLI_INT_UNSET LLONG_MIN
 
 typedef struct cli_list {
     int count;

@@ -1,32 +1,24 @@
 /* clpk-info: lists OpenCL platforms and devices, the facts clpk uses, and which tuning profile each would use. */
-#include "clpk_internal.h"
+#include <clpk.h>
 
-#include <stdlib.h>
-#include <string.h>
+#include "cli_args.h"
 
-static void usage(void) {
-    printf("usage: clpk-info [--device SEL] [--bandwidth] [--family F --features k=v,...]\n"
-           "  Lists every OpenCL device with the facts clpk uses and the profile it would use.\n"
-           "  --device SEL   also open SEL and report the chosen device, cache and profile. SEL is an index, P:D,\n"
-           "                 or comma-separated terms that must all match: an implementation (pocl, intel, nvidia,\n"
-           "                 amd, oclgrind, ...), a type (cpu, gpu) or a substring of a name; default\n"
-           "                 $CLPK_DEVICE, else the first GPU, else the first CPU\n"
-           "  --bandwidth    measure the chosen device's copy bandwidth\n"
-           "  --family F --features k=v,...\n"
-           "                 which profile entry (class and parameters) a problem of family F with these features\n"
-           "                 would use on the chosen device\n");
+#include <stdio.h>
+
+static const char *device_kind_name(clpk_device_kind kind) {
+    return kind == CLPK_DEVICE_CPU ? "CPU" : kind == CLPK_DEVICE_GPU ? "GPU" : "OTHER";
 }
 
 static void print_device(size_t index, const clpk_device_info *d) {
     char path[1024];
-    clpk_profile_level level = core_profile_for_device(d, path, sizeof path);
+    clpk_profile_level level = clpk_profile_for_device(d, path, sizeof path);
     printf("[%zu] %s / %s\n", index, d->platform_name, d->name);
     printf("    answers to: %zu, %s, %s (and any part of its names or vendors)\n", index, d->implementation,
            d->kind == CLPK_DEVICE_CPU   ? "cpu"
            : d->kind == CLPK_DEVICE_GPU ? "gpu"
                                         : "accelerator");
     printf("    vendor %s, platform vendor %s, driver %s, %s, type %s\n", d->vendor, d->platform_vendor,
-           d->driver_version, d->device_version, core_device_kind_string(d->kind));
+           d->driver_version, d->device_version, device_kind_name(d->kind));
     printf("    %u compute units @ %u MHz, max work-group %zu, local mem %llu KiB, global mem %.1f GiB, "
            "max alloc %.1f GiB\n",
            d->compute_units, d->max_clock_mhz, d->max_work_group_size, (unsigned long long)(d->local_mem_bytes / 1024),
@@ -40,36 +32,27 @@ static void print_device(size_t index, const clpk_device_info *d) {
 
 int main(int argc, char **argv) {
     const char *selector = NULL;
-    const char *family = NULL, *features_text = NULL;
-    int bandwidth = 0, open_device = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            selector = argv[++i];
-            open_device = 1;
-        } else if (!strcmp(argv[i], "--family") && i + 1 < argc) {
-            family = argv[++i];
-            open_device = 1;
-        } else if (!strcmp(argv[i], "--features") && i + 1 < argc) {
-            features_text = argv[++i];
-            open_device = 1;
-        } else if (!strcmp(argv[i], "--bandwidth")) {
-            bandwidth = open_device = 1;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage();
-            return 0;
-        } else {
-            fprintf(stderr, "clpk-info: unknown argument '%s'\n", argv[i]);
-            usage();
-            return 2;
-        }
-    }
-    core_params features;
-    core_params_clear(&features);
-    clpk_error perr = {0};
-    if ((features_text && !family) || core_params_parse(&features, features_text, &perr) != CLPK_SUCCESS) {
-        fprintf(stderr, "clpk-info: %s\n", perr.message[0] ? perr.message : "--features needs --family");
-        return 2;
-    }
+    const char *family = NULL, *features = NULL;
+    int bandwidth = 0;
+    const cli_option options[] = {
+        {"--device", CLI_STRING, &selector, "SEL",
+         "also open SEL and report the chosen device, cache and profile. SEL is an index, P:D,\n"
+         "or comma-separated terms that must all match: an implementation (pocl, intel, nvidia,\n"
+         "amd, oclgrind, ...), a type (cpu, gpu) or a substring of a name; default\n"
+         "$CLPK_DEVICE, else the first GPU, else the first CPU"},
+        {"--bandwidth", CLI_FLAG, &bandwidth, NULL, "measure the chosen device's copy bandwidth"},
+        {"--family", CLI_STRING, &family, "F",
+         "with --features: which profile entry (class and parameters) a problem of family F\n"
+         "(spmv, life, sshopm, xcorr) would use on the chosen device"},
+        {"--features", CLI_STRING, &features, "k=v,...", "the problem's features, e.g. precision=f32,rows=800000"},
+        {NULL, 0, NULL, NULL, NULL}};
+    int rc = cli_parse("clpk-info",
+                       "[--device SEL] [--bandwidth] [--family F --features k=v,...]\n"
+                       "  Lists every OpenCL device with the facts clpk uses and the profile it would use.",
+                       options, argc, argv, 1, NULL);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (features && !family) return cli_fail("clpk-info", "--features needs --family");
+    int open_device = selector || family || features || bandwidth;
     clpk_device_info infos[64];
     size_t n = 0;
     clpk_error err = {0};
@@ -96,19 +79,17 @@ int main(int argc, char **argv) {
     printf("program cache: %s\n", clpk_context_cache_dir(ctx)[0] ? clpk_context_cache_dir(ctx) : "(disk cache off)");
     printf("profile: %s %s\n", clpk_profile_level_string(level), profile_path);
     if (family) {
-        core_params params;
-        core_params_clear(&params);
-        core_profile_choice choice;
-        char text[1024];
-        core_profile_choose(ctx, family, &features, &params, &choice);
-        core_params_format(&features, text, sizeof text);
-        printf("family %s, features {%s}:\n", family, text);
-        if (choice.found) {
-            core_params_format(&choice.klass, text, sizeof text);
-            printf("  profile entry of class {%s} (distance %.3g) in %s (%s)\n", text, choice.distance, choice.path,
-                   clpk_profile_level_string(choice.level));
-            core_params_format(&params, text, sizeof text);
-            printf("  parameters: %s\n", text);
+        clpk_profile_entry entry;
+        if (clpk_profile_find(ctx, family, features, &entry) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-info: %s\n", clpk_last_error(ctx));
+            clpk_context_destroy(ctx);
+            return 2;
+        }
+        printf("family %s, features {%s}:\n", family, features ? features : "");
+        if (entry.found) {
+            printf("  profile entry of class {%s} (distance %.3g) in %s (%s)\n", entry.klass, entry.distance,
+                   entry.path, clpk_profile_level_string(entry.level));
+            printf("  parameters: %s\n", entry.params);
         } else {
             printf("  no profile entry fits: the family's built-in defaults\n");
         }

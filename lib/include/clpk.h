@@ -156,6 +156,26 @@ CLPK_API const char *clpk_profile_level_string(clpk_profile_level level);
 /* Which profile file the context uses, and at which level it matched ("" and CLPK_PROFILE_DEFAULTS if none). */
 CLPK_API clpk_profile_level clpk_context_profile(const clpk_context *ctx, const char **path);
 
+/* Which profile file a device would use and at which level, without opening it: what clpk_context_profile would say
+ * for a context on it. `path` receives the file ("" for none) and may be NULL. */
+CLPK_API clpk_profile_level clpk_profile_for_device(const clpk_device_info *dev, char *path, size_t path_size);
+
+/* The profile entry a problem would use, as found by clpk_profile_find. */
+typedef struct clpk_profile_entry {
+    int found;                /* 1 if an entry of the profile applies, 0 if the family's built-in defaults do */
+    clpk_profile_level level; /* how the profile file matched the device */
+    char path[512];           /* the profile file ("" when no entry applies) */
+    double distance;          /* of the entry's class from the features (0 = the same class) */
+    char klass[1024];         /* the entry's class, "k=v,..." */
+    char params[1024];        /* the parameters the entry sets, "k=v,..." */
+} clpk_profile_entry;
+
+/* Which entry of the context's profile a problem of `family` with `features` ("k=v,...": the class keys its plans
+ * describe a problem by, e.g. "precision=f32,rows=800000") would use. CLPK_ERROR_INVALID_ARGUMENT when `features` is
+ * malformed. */
+CLPK_API clpk_status clpk_profile_find(clpk_context *ctx, const char *family, const char *features,
+                                       clpk_profile_entry *entry);
+
 /* The parameters a family's plans take ("spmv", "life", "sshopm", "xcorr"), one per line with the allowed values, the
  * built-in defaults (GPU and CPU), the values the tuner searches and when a parameter applies: the keys a `params`
  * string of that family may set. Truncated to `size`. */
