@@ -23,7 +23,7 @@ import math
 import sys
 
 SIZES = (16, 24, 32, 48, 64, 96, 128, 192, 256)
-# bench/xcorr.sh's default grid (examples/clpk_bench_xcorr.c build_cases): (pattern, n_left, n_right)
+# bench/xcorr.sh's default grid (tools/clpk_bench_xcorr.c build_cases): (pattern, n_left, n_right)
 GRID = ([("one-to-one", 4000, 4000)] + [("one-to-many", 1, n) for n in (2, 8, 32, 4000)] +
         [("n-to-m", n, n) for n in (2, 8, 32, 128)] +
         [("n-to-mn", l, r) for l, r in ((2, 8), (4, 16), (8, 32), (100, 4000))])

@@ -52,7 +52,7 @@ def make_pipeline(cp, pattern, R, C, nl, nr):
 
 
 def splitmix_stack(xp, seed, stream, shape, dtype):
-    """The input recipe of clpk-bench-xcorr (examples/clpk_bench_xcorr.c): element i (flat C-order index in its
+    """The input recipe of clpk-bench-xcorr (tools/clpk_bench_xcorr.c): element i (flat C-order index in its
     stack) of stream s (0 left, 1 right) is z = splitmix64(seed * 2^41 + (s + 1) * 2^40 + i), value (z >> 40) / 2^23
     - 1, exact in f32. xp is numpy or cupy (uint64 arithmetic wraps modulo 2^64 in both)."""
     u = xp.uint64
