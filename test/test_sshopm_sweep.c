@@ -8,13 +8,25 @@
  *    the block/check logic. */
 #include "clpk_sshopm.h"
 #include "sshopm_util.h"
+#include "tune.h"
 
 static const int wgs[] = {8, 32, 64, 128, 256};
 static const int checks[] = {1, 4, 8};
 static const int starts_counts[] = {5, 8, 16};
-/* the adaptive shift runs under whatever mapping a profile picked: the tuner's values (tuner/tune_sshopm.c) */
-static const int adaptive_wgs[] = {32, 64, 128, 256, 512};
-static const int adaptive_checks[] = {1, 2, 4, 8, 16};
+/* the adaptive shift runs under whatever mapping a profile picked: the values the tuner searches (the table's) */
+static int adaptive_wgs[CLPK_TUNE_MAX_VALUES], adaptive_checks[CLPK_TUNE_MAX_VALUES];
+static int adaptive_wg_count, adaptive_check_count;
+
+/* The integer values the tuner searches for the table's parameter `name`. */
+static int search_ints(const char *name, int *out) {
+    const char *values[CLPK_TUNE_MAX_VALUES];
+    char storage[256];
+    int n = core_param_search_values(core_param_find(&sshopm_param_table, name), values, storage, sizeof storage,
+                                     CLPK_TUNE_MAX_VALUES);
+    for (int i = 0; i < n; ++i)
+        out[i] = atoi(values[i]);
+    return n;
+}
 static const char *const entries_names[] = {"local", "global", "private"};
 
 typedef struct sweep_case {
@@ -215,12 +227,20 @@ int main(void) {
     const int fp64 = clpk_context_device_info(ctx)->has_fp64;
     const size_t max_wg = clpk_context_device_info(ctx)->max_work_group_size;
     int programs = 0, k = 0, adaptive_gen = 0, adaptive_general = 0;
+    adaptive_wg_count = search_ints("wg", adaptive_wgs);
+    adaptive_check_count = search_ints("check_every", adaptive_checks);
+    if (!CHECK(adaptive_wg_count > 0 && adaptive_check_count > 0, "the table's searched wg and check_every")) {
+        clpk_context_destroy(ctx);
+        return check_summary();
+    }
+    sshopm_config defaults;
+    sshopm_config_defaults(clpk_context_device_info(ctx)->kind, &defaults);
     double t0 = core_wall_seconds();
     for (int m = 2; m <= 8; ++m) {
         for (int n = 2; n <= 8; ++n, ++k) {
             /* Would the plan unroll this shape by default? Then test the generated kernel there. */
             /* (8,5), 1650 FMAs, stands for the shapes only a forced kernel=generated unrolls */
-            int unrolled = sshopm_unrolled_terms(m, n) <= 1536 || (m == 8 && n == 5);
+            int unrolled = sshopm_unrolled_terms(m, n) <= defaults.unroll_max || (m == 8 && n == 5);
             sweep_case c = {m, n, CLPK_PRECISION_F32, 0, "local", 0, 0, 0, 0, 0, 1, CLPK_SSHOPM_STARTS_SHARED};
             c.prec = (k % 2 && fp64) ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
             c.wg = wgs[k % 5];
@@ -242,9 +262,9 @@ int main(void) {
                 c.adaptive = !c.fixed_zero && (k / 10) % 2 && sshopm_unrolled_terms(m, n) <= 600;
                 if (c.adaptive) {
                     sweep_case ca = c;
-                    ca.wg = adaptive_wgs[adaptive_gen % 5];
+                    ca.wg = adaptive_wgs[adaptive_gen % adaptive_wg_count];
                     if ((size_t)ca.wg > max_wg) ca.wg = 256;
-                    ca.check_every = adaptive_checks[adaptive_gen++ % 5];
+                    ca.check_every = adaptive_checks[adaptive_gen++ % adaptive_check_count];
                     run_case(ctx, &ca, &rng, &programs);
                 } else {
                     run_case(ctx, &c, &rng, &programs);
@@ -259,9 +279,9 @@ int main(void) {
             g.adaptive = !g.fixed_zero && (k / 3) % 2;
             g.check_every = g.fixed_zero ? 1 : checks[(k + 1) % 3];
             if (g.adaptive) {
-                g.wg = adaptive_wgs[adaptive_general % 5];
+                g.wg = adaptive_wgs[adaptive_general % adaptive_wg_count];
                 if ((size_t)g.wg > max_wg) g.wg = 256;
-                g.check_every = adaptive_checks[adaptive_general++ % 5];
+                g.check_every = adaptive_checks[adaptive_general++ % adaptive_check_count];
             }
             g.direction = -c.direction;
             run_case(ctx, &g, &rng, &programs);
@@ -269,7 +289,9 @@ int main(void) {
     }
     printf("%d plans over all shapes in %.1f s (%d generated and %d general with the adaptive shift)\n", programs,
            core_wall_seconds() - t0, adaptive_gen, adaptive_general);
-    CHECK(adaptive_gen >= 5 && adaptive_general >= 5, "every tuner wg and check_every ran with the adaptive shift");
+    const int every = adaptive_wg_count > adaptive_check_count ? adaptive_wg_count : adaptive_check_count;
+    CHECK(adaptive_gen >= every && adaptive_general >= every,
+          "every tuner wg and check_every ran with the adaptive shift");
     clpk_context_destroy(ctx);
     return check_summary();
 }

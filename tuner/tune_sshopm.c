@@ -69,8 +69,7 @@ static uint64_t mix(uint64_t *x) {
     return z ^ (z >> 31);
 }
 
-static clpk_status problem_create(clpk_context *ctx, const tune_options *o, int index,
-                                  tune_problem *problem) {
+static clpk_status problem_create(clpk_context *ctx, const tune_options *o, int index, tune_problem *problem) {
     memset(problem, 0, sizeof *problem);
     clpk_precision p[2];
     int np = precisions(o, p);
@@ -153,18 +152,15 @@ static clpk_status problem_create(clpk_context *ctx, const tune_options *o, int 
 static clpk_status space(clpk_context *ctx, const tune_problem *problem, tune_space *sp) {
     const tune_state *s = problem->state;
     memset(sp, 0, sizeof *sp);
-    static const char *const both[] = {"generated", "general", NULL};
-    static const char *const general_only[] = {"general", NULL};
-    static const char *const entries[] = {"private", "local", "global", NULL};
-    static const char *const wgs[] = {"32", "64", "128", "256", "512", NULL};
-    static const char *const checks[] = {"1", "2", "4", "8", "16", NULL};
+    sshopm_config defaults;
+    sshopm_config_defaults(clpk_context_device_info(ctx)->kind, &defaults);
     /* Generated kernels are candidates where test_sshopm_sweep checks them (the default unroll limit, 1536 FMAs per
      * gradient); beyond that they are tested only for (8,5) and take long to compile. */
-    CLPK_TRY(tune_space_add(sp, "kernel", sshopm_unrolled_terms(s->m, s->n) <= 1536 ? both : general_only));
-    CLPK_TRY(tune_space_add(sp, "entries", entries));
-    CLPK_TRY(tune_space_add(sp, "wg", wgs));
-    CLPK_TRY(tune_space_add(sp, "check_every", checks));
-    (void)ctx;
+    const int unrolled = sshopm_unrolled_terms(s->m, s->n) <= defaults.unroll_max;
+    CLPK_TRY(tune_space_add_param(sp, &sshopm_param_table, "kernel", unrolled ? NULL : "general"));
+    CLPK_TRY(tune_space_add_param(sp, &sshopm_param_table, "entries", NULL));
+    CLPK_TRY(tune_space_add_param(sp, &sshopm_param_table, "wg", NULL));
+    CLPK_TRY(tune_space_add_param(sp, &sshopm_param_table, "check_every", NULL));
     return CLPK_SUCCESS;
 }
 
@@ -273,20 +269,25 @@ static clpk_status evaluate(clpk_context *ctx, tune_problem *problem, const core
     return st;
 }
 
+/* What the plan picks without a profile (the table's defaults, auto decided as sshopm_plan.c does). */
 static void defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
     const tune_state *s = problem->state;
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    sshopm_config d;
+    sshopm_config_defaults(dev->kind, &d);
+    const int64_t terms = sshopm_unrolled_terms(s->m, s->n);
+    const int generated = terms <= d.unroll_max;
+    const uint64_t local = (uint64_t)((d.wg - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
     core_params_clear(out);
-    const int generated = sshopm_unrolled_terms(s->m, s->n) <= 1536;
     core_params_set(out, "kernel", generated ? "generated" : "general");
-    const uint64_t local = (uint64_t)((128 - 1) / s->V + 2) * s->U * clpk_precision_size(s->precision);
     core_params_set(out, "entries",
-                    generated && sshopm_unrolled_terms(s->m, s->n) <= 128     ? "private"
-                    : local <= clpk_context_device_info(ctx)->local_mem_bytes ? "local"
-                                                                              : "global");
-    core_params_set_int(out, "wg", 128);
-    core_params_set_int(out, "check_every", 4);
+                    generated && terms <= d.private_max ? "private"
+                    : local <= dev->local_mem_bytes     ? "local"
+                                                        : "global");
+    core_params_set_int(out, "wg", d.wg);
+    core_params_set_int(out, "check_every", d.check_every);
 }
 
 const tune_family tune_family_sshopm = {"sshopm", problem_count, problem_create, problem_destroy,
-                                                  space,    valid,         evaluate,       defaults,
-                                                  1 /* prebuild_safe: the plan builds before it runs */};
+                                        space,    valid,         evaluate,       defaults,
+                                        1 /* prebuild_safe: the plan builds before it runs */};

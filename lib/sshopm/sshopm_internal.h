@@ -3,6 +3,7 @@
 #define CLPK_SSHOPM_INTERNAL_H
 
 #include "clpk_internal.h"
+#include "param_table.h"
 
 #define SSHOPM_MIN_ORDER 2
 #define SSHOPM_MAX_ORDER 8
@@ -67,7 +68,18 @@ clpk_status sshopm_make_starts(int n, int V, int kind, uint64_t seed, double *st
 
 #include "clpk_sshopm.h"
 
-enum { ENTRIES_LOCAL = 0, ENTRIES_GLOBAL = 1, ENTRIES_PRIVATE = 2 };
+/* The parameters of a plan as sshopm_param_table (sshopm_params.c) reads them: kernel and entries hold the index of
+ * their name in the table (the entries' index is the kernels' SSHOPM_ENTRIES). */
+enum { KERNEL_GENERATED = 0, KERNEL_GENERAL = 1, KERNEL_AUTO = 2 };
+enum { ENTRIES_LOCAL = 0, ENTRIES_GLOBAL = 1, ENTRIES_PRIVATE = 2, ENTRIES_AUTO = 3 };
+
+typedef struct sshopm_config {
+    int kernel, entries, wg, check_every, unroll_max, private_max;
+} sshopm_config;
+
+extern const core_param_table sshopm_param_table;
+/* The table's built-in defaults for a device kind. */
+void sshopm_config_defaults(clpk_device_kind kind, sshopm_config *c);
 
 struct clpk_sshopm_plan {
     clpk_context *ctx;
@@ -75,8 +87,7 @@ struct clpk_sshopm_plan {
     clpk_precision precision;
     int64_t max_tensors;
     clpk_sshopm_options opts;
-    core_params params;
-    int generated, entries, wg, check_every;
+    int generated, entries, wg, check_every; /* the resolved parameters (entries: ENTRIES_*, never auto) */
     int directions, direction[2];
     cl_kernel kernel;
     cl_kernel reduce_kernel; /* built on first use of clpk_sshopm_reduce */

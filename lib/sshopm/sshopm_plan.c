@@ -11,8 +11,6 @@
 #define SSHOPM_MAX_ITER (1 << 28)   /* info packs iterations << 2 into an int */
 #define SSHOPM_UNROLL_LIMIT 8192    /* FMAs per gradient beyond which generated source takes minutes to compile */
 
-static const char *const entries_names[] = {"local", "global", "private"};
-
 int clpk_sshopm_unique_count(int order, int dim) { return sshopm_unique_count(order, dim); }
 
 void clpk_sshopm_options_default(clpk_sshopm_options *o) {
@@ -23,18 +21,6 @@ void clpk_sshopm_options_default(clpk_sshopm_options *o) {
     o->find = CLPK_SSHOPM_FIND_MAX;
     o->shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
     o->max_iter = 1000;
-}
-
-static const char *const allowed_keys[] = {"kernel", "entries", "wg", "check_every", "unroll_max", "private_max", NULL};
-
-/* Built-in defaults; see docs/sshopm.md for why. */
-static void set_defaults(core_params *p) {
-    core_params_set(p, "kernel", "auto");
-    core_params_set(p, "entries", "auto");
-    core_params_set_int(p, "wg", 128);
-    core_params_set_int(p, "check_every", 4);
-    core_params_set_int(p, "unroll_max", 1536);
-    core_params_set_int(p, "private_max", 128);
 }
 
 static int local_tensors(int wg, int V) { return (wg - 1) / V + 2; }
@@ -68,32 +54,30 @@ static clpk_status validate_options(clpk_context *ctx, const clpk_sshopm_options
     return CLPK_SUCCESS;
 }
 
-/* Resolves kernel/entries/wg/check_every from the merged params. */
-/* caller_keys: the keys the caller set explicitly. A profile entry was tuned as a whole for one kernel: when the
- * caller overrides part of it (say kernel=general) and a profile value no longer fits (entries=private, local memory
- * beyond the device, a work-group too large), that value falls back to the built-in choice; the same conflict in the
- * caller's own values is an error. */
-static clpk_status resolve_params(clpk_sshopm_plan *plan, const core_params *caller_keys) {
-    const int caller_kernel = core_params_get(caller_keys, "kernel") != NULL;
-    const int caller_entries = core_params_get(caller_keys, "entries") != NULL;
-    const int caller_wg = core_params_get(caller_keys, "wg") != NULL;
+/* The choices the resolved parameters leave to the plan: auto kernel and entries from (m, n), unroll_max,
+ * private_max and the device's local memory; the work-group within the device. A profile entry was tuned as a whole
+ * for one kernel: when the caller overrides part of it (say kernel=general) and a profile value no longer fits
+ * (entries=private, local memory beyond the device, a work-group too large), that value falls back to the built-in
+ * choice; the same conflict in the caller's own values is an error. */
+static clpk_status resolve_params(clpk_sshopm_plan *plan, const core_resolved *r) {
+    const int caller_kernel = core_resolved_source(r, "kernel") == CORE_SOURCE_CALLER;
+    const int caller_entries = core_resolved_source(r, "entries") == CORE_SOURCE_CALLER;
+    const int caller_wg = core_resolved_source(r, "wg") == CORE_SOURCE_CALLER;
     clpk_context *ctx = plan->ctx;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     const int m = plan->idx.m, n = plan->idx.n, U = plan->idx.U;
-    const char *kernel = core_params_get(&plan->params, "kernel");
-    const char *entries = core_params_get(&plan->params, "entries");
-    long long wg = core_params_get_int(&plan->params, "wg", 128);
-    long long check = core_params_get_int(&plan->params, "check_every", 4);
-    long long unroll_max = core_params_get_int(&plan->params, "unroll_max", 1536);
-    long long private_max = core_params_get_int(&plan->params, "private_max", 128);
+    sshopm_config c, defaults;
+    sshopm_config_defaults(dev->kind, &defaults);
+    clpk_error err = {0};
+    if (core_param_read(&sshopm_param_table, &r->params, &c, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     const int64_t terms = sshopm_unrolled_terms(m, n);
     /* A profile's entry may come from the nearest class of a smaller shape: its generated kernel is only a hint where
      * this shape is past what the tuner offers generated kernels for (unroll_max), which auto then decides. */
-    if (kernel && !strcmp(kernel, "generated") && !caller_kernel && (terms > unroll_max || terms > SSHOPM_UNROLL_LIMIT))
-        kernel = "auto";
-    if (!kernel || !strcmp(kernel, "auto")) {
-        plan->generated = terms <= unroll_max && terms <= SSHOPM_UNROLL_LIMIT;
-    } else if (!strcmp(kernel, "generated")) {
+    if (c.kernel == KERNEL_GENERATED && !caller_kernel && (terms > c.unroll_max || terms > SSHOPM_UNROLL_LIMIT))
+        c.kernel = KERNEL_AUTO;
+    if (c.kernel == KERNEL_AUTO) {
+        plan->generated = terms <= c.unroll_max && terms <= SSHOPM_UNROLL_LIMIT;
+    } else if (c.kernel == KERNEL_GENERATED) {
         if (terms > SSHOPM_UNROLL_LIMIT)
             return core_fail(
                 ctx, CLPK_ERROR_UNSUPPORTED,
@@ -101,53 +85,67 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan, const core_params *cal
                 "use kernel=general",
                 m, n, (long long)terms, SSHOPM_UNROLL_LIMIT);
         plan->generated = 1;
-    } else if (!strcmp(kernel, "general")) {
-        plan->generated = 0;
     } else {
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: kernel '%s' is not auto, generated or general",
-                         kernel);
+        plan->generated = 0;
     }
-    if ((wg < 1 || (size_t)wg > dev->max_work_group_size) && !caller_wg) wg = 128;
-    if (wg < 1 || (size_t)wg > dev->max_work_group_size)
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm: work-group size %lld outside 1..%zu of this device", wg,
+    if ((size_t)c.wg > dev->max_work_group_size && !caller_wg) c.wg = defaults.wg;
+    if ((size_t)c.wg > dev->max_work_group_size)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "sshopm: work-group size %d outside 1..%zu of this device", c.wg,
                          dev->max_work_group_size);
-    if (check < 1 || check > 64)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: check_every %lld out of range 1..64", check);
-    plan->wg = (int)wg;
-    plan->check_every = (int)check;
+    plan->wg = c.wg;
+    plan->check_every = c.check_every;
     const size_t vsize = clpk_precision_size(plan->precision);
     const uint64_t local_bytes = (uint64_t)local_tensors(plan->wg, plan->opts.starts) * U * vsize;
-    if (entries && !caller_entries) {
-        const int profile_private = !strcmp(entries, "private") && !plan->generated;
-        const int profile_local = !strcmp(entries, "local") && local_bytes > dev->local_mem_bytes;
-        if (profile_private || profile_local) entries = "auto";
+    if (!caller_entries) {
+        const int profile_private = c.entries == ENTRIES_PRIVATE && !plan->generated;
+        const int profile_local = c.entries == ENTRIES_LOCAL && local_bytes > dev->local_mem_bytes;
+        if (profile_private || profile_local) c.entries = ENTRIES_AUTO;
     }
-    if (!entries || !strcmp(entries, "auto")) {
+    if (c.entries == ENTRIES_AUTO) {
         /* private entries are kept pre-multiplied, n * C(m+n-2, m-1) registers: U alone understates them */
-        if (plan->generated && terms <= private_max)
+        if (plan->generated && terms <= c.private_max)
             plan->entries = ENTRIES_PRIVATE;
         else if (local_bytes <= dev->local_mem_bytes)
             plan->entries = ENTRIES_LOCAL;
         else
             plan->entries = ENTRIES_GLOBAL;
-    } else {
-        int found = -1;
-        for (int i = 0; i < 3; ++i)
-            if (!strcmp(entries, entries_names[i])) found = i;
-        if (found < 0)
-            return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: entries '%s' is not local, global or private",
-                             entries);
-        if (found == ENTRIES_PRIVATE && !plan->generated)
-            return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                             "sshopm: entries=private needs the generated kernel (kernel=generated)");
-        if (found == ENTRIES_LOCAL && local_bytes > dev->local_mem_bytes)
-            return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                             "sshopm: entries=local needs %llu bytes of local memory (wg %d, %d starts, U %d); the "
-                             "device has %llu",
-                             (unsigned long long)local_bytes, plan->wg, plan->opts.starts, U,
-                             (unsigned long long)dev->local_mem_bytes);
-        plan->entries = found;
+        return CLPK_SUCCESS;
     }
+    if (c.entries == ENTRIES_PRIVATE && !plan->generated)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "sshopm: entries=private needs the generated kernel (kernel=generated)");
+    if (c.entries == ENTRIES_LOCAL && local_bytes > dev->local_mem_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "sshopm: entries=local needs %llu bytes of local memory (wg %d, %d starts, U %d); the "
+                         "device has %llu",
+                         (unsigned long long)local_bytes, plan->wg, plan->opts.starts, U,
+                         (unsigned long long)dev->local_mem_bytes);
+    plan->entries = c.entries;
+    return CLPK_SUCCESS;
+}
+
+/* The plan's resolved parameters in the table's form (unroll_max and private_max, spent on the choices, stay 0). */
+static void plan_config(const clpk_sshopm_plan *plan, sshopm_config *c) {
+    *c = (sshopm_config){0};
+    c->kernel = plan->generated ? KERNEL_GENERATED : KERNEL_GENERAL;
+    c->entries = plan->entries;
+    c->wg = plan->wg;
+    c->check_every = plan->check_every;
+}
+
+/* The caller's parameters: opts->params, then opts->kernel over its kernel (malloc'ed; NULL if none). */
+static clpk_status caller_params(clpk_context *ctx, const clpk_sshopm_options *opts, char **out) {
+    *out = NULL;
+    const char *params = opts && opts->params ? opts->params : "";
+    const char *kernel = opts && opts->kernel ? opts->kernel : "";
+    if (strpbrk(kernel, ",="))
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: kernel '%s' is not auto, generated or general",
+                         kernel);
+    if (!*params && !*kernel) return CLPK_SUCCESS;
+    size_t size = strlen(params) + strlen(kernel) + 16;
+    *out = malloc(size);
+    if (!*out) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of memory");
+    snprintf(*out, size, "%s%s%s%s", params, *params && *kernel ? "," : "", *kernel ? "kernel=" : "", kernel);
     return CLPK_SUCCESS;
 }
 
@@ -213,10 +211,12 @@ static clpk_status upload_tables(clpk_sshopm_plan *plan) {
 static clpk_status build_kernel(clpk_sshopm_plan *plan) {
     char options[256];
     const int f64 = plan->precision == CLPK_PRECISION_F64;
-    snprintf(options, sizeof options,
-             "-DVALUE_T=%s -DSSHOPM_FP64=%d -DSSHOPM_ENTRIES=%d -DSSHOPM_CHECK_EVERY=%d "
-             "-DSSHOPM_ADAPTIVE=%d",
-             f64 ? "double" : "float", f64, plan->entries, plan->check_every,
+    snprintf(options, sizeof options, "-DVALUE_T=%s -DSSHOPM_FP64=%d", f64 ? "double" : "float", f64);
+    sshopm_config config;
+    plan_config(plan, &config);
+    core_param_defines(&sshopm_param_table, &config, options, sizeof options); /* entries, check_every */
+    const size_t len = strlen(options);
+    snprintf(options + len, sizeof options - len, " -DSSHOPM_ADAPTIVE=%d",
              plan->opts.shift == CLPK_SSHOPM_SHIFT_ADAPTIVE);
     cl_program program = NULL;
     if (plan->generated) {
@@ -279,27 +279,21 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
         free(plan);
         return core_fail_from(ctx, &err);
     }
-    /* defaults -> profile -> caller */
-    set_defaults(&plan->params);
+    /* defaults -> nearest profile entry -> caller, then what auto leaves to the plan */
     core_params features;
     core_params_clear(&features);
     core_params_set_int(&features, "order", order);
     core_params_set_int(&features, "dim", dim);
     core_params_set(&features, "precision", clpk_precision_name(precision));
-    core_profile_choice choice;
-    st = core_profile_choose(ctx, "sshopm", &features, &plan->params, &choice);
-    core_params user;
-    core_params_clear(&user);
-    if (st == CLPK_SUCCESS && opts && opts->params && *opts->params) {
-        if (core_params_parse(&user, opts->params, &err) != CLPK_SUCCESS ||
-            core_params_check_keys(&user, allowed_keys, &err) != CLPK_SUCCESS)
-            st = core_fail_from(ctx, &err);
+    char *caller = NULL;
+    core_resolved resolved;
+    st = caller_params(ctx, opts, &caller);
+    if (st == CLPK_SUCCESS) {
+        core_resolve_request request = {&sshopm_param_table, &features, caller, NULL, NULL};
+        st = core_resolve(ctx, &request, &resolved);
     }
-    if (st == CLPK_SUCCESS && opts && opts->kernel && *opts->kernel &&
-        core_params_set(&user, "kernel", opts->kernel) != CLPK_SUCCESS)
-        st = core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: kernel name too long");
-    if (st == CLPK_SUCCESS) core_params_merge(&plan->params, &user);
-    if (st == CLPK_SUCCESS) st = resolve_params(plan, &user);
+    free(caller);
+    if (st == CLPK_SUCCESS) st = resolve_params(plan, &resolved);
     if (st == CLPK_SUCCESS) {
         plan->directions = o.find == CLPK_SSHOPM_FIND_BOTH ? 2 : 1;
         plan->direction[0] = o.find == CLPK_SSHOPM_FIND_MIN ? -1 : 1;
@@ -312,7 +306,7 @@ clpk_status clpk_sshopm_plan_create(clpk_context *ctx, int order, int dim, clpk_
         return st;
     }
     core_log(ctx, CLPK_LOG_DEBUG, "sshopm plan (%d, %d) %s: %s%s", order, dim, clpk_precision_name(precision),
-             choice.found ? "profile " : "defaults ", choice.path);
+             resolved.choice.found ? "profile " : "defaults ", resolved.choice.path);
     *out = plan;
     return CLPK_SUCCESS;
 }
@@ -328,9 +322,18 @@ void clpk_sshopm_plan_destroy(clpk_sshopm_plan *plan) {
     free(plan);
 }
 
+/* The tuned parameters (those a profile entry holds), as the plan resolved them. */
 void clpk_sshopm_plan_params(const clpk_sshopm_plan *plan, char *buf, size_t size) {
-    snprintf(buf, size, "kernel=%s,entries=%s,wg=%d,check_every=%d", plan->generated ? "generated" : "general",
-             entries_names[plan->entries], plan->wg, plan->check_every);
+    sshopm_config config;
+    plan_config(plan, &config);
+    core_params all, tuned;
+    core_param_to_params(&sshopm_param_table, &config, &all);
+    core_params_clear(&tuned);
+    for (int i = 0; i < sshopm_param_table.count; ++i) {
+        const core_param_def *d = &sshopm_param_table.defs[i];
+        if (d->search) core_params_set(&tuned, d->name, core_params_get(&all, d->name));
+    }
+    core_params_format(&tuned, buf, size);
 }
 
 void clpk_sshopm_plan_describe(const clpk_sshopm_plan *plan, char *buf, size_t size) {
