@@ -15,20 +15,14 @@
  * the measured copy bandwidth, so the rows cannot all come from DRAM), speedup_vs_atomics. */
 #include "clpk.h"
 #include "cli_args.h"
+#include "cli_clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const tool = "clpk-bench-life";
-
-static double wall_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct options {
     const char *data, *size, *device, *json, *md, *fit_params, *orders;
@@ -362,13 +356,13 @@ static int bench_orders(clpk_context *ctx, const bench_inputs *in, clpk_precisio
     while (!rc && next_spec(&list, params, sizeof params)) {
         if (!params[0]) continue;
         clpk_life_plan *plan = NULL;
-        const double t0 = wall_seconds();
+        const double t0 = cli_wall_seconds();
         if (clpk_life_plan_create(ctx, in->d, prec, "auto", params, &plan) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-bench-life: plan with %s: %s\n", params, clpk_last_error(ctx));
             rc = 1;
             break;
         }
-        const double plan_ms = 1e3 * (wall_seconds() - t0);
+        const double plan_ms = 1e3 * (cli_wall_seconds() - t0);
         char text[1024];
         clpk_life_plan_describe(plan, text, sizeof text);
         printf("plan (%.2f s): %s\n", plan_ms / 1e3, text);
@@ -419,7 +413,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
     if (in->o->orders) return bench_orders(ctx, in, prec, s);
     for (size_t c = 0; !rc && c < sizeof cases / sizeof cases[0]; ++c) {
         clpk_life_plan *plan = NULL;
-        const double t0 = wall_seconds();
+        const double t0 = cli_wall_seconds();
         clpk_status st = clpk_life_plan_create(ctx, in->d, prec, cases[c].strategy, cases[c].params, &plan);
         if (st == CLPK_ERROR_UNSUPPORTED) { /* e.g. f64 atomics without cl_khr_int64_base_atomics */
             printf("plan %s %s skipped: %s\n", cases[c].strategy, cases[c].params ? cases[c].params : "",
@@ -433,7 +427,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
         }
         char text[1024];
         clpk_life_plan_describe(plan, text, sizeof text);
-        printf("plan (%.2f s): %s\n", wall_seconds() - t0, text);
+        printf("plan (%.2f s): %s\n", cli_wall_seconds() - t0, text);
         /* labels: the kernel's name, prefixed by auto- for the default plan; the byte model takes the kernel */
         const clpk_life_plan_info info = plan_info(plan);
         const char *dk = info.dsc_kernel, *wk = info.wc_kernel;
@@ -565,7 +559,7 @@ int main(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     clpk_error err = {0};
     double *w_true = NULL;
-    const double t0 = wall_seconds();
+    const double t0 = cli_wall_seconds();
     if (o.data) {
         if (clpk_life_dataset_load(o.data, &d, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-bench-life: %s: %s\n", o.data, err.message);
@@ -593,8 +587,8 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    printf("dataset (%.1f s): %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients%s\n", wall_seconds() - t0,
-           d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
+    printf("dataset (%.1f s): %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients%s\n",
+           cli_wall_seconds() - t0, d.n_voxels, d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs,
            w_true ? "" : " (no w_true: dsc-wtrue skipped)");
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, o.device) != CLPK_SUCCESS) {

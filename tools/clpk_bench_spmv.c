@@ -5,6 +5,7 @@
  * (bench/peers/cusparse_spmv.py) and the records as JSON; bench/spmv.sh runs everything. */
 #include "clpk.h"
 #include "cli_args.h"
+#include "cli_clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,15 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static const char *const tool = "clpk-bench-spmv";
-
-static double wall_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct bench_case {
     char label[96];
@@ -192,7 +186,7 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
     clpk_spmv_plan *plan = NULL;
     clpk_spmv_tune_report rep;
     memset(&rep, 0, sizeof rep);
-    double t0 = wall_seconds();
+    double t0 = cli_wall_seconds();
     clpk_status st;
     if (!strcmp(impl, "clpk-tuned"))
         st = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &rep);
@@ -200,7 +194,7 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
         st = clpk_spmv_plan_create(ctx, A, prec, NULL, params, &plan);
     else
         st = clpk_spmv_plan_create(ctx, A, prec, !strcmp(impl, "clpk-csr") ? "csr" : NULL, NULL, &plan);
-    double plan_s = wall_seconds() - t0;
+    double plan_s = cli_wall_seconds() - t0;
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-bench-spmv: %s %s %s: %s: %s\n", c->label, clpk_precision_name(prec), impl,
                 clpk_status_string(st), clpk_last_error(ctx));
@@ -408,7 +402,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; ++i) {
         clpk_csr A = {0};
         clpk_error err = {0};
-        double t0 = wall_seconds();
+        double t0 = cli_wall_seconds();
         clpk_status st;
         if (cs[i].spec[0]) {
             st = clpk_spmv_generate(cs[i].spec, seed, &A, &err);
@@ -425,7 +419,7 @@ int main(int argc, char **argv) {
         }
         printf("# %s (%s): %d x %d, nnz %lld (%.1f/row), made in %.2f s\n", cs[i].label,
                cs[i].spec[0] ? cs[i].spec : cs[i].path, (int)A.rows, (int)A.cols, (long long)A.nnz,
-               A.rows ? (double)A.nnz / A.rows : 0.0, wall_seconds() - t0);
+               A.rows ? (double)A.nnz / A.rows : 0.0, cli_wall_seconds() - t0);
         if (npy_dir && write_npy_dir(npy_dir, cs[i].label, &A) != 0) failures++;
         size_t nr = A.rows ? (size_t)A.rows : 1, nc = A.cols ? (size_t)A.cols : 1;
         double *x = malloc(nc * sizeof *x), *ref = calloc(nr, sizeof *ref), *sc = calloc(nr, sizeof *sc),

@@ -11,6 +11,7 @@
  * Writes OUT/clpk.json (flat records), OUT/clpk.md (markdown table), OUT/sshopm_MxN_{tensors,starts}.npy. */
 #include "clpk.h"
 #include "cli_args.h"
+#include "cli_clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static const char *const tool = "clpk-bench-sshopm";
 
@@ -415,11 +415,7 @@ static clpk_status throughput_case(clpk_context *ctx, const cli *c, int m, int n
     return st;
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return 1e3 * cli_wall_seconds(); }
 
 /* dMRI time-to-solution: (4,3) field on the device, solve to tolerance + de-duplicate + classify on the device. */
 static clpk_status dmri_case(clpk_context *ctx, const cli *c, records *recs, FILE *md) {
