@@ -6,38 +6,72 @@
  *   clpk-life fit    --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] [--compare ref.npy]
  * Common: --device SEL, --precision f32|f64, --strategy auto|atomics|sorted, --params k=v,..., --check (compare with
  * the double-precision host reference), --bench N (dsc/wc: median of N timed runs). */
-#include "clpk_internal.h"
-#include "life_internal.h"
+#include <clpk.h>
+
+#include "cli_args.h"
+#include "cli_clock.h"
+#include "cli_params.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct cli {
-    const char *cmd, *data, *out, *w, *y, *w0, *compare, *device, *strategy, *params, *size;
+    const char *cmd, *data, *out, *w, *y, *w0, *compare, *device, *strategy, *params, *size, *precision_name;
     const char *dwi, *bval, *bvec, *trk;
     clpk_precision precision;
-    int iters, every, check, bench, atoms;
+    long long iters, every, bench, atoms, seed;
+    int check;
     double tol;
-    uint64_t seed;
 } cli;
 
+static const char *const synopsis =
+    "COMMAND [options]\n"
+    "       clpk-life synth --out DIR [--size tiny|small|medium|ds1] [--seed S]\n"
+    "       clpk-life encode --dwi F.nii.gz --bval F --bvec F --trk F.trk --out DIR [--atoms N]\n"
+    "       clpk-life dsc --data DIR --w w.npy --out y.npy\n"
+    "       clpk-life wc --data DIR --y y.npy --out w.npy\n"
+    "       clpk-life fit --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] [--compare ref.npy]";
+
+/* The parsed command line; file-scope so that the option table below can point into it. */
+static cli args;
+
+static const cli_option options[] = {
+    {"--out", CLI_STRING, &args.out, "PATH", "synth, encode: the dataset directory; dsc, wc, fit: the result (.npy)"},
+    {"--data", CLI_STRING, &args.data, "DIR", "the dataset (from synth or encode)"},
+    {"--w", CLI_STRING, &args.w, "w.npy", "dsc: the fibre weights (n_fibers)"},
+    {"--y", CLI_STRING, &args.y, "y.npy", "wc: the voxel signals (n_voxels x n_theta)"},
+    {"--size", CLI_STRING, &args.size, "tiny|small|medium|ds1", "synth: the dataset size (default small)"},
+    {"--seed", CLI_INT, &args.seed, "S", "synth: the random seed (default 1)"},
+    {"--dwi", CLI_STRING, &args.dwi, "F.nii.gz", "encode: the diffusion-weighted images"},
+    {"--bval", CLI_STRING, &args.bval, "F", "encode: the b-values"},
+    {"--bvec", CLI_STRING, &args.bvec, "F", "encode: the gradient directions"},
+    {"--trk", CLI_STRING, &args.trk, "F.trk", "encode: the tractography"},
+    {"--atoms", CLI_INT, &args.atoms, "N", "encode: dictionary atoms (default 360)"},
+    {"--iters", CLI_INT, &args.iters, "N", "fit: at most N iterations (default 500)"},
+    {"--tol", CLI_DOUBLE, &args.tol, "T", "fit: relative tolerance of convergence (default 1e-6)"},
+    {"--every", CLI_INT, &args.every, "K", "fit: evaluate the objective every K iterations (default 10)"},
+    {"--w0", CLI_STRING, &args.w0, "w.npy", "fit: the starting weights"},
+    {"--compare", CLI_STRING, &args.compare, "ref.npy",
+     "fit: print the correlation of the weights with these (and with DIR/w_true.npy if any)"},
+    {"--device", CLI_STRING, &args.device, "SEL", "device selector, as for clpk-info (default $CLPK_DEVICE)"},
+    {"--precision", CLI_STRING, &args.precision_name, "f32|f64", "precision of the plan (default f32)"},
+    {"--strategy", CLI_STRING, &args.strategy, "auto|atomics|sorted", "how the products combine (default auto)"},
+    {"--params", CLI_STRING, &args.params, "k=v,...", "override the plan's parameters (keys below)"},
+    {"--check", CLI_FLAG, &args.check, NULL, "compare with the double-precision host reference"},
+    {"--bench", CLI_INT, &args.bench, "N", "dsc, wc: median of N timed runs"},
+    {NULL, 0, NULL, NULL, NULL}};
+
 static int usage(void) {
-    fprintf(stderr,
-            "usage: clpk-life synth --out DIR [--size tiny|small|medium|ds1] [--seed S]\n"
-            "       clpk-life encode --dwi F.nii.gz --bval F --bvec F --trk F.trk --out DIR [--atoms N]\n"
-            "       clpk-life dsc --data DIR --w w.npy --out y.npy\n"
-            "       clpk-life wc --data DIR --y y.npy --out w.npy\n"
-            "       clpk-life fit --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] "
-            "[--compare ref.npy]\n"
-            "options: --device SEL --precision f32|f64 --strategy auto|atomics|sorted --params k=v,... --check "
-            "--bench N\n");
+    cli_usage(stderr, "clpk-life", synopsis, options);
     return 2;
 }
 
-static int parse(int argc, char **argv, cli *c) {
-    memset(c, 0, sizeof *c);
-    c->precision = CLPK_PRECISION_F32;
+/* Fills `args`; returns 0 to go on, -1 after --help, else the exit status. */
+static int parse(int argc, char **argv) {
+    cli *c = &args;
+    c->precision_name = "f32";
     c->iters = 500;
     c->every = 10;
     c->tol = 1e-6;
@@ -45,60 +79,28 @@ static int parse(int argc, char **argv, cli *c) {
     c->seed = 1;
     if (argc < 2) return usage();
     c->cmd = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const char *a = argv[i];
-        if (strcmp(a, "--check") == 0) {
-            c->check = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "clpk-life: %s needs a value\n", a);
-            return usage();
-        }
-        const char *v = argv[++i];
-        char *end = NULL;
-        if (strcmp(a, "--data") == 0) c->data = v;
-        else if (strcmp(a, "--out") == 0) c->out = v;
-        else if (strcmp(a, "--w") == 0) c->w = v;
-        else if (strcmp(a, "--y") == 0) c->y = v;
-        else if (strcmp(a, "--w0") == 0) c->w0 = v;
-        else if (strcmp(a, "--compare") == 0) c->compare = v;
-        else if (strcmp(a, "--device") == 0) c->device = v;
-        else if (strcmp(a, "--strategy") == 0) c->strategy = v;
-        else if (strcmp(a, "--params") == 0) c->params = v;
-        else if (strcmp(a, "--size") == 0) c->size = v;
-        else if (strcmp(a, "--dwi") == 0) c->dwi = v;
-        else if (strcmp(a, "--bval") == 0) c->bval = v;
-        else if (strcmp(a, "--bvec") == 0) c->bvec = v;
-        else if (strcmp(a, "--trk") == 0) c->trk = v;
-        else if (strcmp(a, "--precision") == 0) {
-            if (clpk_precision_parse(v, &c->precision) != CLPK_SUCCESS) {
-                fprintf(stderr, "clpk-life: unknown precision '%s'\n", v);
-                return 2;
-            }
-        } else if (strcmp(a, "--iters") == 0 || strcmp(a, "--every") == 0 || strcmp(a, "--bench") == 0 ||
-                   strcmp(a, "--atoms") == 0 || strcmp(a, "--seed") == 0) {
-            long long n = strtoll(v, &end, 10);
-            if (!end || *end || n < 0 || n > 1000000000) {
-                fprintf(stderr, "clpk-life: %s needs a non-negative integer, not '%s'\n", a, v);
-                return 2;
-            }
-            if (a[2] == 'i') c->iters = (int)n;
-            else if (a[2] == 'e') c->every = (int)n;
-            else if (a[2] == 'b') c->bench = (int)n;
-            else if (a[2] == 'a') c->atoms = (int)n;
-            else c->seed = (uint64_t)n;
-        } else if (strcmp(a, "--tol") == 0) {
-            c->tol = strtod(v, &end);
-            if (!end || *end || !(c->tol >= 0)) {
-                fprintf(stderr, "clpk-life: --tol needs a non-negative number, not '%s'\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "clpk-life: unknown option %s\n", a);
-            return usage();
-        }
+    int rc = cli_parse("clpk-life", synopsis, options, argc, argv,
+                       strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 1, NULL);
+    if (rc == 1) {
+        cli_print_family_parameters(stdout, "life");
+        return -1;
     }
+    if (rc) return rc;
+    if (clpk_precision_parse(c->precision_name, &c->precision) != CLPK_SUCCESS)
+        return cli_fail("clpk-life", "unknown precision '%s'", c->precision_name);
+    const struct {
+        const char *name;
+        long long value;
+    } counts[] = {{"--iters", c->iters},
+                  {"--every", c->every},
+                  {"--bench", c->bench},
+                  {"--atoms", c->atoms},
+                  {"--seed", c->seed}};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
+        if (counts[i].value < 0 || counts[i].value > 1000000000)
+            return cli_fail("clpk-life", "%s needs a non-negative integer, not '%lld'", counts[i].name,
+                            counts[i].value);
+    if (!(c->tol >= 0)) return cli_fail("clpk-life", "--tol needs a non-negative number, not '%g'", c->tol);
     return 0;
 }
 
@@ -142,9 +144,15 @@ static int write_vector(const char *path, const double *v, int ndim, int64_t d0,
     return 0;
 }
 
+static clpk_precision plan_precision(const clpk_life_plan *plan) {
+    clpk_life_plan_info info;
+    return clpk_life_plan_get_info(plan, &info) == CLPK_SUCCESS ? info.precision : CLPK_PRECISION_F32;
+}
+
 static double correlation(const double *a, const double *b, int64_t n) {
     double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
-    for (int64_t i = 0; i < n; ++i) ma += a[i], mb += b[i];
+    for (int64_t i = 0; i < n; ++i)
+        ma += a[i], mb += b[i];
     ma /= (double)n, mb /= (double)n;
     for (int64_t i = 0; i < n; ++i) {
         sab += (a[i] - ma) * (b[i] - mb);
@@ -160,7 +168,7 @@ static int cmd_synth(const cli *c) {
     clpk_error err = {0};
     clpk_status st = clpk_life_synth_defaults(c->size, &o);
     if (st != CLPK_SUCCESS) return fail("synth", st, "unknown --size (tiny, small, medium, ds1)");
-    o.seed = c->seed;
+    o.seed = (uint64_t)c->seed;
     clpk_life_dataset d;
     double *w_true = NULL;
     if ((st = clpk_life_synth(&o, &d, &w_true, &err)) != CLPK_SUCCESS) return fail("synth", st, err.message);
@@ -179,7 +187,7 @@ static int cmd_synth(const cli *c) {
 
 static int cmd_encode(const cli *c) {
     if (!c->out || !c->dwi || !c->bval || !c->bvec || !c->trk) return usage();
-    clpk_life_encode_options o = {.n_atoms = c->atoms > 0 ? c->atoms : 360, .b0_threshold = 50, .use_mask = 1};
+    clpk_life_encode_options o = {.n_atoms = c->atoms > 0 ? (int)c->atoms : 360, .b0_threshold = 50, .use_mask = 1};
     clpk_life_dataset d;
     clpk_error err = {0};
     clpk_status st = clpk_life_encode(c->dwi, c->bval, c->bvec, c->trk, &o, &d, &err);
@@ -209,7 +217,7 @@ static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
 
 static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repeats, const clpk_life_dataset *d) {
     const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
-    const size_t vs = clpk_precision_size(plan->precision);
+    const size_t vs = clpk_precision_size(plan_precision(plan));
     cl_int rc;
     bench_user u = {plan, dsc, NULL, NULL};
     u.in = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? nw : ny) * vs, NULL, &rc);
@@ -236,18 +244,20 @@ static int cmd_product(const cli *c, clpk_context *ctx, clpk_life_plan *plan, co
     double *in = NULL;
     if (read_vector(in_path, dsc ? nw : ny, &in)) return 1;
     double *out = malloc((size_t)(dsc ? ny : nw) * sizeof *out);
-    const double t0 = core_wall_seconds();
+    const double t0 = cli_wall_seconds();
     clpk_status st = dsc ? clpk_life_dsc_host(plan, in, out) : clpk_life_wc_host(plan, in, out);
     int rc = st == CLPK_SUCCESS ? 0 : fail(c->cmd, st, clpk_last_error(ctx));
     if (!rc) {
         printf("%s: %lld coefficients, %.3f ms (with transfers)\n", c->cmd, (long long)d->n_coeffs,
-               1e3 * (core_wall_seconds() - t0));
+               1e3 * (cli_wall_seconds() - t0));
         rc = dsc ? write_vector(c->out, out, 2, d->n_voxels, d->n_theta) : write_vector(c->out, out, 1, nw, 0);
     }
     if (!rc && c->check) {
         double *ref = malloc((size_t)(dsc ? ny : nw) * sizeof *ref);
-        if (dsc) life_ref_dsc(d, in, ref);
-        else life_ref_wc(d, in, ref);
+        if (dsc)
+            clpk_life_dsc_reference(d, in, ref);
+        else
+            clpk_life_wc_reference(d, in, ref);
         double err = 0, scale = 0;
         for (int64_t i = 0; i < (dsc ? ny : nw); ++i) {
             double e = fabs(out[i] - ref[i]);
@@ -255,12 +265,12 @@ static int cmd_product(const cli *c, clpk_context *ctx, clpk_life_plan *plan, co
             scale = fmax(scale, fabs(ref[i]));
         }
         double rel = scale > 0 ? err / scale : err;
-        double tol = plan->precision == CLPK_PRECISION_F32 ? 1e-4 : 1e-10;
+        double tol = plan_precision(plan) == CLPK_PRECISION_F32 ? 1e-4 : 1e-10;
         printf("check: relative error %.3g vs double host reference: %s\n", rel, rel <= tol ? "OK" : "WRONG");
         if (!(rel <= tol)) rc = 1;
         free(ref);
     }
-    if (!rc && c->bench > 0) rc = run_bench(ctx, plan, dsc, c->bench, d);
+    if (!rc && c->bench > 0) rc = run_bench(ctx, plan, dsc, (int)c->bench, d);
     free(in);
     free(out);
     return rc;
@@ -276,25 +286,30 @@ static int cmd_fit(const cli *c, clpk_context *ctx, clpk_life_plan *plan, const 
     double *w0 = NULL;
     if (c->w0 && read_vector(c->w0, nw, &w0)) return 1;
     double *w = malloc((size_t)nw * sizeof *w);
-    clpk_life_fit_options o = {.max_iterations = c->iters, .tolerance = c->tol, .objective_every = c->every,
-                               .w_start = w0, .progress = 1};
+    clpk_life_fit_options o = {.max_iterations = (int)c->iters,
+                               .tolerance = c->tol,
+                               .objective_every = (int)c->every,
+                               .w_start = w0,
+                               .progress = 1};
     clpk_life_fit_result res;
     clpk_status st = clpk_life_fit(plan, &o, w, &res);
     int rc = st == CLPK_SUCCESS ? 0 : fail("fit", st, clpk_last_error(ctx));
     if (!rc) {
         int64_t zeros = 0;
-        for (int64_t i = 0; i < nw; ++i) zeros += w[i] == 0;
+        for (int64_t i = 0; i < nw; ++i)
+            zeros += w[i] == 0;
         printf("fit: %d iterations%s, objective %.6e, %.3f s, %lld of %lld weights zero\n", res.iterations,
                res.converged ? " (converged)" : "", res.objective, res.seconds, (long long)zeros, (long long)nw);
         /* RMSE of the model over all voxels and directions, in the units of the dataset's signal */
         double *pred = malloc((size_t)ny * sizeof *pred);
-        life_ref_dsc(d, w, pred);
+        clpk_life_dsc_reference(d, w, pred);
         double sse = 0;
-        for (int64_t i = 0; i < ny; ++i) sse += (pred[i] - d->signal[i]) * (pred[i] - d->signal[i]);
+        for (int64_t i = 0; i < ny; ++i)
+            sse += (pred[i] - d->signal[i]) * (pred[i] - d->signal[i]);
         printf("rmse: %.6e (host evaluation of the returned weights)\n", sqrt(sse / (double)ny));
         if (c->check) {
             double rel = fabs(0.5 * sse - res.objective) / fmax(0.5 * sse, 1e-300);
-            double tol = plan->precision == CLPK_PRECISION_F32 ? 1e-3 : 1e-9;
+            double tol = plan_precision(plan) == CLPK_PRECISION_F32 ? 1e-3 : 1e-9;
             printf("check: device objective vs host %.3g: %s\n", rel, rel <= tol ? "OK" : "WRONG");
             if (!(rel <= tol)) rc = 1;
         }
@@ -325,9 +340,9 @@ static int cmd_fit(const cli *c, clpk_context *ctx, clpk_life_plan *plan, const 
 }
 
 int main(int argc, char **argv) {
-    cli c;
-    int rc = parse(argc, argv, &c);
-    if (rc) return rc;
+    int rc = parse(argc, argv);
+    cli c = args;
+    if (rc) return rc < 0 ? 0 : rc;
     if (strcmp(c.cmd, "synth") == 0) return cmd_synth(&c);
     if (strcmp(c.cmd, "encode") == 0) return cmd_encode(&c);
     int dsc = strcmp(c.cmd, "dsc") == 0, wc = strcmp(c.cmd, "wc") == 0, fit = strcmp(c.cmd, "fit") == 0;

@@ -1,95 +1,69 @@
 /* clpk-xcorr: 2D cross-correlation of stacks of small matrices from .npy files, in the scipy correlate2d 'full'
  * convention, with a choice of pattern, algorithm and parameters, an optional check against the double-precision
  * CPU reference and a benchmark. */
-#include "clpk_xcorr.h"
-#include "clpk_internal.h"
-#include "xcorr_plan.h"
-#include "xcorr_reference.h"
+#include <clpk.h>
+
+#include "cli_args.h"
+#include "cli_clock.h"
+#include "cli_params.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f) {
-    fprintf(
-        f, "usage: clpk-xcorr --pattern one-to-one|one-to-many|n-to-mn|n-to-m --left L.npy --right R.npy --out O.npy\n"
-           "                  [--algorithm auto|naive|shift-buffer|split-row|grouped|multi-right|multi-both|\n"
-           "                               warp-per-overlap|local|fft|fused-fft] [--params k=v,...] [--search-size "
-           "S|SxS]\n"
-           "                  [--precision f32|f64] [--device SELECTOR] [--check] [--bench N]\n"
-           "L and R hold (N, R, C) stacks (or one (R, C) matrix) of any numeric dtype; O receives (N_out, 2R-1, 2C-1)\n"
-           "(or the search window) in the plan's precision, which defaults to f64 for f64 inputs and f32 otherwise.\n"
-           "one-to-one: N_L = N_R; one-to-many: N_L = 1; n-to-mn: N_R = m * N_L, output j pairs right j with left\n"
-           "j mod N_L; n-to-m: every pair, output index left * N_R + right.\n"
-           "--check compares with a double-precision CPU reference (relative error per output norm: 1e-5 in f32,\n"
-           "1e-12 in f64) and fails above it; --bench N times N runs on the device (median of profiling events).\n"
-           "--params keys by algorithm (unset keys take the built-in defaults):\n"
-           "  naive, warp-per-overlap: wg\n"
-           "  shift-buffer: team, shuffle=local|subgroup (subgroup: sub-group/warp shuffles, where the device has\n"
-           "    cl_khr_subgroup_shuffle or cl_intel_subgroups, and NVIDIA GPUs; team = the sub-group width, 32 there)\n"
-           "  split-row: rows_per_worker, combine=ordered|atomic, distribution=rectangle|triangle, wg\n"
-           "  grouped, multi-right, multi-both: shifts, rows, lefts, rights, wg\n"
-           "  local: rows, shifts, wg (both matrices in local memory: refused where they do not fit)\n"
-           "  fft: fft_pad=smooth|pow2, fft_batch\n"
-           "  fused-fft (one-to-one): fft_pad=smooth|pow2, rows (FFT lines per work-group), wg, fused_batch,\n"
-           "    fused_gaps=1|0\n");
-}
+static const char *const synopsis =
+    "--pattern P --left L.npy --right R.npy --out O.npy [options]\n"
+    "  L and R hold (N, R, C) stacks (or one (R, C) matrix) of any numeric dtype; O receives (N_out, 2R-1, 2C-1)\n"
+    "  (or the search window) in the plan's precision, which defaults to f64 for f64 inputs and f32 otherwise.";
 
 typedef struct options {
     const char *pattern, *left, *right, *out, *algorithm, *params, *search, *precision, *device;
-    int check, bench;
+    int check;
+    long long bench;
 } options;
 
+/* Returns 0 to go on, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char **slot = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--check") == 0) {
-            o->check = 1;
-            continue;
-        } else if (strcmp(a, "--pattern") == 0)
-            slot = &o->pattern;
-        else if (strcmp(a, "--left") == 0)
-            slot = &o->left;
-        else if (strcmp(a, "--right") == 0)
-            slot = &o->right;
-        else if (strcmp(a, "--out") == 0)
-            slot = &o->out;
-        else if (strcmp(a, "--algorithm") == 0)
-            slot = &o->algorithm;
-        else if (strcmp(a, "--params") == 0)
-            slot = &o->params;
-        else if (strcmp(a, "--search-size") == 0)
-            slot = &o->search;
-        else if (strcmp(a, "--precision") == 0)
-            slot = &o->precision;
-        else if (strcmp(a, "--device") == 0)
-            slot = &o->device;
-        else if (strcmp(a, "--bench") == 0) {
-            if (i + 1 >= argc) return fprintf(stderr, "clpk-xcorr: --bench needs a count\n"), 0;
-            char *end = NULL;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 100000)
-                return fprintf(stderr, "clpk-xcorr: --bench %s: give a count in 1..100000\n", argv[i]), 0;
-            o->bench = (int)n;
-            continue;
-        } else {
-            fprintf(stderr, "clpk-xcorr: unknown argument '%s'\n", a);
-            return 0;
-        }
-        if (i + 1 >= argc) return fprintf(stderr, "clpk-xcorr: %s needs a value\n", a), 0;
-        *slot = argv[++i];
-    }
-    if (!o->pattern || !o->left || !o->right || !o->out) {
-        fprintf(stderr, "clpk-xcorr: --pattern, --left, --right and --out are required\n");
+    o->bench = CLI_INT_UNSET;
+    const cli_option table[] = {
+        {"--pattern", CLI_STRING, &o->pattern, "one-to-one|one-to-many|n-to-mn|n-to-m",
+         "one-to-one: N_L = N_R; one-to-many: N_L = 1; n-to-mn: N_R = m * N_L, output j pairs\n"
+         "right j with left j mod N_L; n-to-m: every pair, output index left * N_R + right (required)"},
+        {"--left", CLI_STRING, &o->left, "L.npy", "the left stack (required)"},
+        {"--right", CLI_STRING, &o->right, "R.npy", "the right stack (required)"},
+        {"--out", CLI_STRING, &o->out, "O.npy", "the output stack (required)"},
+        {"--algorithm", CLI_STRING, &o->algorithm, "A",
+         "auto (default), naive, shift-buffer, split-row, grouped, multi-right, multi-both,\n"
+         "warp-per-overlap, local, fft or fused-fft (one-to-one only)"},
+        {"--params", CLI_STRING, &o->params, "k=v,...",
+         "override the algorithm's parameters (keys below; unset keys take the built-in defaults)"},
+        {"--search-size", CLI_STRING, &o->search, "S|RxC", "only an odd centred window of shifts (default: all)"},
+        {"--precision", CLI_STRING, &o->precision, "f32|f64", "precision of the plan"},
+        {"--device", CLI_STRING, &o->device, "SEL", "device selector, as for clpk-info (default $CLPK_DEVICE)"},
+        {"--check", CLI_FLAG, &o->check, NULL,
+         "compare with a double-precision CPU reference (relative error per output norm:\n"
+         "1e-5 in f32, 1e-12 in f64) and fail above it"},
+        {"--bench", CLI_INT, &o->bench, "N", "time N runs on the device (median of profiling events)"},
+        {NULL, 0, NULL, NULL, NULL}};
+    int rc = cli_parse("clpk-xcorr", synopsis, table, argc, argv, 1, NULL);
+    if (rc == 1) {
+        cli_print_family_parameters(stdout, "xcorr");
         return 0;
     }
-    return 1;
+    if (rc) return rc;
+    if (o->bench == CLI_INT_UNSET)
+        o->bench = 0;
+    else if (o->bench < 1 || o->bench > 100000)
+        return cli_fail("clpk-xcorr", "--bench %lld: give a count in 1..100000", o->bench);
+    if (!o->pattern || !o->left || !o->right || !o->out) {
+        cli_fail("clpk-xcorr", "--pattern, --left, --right and --out are required");
+        cli_usage(stderr, "clpk-xcorr", synopsis, table);
+        return 2;
+    }
+    return -1;
 }
 
 /* "S" or "RxC", odd positive numbers (checked by the plan). */
@@ -140,7 +114,7 @@ typedef struct bench_job {
 
 static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     bench_job *j = user;
-    return xcorr_execute_timed(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
+    return clpk_xcorr_execute_events(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
 }
 
 /* Multiply-adds: every shift's overlap area, summed over the window (R^2 C^2 per pair for the full output). */
@@ -164,7 +138,8 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
     if (rc == CL_SUCCESS)
         job.right = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
     if (rc == CL_SUCCESS) job.out = clCreateBuffer(c, CL_MEM_READ_WRITE, no * elem, NULL, &rc);
-    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clCreateBuffer(bench)");
+    if (rc != CL_SUCCESS) fprintf(stderr, "clpk-xcorr: bench: clCreateBuffer failed (OpenCL error %d)\n", rc);
+    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : CLPK_ERROR_OPENCL;
     const double macs = count_macs(s);
     clpk_bench_stats stats;
     if (st == CLPK_SUCCESS)
@@ -179,7 +154,7 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
         char *json = clpk_bench_stats_json("xcorr", &stats, extra);
         if (json) printf("bench-json: %s\n", json);
         free(json);
-    } else {
+    } else if (rc == CL_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: bench: %s\n", clpk_last_error(ctx));
     }
     if (job.left) clReleaseMemObject(job.left);
@@ -190,10 +165,8 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
 
 int main(int argc, char **argv) {
     options o;
-    if (!parse_args(argc, argv, &o)) {
-        usage(stderr);
-        return 2;
-    }
+    int parsed = parse_args(argc, argv, &o);
+    if (parsed >= 0) return parsed;
     clpk_xcorr_shape shape = {0};
     if (clpk_xcorr_pattern_parse(o.pattern, &shape.pattern) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: unknown pattern '%s' (one-to-one, one-to-many, n-to-mn, n-to-m)\n", o.pattern);
@@ -225,7 +198,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     clpk_error err = {0};
-    if (xcorr_shape_check(&shape, &err) != CLPK_SUCCESS) {
+    if (clpk_xcorr_shape_check(&shape, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: %s\n", err.message);
         goto done;
     }
@@ -268,13 +241,13 @@ int main(int argc, char **argv) {
         else
             ((float *)hr)[i] = (float)((double *)right.data)[i];
     }
-    double t0 = core_wall_seconds();
+    double t0 = cli_wall_seconds();
     st = clpk_xcorr_execute_host(plan, hl, hr, ho);
     if (st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: %s\n", clpk_last_error(ctx));
         goto done;
     }
-    printf("computed in %.3f s (host arrays, copies included)\n", core_wall_seconds() - t0);
+    printf("computed in %.3f s (host arrays, copies included)\n", cli_wall_seconds() - t0);
     const int64_t oshape[3] = {(int64_t)count, orows, ocols};
     if (clpk_npy_write_raw(o.out, f64 ? CLPK_DTYPE_F64 : CLPK_DTYPE_F32, 3, oshape, ho, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-xcorr: %s\n", err.message);
@@ -292,7 +265,11 @@ int main(int argc, char **argv) {
         /* The reference is a plain double loop: say so when it will take a while (~1e9 multiply-adds a second). */
         const double macs = count_macs(&shape);
         if (macs > 2e9) printf("check: the CPU reference needs about %.0e multiply-adds...\n", macs);
-        xcorr_reference(&shape, left.data, right.data, ref);
+        if (clpk_xcorr_reference(&shape, left.data, right.data, ref, &err) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-xcorr: %s\n", err.message);
+            code = 1;
+            goto done;
+        }
         double max_err = 0, max_ref = 0;
         for (size_t i = 0; i < no; ++i) {
             got[i] = f64 ? ((double *)ho)[i] : (double)((float *)ho)[i];
@@ -306,7 +283,7 @@ int main(int argc, char **argv) {
                ok ? "OK" : "WRONG");
         if (!ok) code = 1;
     }
-    if (o.bench && !run_bench(ctx, plan, &shape, hl, hr, nl, nr, no, o.bench)) code = 1;
+    if (o.bench && !run_bench(ctx, plan, &shape, hl, hr, nl, nr, no, (int)o.bench)) code = 1;
 done:
     free(ref);
     free(got);

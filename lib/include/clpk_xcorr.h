@@ -67,6 +67,15 @@ CLPK_API clpk_status clpk_xcorr_execute_events(clpk_xcorr_plan *plan, cl_mem lef
                                                size_t right_offset, cl_mem out, size_t out_offset, cl_event *first,
                                                cl_event *last);
 
+/* Checks a shape without a device: counts that match the pattern, an odd search window within the full output, sizes
+ * that keep every index of a matrix inside an int. Reports the first problem into `err` (may be NULL). */
+CLPK_API clpk_status clpk_xcorr_shape_check(const clpk_xcorr_shape *shape, clpk_error *err);
+
+/* The double-precision CPU reference, for checking results: `out` (output_count x output_rows x output_cols) from the
+ * left and right stacks, all double, summed in double. A plain loop: about a second per 1e9 multiply-adds. */
+CLPK_API clpk_status clpk_xcorr_reference(const clpk_xcorr_shape *shape, const double *left, const double *right,
+                                          double *out, clpk_error *err);
+
 #ifdef __cplusplus
 }
 #endif
