@@ -26,10 +26,8 @@ static void print_indented(FILE *out, const char *text, int indent) {
     }
 }
 
-void cli_usage(FILE *out, const char *tool, const char *synopsis, const cli_option *options) {
-    fprintf(out, "usage: %s%s%s\n", tool, synopsis && *synopsis ? " " : "", synopsis ? synopsis : "");
+void cli_print_options(FILE *out, const cli_option *options) {
     enum { column = 28 };
-    fprintf(out, "options:\n");
     for (const cli_option *o = options; o && o->name; ++o) {
         char head[128];
         if (o->kind == CLI_FLAG)
@@ -48,7 +46,19 @@ void cli_usage(FILE *out, const char *tool, const char *synopsis, const cli_opti
         if (o->kind == CLI_LIST) fputs(o->help && *o->help ? " (repeatable)" : "  (repeatable)", out);
         fputc('\n', out);
     }
-    fprintf(out, "  -h, --help%*sprint this help and exit\n", column - 12, "");
+}
+
+void cli_usage(FILE *out, const char *tool, const char *synopsis, const cli_option *options) {
+    fprintf(out, "usage: %s%s%s\n", tool, synopsis && *synopsis ? " " : "", synopsis ? synopsis : "");
+    fprintf(out, "options:\n");
+    cli_print_options(out, options);
+    fprintf(out, "  -h, --help                print this help and exit\n");
+}
+
+int cli_choice(const char *value, const char *const *choices) {
+    for (int i = 0; value && choices && choices[i]; ++i)
+        if (strcmp(value, choices[i]) == 0) return i;
+    return -1;
 }
 
 int cli_fail(const char *tool, const char *fmt, ...) {
@@ -106,11 +116,11 @@ static int store(const char *tool, const cli_option *o, const char *value) {
     case CLI_STRING: *(const char **)o->target = value; return 1;
     case CLI_INT:
         if (parse_int(value, (long long *)o->target)) return 1;
-        cli_fail(tool, "%s expects an integer, got '%s'", o->name, value);
+        cli_fail(tool, "bad value '%s' for %s: an integer expected", value, o->name);
         return 0;
     case CLI_DOUBLE:
         if (parse_double(value, (double *)o->target)) return 1;
-        cli_fail(tool, "%s expects a number, got '%s'", o->name, value);
+        cli_fail(tool, "bad value '%s' for %s: a number expected", value, o->name);
         return 0;
     case CLI_LIST:
         if (append((cli_list *)o->target, value)) return 1;

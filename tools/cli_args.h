@@ -43,6 +43,12 @@ int cli_parse(const char *tool, const char *synopsis, const cli_option *options,
 /* Prints "usage: <tool> <synopsis>" and one line per option (then -h, --help). */
 void cli_usage(FILE *out, const char *tool, const char *synopsis, const cli_option *options);
 
+/* Prints one line per option of `options` (no header, no -h): for help texts with several tables. */
+void cli_print_options(FILE *out, const cli_option *options);
+
+/* Index of `value` in the NULL-terminated list `choices`, or -1 (for options that take one of a few words). */
+int cli_choice(const char *value, const char *const *choices);
+
 /* Prints "<tool>: <message>" to stderr and returns 2, the usage-error exit status, for checks after cli_parse. */
 int cli_fail(const char *tool, const char *fmt, ...)
 #if defined(__GNUC__)
