@@ -124,7 +124,7 @@ expect_fail 2 "exactly one" --order 4 --dim 3
 expect_fail 2 "bad value" --random 4 --order 9 --dim 3
 expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --find sideways
 expect_fail 2 "bad value" --random 4 --order 4 --dim 3 --precision f16
-expect_fail 2 "unknown argument" --random 4 --order 4 --dim 3 --frobnicate
+expect_fail 2 "unknown option" --random 4 --order 4 --dim 3 --frobnicate
 expect_fail 2 "needs a value" --random 4 --order 4 --dim 3 --starts
 expect_fail 1 "" --tensors "$TMP/does-not-exist.npy" --order 4 --dim 3
 expect_fail 1 "finds minima" --random 4 --order 4 --dim 3 --shift -2 --find max

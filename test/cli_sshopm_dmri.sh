@@ -12,7 +12,7 @@ source "$(dirname "$0")/support/cli_check.sh"
 check "dmri --help" "$CLI" dmri --help >/dev/null
 expect_fail 2 "required" dmri --dwi x.nii --out "$TMP/x"
 expect_fail 2 "must be even" dmri --dwi x.nii --bval x --bvec x --order 5 --out "$TMP/x"
-expect_fail 2 "unknown argument" dmri --dwi x.nii --bval x --bvec x --frobnicate 1 --out "$TMP/x"
+expect_fail 2 "unknown option" dmri --dwi x.nii --bval x --bvec x --frobnicate 1 --out "$TMP/x"
 expect_fail 1 "cannot open" dmri --dwi "$TMP/missing.nii.gz" --bval x --bvec x --out "$TMP/x"
 
 if [ ! -d "$DATA/dmri" ] || [ ! -d "$DATA/life" ]; then

@@ -5,61 +5,24 @@
  *   clpk-sshopm dmri-synth [--voxels N] [--order 4|6] [--max-fibres K] [--min-angle DEG] [--snr S] [options]
  *   clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M] [--order 4|6|8] --out PREFIX (sshopm_dmri_cli.h)
  */
-#include "clpk_internal.h"
+#include <clpk.h>
+
+#include "cli_args.h"
+#include "cli_clock.h"
+#include "cli_params.h"
 #include "sshopm_dmri_cli.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(void) {
-    printf(
-        "usage: clpk-sshopm (--tensors T.npy | --random T) --order m --dim n [options]\n"
-        "       clpk-sshopm dmri-synth [dmri options] [options]\n"
-        "       clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M] [--order m] --out PREFIX (fibre peaks\n"
-        "                    of a scan; clpk-sshopm dmri --help)\n"
-        "  --tensors FILE     (T, U) unique entries in lexicographic order, (U,) one tensor, or (T, n, ..., n) dense\n"
-        "                     (checked for symmetry); float32 or float64\n"
-        "  --random T         T random tensors, entries uniform on [-1, 1] (seeded by --seed)\n"
-        "  --order m --dim n  2 <= m, n <= 8\n"
-        "  --starts V         starts per tensor (default 128)\n"
-        "  --starts-kind K    shared (default) | per-tensor | sphere\n"
-        "  --seed S           seed of random starts and --random tensors (default 1)\n"
-        "  --find F           max (default) | min | both\n"
-        "  --shift S          auto/adaptive (default: per iteration from the local Hessian, lambda monotone; the\n"
-        "                     bound shift for a start whose lambda drops) | bound (per tensor (m-1)||A||_F:\n"
-        "                     guaranteed but slow) | VALUE (fixed; a negative VALUE finds minima)\n"
-        "  --tol X            stop at |dlambda| <= X (default 1e-6 f32, 1e-12 f64, raised to 2 ulps of ||A||_F)\n"
-        "  --xtol X           also require max |dx| <= X (default off)\n"
-        "  --max-iter K       iteration cap (default 1000); capped starts get up to 20 Newton steps in double and\n"
-        "                     count in the pair they reach ('polished'); the rest are reported 'unconverged'\n"
-        "  --precision P      f32 (default) | f64\n"
-        "  --kernel K         auto (default) | generated | general\n"
-        "  --params k=v,...   tuning parameters (kernel, entries, wg, check_every, unroll_max, private_max)\n"
-        "  --device SEL       device index, P:D or name substring (default $CLPK_DEVICE, else first GPU)\n"
-        "  --out FILE         result JSON: {\"tensors\": [{\"eigenpairs\": [{lambda, x, type, hits}, ...]}, ...]}\n"
-        "  --post host|device de-duplicate and classify on the host in double (default; residuals) or on the device\n"
-        "                     (only the distinct pairs come back: for large batches)\n"
-        "  --max-pairs K      distinct pairs kept per tensor and direction by --post device (default 16)\n"
-        "  --polish K         up to K Newton steps per pair in double on the host (f32 runs to f64 accuracy)\n"
-        "  --out-npy PREFIX   the pairs as arrays padded with NaN / 0: PREFIX_lambda.npy (T, P), PREFIX_x.npy (T, P, "
-        "n),\n"
-        "                     PREFIX_type.npy (T, P) int32 (1 max, 2 min, 3 saddle, 4 degenerate), PREFIX_hits.npy\n"
-        "  --out-starts PREFIX  per-start arrays PREFIX_lambda.npy, PREFIX_x.npy, PREFIX_info.npy (status | its << 2)\n"
-        "                     (--post host only)\n"
-        "  --bench N          time N launches on device buffers (median of profiling events)\n"
-        "  --quiet            no per-tensor summary\n"
-        "dmri-synth options (a field of voxels with 1..K fibres, A = sum_f w_f u_f^(x)m + noise, then the fit):\n"
-        "  --voxels N (1000) --order 4|6 (4) --max-fibres K (2) --min-angle DEG (45) --snr S (50, 0 = none)\n"
-        "  --match DEG        a fibre counts as found within DEG degrees (default 10)\n"
-        "  --residual R       relative residual that stops adding fibres in the refinement (default 0.06)\n"
-        "  --save PREFIX      write PREFIX_tensors.npy, PREFIX_dirs.npy, PREFIX_nfibres.npy\n");
-}
-
 typedef struct cli {
-    const char *tensors_path, *out, *out_npy, *out_starts, *device, *kernel, *params, *save;
-    int64_t random;
-    int order, dim, bench, quiet, find_given, device_post, max_pairs, polish;
+    const char *tensors_path, *out, *out_npy, *out_starts, *device, *save;
+    const char *starts_kind, *find, *shift, *precision_name, *post;
+    long long random, order, dim, starts, seed, max_iter, polish, max_pairs, bench, voxels, max_fibres;
+    double tol, xtol, min_angle, snr;
+    int quiet, device_post;
     clpk_sshopm_options opts;
     clpk_precision precision;
     /* dmri */
@@ -68,27 +31,100 @@ typedef struct cli {
     double match_deg, residual;
 } cli;
 
-static int parse_double(const char *s, double *out) {
-    char *end;
-    *out = strtod(s, &end);
-    return *s && !*end && isfinite(*out);
+/* The parsed command line; file-scope so that the option tables below can point into it. */
+static cli args;
+
+static const char *const synopsis =
+    "(--tensors T.npy | --random T) --order m --dim n [options]\n"
+    "       clpk-sshopm dmri-synth [dmri-synth options] [options]\n"
+    "       clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M] [--order m] --out PREFIX (fibre peaks\n"
+    "                    of a scan; clpk-sshopm dmri --help)";
+
+static const cli_option solve_options[] = {
+    {"--tensors", CLI_STRING, &args.tensors_path, "FILE",
+     "(T, U) unique entries in lexicographic order, (U,) one tensor, or (T, n, ..., n) dense\n"
+     "(checked for symmetry); float32 or float64"},
+    {"--random", CLI_INT, &args.random, "T", "T random tensors, entries uniform on [-1, 1] (seeded by --seed)"},
+    {"--order", CLI_INT, &args.order, "m", "tensor order, 2 <= m <= 8"},
+    {"--dim", CLI_INT, &args.dim, "n", "dimension, 2 <= n <= 8"},
+    {"--starts", CLI_INT, &args.starts, "V", "starts per tensor (default 128)"},
+    {"--starts-kind", CLI_STRING, &args.starts_kind, "K", "shared (default) | per-tensor | sphere"},
+    {"--seed", CLI_INT, &args.seed, "S", "seed of random starts and --random tensors (default 1)"},
+    {"--find", CLI_STRING, &args.find, "F", "max (default) | min | both"},
+    {"--shift", CLI_STRING, &args.shift, "S",
+     "auto/adaptive (default: per iteration from the local Hessian, lambda monotone; the\n"
+     "bound shift for a start whose lambda drops) | bound (per tensor (m-1)||A||_F:\n"
+     "guaranteed but slow) | VALUE (fixed; a negative VALUE finds minima)"},
+    {"--tol", CLI_DOUBLE, &args.tol, "X",
+     "stop at |dlambda| <= X (default 1e-6 f32, 1e-12 f64, raised to 2 ulps of ||A||_F)"},
+    {"--xtol", CLI_DOUBLE, &args.xtol, "X", "also require max |dx| <= X (default off)"},
+    {"--max-iter", CLI_INT, &args.max_iter, "K",
+     "iteration cap (default 1000); capped starts get up to 20 Newton steps in double and\n"
+     "count in the pair they reach ('polished'); the rest are reported 'unconverged'"},
+    {"--precision", CLI_STRING, &args.precision_name, "P", "f32 (default) | f64"},
+    {"--kernel", CLI_STRING, &args.opts.kernel, "K", "auto (default) | generated | general"},
+    {"--params", CLI_STRING, &args.opts.params, "k=v,...", "tuning parameters (keys below)"},
+    {"--device", CLI_STRING, &args.device, "SEL",
+     "device index, P:D or name substring (default $CLPK_DEVICE, else first GPU)"},
+    {"--out", CLI_STRING, &args.out, "FILE",
+     "result JSON: {\"tensors\": [{\"eigenpairs\": [{lambda, x, type, hits}, ...]}, ...]}"},
+    {"--post", CLI_STRING, &args.post, "host|device",
+     "de-duplicate and classify on the host in double (default; residuals) or on the device\n"
+     "(only the distinct pairs come back: for large batches)"},
+    {"--max-pairs", CLI_INT, &args.max_pairs, "K",
+     "distinct pairs kept per tensor and direction by --post device (default 16)"},
+    {"--polish", CLI_INT, &args.polish, "K",
+     "up to K Newton steps per pair in double on the host (f32 runs to f64 "
+     "accuracy)"},
+    {"--out-npy", CLI_STRING, &args.out_npy, "PREFIX",
+     "the pairs as arrays padded with NaN / 0: PREFIX_lambda.npy (T, P), PREFIX_x.npy (T, P, n),\n"
+     "PREFIX_type.npy (T, P) int32 (1 max, 2 min, 3 saddle, 4 degenerate), PREFIX_hits.npy"},
+    {"--out-starts", CLI_STRING, &args.out_starts, "PREFIX",
+     "per-start arrays PREFIX_lambda.npy, PREFIX_x.npy, PREFIX_info.npy (status | its << 2)\n"
+     "(--post host only)"},
+    {"--bench", CLI_INT, &args.bench, "N", "time N launches on device buffers (median of profiling events)"},
+    {"--quiet", CLI_FLAG, &args.quiet, NULL, "no per-tensor summary"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+/* dmri-synth only: a field of voxels with 1..K fibres, A = sum_f w_f u_f^(x)m + noise, then the fit. */
+static const cli_option synth_options[] = {
+    {"--voxels", CLI_INT, &args.voxels, "N", "voxels (default 1000); --order 4|6 (default 4)"},
+    {"--max-fibres", CLI_INT, &args.max_fibres, "K", "fibres per voxel, 1..3 (default 2)"},
+    {"--min-angle", CLI_DOUBLE, &args.min_angle, "DEG", "smallest angle between fibres (default 45)"},
+    {"--snr", CLI_DOUBLE, &args.snr, "S", "signal-to-noise ratio (default 50, 0 = none)"},
+    {"--match", CLI_DOUBLE, &args.match_deg, "DEG", "a fibre counts as found within DEG degrees (default 10)"},
+    {"--residual", CLI_DOUBLE, &args.residual, "R",
+     "relative residual that stops adding fibres in the refinement (default 0.06)"},
+    {"--save", CLI_STRING, &args.save, "PREFIX", "write PREFIX_tensors.npy, PREFIX_dirs.npy, PREFIX_nfibres.npy"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+static int bad_value(const char *option, const char *value) {
+    return cli_fail("clpk-sshopm", "bad value '%s' for %s", value, option);
 }
 
-static int parse_int64(const char *s, int64_t *out) {
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    *out = v;
-    return *s && !*end;
+static int bad_count(const char *option, long long value) {
+    char text[32];
+    snprintf(text, sizeof text, "%lld", value);
+    return bad_value(option, text);
 }
 
-static int parse_args(int argc, char **argv, cli *c) {
-    memset(c, 0, sizeof *c);
+/* An integer option given outside [lo, hi]? */
+static int out_of_range(long long value, long long lo, long long hi) {
+    return value != CLI_INT_UNSET && (value < lo || value > hi);
+}
+
+/* Fills `args`; returns 0 to go on, -1 after --help, else the exit status. */
+static int parse_args(int argc, char **argv) {
+    cli *c = &args;
     clpk_sshopm_options_default(&c->opts);
     clpk_sshopm_dmri_options_default(&c->dmri_opts);
-    c->precision = CLPK_PRECISION_F32;
+    c->precision_name = "f32";
     c->match_deg = 10;
     c->residual = 0.06;
-    int i = 1;
+    c->tol = c->xtol = c->min_angle = c->snr = NAN;
+    c->random = c->order = c->dim = c->starts = c->seed = c->max_iter = c->polish = c->max_pairs = c->bench =
+        c->voxels = c->max_fibres = CLI_INT_UNSET;
+    int first = 1;
     if (argc > 1 && !strcmp(argv[1], "dmri-synth")) {
         c->dmri = 1;
         c->order = 4;
@@ -99,196 +135,105 @@ static int parse_args(int argc, char **argv, cli *c) {
         c->opts.alpha = 1;
         c->opts.tol = 1e-7;
         c->opts.max_iter = 3000;
-        i = 2;
+        first = 2;
     }
-    for (; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int64_t iv = 0;
-        double dv = 0;
-#define NEED_VALUE                                                                                                     \
-    do {                                                                                                               \
-        if (!v) {                                                                                                      \
-            fprintf(stderr, "clpk-sshopm: %s needs a value\n", a);                                                     \
-            return 0;                                                                                                  \
-        }                                                                                                              \
-        ++i;                                                                                                           \
-    } while (0)
-#define BAD_VALUE()                                                                                                    \
-    do {                                                                                                               \
-        fprintf(stderr, "clpk-sshopm: bad value '%s' for %s\n", v, a);                                                 \
-        return 0;                                                                                                      \
-    } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
-            exit(0);
-        } else if (!strcmp(a, "--quiet")) {
-            c->quiet = 1;
-        } else if (!strcmp(a, "--tensors")) {
-            NEED_VALUE;
-            c->tensors_path = v;
-        } else if (!strcmp(a, "--random")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1) BAD_VALUE();
-            c->random = iv;
-        } else if (!strcmp(a, "--order")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 2 || iv > 8) BAD_VALUE();
-            c->order = (int)iv;
-            c->dmri_opts.order = (int)iv;
-        } else if (!strcmp(a, "--dim")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 2 || iv > 8) BAD_VALUE();
-            c->dim = (int)iv;
-        } else if (!strcmp(a, "--starts")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1 || iv > (1 << 20)) BAD_VALUE();
-            c->opts.starts = (int)iv;
-        } else if (!strcmp(a, "--starts-kind")) {
-            NEED_VALUE;
-            if (!strcmp(v, "shared"))
-                c->opts.starts_kind = CLPK_SSHOPM_STARTS_SHARED;
-            else if (!strcmp(v, "per-tensor"))
-                c->opts.starts_kind = CLPK_SSHOPM_STARTS_PER_TENSOR;
-            else if (!strcmp(v, "sphere"))
-                c->opts.starts_kind = CLPK_SSHOPM_STARTS_SPHERE;
-            else
-                BAD_VALUE();
-        } else if (!strcmp(a, "--seed")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv)) BAD_VALUE();
-            c->opts.seed = (uint64_t)iv;
-            c->dmri_opts.seed = (uint64_t)iv;
-        } else if (!strcmp(a, "--find")) {
-            NEED_VALUE;
-            c->find_given = 1;
-            if (!strcmp(v, "max"))
-                c->opts.find = CLPK_SSHOPM_FIND_MAX;
-            else if (!strcmp(v, "min"))
-                c->opts.find = CLPK_SSHOPM_FIND_MIN;
-            else if (!strcmp(v, "both"))
-                c->opts.find = CLPK_SSHOPM_FIND_BOTH;
-            else
-                BAD_VALUE();
-        } else if (!strcmp(a, "--shift")) {
-            NEED_VALUE;
-            if (!strcmp(v, "bound"))
-                c->opts.shift = CLPK_SSHOPM_SHIFT_BOUND;
-            else if (!strcmp(v, "auto") || !strcmp(v, "adaptive"))
-                c->opts.shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
-            else if (parse_double(v, &dv)) {
-                c->opts.shift = CLPK_SSHOPM_SHIFT_FIXED;
-                c->opts.alpha = dv;
-            } else
-                BAD_VALUE();
-        } else if (!strcmp(a, "--tol")) {
-            NEED_VALUE;
-            if (!parse_double(v, &dv) || dv < 0) BAD_VALUE();
-            c->opts.tol = dv;
-        } else if (!strcmp(a, "--xtol")) {
-            NEED_VALUE;
-            if (!parse_double(v, &dv) || dv < 0) BAD_VALUE();
-            c->opts.xtol = dv;
-        } else if (!strcmp(a, "--max-iter")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1 || iv > (1 << 28)) BAD_VALUE();
-            c->opts.max_iter = (int)iv;
-        } else if (!strcmp(a, "--precision")) {
-            NEED_VALUE;
-            if (clpk_precision_parse(v, &c->precision) != CLPK_SUCCESS) BAD_VALUE();
-        } else if (!strcmp(a, "--kernel")) {
-            NEED_VALUE;
-            c->opts.kernel = v;
-        } else if (!strcmp(a, "--params")) {
-            NEED_VALUE;
-            c->opts.params = v;
-        } else if (!strcmp(a, "--device")) {
-            NEED_VALUE;
-            c->device = v;
-        } else if (!strcmp(a, "--out")) {
-            NEED_VALUE;
-            c->out = v;
-        } else if (!strcmp(a, "--out-npy")) {
-            NEED_VALUE;
-            c->out_npy = v;
-        } else if (!strcmp(a, "--out-starts")) {
-            NEED_VALUE;
-            c->out_starts = v;
-        } else if (!strcmp(a, "--post")) {
-            NEED_VALUE;
-            if (!strcmp(v, "host"))
-                c->device_post = 0;
-            else if (!strcmp(v, "device"))
-                c->device_post = 1;
-            else
-                BAD_VALUE();
-        } else if (!strcmp(a, "--polish")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 0 || iv > 100) BAD_VALUE();
-            c->polish = (int)iv;
-        } else if (!strcmp(a, "--max-pairs")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1 || iv > 4096) BAD_VALUE();
-            c->max_pairs = (int)iv;
-        } else if (!strcmp(a, "--bench")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1 || iv > 100000) BAD_VALUE();
-            c->bench = (int)iv;
-        } else if (c->dmri && !strcmp(a, "--voxels")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1) BAD_VALUE();
-            c->dmri_opts.voxels = iv;
-        } else if (c->dmri && !strcmp(a, "--max-fibres")) {
-            NEED_VALUE;
-            if (!parse_int64(v, &iv) || iv < 1 || iv > 3) BAD_VALUE();
-            c->dmri_opts.max_fibres = (int)iv;
-        } else if (c->dmri && !strcmp(a, "--min-angle")) {
-            NEED_VALUE;
-            if (!parse_double(v, &dv)) BAD_VALUE();
-            c->dmri_opts.min_angle_deg = dv;
-        } else if (c->dmri && !strcmp(a, "--snr")) {
-            NEED_VALUE;
-            if (!parse_double(v, &dv)) BAD_VALUE();
-            c->dmri_opts.snr = dv;
-        } else if (c->dmri && !strcmp(a, "--match")) {
-            NEED_VALUE;
-            if (!parse_double(v, &dv) || dv <= 0) BAD_VALUE();
-            c->match_deg = dv;
-        } else if (c->dmri && !strcmp(a, "--residual")) {
-            NEED_VALUE;
-            if (!parse_double(v, &dv) || dv <= 0) BAD_VALUE();
-            c->residual = dv;
-        } else if (c->dmri && !strcmp(a, "--save")) {
-            NEED_VALUE;
-            c->save = v;
-        } else {
-            fprintf(stderr, "clpk-sshopm: unknown argument '%s' (see --help)\n", a);
-            return 0;
+    cli_option table[sizeof solve_options / sizeof solve_options[0] + sizeof synth_options / sizeof synth_options[0]];
+    size_t n = 0;
+    for (const cli_option *o = solve_options; o->name; ++o)
+        table[n++] = *o;
+    for (const cli_option *o = synth_options; c->dmri && o->name; ++o)
+        table[n++] = *o;
+    table[n] = (cli_option){0};
+    int rc = cli_parse("clpk-sshopm", synopsis, table, argc, argv, first, NULL);
+    if (rc == 1) {
+        if (!c->dmri) {
+            printf("dmri-synth options (a field of voxels with 1..K fibres, A = sum_f w_f u_f^(x)m + noise, then the "
+                   "fit):\n");
+            cli_print_options(stdout, synth_options);
         }
-#undef NEED_VALUE
-#undef BAD_VALUE
+        cli_print_family_parameters(stdout, "sshopm");
+        return -1;
     }
-    if (c->device_post && c->out_starts) {
-        fprintf(stderr,
-                "clpk-sshopm: --out-starts needs --post host (the device path keeps the starts on the device)\n");
-        return 0;
+    if (rc) return rc;
+
+    if (out_of_range(c->random, 1, LLONG_MAX)) return bad_count("--random", c->random);
+    if (out_of_range(c->order, 2, 8)) return bad_count("--order", c->order);
+    if (out_of_range(c->dim, 2, 8)) return bad_count("--dim", c->dim);
+    if (out_of_range(c->starts, 1, 1 << 20)) return bad_count("--starts", c->starts);
+    if (out_of_range(c->max_iter, 1, 1 << 28)) return bad_count("--max-iter", c->max_iter);
+    if (out_of_range(c->polish, 0, 100)) return bad_count("--polish", c->polish);
+    if (out_of_range(c->max_pairs, 1, 4096)) return bad_count("--max-pairs", c->max_pairs);
+    if (out_of_range(c->bench, 1, 100000)) return bad_count("--bench", c->bench);
+    if (out_of_range(c->voxels, 1, LLONG_MAX)) return bad_count("--voxels", c->voxels);
+    if (out_of_range(c->max_fibres, 1, 3)) return bad_count("--max-fibres", c->max_fibres);
+    if (c->tol < 0) return bad_value("--tol", "negative");
+    if (c->xtol < 0) return bad_value("--xtol", "negative");
+    if (!(c->match_deg > 0)) return bad_value("--match", "not positive");
+    if (!(c->residual > 0)) return bad_value("--residual", "not positive");
+    if (c->order != CLI_INT_UNSET) c->dmri_opts.order = (int)c->order;
+    if (c->starts != CLI_INT_UNSET) c->opts.starts = (int)c->starts;
+    if (c->seed != CLI_INT_UNSET) c->opts.seed = c->dmri_opts.seed = (uint64_t)c->seed;
+    if (c->max_iter != CLI_INT_UNSET) c->opts.max_iter = (int)c->max_iter;
+    if (c->voxels != CLI_INT_UNSET) c->dmri_opts.voxels = c->voxels;
+    if (c->max_fibres != CLI_INT_UNSET) c->dmri_opts.max_fibres = (int)c->max_fibres;
+    if (!isnan(c->tol)) c->opts.tol = c->tol;
+    if (!isnan(c->xtol)) c->opts.xtol = c->xtol;
+    if (!isnan(c->min_angle)) c->dmri_opts.min_angle_deg = c->min_angle;
+    if (!isnan(c->snr)) c->dmri_opts.snr = c->snr;
+    if (c->polish == CLI_INT_UNSET) c->polish = 0;
+    if (c->max_pairs == CLI_INT_UNSET) c->max_pairs = 0;
+    if (c->bench == CLI_INT_UNSET) c->bench = 0;
+    if (c->random == CLI_INT_UNSET) c->random = 0;
+    if (c->starts_kind) {
+        static const char *const kinds[] = {"shared", "per-tensor", "sphere", NULL};
+        static const clpk_sshopm_starts values[] = {CLPK_SSHOPM_STARTS_SHARED, CLPK_SSHOPM_STARTS_PER_TENSOR,
+                                                    CLPK_SSHOPM_STARTS_SPHERE};
+        int k = cli_choice(c->starts_kind, kinds);
+        if (k < 0) return bad_value("--starts-kind", c->starts_kind);
+        c->opts.starts_kind = values[k];
     }
-    if (c->opts.shift == CLPK_SSHOPM_SHIFT_FIXED && c->opts.alpha < 0 && !c->find_given)
-        c->opts.find = CLPK_SSHOPM_FIND_MIN;
+    if (c->find) {
+        static const char *const finds[] = {"max", "min", "both", NULL};
+        static const clpk_sshopm_find values[] = {CLPK_SSHOPM_FIND_MAX, CLPK_SSHOPM_FIND_MIN, CLPK_SSHOPM_FIND_BOTH};
+        int k = cli_choice(c->find, finds);
+        if (k < 0) return bad_value("--find", c->find);
+        c->opts.find = values[k];
+    }
+    if (c->shift) {
+        char *end = NULL;
+        double alpha = strtod(c->shift, &end);
+        if (!strcmp(c->shift, "bound")) {
+            c->opts.shift = CLPK_SSHOPM_SHIFT_BOUND;
+        } else if (!strcmp(c->shift, "auto") || !strcmp(c->shift, "adaptive")) {
+            c->opts.shift = CLPK_SSHOPM_SHIFT_ADAPTIVE;
+        } else if (*c->shift && !*end && isfinite(alpha)) {
+            c->opts.shift = CLPK_SSHOPM_SHIFT_FIXED;
+            c->opts.alpha = alpha;
+        } else {
+            return bad_value("--shift", c->shift);
+        }
+    }
+    if (clpk_precision_parse(c->precision_name, &c->precision) != CLPK_SUCCESS)
+        return bad_value("--precision", c->precision_name);
+    if (c->post) {
+        static const char *const places[] = {"host", "device", NULL};
+        c->device_post = cli_choice(c->post, places);
+        if (c->device_post < 0) return bad_value("--post", c->post);
+    }
+    if (c->device_post && c->out_starts)
+        return cli_fail("clpk-sshopm",
+                        "--out-starts needs --post host (the device path keeps the starts on the device)");
+    if (c->opts.shift == CLPK_SSHOPM_SHIFT_FIXED && c->opts.alpha < 0 && !c->find) c->opts.find = CLPK_SSHOPM_FIND_MIN;
     if (c->dmri) {
         c->dim = 3;
         c->order = c->dmri_opts.order;
-        return 1;
-    }
-    if (!c->tensors_path == !c->random) {
-        fprintf(stderr, "clpk-sshopm: give exactly one of --tensors FILE or --random T (see --help)\n");
         return 0;
     }
-    if (!c->order || !c->dim) {
-        fprintf(stderr, "clpk-sshopm: --order and --dim are required\n");
-        return 0;
-    }
-    return 1;
+    if (!c->tensors_path == !c->random)
+        return cli_fail("clpk-sshopm", "give exactly one of --tensors FILE or --random T (see --help)");
+    if (c->order == CLI_INT_UNSET || c->dim == CLI_INT_UNSET)
+        return cli_fail("clpk-sshopm", "--order and --dim are required");
+    return 0;
 }
 
 /* Reads unique entries (T x U doubles) from a .npy of shape (T, U), (U,) or (T, n, ..., n). */
@@ -310,14 +255,15 @@ static int load_tensors(const cli *c, double **out, int64_t *count) {
         ok = 1;
     } else if (arr.ndim == c->order + 1 && arr.shape[0] > 0) {
         ok = 2;
-        for (int d = 1; d <= c->order; ++d) ok = ok && arr.shape[d] == c->dim ? 2 : 0;
+        for (int d = 1; d <= c->order; ++d)
+            ok = ok && arr.shape[d] == c->dim ? 2 : 0;
         *count = arr.shape[0];
     }
     if (!ok) {
         fprintf(stderr,
                 "clpk-sshopm: %s: shape does not fit order %d, dimension %d: want (T, %d) unique entries or (T%s) "
                 "dense\n",
-                c->tensors_path, c->order, c->dim, U, c->order == 4 ? ", n, n, n, n" : ", n, ..., n");
+                c->tensors_path, (int)c->order, (int)c->dim, U, c->order == 4 ? ", n, n, n, n" : ", n, ..., n");
         clpk_npy_free(&arr);
         return 0;
     }
@@ -364,7 +310,8 @@ static int write_starts(const char *prefix, const clpk_sshopm_raw *raw) {
 /* The distinct pairs as padded arrays (P = most pairs of any tensor). */
 static int write_pairs(const char *prefix, const clpk_sshopm_result *r) {
     int P = 1;
-    for (int64_t t = 0; t < r->n_tensors; ++t) P = r->tensors[t].count > P ? r->tensors[t].count : P;
+    for (int64_t t = 0; t < r->n_tensors; ++t)
+        P = r->tensors[t].count > P ? r->tensors[t].count : P;
     const int n = r->dim;
     double *l = malloc((size_t)r->n_tensors * P * sizeof *l), *x = malloc((size_t)r->n_tensors * P * n * sizeof *x);
     int32_t *ty = calloc((size_t)r->n_tensors * P, sizeof *ty), *hi = calloc((size_t)r->n_tensors * P, sizeof *hi);
@@ -375,7 +322,8 @@ static int write_pairs(const char *prefix, const clpk_sshopm_result *r) {
             const int have = k < r->tensors[t].count;
             const clpk_sshopm_eigenpair *p = have ? &r->tensors[t].pairs[k] : NULL;
             l[e] = have ? p->lambda : NAN;
-            for (int i = 0; i < n; ++i) x[e * n + i] = have ? p->x[i] : NAN;
+            for (int i = 0; i < n; ++i)
+                x[e * n + i] = have ? p->x[i] : NAN;
             ty[e] = have ? (int32_t)p->type : 0;
             hi[e] = have ? p->hits : 0;
         }
@@ -441,7 +389,8 @@ static int bench(clpk_context *ctx, clpk_sshopm_plan *plan, const double *tensor
                                  NULL) == CL_SUCCESS;
     }
     double iterations = 0;
-    for (int64_t k = 0; ok && k < T * V; ++k) iterations += CLPK_SSHOPM_INFO_ITERATIONS(info[k]);
+    for (int64_t k = 0; ok && k < T * V; ++k)
+        iterations += CLPK_SSHOPM_INFO_ITERATIONS(info[k]);
     const double flops = iterations * clpk_sshopm_plan_iteration_flops(plan);
     const double bytes = (double)T * U * vs + (double)T * V * ((c->dim + 1) * vs + 4);
     if (ok) ok = clpk_bench_run(ctx, bench_launch, &b, 2, c->bench, bytes, flops, &stats) == CLPK_SUCCESS;
@@ -481,7 +430,8 @@ static void print_summary(const clpk_sshopm_result *r, int quiet) {
         for (int i = 0; i < tr->count; ++i) {
             const clpk_sshopm_eigenpair *p = &tr->pairs[i];
             printf("  lambda %+.9f  %-10s hits %4d  x = [", p->lambda, clpk_sshopm_type_name(p->type), p->hits);
-            for (int j = 0; j < r->dim; ++j) printf("%s%+.6f", j ? ", " : "", p->x[j]);
+            for (int j = 0; j < r->dim; ++j)
+                printf("%s%+.6f", j ? ", " : "", p->x[j]);
             printf("]\n");
         }
     }
@@ -519,14 +469,15 @@ static int save_field(const char *prefix, const clpk_sshopm_dmri_field *f) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "dmri")) return dmri_main(argc - 1, argv + 1);
-    cli c;
-    if (!parse_args(argc, argv, &c)) return 2;
+    int parsed = parse_args(argc, argv);
+    if (parsed) return parsed < 0 ? 0 : parsed;
+    const cli c = args;
     double *tensors = NULL;
     int64_t T = 0;
     clpk_sshopm_dmri_field field = {0};
     clpk_error err = {0};
     if (c.dmri) {
-        double t0 = core_wall_seconds();
+        double t0 = cli_wall_seconds();
         if (clpk_sshopm_dmri_synth(&c.dmri_opts, &field, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", err.message);
             return 2;
@@ -535,7 +486,7 @@ int main(int argc, char **argv) {
         T = field.voxels;
         printf("dmri-synth: %lld voxels, order %d, 1..%d fibres at >= %g deg, SNR %g (%.2f s)\n", (long long)T,
                field.order, c.dmri_opts.max_fibres, c.dmri_opts.min_angle_deg, c.dmri_opts.snr,
-               core_wall_seconds() - t0);
+               cli_wall_seconds() - t0);
         if (c.save && !save_field(c.save, &field)) return 1;
     } else if (c.random) {
         const int U = clpk_sshopm_unique_count(c.order, c.dim);
@@ -573,45 +524,47 @@ int main(int argc, char **argv) {
     clpk_sshopm_raw raw = {0};
     clpk_sshopm_result result = {0};
     if (!rc && c.device_post) {
-        double t0 = core_wall_seconds();
+        double t0 = cli_wall_seconds();
         if (clpk_sshopm_solve_device(plan, tensors, T, NULL, c.max_pairs, &result) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", clpk_last_error(ctx));
             rc = 1;
         } else {
             int64_t dropped = 0;
-            for (int64_t t = 0; t < T; ++t) dropped += result.tensors[t].dropped;
+            for (int64_t t = 0; t < T; ++t)
+                dropped += result.tensors[t].dropped;
             printf("solve: %.3f s end to end (upload, iterations, de-duplication and classification on the device, "
                    "download of the distinct pairs)\n",
-                   core_wall_seconds() - t0);
+                   cli_wall_seconds() - t0);
             if (dropped)
                 printf("warning: %lld converged starts found all --max-pairs slots of their tensor taken\n",
                        (long long)dropped);
             print_summary(&result, c.quiet || c.dmri);
         }
     } else if (!rc) {
-        double t0 = core_wall_seconds();
+        double t0 = cli_wall_seconds();
         if (clpk_sshopm_run_host(plan, tensors, T, &raw) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", clpk_last_error(ctx));
             rc = 1;
         }
-        double t1 = core_wall_seconds();
+        double t1 = cli_wall_seconds();
         if (!rc && clpk_sshopm_postprocess(tensors, &raw, NULL, &result, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", err.message);
             rc = 1;
         }
         if (!rc) {
             printf("solve: %.3f s on the device (upload, iterations, download), %.3f s post-processing on the host\n",
-                   t1 - t0, core_wall_seconds() - t1);
+                   t1 - t0, cli_wall_seconds() - t1);
             print_summary(&result, c.quiet || c.dmri);
         }
     }
     if (!rc && c.polish) {
-        double t0 = core_wall_seconds();
+        double t0 = cli_wall_seconds();
         if (clpk_sshopm_polish(tensors, &result, c.polish, 0, &err) != CLPK_SUCCESS) {
             fprintf(stderr, "clpk-sshopm: %s\n", err.message);
             rc = 1;
         } else {
-            printf("polish: %d Newton steps at most per pair in double, %.3f s\n", c.polish, core_wall_seconds() - t0);
+            printf("polish: %d Newton steps at most per pair in double, %.3f s\n", (int)c.polish,
+                   cli_wall_seconds() - t0);
         }
     }
     if (!rc && c.out && clpk_sshopm_result_write_json(c.out, &result, &err) != CLPK_SUCCESS) {
@@ -623,7 +576,7 @@ int main(int argc, char **argv) {
     if (!rc && c.dmri) {
         clpk_sshopm_dmri_fibres peaks = {0}, refined = {0};
         clpk_sshopm_dmri_stats sp, sr;
-        double t0 = core_wall_seconds();
+        double t0 = cli_wall_seconds();
         if (clpk_sshopm_dmri_peaks(&result, 0.3, &peaks, &err) != CLPK_SUCCESS ||
             clpk_sshopm_dmri_evaluate(&field, &peaks, c.match_deg, &sp, NULL, &err) != CLPK_SUCCESS ||
             clpk_sshopm_dmri_refine(tensors, &result, c.residual, &refined, &err) != CLPK_SUCCESS ||
@@ -633,7 +586,7 @@ int main(int argc, char **argv) {
         } else {
             printf("fibres within %g deg (peaks: local maxima with lambda >= 0.3 max; refined: low-rank fit from "
                    "them, %.2f s):\n",
-                   c.match_deg, core_wall_seconds() - t0);
+                   c.match_deg, cli_wall_seconds() - t0);
             print_dmri("peaks", &sp);
             print_dmri("refined", &sr);
         }

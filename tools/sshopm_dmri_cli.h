@@ -2,86 +2,79 @@
  *
  *   clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M.nii[.gz]] [--order 4|6|8] --out PREFIX
  */
-#ifndef CLPK_EXAMPLES_SSHOPM_DMRI_CLI_H
-#define CLPK_EXAMPLES_SSHOPM_DMRI_CLI_H
+#ifndef CLPK_TOOLS_SSHOPM_DMRI_CLI_H
+#define CLPK_TOOLS_SSHOPM_DMRI_CLI_H
 
-#include "clpk_internal.h"
+#include <clpk.h>
+
+#include "cli_args.h"
+#include "cli_clock.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void dmri_usage(void) {
-    printf("usage: clpk-sshopm dmri --dwi F.nii[.gz] --bval F --bvec F [--mask M.nii[.gz]] [--order 4|6|8] "
-           "--out PREFIX [options]\n"
-           "Fits the constant-solid-angle Q-ball ODF per voxel, converts it to the symmetric tensor of the order,\n"
-           "finds its maxima with SS-HOPM on the device and writes dipy's peaks layout:\n"
-           "  PREFIX_peak_dirs.nii.gz (X x Y x Z x K x 3), PREFIX_peak_values.nii.gz (X x Y x Z x K), PREFIX_peaks.png\n"
-           "  --order m             even spherical-harmonic / tensor order 2..8 (default 4)\n"
-           "  --smooth L            Laplace-Beltrami regularisation (default 0.006, dipy's; noisy scans: 0.3-1)\n"
-           "  --b0-threshold B      b <= B is a b = 0 volume (default 50)\n"
-           "  --bmin B --bmax B     diffusion-weighted volumes used (default: [median/2, 2 median] of their b)\n"
-           "  --max-peaks K         peaks per voxel, 1..16 (default 5, dipy's npeaks)\n"
-           "  --relative-threshold T  keep maxima above T of the largest, over the ODF minimum (default 0.5)\n"
-           "  --min-separation DEG  drop a maximum within DEG of a larger one (default 25)\n"
-           "  --starts V            SS-HOPM starts per voxel (default 64)\n"
-           "  --precision f32|f64   of the SS-HOPM run (default f32)\n"
-           "  --post device|host    de-duplicate the maxima on the device (default) or on the host\n"
-           "  --fit device|host     fit, tensor conversion and selection on the device (default) or the host\n"
-           "  --slice Z             axial slice of the PNG (default: the middle one); --no-png: none\n"
-           "  --device SEL          device index, P:D or name substring\n");
+static const char *const dmri_synopsis =
+    "--dwi F.nii[.gz] --bval F --bvec F [--mask M.nii[.gz]] [--order 4|6|8] --out PREFIX [options]\n"
+    "Fits the constant-solid-angle Q-ball ODF per voxel, converts it to the symmetric tensor of the order,\n"
+    "finds its maxima with SS-HOPM on the device and writes dipy's peaks layout:\n"
+    "  PREFIX_peak_dirs.nii.gz (X x Y x Z x K x 3), PREFIX_peak_values.nii.gz (X x Y x Z x K), PREFIX_peaks.png";
+
+static int dmri_bad_value(const char *option, const char *value) {
+    return cli_fail("clpk-sshopm dmri", "unknown argument or bad value: %s %s (see --help)", option, value);
 }
 
 static int dmri_main(int argc, char **argv) {
     const char *dwi = NULL, *bval = NULL, *bvec = NULL, *mask = NULL, *out = NULL, *device = NULL;
-    int slice = -1;
+    const char *precision = NULL, *fit = NULL, *post = NULL;
+    long long order = CLI_INT_UNSET, max_peaks = CLI_INT_UNSET, starts = CLI_INT_UNSET, slice = CLI_INT_UNSET;
+    int no_png = 0;
     clpk_sshopm_odf_options oo;
     clpk_sshopm_peak_options po;
     clpk_sshopm_odf_options_default(&oo);
     clpk_sshopm_peak_options_default(&po);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        double d = 0;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            dmri_usage();
-            return 0;
-        }
-        if (!strcmp(a, "--no-png")) {
-            slice = -2;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "clpk-sshopm dmri: %s needs a value (see --help)\n", a);
-            return 2;
-        }
-        ++i;
-        d = strtod(v, &end);
-        const int number = *v && !*end && isfinite(d), integer = number && d == floor(d);
-        if (!strcmp(a, "--dwi")) dwi = v;
-        else if (!strcmp(a, "--bval")) bval = v;
-        else if (!strcmp(a, "--bvec")) bvec = v;
-        else if (!strcmp(a, "--mask")) mask = v;
-        else if (!strcmp(a, "--out")) out = v;
-        else if (!strcmp(a, "--device")) device = v;
-        else if (!strcmp(a, "--order") && integer) oo.order = (int)d;
-        else if (!strcmp(a, "--smooth") && number) oo.smooth = d;
-        else if (!strcmp(a, "--b0-threshold") && number) oo.b0_threshold = d;
-        else if (!strcmp(a, "--bmin") && number) oo.bmin = d;
-        else if (!strcmp(a, "--bmax") && number) oo.bmax = d;
-        else if (!strcmp(a, "--max-peaks") && integer) po.max_peaks = (int)d;
-        else if (!strcmp(a, "--relative-threshold") && number) po.relative_threshold = d;
-        else if (!strcmp(a, "--min-separation") && number) po.min_separation_deg = d;
-        else if (!strcmp(a, "--starts") && integer) po.starts = (int)d;
-        else if (!strcmp(a, "--slice") && integer && d >= 0) slice = (int)d;
-        else if (!strcmp(a, "--precision") && clpk_precision_parse(v, &po.precision) == CLPK_SUCCESS) {
-        } else if (!strcmp(a, "--fit") && (!strcmp(v, "device") || !strcmp(v, "host"))) po.device_fit = !strcmp(v, "device");
-        else if (!strcmp(a, "--post") && (!strcmp(v, "device") || !strcmp(v, "host"))) po.device_post = !strcmp(v, "device");
-        else {
-            fprintf(stderr, "clpk-sshopm dmri: unknown argument or bad value: %s %s (see --help)\n", a, v);
-            return 2;
-        }
-    }
+    const cli_option options[] = {
+        {"--dwi", CLI_STRING, &dwi, "F.nii[.gz]", "the diffusion-weighted scan (required)"},
+        {"--bval", CLI_STRING, &bval, "F", "its b-values (required)"},
+        {"--bvec", CLI_STRING, &bvec, "F", "its gradient directions (required)"},
+        {"--mask", CLI_STRING, &mask, "M.nii[.gz]", "only the voxels of this mask"},
+        {"--out", CLI_STRING, &out, "PREFIX", "where the peaks go (required)"},
+        {"--order", CLI_INT, &order, "m", "even spherical-harmonic / tensor order 2..8 (default 4)"},
+        {"--smooth", CLI_DOUBLE, &oo.smooth, "L",
+         "Laplace-Beltrami regularisation (default 0.006, dipy's; noisy scans: 0.3-1)"},
+        {"--b0-threshold", CLI_DOUBLE, &oo.b0_threshold, "B", "b <= B is a b = 0 volume (default 50)"},
+        {"--bmin", CLI_DOUBLE, &oo.bmin, "B", "with --bmax: the diffusion-weighted volumes used"},
+        {"--bmax", CLI_DOUBLE, &oo.bmax, "B", "(default: [median/2, 2 median] of their b)"},
+        {"--max-peaks", CLI_INT, &max_peaks, "K", "peaks per voxel, 1..16 (default 5, dipy's npeaks)"},
+        {"--relative-threshold", CLI_DOUBLE, &po.relative_threshold, "T",
+         "keep maxima above T of the largest, over the ODF minimum (default 0.5)"},
+        {"--min-separation", CLI_DOUBLE, &po.min_separation_deg, "DEG",
+         "drop a maximum within DEG of a larger one (default 25)"},
+        {"--starts", CLI_INT, &starts, "V", "SS-HOPM starts per voxel (default 64)"},
+        {"--precision", CLI_STRING, &precision, "f32|f64", "of the SS-HOPM run (default f32)"},
+        {"--post", CLI_STRING, &post, "device|host", "de-duplicate the maxima on the device (default) or on the host"},
+        {"--fit", CLI_STRING, &fit, "device|host",
+         "fit, tensor conversion and selection on the device (default) or the host"},
+        {"--slice", CLI_INT, &slice, "Z", "axial slice of the PNG (default: the middle one)"},
+        {"--no-png", CLI_FLAG, &no_png, NULL, "no PNG"},
+        {"--device", CLI_STRING, &device, "SEL", "device index, P:D or name substring"},
+        {NULL, 0, NULL, NULL, NULL}};
+    int parsed = cli_parse("clpk-sshopm dmri", dmri_synopsis, options, argc, argv, 1, NULL);
+    if (parsed) return parsed == 1 ? 0 : parsed;
+    static const char *const places[] = {"host", "device", NULL};
+    if (order != CLI_INT_UNSET) oo.order = (int)order;
+    if (max_peaks != CLI_INT_UNSET) po.max_peaks = (int)max_peaks;
+    if (starts != CLI_INT_UNSET) po.starts = (int)starts;
+    if (slice != CLI_INT_UNSET && slice < 0) return cli_fail("clpk-sshopm dmri", "bad value for --slice: %lld", slice);
+    if (precision && clpk_precision_parse(precision, &po.precision) != CLPK_SUCCESS)
+        return dmri_bad_value("--precision", precision);
+    if (fit && cli_choice(fit, places) < 0) return dmri_bad_value("--fit", fit);
+    if (fit) po.device_fit = cli_choice(fit, places);
+    if (post && cli_choice(post, places) < 0) return dmri_bad_value("--post", post);
+    if (post) po.device_post = cli_choice(post, places);
+    /* -2: no PNG, -1: the middle slice */
+    const int png_slice = no_png ? -2 : slice == CLI_INT_UNSET ? -1 : (int)slice;
     if (!dwi || !bval || !bvec || !out) {
         fprintf(stderr, "clpk-sshopm dmri: --dwi, --bval, --bvec and --out are required (see --help)\n");
         return 2;
@@ -98,16 +91,17 @@ static int dmri_main(int argc, char **argv) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     printf("device: %s / %s\n", dev->platform_name, dev->name);
     clpk_sshopm_scan_peaks scan;
-    const double t0 = core_wall_seconds();
+    const double t0 = cli_wall_seconds();
     if (clpk_sshopm_dmri_scan(ctx, dwi, bval, bvec, mask, &oo, &po, &scan) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-sshopm dmri: %s\n", clpk_last_error(ctx));
         clpk_context_destroy(ctx);
         return 1;
     }
-    const double t1 = core_wall_seconds();
+    const double t1 = cli_wall_seconds();
     const int64_t nvox = (int64_t)scan.nx * scan.ny * scan.nz;
     int64_t hist[17] = {0};
-    for (int64_t v = 0; v < nvox; ++v) hist[scan.peaks.count[v]]++;
+    for (int64_t v = 0; v < nvox; ++v)
+        hist[scan.peaks.count[v]]++;
     printf("scan: %dx%dx%d voxels; model: %s\n", (int)scan.nx, (int)scan.ny, (int)scan.nz, scan.model);
     printf("fit and peaks: %.3f s; %lld voxels fitted; SS-HOPM starts %lld converged, %lld capped, %lld failed\n",
            t1 - t0, (long long)scan.voxels_fitted, (long long)scan.peaks.starts_converged,
@@ -119,15 +113,16 @@ static int dmri_main(int argc, char **argv) {
            "download %.3f, host %.3f\n",
            tm->setup, tm->prep, tm->upload, tm->fit, tm->solve, tm->reduce, tm->select, tm->download, tm->host);
     printf("peaks per voxel:");
-    for (int k = 0; k <= po.max_peaks; ++k) printf(" %d: %lld%s", k, (long long)hist[k], k < po.max_peaks ? "," : "\n");
+    for (int k = 0; k <= po.max_peaks; ++k)
+        printf(" %d: %lld%s", k, (long long)hist[k], k < po.max_peaks ? "," : "\n");
     clpk_error err = {0};
     int rc = 0;
-    if (clpk_sshopm_dmri_scan_write(out, &scan, slice, &err) != CLPK_SUCCESS) {
+    if (clpk_sshopm_dmri_scan_write(out, &scan, png_slice, &err) != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-sshopm dmri: %s\n", err.message);
         rc = 1;
     } else {
         printf("wrote %s_peak_dirs.nii.gz, %s_peak_values.nii.gz", out, out);
-        if (slice >= -1) printf(", %s_peaks.png (slice %d)", out, slice < 0 ? (int)scan.nz / 2 : slice);
+        if (png_slice >= -1) printf(", %s_peaks.png (slice %d)", out, png_slice < 0 ? (int)scan.nz / 2 : png_slice);
         printf("\n");
     }
     clpk_sshopm_scan_peaks_free(&scan);
