@@ -1,9 +1,10 @@
 /* LiFE DSC (y = M w) and WC (w = M^T y) on the device against the double-precision serial reference, on fresh random
  * streamline-like datasets, outputs poisoned with NaN: every strategy and every value of every tuning parameter the
- * tuner may pick (life_tune_values), f32 and f64; determinism of the sorted kernels; bad inputs refused. */
+ * tuner may pick (the values life_param_table searches), f32 and f64; determinism of the sorted kernels; bad inputs
+ * refused. */
 #include "check.h"
 #include "life_internal.h"
-#include "life_tune_space.h"
+#include "tune.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,20 +114,23 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
  * parameters (team, unroll, wc_team) advance together so only a few programs are built; runtime parameters rotate
  * independently. */
 static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
-    tune_space space;
-    life_tune_values(clpk_context_device_info(ctx), &space);
-    int points = 0;
-    for (int i = 0; i < space.count; ++i)
-        if (space.params[i].count > points) points = space.params[i].count;
+    const core_param_table *t = &life_param_table;
+    const char *values[32][16];
+    char storage[32][256];
+    int count[32], points = 0;
+    for (int i = 0; i < t->count && i < 32; ++i) {
+        count[i] = core_param_search_values(&t->defs[i], values[i], storage[i], sizeof storage[i], 16);
+        if (count[i] > points) points = count[i];
+    }
     for (int pt = 0; pt < points; ++pt) {
         core_params cand;
         core_params_clear(&cand);
-        for (int i = 0; i < space.count; ++i) {
-            const tune_param *tp = &space.params[i];
-            if (strcmp(tp->name, "dsc") == 0 || strcmp(tp->name, "wc") == 0) continue;
+        for (int i = 0; i < t->count && i < 32; ++i) {
+            const char *name = t->defs[i].name;
+            if (count[i] == 0 || strcmp(name, "dsc") == 0 || strcmp(name, "wc") == 0) continue;
             /* runs/wc_runs/wg rotate against the compiled parameters */
-            int shift = strcmp(tp->name, "wc_runs") == 0 ? 1 : strcmp(tp->name, "runs") == 0 ? 2 : 0;
-            core_params_set(&cand, tp->name, tp->values[(pt + shift) % tp->count]);
+            int shift = strcmp(name, "wc_runs") == 0 ? 1 : strcmp(name, "runs") == 0 ? 2 : 0;
+            core_params_set(&cand, name, values[i][(pt + shift) % count[i]]);
         }
         char base[256];
         core_params_format(&cand, base, sizeof base);

@@ -1,43 +1,14 @@
-/* Tuner space of the LiFE family: the DSC and WC strategies and their team widths, runs per work-group, unrolling,
- * the atomics baseline's work-group size and the processing orders of the voxel and fibre runs. Problems are random
- * streamline-like datasets built in memory, classed by precision, n_theta and the mean voxel and fibre run lengths
- * (what the plan passes to core_profile_choose). The time of a candidate is one DSC plus one WC (what an SBB-NNLS
- * iteration spends, up to the 2:1.5 ratio). */
+/* Tuner space of the LiFE family: the parameters its table searches (lib/life/life_params.c: the DSC and WC kernels,
+ * their team widths, runs per work-group and unrolling, the atomics kernels' work-group size, the processing orders
+ * of the voxel and fibre runs). Problems are random streamline-like datasets built in memory, classed by precision,
+ * n_theta and the mean voxel and fibre run lengths (the features plan creation resolves its profile entry by). The time
+ * of a candidate is one DSC plus one WC (what an SBB-NNLS iteration spends, up to the 2:1.5 ratio). */
 #include "life_internal.h"
-#include "life_tune_space.h"
 #include "tune.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void life_tune_values(const clpk_device_info *dev, tune_space *space) {
-    static const char *const dsc[] = {"voxel", "atomics", NULL};
-    static const char *const wc[] = {"fiber", "voxel", "atom", "atomics", NULL};
-    static const char *const teams[] = {"8", "16", "32", "64", NULL};
-    static const char *const runs[] = {"1", "2", "4", "8", NULL};
-    static const char *const unroll[] = {"1", "2", "4", "8", NULL};
-    static const char *const wg[] = {"64", "128", "256", NULL};
-    static const char *const voxel_order[] = {"index", "morton", NULL};
-    static const char *const fiber_order[] = {"index", "voxel", NULL};
-    (void)dev;
-    memset(space, 0, sizeof *space);
-    tune_space_add(space, "dsc", dsc);
-    tune_space_add(space, "wc", wc);
-    tune_space_add(space, "team", teams);
-    tune_space_add(space, "runs", runs);
-    tune_space_add(space, "unroll", unroll);
-    tune_space_add(space, "wc_team", teams);
-    tune_space_add(space, "wc_runs", runs);
-    tune_space_add(space, "wg", wg);
-    /* Processing orders of the voxel and fibre runs (docs/perf-life.md, section 4). The training problems' voxels
-     * sit on a small grid, so morton is a real permutation there; whether it pays shows only at DS1 scale, where
-     * the working sets exceed the L2. */
-    tune_space_add(space, "voxel_order", voxel_order);
-    tune_space_add(space, "fiber_order", fiber_order);
-    /* theta_parts is not searched: measured slower at every split on the H100 (life_default_theta_parts), and the
-     * training problems' dictionaries fit any cache, so they could not show where a split pays. */
-}
 
 typedef struct life_tune_state {
     clpk_life_dataset data;
@@ -152,8 +123,14 @@ static clpk_status life_problem_create(clpk_context *ctx, const tune_options *op
     return CLPK_SUCCESS;
 }
 
+/* Every parameter the table searches, over its search values (lib/life/life_params.c). */
 static clpk_status life_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
-    life_tune_values(clpk_context_device_info(ctx), space);
+    (void)ctx;
+    (void)problem;
+    memset(space, 0, sizeof *space);
+    for (int i = 0; i < life_param_table.count; ++i)
+        if (life_param_table.defs[i].search)
+            CLPK_TRY(tune_space_add_param(space, &life_param_table, life_param_table.defs[i].name, NULL));
     return CLPK_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #define CLPK_LIFE_INTERNAL_H
 
 #include "clpk_internal.h"
+#include "param_table.h"
 
 /* ---- Restructured coefficients (host side, built once per plan) ------------------------------------------- */
 
@@ -69,8 +70,20 @@ clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, 
 typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL } life_dsc_kind;
 typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LIFE_WC_VOXEL } life_wc_kind;
 
-/* The parameter names a plan accepts (NULL-terminated), and the built-in defaults for a device and precision. */
-extern const char *const life_param_keys[];
+/* A plan's parameters, one row each in life_param_table (lib/life/life_params.c); NAME rows hold the index of the
+ * name: dsc a life_dsc_kind, wc a life_wc_kind, the orders a life_voxel_order / life_fiber_order. */
+typedef struct life_config {
+    int dsc, wc;
+    int team, runs, unroll; /* dsc=voxel */
+    int wc_team, wc_runs;   /* wc=fiber, wc=atom */
+    int wg;                 /* the atomics kernels, wc=voxel */
+    int theta_parts;
+    int voxel_order, fiber_order;
+} life_config;
+extern const core_param_table life_param_table;
+
+/* The built-in defaults for a device and precision: the table's (GPU ones on GPUs only, CPU ones elsewhere), with GPU
+ * f64's own unroll and voxel order. */
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params);
 /* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
 #define LIFE_MAX_THETA_PARTS 4
@@ -86,10 +99,10 @@ struct clpk_life_plan {
     int32_t n_atoms, n_voxels, n_fibers, n_theta, ld_dict;
     int64_t n_coeffs;
     core_params params;
-    char origin[640]; /* where the parameters came from: defaults, a profile entry, a strategy, timing */
+    char origin[640];   /* where the parameters came from: defaults, a profile entry, a strategy, timing */
+    life_config config; /* `params` read through the table */
     life_dsc_kind dsc_kind;
     life_wc_kind wc_kind;
-    int dsc_team, dsc_runs, dsc_unroll, wc_team, wc_runs, atomics_wg;
     int theta_parts, part_len; /* effective theta split of dsc=voxel / wc=fiber (life_theta_split) */
     /* processing orders in effect (voxel_order applies to dsc=voxel / wc=voxel, fiber_order to wc=fiber); a
      * requested order the dataset cannot give falls back to index order, the reason in order_note */

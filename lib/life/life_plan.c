@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const life_param_keys[] = {"dsc",     "wc", "team",        "runs",        "unroll",      "wc_team",
-                                       "wc_runs", "wg", "theta_parts", "voxel_order", "fiber_order", NULL};
-
 static const char *const dsc_names[] = {"atomics", "voxel"};
 static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
 static const char *const voxel_order_names[] = {"index", "morton"};
@@ -18,28 +15,19 @@ const char *life_dsc_name(life_dsc_kind k) { return dsc_names[k]; }
 const char *life_wc_name(life_wc_kind k) { return wc_names[k]; }
 
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params) {
-    /* A warp per run on GPUs; narrower teams on CPUs where a "lane" is a SIMD slot of one core. */
+    /* A warp per run on GPUs; narrower teams on every other device, where a "lane" is a SIMD slot of one core. */
     const int gpu = dev && dev->kind == CLPK_DEVICE_GPU;
-    core_params_set(params, "dsc", "voxel");
-    core_params_set(params, "wc", "fiber");
-    core_params_set_int(params, "team", gpu ? 32 : 16);
-    core_params_set_int(params, "runs", 4);
-    /* H100, DS1: in f32 the fibre WC is fastest without unrolling (2.72 ms vs 3.14 at 4; the DSC does not care).
-     * In f64 D (99 MB) and y (143 MB) no longer fit the 50 MB L2, the rows come from DRAM more often and more
-     * independent row loads in flight pay (session 2: 9.31 s at unroll 4 vs 9.84 s at 1). */
-    /* Session 4 (H100 DS1, morton voxel order, 100-iteration fits): f64 unroll 8 with 8 fibre runs per group took
-     * 15.18 ms per iteration against 18.03 at unroll 4 / 4 runs (DSC 3.76 -> 3.24 ms, WC 6.08 -> 4.74); f32 8.64
-     * against 8.83 with 8 runs (docs/perf-life.md, section 5). */
-    core_params_set_int(params, "unroll", gpu ? (precision == CLPK_PRECISION_F64 ? 8 : 1) : 4);
-    core_params_set_int(params, "wc_team", gpu ? 32 : 16);
-    core_params_set_int(params, "wc_runs", gpu ? 8 : 4);
-    core_params_set_int(params, "wg", 64); /* the first value of the tuning space: the tuner prunes unused wg to it */
-    core_params_set_int(params, "theta_parts", 1); /* plan creation replaces it by life_default_theta_parts */
-    /* H100, DS1 (docs/perf-life.md, section 4): voxel runs along the Z-order curve keep the D rows of neighbouring
-     * voxels in L2 when D does not fit it: f64 DSC 3.87 -> 3.78 ms (w_true), 4.37 -> 4.16 (dense), fit -2 %; f32's D
-     * fits and it loses 3 %. Fibres stay in index order (the voxel order cost the WC 15-30 %). */
-    core_params_set(params, "voxel_order", gpu && precision == CLPK_PRECISION_F64 ? "morton" : "index");
-    core_params_set(params, "fiber_order", "index");
+    core_param_defaults(&life_param_table, gpu ? CLPK_DEVICE_GPU : CLPK_DEVICE_CPU, params);
+    if (!gpu || precision != CLPK_PRECISION_F64) return;
+    /* H100, DS1, f64: D (99 MB) and y (143 MB) no longer fit the 50 MB L2, the rows come from DRAM more often and
+     * more independent row loads in flight pay. Session 4 (morton voxel order, 100-iteration fits): unroll 8 with 8
+     * fibre runs per group took 15.18 ms per iteration against 18.03 at unroll 4 / 4 runs (DSC 3.76 -> 3.24 ms, WC
+     * 6.08 -> 4.74; docs/perf-life.md, section 5). */
+    core_params_set(params, "unroll", "8");
+    /* Voxel runs along the Z-order curve keep the D rows of neighbouring voxels in L2 when D does not fit it: f64 DSC
+     * 3.87 -> 3.78 ms (w_true), 4.37 -> 4.16 (dense), fit -2 %; f32's D fits and it loses 3 %. Fibres stay in index
+     * order (the voxel order cost the WC 15-30 %). (docs/perf-life.md, section 4) */
+    core_params_set(params, "voxel_order", "morton");
 }
 
 int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes) {
@@ -75,66 +63,31 @@ void life_theta_split(int32_t n_theta, int requested, size_t value_size, int *pa
     *parts = (n_theta + len - 1) / len; /* may be below `requested` when n_theta does not split evenly, e.g. 5 / 4 */
 }
 
-static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
-
-static int name_index(const char *value, const char *const *names, int count) {
-    for (int i = 0; value && i < count; ++i)
-        if (strcmp(value, names[i]) == 0) return i;
-    return -1;
-}
-
-/* Turns the parameter list into the plan's fields, refusing what the device cannot run. */
+/* Reads the resolved parameters into the plan's fields, refusing what the device cannot run. */
 static clpk_status life_apply_params(clpk_life_plan *plan) {
     clpk_context *ctx = plan->ctx;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_error err;
-    if (core_params_check_keys(&plan->params, life_param_keys, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
-    int d = name_index(core_params_get(&plan->params, "dsc"), dsc_names, 2);
-    int w = name_index(core_params_get(&plan->params, "wc"), wc_names, 4);
-    if (d < 0 || w < 0)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "LiFE: unknown dsc=%s (atomics|voxel) or wc=%s (atomics|atom|fiber|voxel)",
-                         core_params_get(&plan->params, "dsc"), core_params_get(&plan->params, "wc"));
-    plan->dsc_kind = (life_dsc_kind)d;
-    plan->wc_kind = (life_wc_kind)w;
-    const char *vo = core_params_get(&plan->params, "voxel_order"), *fo = core_params_get(&plan->params, "fiber_order");
-    int vi = vo ? name_index(vo, voxel_order_names, 2) : 0, fi = fo ? name_index(fo, fiber_order_names, 2) : 0;
-    if (vi < 0 || fi < 0)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "LiFE: unknown voxel_order=%s (index|morton) or fiber_order=%s (index|voxel)", vo ? vo : "",
-                         fo ? fo : "");
-    plan->voxel_order = (life_voxel_order)vi;
-    plan->fiber_order = (life_fiber_order)fi;
-    plan->dsc_team = (int)core_params_get_int(&plan->params, "team", 32);
-    plan->dsc_runs = (int)core_params_get_int(&plan->params, "runs", 4);
-    plan->dsc_unroll = (int)core_params_get_int(&plan->params, "unroll", 4);
-    plan->wc_team = (int)core_params_get_int(&plan->params, "wc_team", 32);
-    plan->wc_runs = (int)core_params_get_int(&plan->params, "wc_runs", 4);
-    plan->atomics_wg = (int)core_params_get_int(&plan->params, "wg", 256);
-    const long long parts = core_params_get_int(&plan->params, "theta_parts", 1);
-    if (parts < 1 || parts > LIFE_MAX_THETA_PARTS)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: theta_parts=%lld out of 1..%d", parts,
-                         LIFE_MAX_THETA_PARTS);
-    life_theta_split(plan->n_theta, (int)parts, plan->value_size, &plan->theta_parts, &plan->part_len);
+    if (core_param_read(&life_param_table, &plan->params, &plan->config, &err) != CLPK_SUCCESS)
+        return core_fail_from(ctx, &err);
+    const life_config *c = &plan->config;
+    plan->dsc_kind = (life_dsc_kind)c->dsc;
+    plan->wc_kind = (life_wc_kind)c->wc;
+    plan->voxel_order = (life_voxel_order)c->voxel_order;
+    plan->fiber_order = (life_fiber_order)c->fiber_order;
+    life_theta_split(plan->n_theta, c->theta_parts, plan->value_size, &plan->theta_parts, &plan->part_len);
     const long long max_wg = dev->max_work_group_size < 1024 ? (long long)dev->max_work_group_size : 1024;
-    if (!is_pow2(plan->dsc_team) || plan->dsc_team > 256 || !is_pow2(plan->wc_team) || plan->wc_team > 256)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: team=%d and wc_team=%d must be powers of two <= 256",
-                         plan->dsc_team, plan->wc_team);
-    if (plan->dsc_unroll < 1 || plan->dsc_unroll > 16)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unroll=%d out of 1..16", plan->dsc_unroll);
-    if (plan->dsc_runs < 1 || plan->wc_runs < 1 || plan->atomics_wg < 1 ||
-        (long long)plan->dsc_team * plan->dsc_runs > max_wg || (long long)plan->wc_team * plan->wc_runs > max_wg ||
-        plan->atomics_wg > max_wg)
+    if ((long long)c->team * c->runs > max_wg || (long long)c->wc_team * c->wc_runs > max_wg || c->wg > max_wg)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: work-group sizes team*runs=%d, wc_team*wc_runs=%d, wg=%d must be in 1..%lld",
-                         plan->dsc_team * plan->dsc_runs, plan->wc_team * plan->wc_runs, plan->atomics_wg, max_wg);
-    if ((uint64_t)plan->wc_team * (uint64_t)plan->wc_runs * plan->value_size > dev->local_mem_bytes)
+                         c->team * c->runs, c->wc_team * c->wc_runs, c->wg, max_wg);
+    if ((uint64_t)c->wc_team * (uint64_t)c->wc_runs * plan->value_size > dev->local_mem_bytes)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: wc_team*wc_runs needs more local memory than %llu bytes",
                          (unsigned long long)dev->local_mem_bytes);
     /* Private accumulators per lane: bounded so they stay in registers. */
-    if ((plan->n_theta + plan->dsc_team - 1) / plan->dsc_team > 64)
+    if ((plan->n_theta + c->team - 1) / c->team > 64)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d / team %d needs over 64 registers per lane",
-                         plan->n_theta, plan->dsc_team);
+                         plan->n_theta, c->team);
     if ((uint64_t)plan->ld_dict * plan->value_size > dev->local_mem_bytes / 2)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d too large for local memory", plan->n_theta);
     const int needs_atomics = plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind != LIFE_WC_FIBER;
@@ -222,10 +175,11 @@ static clpk_status life_build_kernels(clpk_life_plan *plan) {
         snprintf(split, sizeof split, " -DTHETA_PARTS=%d -DPART_LEN=%d", plan->theta_parts, plan->part_len);
     if (plan->dsc_key) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
     if (plan->wc_key) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
-    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d -DTEAM=%d -DUNROLL=%d -DWC_TEAM=%d%s",
-             f64 ? "double" : "float", f64 ? " -DVALUE_IS_DOUBLE" : "",
-             f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta, plan->ld_dict, plan->dsc_team,
-             plan->dsc_unroll, plan->wc_team, split);
+    snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d", f64 ? "double" : "float",
+             f64 ? " -DVALUE_IS_DOUBLE" : "", f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta,
+             plan->ld_dict);
+    core_param_defines(&life_param_table, &plan->config, options, sizeof options); /* TEAM, UNROLL, WC_TEAM */
+    strncat(options, split, sizeof options - strlen(options) - 1);
     const char *sources[] = {"life_spmv"};
     CLPK_TRY(core_program_get(plan->ctx, sources, 1, options, &plan->program));
     static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel"};
@@ -236,19 +190,43 @@ static clpk_status life_build_kernels(clpk_life_plan *plan) {
     return CLPK_SUCCESS;
 }
 
+/* Defaults finer than the table's per device kind (life_default_params: precision, non-GPU devices; theta_parts from
+ * the dictionary's size) replace the values that are still the table's defaults. */
+static void life_finer_defaults(clpk_life_plan *plan, core_resolved *r) {
+    const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
+    core_params defaults;
+    life_default_params(dev, plan->precision, &defaults);
+    core_params_set_int(
+        &defaults, "theta_parts",
+        life_default_theta_parts(dev, plan->precision, (uint64_t)plan->n_atoms * plan->ld_dict * plan->value_size));
+    char changed[256] = "";
+    size_t at = 0;
+    for (int i = 0; i < defaults.count; ++i) {
+        const core_param *d = &defaults.items[i];
+        const char *now = core_params_get(&r->params, d->key);
+        if (core_resolved_source(r, d->key) != CORE_SOURCE_DEFAULT || (now && strcmp(now, d->value) == 0)) continue;
+        core_params_set(&r->params, d->key, d->value);
+        if (at < sizeof changed)
+            at += (size_t)snprintf(changed + at, sizeof changed - at, "%s%s=%s", at ? ", " : "", d->key, d->value);
+    }
+    if (changed[0])
+        core_log(plan->ctx, CLPK_LOG_DEBUG, "life: defaults for %s %s: %s",
+                 dev->kind == CLPK_DEVICE_GPU ? "GPU" : "non-GPU", clpk_precision_name(plan->precision), changed);
+}
+
+/* Parameters: defaults -> profile entry (strategy auto) -> strategy (atomics, sorted) -> caller (core_resolve, the
+ * strategy's kernels only where the caller named none). */
 static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset *data, const char *strategy,
                                    const char *params) {
     clpk_context *ctx = plan->ctx;
-    const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_error err;
-    life_default_params(dev, plan->precision, &plan->params);
-    core_params_set_int(
-        &plan->params, "theta_parts",
-        life_default_theta_parts(dev, plan->precision, (uint64_t)plan->n_atoms * plan->ld_dict * plan->value_size));
-    int is_auto = !strategy || !*strategy || strcmp(strategy, "auto") == 0;
+    const int is_auto = !strategy || !*strategy || strcmp(strategy, "auto") == 0;
+    if (!is_auto && strcmp(strategy, "atomics") != 0 && strcmp(strategy, "sorted") != 0)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted, timed)",
+                         strategy);
+    core_params features;
+    core_params_clear(&features);
     if (is_auto) {
-        core_params features;
-        core_params_clear(&features);
         double voxel_run = 0, fiber_run = 0, longest = 0;
         life_run_stats(data, LIFE_ORDER_VOXEL, &voxel_run, &longest);
         life_run_stats(data, LIFE_ORDER_FIBER, &fiber_run, &longest);
@@ -256,32 +234,29 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         core_params_set_int(&features, "n_theta", plan->n_theta);
         core_params_set_num(&features, "voxel_run", voxel_run > 1 ? voxel_run : 1);
         core_params_set_num(&features, "fiber_run", fiber_run > 1 ? fiber_run : 1);
-        core_profile_choice choice;
-        CLPK_TRY(core_profile_choose(ctx, "life", &features, &plan->params, &choice));
-        if (choice.found)
-            snprintf(plan->origin, sizeof plan->origin, "profile %s (%s, class distance %.2f)", choice.path,
-                     clpk_profile_level_string(choice.level), choice.distance);
-        else
-            snprintf(plan->origin, sizeof plan->origin, "built-in defaults");
-    } else if (strcmp(strategy, "atomics") == 0) {
-        snprintf(plan->origin, sizeof plan->origin, "strategy atomics");
-        core_params_set(&plan->params, "dsc", "atomics");
-        core_params_set(&plan->params, "wc", "atomics");
-    } else if (strcmp(strategy, "sorted") == 0) {
-        snprintf(plan->origin, sizeof plan->origin, "strategy sorted");
-        core_params_set(&plan->params, "dsc", "voxel");
+    }
+    const core_resolve_request request = {&life_param_table, is_auto ? &features : NULL, params, NULL, NULL};
+    core_resolved r;
+    CLPK_TRY(core_resolve(ctx, &request, &r));
+    life_finer_defaults(plan, &r);
+    if (!is_auto) {
+        const int atomics = strcmp(strategy, "atomics") == 0;
+        snprintf(plan->origin, sizeof plan->origin, "strategy %s", strategy);
+        if (core_resolved_source(&r, "dsc") != CORE_SOURCE_CALLER)
+            core_params_set(&r.params, "dsc", atomics ? "atomics" : "voxel");
+        if (atomics && core_resolved_source(&r, "wc") != CORE_SOURCE_CALLER)
+            core_params_set(&r.params, "wc", "atomics");
+    } else if (r.choice.found) {
+        snprintf(plan->origin, sizeof plan->origin, "profile %s (%s, class distance %.2f)", r.choice.path,
+                 clpk_profile_level_string(r.choice.level), r.choice.distance);
     } else {
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted, timed)",
-                         strategy);
+        snprintf(plan->origin, sizeof plan->origin, "built-in defaults");
     }
     if (params && *params) {
-        core_params explicit_params;
-        core_params_clear(&explicit_params);
-        if (core_params_parse(&explicit_params, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
-        CLPK_TRY(core_params_merge(&plan->params, &explicit_params));
         size_t len = strlen(plan->origin);
         snprintf(plan->origin + len, sizeof plan->origin - len, " + caller's parameters");
     }
+    plan->params = r.params;
     CLPK_TRY(life_apply_params(plan));
 
     /* Dictionary rows zero-padded to a multiple of 32 so each row starts aligned for coalesced lanes. */
@@ -516,7 +491,7 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
         CLPK_TRY(core_args_end(&a));
         cl_event zeroed = NULL;
         CLPK_TRY(life_zero(plan, y, ny, n_wait, wait, &zeroed));
-        size_t local = (size_t)plan->atomics_wg;
+        size_t local = (size_t)plan->config.wg;
         clpk_status st = life_launch(plan, k, life_grid((size_t)nc * plan->n_theta, local), local, 1, &zeroed, done);
         clReleaseEvent(zeroed);
         return st;
@@ -527,8 +502,8 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     core_args_jump(&a, k, 9);    /* 8: the theta part, set per pass */
     CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
     CLPK_TRY(core_args_end(&a));
-    size_t local = (size_t)plan->dsc_team * plan->dsc_runs;
-    size_t groups = ((size_t)nv + plan->dsc_runs - 1) / plan->dsc_runs;
+    size_t local = (size_t)plan->config.team * plan->config.runs;
+    size_t groups = ((size_t)nv + plan->config.runs - 1) / plan->config.runs;
     return life_launch_passes(plan, k, 8, groups * local, local, n_wait, wait, first, done);
 }
 
@@ -541,7 +516,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     cl_long nc = plan->n_coeffs;
     if (plan->wc_kind == LIFE_WC_FIBER) {
         cl_int nf = plan->n_fibers;
-        size_t local = (size_t)plan->wc_team * plan->wc_runs;
+        size_t local = (size_t)plan->config.wc_team * plan->config.wc_runs;
         core_args a;
         core_args_begin(&a, plan->ctx, k, 0);
         CLPK_ARG(&a, nf);
@@ -556,8 +531,8 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         core_args_jump(&a, k, 10); /* 9: the theta part, set per pass */
         CLPK_ARG(&a, plan->wc_key);
         CLPK_TRY(core_args_end(&a));
-        return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->wc_team, local), local, n_wait, wait, first,
-                                  done);
+        return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->config.wc_team, local), local, n_wait, wait,
+                                  first, done);
     }
     core_args a;
     core_args_begin(&a, plan->ctx, k, 0);
@@ -568,7 +543,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         CLPK_TRY(core_args_end(&a));
         cl_event zeroed = NULL;
         CLPK_TRY(life_zero(plan, w, (size_t)plan->n_fibers, n_wait, wait, &zeroed));
-        size_t local = (size_t)plan->atomics_wg;
+        size_t local = (size_t)plan->config.wg;
         clpk_status st = life_launch(plan, k, life_grid((size_t)nv * local, local), local, 1, &zeroed, done);
         clReleaseEvent(zeroed);
         return st;
@@ -586,11 +561,11 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     CLPK_ARG(&a, w);
     size_t local, global;
     if (atom) {
-        local = (size_t)plan->wc_team * plan->wc_runs;
+        local = (size_t)plan->config.wc_team * plan->config.wc_runs;
         core_args_local(&a, local * plan->value_size);
-        global = life_grid((size_t)nc * plan->wc_team, local);
+        global = life_grid((size_t)nc * plan->config.wc_team, local);
     } else {
-        local = (size_t)plan->atomics_wg;
+        local = (size_t)plan->config.wg;
         global = life_grid((size_t)nc, local);
     }
     CLPK_TRY(core_args_end(&a));

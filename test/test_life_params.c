@@ -1,0 +1,303 @@
+/* The LiFE parameter table: its defaults parse (GPU, CPU, GPU f64's own), the NAME rows list their names in the order
+ * of the plan's enums, the build options keep their order (program-cache keys), every value the tuner searches passes
+ * its checks, the shipped profiles' life entries are all valid (so they keep applying), unknown keys and disallowed
+ * values are refused naming them, and core_resolve reports each value's source; plans take defaults -> profile ->
+ * strategy -> caller, and a stale profile entry is ignored whole. */
+#include "check.h"
+#include "life_internal.h"
+#include "tune.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const core_param_table *const T = &life_param_table;
+
+static int read_config(const core_params *p, life_config *c) {
+    clpk_error err = {0};
+    memset(c, 0, sizeof *c);
+    return CHECK(core_param_read(T, p, c, &err) == CLPK_SUCCESS, "defaults parse: %s", err.message);
+}
+
+static void check_defaults(void) {
+    life_config c;
+    core_params p;
+    core_param_defaults(T, CLPK_DEVICE_GPU, &p);
+    if (read_config(&p, &c))
+        CHECK(c.dsc == LIFE_DSC_VOXEL && c.wc == LIFE_WC_FIBER && c.team == 32 && c.runs == 4 && c.unroll == 1 &&
+                  c.wc_team == 32 && c.wc_runs == 8 && c.wg == 64 && c.theta_parts == 1 &&
+                  c.voxel_order == LIFE_VOXEL_ORDER_INDEX && c.fiber_order == LIFE_FIBER_ORDER_INDEX,
+              "GPU defaults");
+    core_param_defaults(T, CLPK_DEVICE_CPU, &p);
+    if (read_config(&p, &c))
+        CHECK(c.dsc == LIFE_DSC_VOXEL && c.wc == LIFE_WC_FIBER && c.team == 16 && c.runs == 4 && c.unroll == 4 &&
+                  c.wc_team == 16 && c.wc_runs == 4 && c.wg == 64 && c.theta_parts == 1 &&
+                  c.voxel_order == LIFE_VOXEL_ORDER_INDEX,
+              "CPU defaults");
+    /* finer than a device kind: GPU f64, and devices that are neither GPU nor CPU take the CPU values */
+    clpk_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.kind = CLPK_DEVICE_GPU;
+    life_default_params(&dev, CLPK_PRECISION_F64, &p);
+    if (read_config(&p, &c))
+        CHECK(c.unroll == 8 && c.voxel_order == LIFE_VOXEL_ORDER_MORTON && c.team == 32, "GPU f64 defaults");
+    dev.kind = CLPK_DEVICE_OTHER;
+    life_default_params(&dev, CLPK_PRECISION_F64, &p);
+    if (read_config(&p, &c)) CHECK(c.team == 16 && c.unroll == 4 && c.wc_runs == 4, "other devices' defaults");
+}
+
+/* NAME rows hold the index of the name: the plan casts it to its enums. */
+static void check_names(void) {
+    const struct {
+        const char *key, *value;
+        int want;
+    } cases[] = {{"dsc", "atomics", LIFE_DSC_ATOMICS},
+                 {"dsc", "voxel", LIFE_DSC_VOXEL},
+                 {"wc", "atomics", LIFE_WC_ATOMICS},
+                 {"wc", "atom", LIFE_WC_ATOM},
+                 {"wc", "fiber", LIFE_WC_FIBER},
+                 {"wc", "voxel", LIFE_WC_VOXEL},
+                 {"voxel_order", "index", LIFE_VOXEL_ORDER_INDEX},
+                 {"voxel_order", "morton", LIFE_VOXEL_ORDER_MORTON},
+                 {"fiber_order", "index", LIFE_FIBER_ORDER_INDEX},
+                 {"fiber_order", "voxel", LIFE_FIBER_ORDER_VOXEL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        core_params p;
+        core_param_defaults(T, CLPK_DEVICE_GPU, &p);
+        core_params_set(&p, cases[i].key, cases[i].value);
+        life_config c;
+        if (!read_config(&p, &c)) continue;
+        const int got = !strcmp(cases[i].key, "dsc")           ? c.dsc
+                        : !strcmp(cases[i].key, "wc")          ? c.wc
+                        : !strcmp(cases[i].key, "voxel_order") ? c.voxel_order
+                                                               : c.fiber_order;
+        CHECK(got == cases[i].want, "%s=%s reads %d (want %d)", cases[i].key, cases[i].value, got, cases[i].want);
+    }
+    for (int k = 0; k < 2; ++k)
+        CHECK(strstr(core_param_find(T, "dsc")->values, life_dsc_name((life_dsc_kind)k)) != NULL, "dsc name %d", k);
+    for (int k = 0; k < 4; ++k)
+        CHECK(strstr(core_param_find(T, "wc")->values, life_wc_name((life_wc_kind)k)) != NULL, "wc name %d", k);
+}
+
+/* TEAM, UNROLL and WC_TEAM in this order, as the build options had them before the table. */
+static void check_defines(void) {
+    core_params p;
+    core_param_defaults(T, CLPK_DEVICE_GPU, &p);
+    core_params_set(&p, "team", "8");
+    core_params_set(&p, "unroll", "2");
+    life_config c;
+    if (!read_config(&p, &c)) return;
+    char options[128] = "-DNTHETA=96 -DLDD=96";
+    core_param_defines(T, &c, options, sizeof options);
+    CHECK(!strcmp(options, "-DNTHETA=96 -DLDD=96 -DTEAM=8 -DUNROLL=2 -DWC_TEAM=32"), "defines '%s'", options);
+}
+
+static void check_search_values(void) {
+    int searched = 0;
+    for (int i = 0; i < T->count; ++i) {
+        const core_param_def *d = &T->defs[i];
+        const char *values[CLPK_TUNE_MAX_VALUES];
+        char storage[256];
+        int n = core_param_search_values(d, values, storage, sizeof storage, CLPK_TUNE_MAX_VALUES);
+        searched += n > 0;
+        for (int v = 0; v < n; ++v) {
+            clpk_error err = {0};
+            CHECK(core_param_check_value(T, d, values[v], &err) == CLPK_SUCCESS, "searched %s=%s: %s", d->name,
+                  values[v], err.message);
+        }
+        /* the tuner prunes a parameter a strategy does not read to its first value: the default where it can */
+        if (n > 0 && !strcmp(d->name, "wg")) CHECK(!strcmp(values[0], d->default_gpu), "wg searches its default first");
+    }
+    CHECK(searched == 10 && core_param_find(T, "theta_parts")->search == NULL,
+          "the tuner searches every parameter but theta_parts (%d)", searched);
+}
+
+/* Every life entry of the shipped profiles has only keys and values the table accepts. */
+static void check_shipped_profiles(void) {
+    const char *files[] = {"nvidia-h100.json", "pocl-cpu-amd-epyc.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/../profiles/%s", CLPK_TEST_SOURCE_DIR, files[f]);
+        FILE *in = fopen(path, "rb");
+        if (!CHECK(in != NULL, "open %s", path)) continue;
+        fseek(in, 0, SEEK_END);
+        long size = ftell(in);
+        fseek(in, 0, SEEK_SET);
+        char *text = malloc((size_t)size + 1);
+        size_t got = fread(text, 1, (size_t)size, in);
+        text[got] = '\0';
+        fclose(in);
+        cJSON *root = cJSON_Parse(text);
+        free(text);
+        const cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "life");
+        int count = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, entries) {
+            const cJSON *item;
+            cJSON_ArrayForEach(item, cJSON_GetObjectItem(e, "params")) {
+                const core_param_def *d = core_param_find(T, item->string);
+                char value[64];
+                if (cJSON_IsNumber(item))
+                    snprintf(value, sizeof value, "%d", item->valueint);
+                else
+                    snprintf(value, sizeof value, "%s", cJSON_IsString(item) ? item->valuestring : "");
+                clpk_error err = {0};
+                CHECK(d && core_param_check_value(T, d, value, &err) == CLPK_SUCCESS, "%s: %s=%s: %s", files[f],
+                      item->string, value, d ? err.message : "unknown key");
+            }
+            ++count;
+        }
+        CHECK(count > 0, "%s has life entries", files[f]);
+        cJSON_Delete(root);
+    }
+}
+
+static void expect_refused(clpk_context *ctx, const char *caller, const char *needle1, const char *needle2) {
+    core_resolve_request req = {T, NULL, caller, NULL, NULL};
+    core_resolved r;
+    clpk_status st = core_resolve(ctx, &req, &r);
+    const char *msg = clpk_last_error(ctx);
+    CHECK(st == CLPK_ERROR_INVALID_ARGUMENT && strstr(msg, needle1) && strstr(msg, needle2),
+          "'%s' refused naming '%s' and '%s': %s (%s)", caller, needle1, needle2, clpk_status_string(st), msg);
+}
+
+static void check_resolve(clpk_context *ctx) {
+    expect_refused(ctx, "bogus=1", "bogus", "unknown");
+    expect_refused(ctx, "team=3", "team", "3");
+    expect_refused(ctx, "team=abc", "team", "abc");
+    expect_refused(ctx, "wc=nope", "wc", "nope");
+    expect_refused(ctx, "voxel_order=hilbert", "voxel_order", "hilbert");
+    expect_refused(ctx, "unroll=17", "unroll", "17");
+    expect_refused(ctx, "theta_parts=0", "theta_parts", "0");
+    expect_refused(ctx, "runs=0", "runs", "0");
+
+    core_resolve_request req = {T, NULL, "team=8,voxel_order=morton", NULL, NULL};
+    core_resolved r;
+    if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) {
+        CHECK(core_resolved_source(&r, "team") == CORE_SOURCE_CALLER &&
+                  core_resolved_source(&r, "voxel_order") == CORE_SOURCE_CALLER,
+              "caller's keys have the caller as source");
+        CHECK(core_resolved_source(&r, "runs") == CORE_SOURCE_DEFAULT &&
+                  core_resolved_source(&r, "dsc") == CORE_SOURCE_DEFAULT,
+              "the others are defaults");
+        CHECK(!strcmp(core_params_get(&r.params, "team"), "8") && !strcmp(core_params_get(&r.params, "wc"), "fiber"),
+              "values: team %s, wc %s", core_params_get(&r.params, "team"), core_params_get(&r.params, "wc"));
+    }
+}
+
+/* Plans: refusals name the key; a strategy's kernels give way to the caller's. */
+static void check_plans(clpk_context *ctx, const clpk_life_dataset *d) {
+    clpk_life_plan *plan = NULL;
+    CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, "sorted", "bogus=1", &plan) ==
+                  CLPK_ERROR_INVALID_ARGUMENT &&
+              strstr(clpk_last_error(ctx), "bogus") && !plan,
+          "unknown key: %s", clpk_last_error(ctx));
+    if (CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, "atomics", "wc=fiber", &plan) == CLPK_SUCCESS, "%s",
+              clpk_last_error(ctx))) {
+        CHECK(plan->dsc_kind == LIFE_DSC_ATOMICS && plan->wc_kind == LIFE_WC_FIBER &&
+                  strstr(plan->origin, "strategy atomics + caller's parameters"),
+              "atomics with the caller's wc: dsc %d wc %d (%s)", plan->dsc_kind, plan->wc_kind, plan->origin);
+        clpk_life_plan_destroy(plan);
+    }
+}
+
+/* The features the plan passes for d in f32, with n_theta as given. */
+static void features_of(const clpk_life_dataset *d, core_params *f) {
+    double voxel_run = 0, fiber_run = 0, longest = 0;
+    life_run_stats(d, LIFE_ORDER_VOXEL, &voxel_run, &longest);
+    life_run_stats(d, LIFE_ORDER_FIBER, &fiber_run, &longest);
+    core_params_clear(f);
+    core_params_set(f, "precision", "f32");
+    core_params_set_int(f, "n_theta", d->n_theta);
+    core_params_set_num(f, "voxel_run", voxel_run > 1 ? voxel_run : 1);
+    core_params_set_num(f, "fiber_run", fiber_run > 1 ? fiber_run : 1);
+}
+
+/* A profile entry under a caller's value: sources profile / caller / default, through core_resolve and a plan; the
+ * strategies other than auto take no profile entry; a stale entry (a key the table does not know) is ignored whole
+ * and the plan still builds on the defaults. */
+static void check_profile_sources(const clpk_life_dataset *d) {
+    char path[] = "/tmp/clpk_life_params_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!CHECK(f != NULL, "temporary profile")) return;
+    fprintf(f,
+            "{\"schema\": 1, \"device\": {\"name\": \"any\", \"vendor\": \"any\"}, \"families\": {\"life\": ["
+            "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"dsc\": \"voxel\", \"wc\": "
+            "\"fiber\", \"unroll\": 2, \"wc_runs\": 2, \"fiber_order\": \"voxel\"}},"
+            "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"unroll\": 2, \"colour\": 2}}]}}\n",
+            d->n_theta, d->n_theta + 1000);
+    fclose(f);
+    setenv("CLPK_PROFILE", path, 1);
+    setenv("CLPK_LOG", "quiet", 1);
+    clpk_context *ctx = NULL;
+    if (CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context with the profile")) {
+        core_params features;
+        features_of(d, &features);
+        core_resolve_request req = {T, &features, "wc_runs=1", NULL, NULL};
+        core_resolved r;
+        if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) {
+            CHECK(r.choice.found && core_resolved_source(&r, "unroll") == CORE_SOURCE_PROFILE &&
+                      core_resolved_source(&r, "fiber_order") == CORE_SOURCE_PROFILE &&
+                      core_resolved_source(&r, "wc_runs") == CORE_SOURCE_CALLER &&
+                      core_resolved_source(&r, "team") == CORE_SOURCE_DEFAULT,
+                  "sources profile, caller, default");
+            CHECK(!strcmp(core_params_get(&r.params, "wc_runs"), "1") &&
+                      !strcmp(core_params_get(&r.params, "unroll"), "2"),
+                  "caller over profile");
+        }
+        clpk_life_plan *plan = NULL;
+        if (CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, "auto", "wc_runs=1", &plan) == CLPK_SUCCESS,
+                  "plan: %s", clpk_last_error(ctx))) {
+            CHECK(plan->config.unroll == 2 && plan->config.wc_runs == 1 &&
+                      plan->fiber_order == LIFE_FIBER_ORDER_VOXEL && strstr(plan->origin, "profile ") &&
+                      strstr(plan->origin, "+ caller's parameters"),
+                  "auto plan: unroll %d, wc_runs %d (%s)", plan->config.unroll, plan->config.wc_runs, plan->origin);
+            clpk_life_plan_destroy(plan);
+        }
+        if (CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, "sorted", NULL, &plan) == CLPK_SUCCESS, "plan: %s",
+                  clpk_last_error(ctx))) {
+            CHECK(plan->fiber_order == LIFE_FIBER_ORDER_INDEX && !strcmp(plan->origin, "strategy sorted"),
+                  "sorted plan takes no profile entry (%s)", plan->origin);
+            clpk_life_plan_destroy(plan);
+        }
+        core_params_set_int(&features, "n_theta", d->n_theta + 1000);
+        req.caller = NULL;
+        if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve stale: %s", clpk_last_error(ctx))) {
+            CHECK(!r.choice.found && core_resolved_source(&r, "unroll") == CORE_SOURCE_DEFAULT,
+                  "a stale entry is ignored whole");
+        }
+        clpk_context_destroy(ctx);
+    }
+    unsetenv("CLPK_PROFILE");
+    remove(path);
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    check_defaults();
+    check_names();
+    check_defines();
+    check_search_values();
+    check_shipped_profiles();
+    clpk_context *ctx = NULL;
+    if (clpk_context_create(&ctx, NULL) != CLPK_SUCCESS) {
+        printf("no OpenCL device: skipping the device checks\n");
+        return check_summary();
+    }
+    life_random_options o = {.n_theta = 37, .n_atoms = 11, .n_voxels = 40, .n_fibers = 25, .mean_run = 4};
+    clpk_life_dataset d;
+    clpk_error err;
+    if (CHECK(life_random_dataset(&o, check_rand(&rng), &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) {
+        check_resolve(ctx);
+        check_plans(ctx, &d);
+        clpk_context_destroy(ctx);
+        ctx = NULL;
+        check_profile_sources(&d);
+        clpk_life_dataset_free(&d);
+    }
+    if (ctx) clpk_context_destroy(ctx);
+    return check_summary();
+}
