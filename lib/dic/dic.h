@@ -1,74 +1,23 @@
-/* Digital image correlation (DIC) on top of the cross-correlation family: the displacement field between a reference
- * and a deformed image, one vector per subset of a grid. Internal to clpk (used by clpk-dic and the tests).
- *
- * Each reference subset (s x s, zero-mean, unit norm) is zero-padded by m on every side into an (s+2m)^2 template and
- * correlated with (s+2m)^2 windows of the deformed image over the centred (2m+1)^2 search window of shifts, so the
- * template always overlaps its window fully (no overlap bias). The integer peak of the zero-normalised
- * cross-correlation (ZNCC: the deformed region's energy at every shift comes from integral images) gives the
- * displacement; a 3-point Gaussian fit per axis (parabolic where a value is not positive) on the 3x3 ZNCC values
- * refines it to sub-pixel (its error is a few 0.01 px, up to ~0.1 px: peak locking), then by default an
- * inverse-compositional Gauss-Newton on the zero-normalised SSD with bicubic resampling (translation only) polishes it
- * (~0.01 px on smooth speckle); where that cannot converge the peak-fit value stays.
- *   one-to-one: one window per subset at the subset's own position (|displacement| <= m).
- *   n-to-mn:    (2k+1)^2 windows per subset, offset by multiples of 2m+1, covering |displacement| <= m + k(2m+1).
- */
+/* The DIC application's internal interface: the public types (clpk_dic.h describes the method) under the internal
+ * names the implementation and the tests use; lib/dic/dic_api.c exports them as clpk_dic_*. */
 #ifndef CLPK_DIC_H
 #define CLPK_DIC_H
 
-#include "clpk.h"
+#include "clpk_dic.h"
 
-typedef enum dic_method { CLPK_DIC_ONE_TO_ONE = 1, CLPK_DIC_N_TO_MN } dic_method;
+typedef clpk_dic_method dic_method;
+typedef clpk_dic_refine dic_refine;
+typedef clpk_dic_options dic_options;
+typedef clpk_dic_field dic_field;
 
-typedef enum dic_refine {
-    CLPK_DIC_REFINE_GN = 0, /* peak fit, then Gauss-Newton (default) */
-    CLPK_DIC_REFINE_PEAK    /* 3-point peak fit only */
-} dic_refine;
-
-typedef struct dic_options {
-    int subset;             /* s: subset side in pixels (>= 5) */
-    int step;               /* grid step in pixels (>= 1) */
-    dic_method method; /* one-to-one or n-to-mn */
-    int search;             /* m: shifts -m..m per window; 0 = s/4 */
-    int reach;              /* k: n-to-mn windows per side (>= 1; default 1); ignored by one-to-one */
-    clpk_precision precision;
-    const char *algorithm;  /* xcorr plan algorithm: NULL/"auto", "fft", "naive", ... or "cpu" (host reference) */
-    const char *params;     /* xcorr plan parameters or NULL */
-    dic_refine refine; /* sub-pixel refinement */
-    double min_score;       /* points whose peak ZNCC is below this get no vector (NaN); default 0.5 */
-} dic_options;
-
-/* Fills defaults: subset 64, step 32, one-to-one, search s/4, reach 1, f32, auto, Gauss-Newton, min_score 0.5. */
 void dic_options_default(dic_options *opt);
-
-/* "one-to-one" or "n-to-mn" (underscores accepted). */
 clpk_status dic_method_parse(const char *text, dic_method *out);
-
-typedef struct dic_field {
-    int rows, cols;     /* grid points */
-    double *x, *y;      /* subset centres in pixels (column, row), rows*cols each */
-    double *u, *v;      /* displacement (deformed - reference) along x (columns) and y (rows); NaN where invalid */
-    double *score;      /* ZNCC at the integer peak, in [-1, 1] (NaN where the subset has no texture) */
-    int valid;          /* number of points with a finite displacement */
-    char algorithm[64]; /* the xcorr algorithm that ran */
-    double seconds;     /* wall time of the correlation step (plan creation excluded) */
-} dic_field;
-
-/* Computes the displacement field of `def` relative to `ref` (both height x width, row-major). Fails with
- * CLPK_ERROR_INVALID_ARGUMENT when the image is too small for one subset with its search margin. */
 clpk_status dic_run(clpk_context *ctx, const double *ref, const double *def, int height, int width,
-                         const dic_options *opt, dic_field *out);
+                    const dic_options *opt, dic_field *out);
 void dic_field_free(dic_field *field);
-
-/* Summary of the finite vectors: mean and max magnitude, mean u and v. */
-void dic_field_stats(const dic_field *field, double *mean_mag, double *max_mag, double *mean_u,
-                          double *mean_v);
-
-/* An RGB picture (height x width x 3, malloc'ed) of the field over the reference image: cells tinted by |d|
- * (blue 0 .. red max), arrows scaled so the longest is 0.45 grid steps; grey cells have no valid vector. */
-clpk_status dic_render(const dic_field *field, const double *ref, int height, int width,
-                            unsigned char **rgb);
-/* dic_render written as a PNG. */
+void dic_field_stats(const dic_field *field, double *mean_mag, double *max_mag, double *mean_u, double *mean_v);
+clpk_status dic_render(const dic_field *field, const double *ref, int height, int width, unsigned char **rgb);
 clpk_status dic_write_png(const char *path, const dic_field *field, const double *ref, int height, int width,
-                               clpk_error *err);
+                          clpk_error *err);
 
 #endif
