@@ -1,6 +1,8 @@
-/* The tuner's engine (tune.c), profile writer and resume cache (tune_profile.c) and progress display
- * (tune_progress.c). The engine takes any NULL-terminated list of families, so tests pass fake ones and clpk-tune
- * passes tune_families. Nothing here is global: every run carries its own state. */
+/* The tuner's engine (tune_run.c, the run and its budgets; tune_search.c, tune_strategy.c and tune_hill.c, one
+ * problem's search; tune_final.c, the re-measure; tune.c, names, defaults and selections), resume cache
+ * (tune_cache.c), profile writer (tune_profile.c) and progress display (tune_progress.c). The engine takes any
+ * NULL-terminated list of families, so tests pass fake ones and clpk-tune passes tune_families. Nothing here is
+ * global: every run carries its own state. */
 #ifndef CLPK_TUNE_RUN_H
 #define CLPK_TUNE_RUN_H
 
