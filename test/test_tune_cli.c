@@ -4,7 +4,7 @@
  * makes the run restart itself with --resume and skip it. */
 int tune_main(int argc, char **argv);
 #define main tune_main
-#include "../examples/clpk_tune.c"
+#include "../tools/clpk_tune.c"
 #undef main
 
 #include "check.h"

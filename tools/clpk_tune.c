@@ -2,6 +2,8 @@
  * reads at run time; also merges profiles and lists the families and their search spaces. See docs/tuning.md. */
 #include "tune_run.h"
 
+#include "cli_args.h"
+
 #include <cjson/cJSON.h>
 
 #include <ctype.h>
@@ -15,7 +17,6 @@
 #include <unistd.h>
 
 #define MAX_FAMILIES 16
-#define MAX_MERGE 64
 
 static volatile sig_atomic_t interrupted;
 
@@ -48,8 +49,10 @@ static long long monotonic_ns(void) {
 
 static void watch_event(void *user, const tune_event *ev) {
     watchdog *w = user;
-    if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE_START) atomic_store(&w->started_ns, monotonic_ns());
-    else if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE) atomic_store(&w->started_ns, 0);
+    if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE_START)
+        atomic_store(&w->started_ns, monotonic_ns());
+    else if (ev->kind == CLPK_TUNE_EVENT_CANDIDATE)
+        atomic_store(&w->started_ns, 0);
     tune_progress_event(w->progress, ev);
 }
 
@@ -94,44 +97,9 @@ static void *watch(void *user) {
     return NULL;
 }
 
-static void usage(FILE *out) {
-    fprintf(out,
-            "usage: clpk-tune [options]                 tune and write a profile\n"
-            "       clpk-tune --merge A.json B.json ... --out C.json [--force]\n"
-            "       clpk-tune --list [--device SEL] [--families LIST] [--quick]\n"
-            "options:\n"
-            "  --device SEL          index, P:D or name substring (default $CLPK_DEVICE, else first GPU, else CPU)\n"
-            "  --families LIST       comma-separated families (default: all built in)\n"
-            "  --budget SECONDS      time budget of the whole run (default: none), shared out over its problems;\n"
-            "                        time left at the end continues searches cut short (from the cache)\n"
-            "  --family-budget S     time budget of each family instead, shared out over its problems\n"
-            "  --candidate-limit S   a candidate taking longer (build included) is a timeout (default 30)\n"
-            "  --hang-limit S        a candidate still running after S seconds is taken as hung: the run restarts\n"
-            "                        itself with --resume, skipping it (default 4 x the candidate limit; 0: never)\n"
-            "  --strategy NAME       hill (default), random or exhaustive\n"
-            "  --samples N           random points (hill: half of them start the climbs; default 24)\n"
-            "  --repeats N           timed runs per candidate (default 5); --final-repeats N (default 15)\n"
-            "  --top-k N             best candidates measured again (default 4)\n"
-            "  --max-points N        at most N evaluations per problem\n"
-            "  --build-threads N     threads compiling a search step's candidates ahead (default: GPUs the host's\n"
-            "                        cores up to 16, CPU devices 1 = no compiling ahead)\n"
-            "  --problems LIST       tune only these problems of each family (numbers as --list shows them)\n"
-            "  --space K=V|V,...     search only this sub-space: each parameter named keeps the values listed\n"
-            "                        (parameters a family lacks are ignored)\n"
-            "  --precision P         f32 or f64 (default: both where the family supports them)\n"
-            "  --quick               small problems and a reduced set (CI)\n"
-            "  --seed N              seed of the inputs and of the random strategies (default 1)\n"
-            "  --data-dir DIR        shared real data (default $CLPK_SHARED_DATA_DIR)\n"
-            "  --out FILE            profile to write (default clpk-profile-<device>.json)\n"
-            "  --cache FILE          measured points, for --resume (default FILE.cache.jsonl)\n"
-            "  --resume              continue an interrupted run: points in the cache are not measured again\n"
-            "  --vs-exhaustive       then search exhaustively too and report tuned/exhaustive per problem, both\n"
-            "                        winners measured again alternately (head-to-head)\n"
-            "  --vs-rounds N         head-to-head rounds per winner (default 5; 0: none)\n"
-            "  --vs-space K=V|V,...  the exhaustive search covers this sub-space instead (implies --vs-exhaustive)\n"
-            "  --vs-json FILE        also write that comparison as JSON (implies --vs-exhaustive)\n"
-            "  --verbose             print every rejected candidate with its reason\n");
-}
+static const char *const synopsis = "[options]                 tune and write a profile\n"
+                                    "       clpk-tune --merge A.json B.json ... --out C.json [--force]\n"
+                                    "       clpk-tune --list [--device SEL] [--families LIST] [--quick]";
 
 static void sanitize(const char *in, char *out, size_t size) {
     size_t n = 0;
@@ -140,22 +108,6 @@ static void sanitize(const char *in, char *out, size_t size) {
         out[n++] = isalnum((unsigned char)c) ? c : '-';
     }
     out[n] = '\0';
-}
-
-static int parse_int(const char *text, int *out) {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < 0 || v > 1000000000) return 0;
-    *out = (int)v;
-    return 1;
-}
-
-static int parse_seconds(const char *text, double *out) {
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !(v >= 0) || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
 }
 
 static double geometric_mean_speedup(const tune_report *r, const char *family, int *n) {
@@ -234,8 +186,8 @@ static void print_table(const tune_report *r) {
 typedef struct vs_options {
     const tune_family *const *families;
     const tune_config *cfg;
-    int rounds;           /* head-to-head rounds per winner (0: no head-to-head) */
-    const char *json;     /* write the comparison there (NULL: don't) */
+    int rounds;                                 /* head-to-head rounds per winner (0: no head-to-head) */
+    const char *json;                           /* write the comparison there (NULL: don't) */
     const char *tuned_space, *exhaustive_space; /* the restrictions of the two searches (NULL: whole space) */
 } vs_options;
 
@@ -261,8 +213,10 @@ static cJSON *params_json(const core_params *p) {
 }
 
 static void add_number(cJSON *obj, const char *key, double v) {
-    if (isfinite(v)) cJSON_AddNumberToObject(obj, key, v);
-    else cJSON_AddNullToObject(obj, key);
+    if (isfinite(v))
+        cJSON_AddNumberToObject(obj, key, v);
+    else
+        cJSON_AddNullToObject(obj, key);
 }
 
 static int print_vs_exhaustive(clpk_context *ctx, const tune_report *tuned, const tune_report *full,
@@ -285,7 +239,7 @@ static int print_vs_exhaustive(clpk_context *ctx, const tune_report *tuned, cons
         const tune_family *fam = family_named(o->families, a->family);
         if (o->rounds > 0 && fam &&
             tune_compare(ctx, fam, &o->cfg->opts, a->problem_index, &a->best, &b->best, o->rounds,
-                              o->cfg->final_repeats, &cmp) != CLPK_SUCCESS)
+                         o->cfg->final_repeats, &cmp) != CLPK_SUCCESS)
             printf("  %s %s: head-to-head failed: %s\n", a->family, a->label, clpk_last_error(ctx));
         double h2h = cmp.b_ms / cmp.a_ms;
         /* The same point is as good by definition (its head-to-head ratio is the noise); a tuned choice faster than
@@ -376,8 +330,7 @@ static int list_families(const tune_family *const *fams, const char *selector, c
             memset(&space, 0, sizeof space);
             clpk_error restrict_err = {0};
             clpk_status space_st = f->space(ctx, &prob, &space);
-            if (space_st == CLPK_SUCCESS &&
-                tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
+            if (space_st == CLPK_SUCCESS && tune_space_restrict(&space, restriction, &restrict_err) != CLPK_SUCCESS) {
                 printf("  [%d] %s: %s\n", i, prob.label, restrict_err.message);
             } else if (space_st == CLPK_SUCCESS) {
                 double size = tune_space_size(&space);
@@ -393,7 +346,8 @@ static int list_families(const tune_family *const *fams, const char *selector, c
                 printf("  [%d] %s  class {%s}  %.0f points%s\n", i, prob.label, klass, size, valid_text);
                 for (int p = 0; p < space.count; ++p) {
                     printf("      %-16s", space.params[p].name);
-                    for (int v = 0; v < space.params[p].count; ++v) printf(" %s", space.params[p].values[v]);
+                    for (int v = 0; v < space.params[p].count; ++v)
+                        printf(" %s", space.params[p].values[v]);
                     putchar('\n');
                 }
             } else {
@@ -407,83 +361,134 @@ static int list_families(const tune_family *const *fams, const char *selector, c
     return 0;
 }
 
+/* A count option: unset stays `fallback`; else within [lo, 1e9]. Returns 0 when out of range. */
+static int take_count(long long value, int lo, int *out) {
+    if (value == CLI_INT_UNSET) return 1;
+    if (value < lo || value > 1000000000) return 0;
+    *out = (int)value;
+    return 1;
+}
+
 int main(int argc, char **argv) {
     tune_config cfg;
     tune_config_defaults(&cfg);
     cfg.candidate_limit_s = 30;
-    const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL;
-    const char *merge[MAX_MERGE];
-    int nmerge = 0, merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0, rounds = 5;
+    const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL, *precision = NULL, *strategy = NULL;
+    int merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0, rounds = 5;
     const char *vs_json = NULL, *vs_space = NULL;
-    double hang_s = -1;
+    double hang_s = NAN; /* NAN: 4 x the candidate limit */
+    long long restart_count = CLI_INT_UNSET, samples = CLI_INT_UNSET, repeats = CLI_INT_UNSET,
+              final_repeats = CLI_INT_UNSET, top_k = CLI_INT_UNSET, max_points = CLI_INT_UNSET,
+              build_threads = CLI_INT_UNSET, vs_rounds = CLI_INT_UNSET, seed = CLI_INT_UNSET;
+    cli_list inputs = {0};
     cfg.opts.data_dir = getenv("CLPK_SHARED_DATA_DIR");
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int ok = 1, takes = 1;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--device")) selector = v;
-        else if (!strcmp(a, "--families")) family_names = v;
-        else if (!strcmp(a, "--budget")) ok = v && parse_seconds(v, &cfg.budget_s);
-        else if (!strcmp(a, "--family-budget")) ok = v && parse_seconds(v, &cfg.family_budget_s);
-        else if (!strcmp(a, "--candidate-limit")) ok = v && parse_seconds(v, &cfg.candidate_limit_s);
-        else if (!strcmp(a, "--hang-limit")) ok = v && parse_seconds(v, &hang_s);
-        else if (!strcmp(a, "--restart-count")) ok = v && parse_int(v, &restarts);
-        else if (!strcmp(a, "--strategy")) ok = v && tune_strategy_parse(v, &cfg.strategy) == CLPK_SUCCESS;
-        else if (!strcmp(a, "--samples")) ok = v && parse_int(v, &cfg.samples) && cfg.samples > 0;
-        else if (!strcmp(a, "--repeats")) ok = v && parse_int(v, &cfg.repeats) && cfg.repeats > 0;
-        else if (!strcmp(a, "--final-repeats")) ok = v && parse_int(v, &cfg.final_repeats) && cfg.final_repeats > 0;
-        else if (!strcmp(a, "--top-k")) ok = v && parse_int(v, &cfg.top_k);
-        else if (!strcmp(a, "--max-points")) ok = v && parse_int(v, &cfg.max_points);
-        else if (!strcmp(a, "--build-threads")) ok = v && parse_int(v, &cfg.build_threads) && cfg.build_threads > 0;
-        else if (!strcmp(a, "--space")) {
-            clpk_error space_err = {0};
-            ok = v && tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
-            if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", space_err.message);
-            cfg.space_restrict = v;
-        }
-        else if (!strcmp(a, "--problems")) {
-            clpk_error problems_err = {0};
-            ok = v && tune_problems_parse(v, &problems_err) == CLPK_SUCCESS;
-            if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", problems_err.message);
-            cfg.problems = v;
-        } else if (!strcmp(a, "--vs-space")) {
-            clpk_error space_err = {0};
-            ok = v && tune_space_restrict(NULL, v, &space_err) == CLPK_SUCCESS;
-            if (v && !ok) fprintf(stderr, "clpk-tune: %s\n", space_err.message);
-            vs_space = v, vs_exhaustive = 1;
-        } else if (!strcmp(a, "--vs-rounds")) ok = v && parse_int(v, &rounds);
-        else if (!strcmp(a, "--vs-json")) vs_json = v, vs_exhaustive = 1;
-        else if (!strcmp(a, "--precision")) {
-            clpk_precision p;
-            ok = v && clpk_precision_parse(v, &p) == CLPK_SUCCESS;
-            cfg.opts.precision = ok ? clpk_precision_name(p) : NULL;
-        } else if (!strcmp(a, "--seed")) ok = v && (cfg.opts.seed = strtoull(v, NULL, 0), 1);
-        else if (!strcmp(a, "--data-dir")) cfg.opts.data_dir = v;
-        else if (!strcmp(a, "--out")) out = v;
-        else if (!strcmp(a, "--cache")) cache = v;
-        else {
-            takes = 0;
-            if (!strcmp(a, "--quick")) cfg.opts.quick = 1;
-            else if (!strcmp(a, "--resume")) cfg.resume = 1;
-            else if (!strcmp(a, "--merge")) merging = 1;
-            else if (!strcmp(a, "--force")) force = 1;
-            else if (!strcmp(a, "--list")) list = 1;
-            else if (!strcmp(a, "--verbose")) verbose = 1;
-            else if (!strcmp(a, "--vs-exhaustive")) vs_exhaustive = 1;
-            else if (merging && a[0] != '-' && nmerge < MAX_MERGE) merge[nmerge++] = a;
-            else ok = 0;
-        }
-        if (!ok || (takes && !v)) {
-            fprintf(stderr, "clpk-tune: bad or incomplete argument '%s%s%s'\n", a, v && takes ? " " : "",
-                    v && takes ? v : "");
-            usage(stderr);
-            return 2;
-        }
-        i += takes;
+    const cli_option options[] = {
+        {"--device", CLI_STRING, &selector, "SEL",
+         "index, P:D or name substring (default $CLPK_DEVICE, else first GPU, else CPU)"},
+        {"--families", CLI_STRING, &family_names, "LIST", "comma-separated families (default: all built in)"},
+        {"--budget", CLI_DOUBLE, &cfg.budget_s, "SECONDS",
+         "time budget of the whole run (default: none), shared out over its problems;\n"
+         "time left at the end continues searches cut short (from the cache)"},
+        {"--family-budget", CLI_DOUBLE, &cfg.family_budget_s, "S",
+         "time budget of each family instead, shared out over its problems"},
+        {"--candidate-limit", CLI_DOUBLE, &cfg.candidate_limit_s, "S",
+         "a candidate taking longer (build included) is a timeout (default 30)"},
+        {"--hang-limit", CLI_DOUBLE, &hang_s, "S",
+         "a candidate still running after S seconds is taken as hung: the run restarts\n"
+         "itself with --resume, skipping it (default 4 x the candidate limit; 0: never)"},
+        {"--restart-count", CLI_INT, &restart_count, "N", "(set by that restart: how many came before)"},
+        {"--strategy", CLI_STRING, &strategy, "NAME", "hill (default), random or exhaustive"},
+        {"--samples", CLI_INT, &samples, "N", "random points (hill: half of them start the climbs; default 24)"},
+        {"--repeats", CLI_INT, &repeats, "N", "timed runs per candidate (default 5)"},
+        {"--final-repeats", CLI_INT, &final_repeats, "N", "timed runs of the best candidates (default 15)"},
+        {"--top-k", CLI_INT, &top_k, "N", "best candidates measured again (default 4)"},
+        {"--max-points", CLI_INT, &max_points, "N", "at most N evaluations per problem"},
+        {"--build-threads", CLI_INT, &build_threads, "N",
+         "threads compiling a search step's candidates ahead (default: GPUs the host's\n"
+         "cores up to 16, CPU devices 1 = no compiling ahead)"},
+        {"--problems", CLI_STRING, &cfg.problems, "LIST",
+         "tune only these problems of each family (numbers as --list shows them)"},
+        {"--space", CLI_STRING, &cfg.space_restrict, "K=V|V,...",
+         "search only this sub-space: each parameter named keeps the values listed\n"
+         "(parameters a family lacks are ignored)"},
+        {"--precision", CLI_STRING, &precision, "P", "f32 or f64 (default: both where the family supports them)"},
+        {"--quick", CLI_FLAG, &cfg.opts.quick, NULL, "small problems and a reduced set (CI)"},
+        {"--seed", CLI_INT, &seed, "N", "seed of the inputs and of the random strategies (default 1)"},
+        {"--data-dir", CLI_STRING, &cfg.opts.data_dir, "DIR", "shared real data (default $CLPK_SHARED_DATA_DIR)"},
+        {"--out", CLI_STRING, &out, "FILE", "profile to write (default clpk-profile-<device>.json)"},
+        {"--cache", CLI_STRING, &cache, "FILE", "measured points, for --resume (default FILE.cache.jsonl)"},
+        {"--resume", CLI_FLAG, &cfg.resume, NULL,
+         "continue an interrupted run: points in the cache are not measured again"},
+        {"--merge", CLI_FLAG, &merging, NULL, "merge the profiles given as arguments into --out"},
+        {"--force", CLI_FLAG, &force, NULL, "--merge: merge profiles of different devices too"},
+        {"--list", CLI_FLAG, &list, NULL, "list the families, their problems and search spaces"},
+        {"--vs-exhaustive", CLI_FLAG, &vs_exhaustive, NULL,
+         "then search exhaustively too and report tuned/exhaustive per problem, both\n"
+         "winners measured again alternately (head-to-head)"},
+        {"--vs-rounds", CLI_INT, &vs_rounds, "N", "head-to-head rounds per winner (default 5; 0: none)"},
+        {"--vs-space", CLI_STRING, &vs_space, "K=V|V,...",
+         "the exhaustive search covers this sub-space instead (implies --vs-exhaustive)"},
+        {"--vs-json", CLI_STRING, &vs_json, "FILE", "also write that comparison as JSON (implies --vs-exhaustive)"},
+        {"--verbose", CLI_FLAG, &verbose, NULL, "print every rejected candidate with its reason"},
+        {NULL, 0, NULL, NULL, NULL}};
+    int parsed = cli_parse("clpk-tune", synopsis, options, argc, argv, 1, &inputs);
+    if (parsed) return parsed == 1 ? 0 : parsed;
+    const char *bad = NULL;
+    clpk_error spec_err = {0};
+    if (!take_count(restart_count, 0, &restarts))
+        bad = "--restart-count";
+    else if (!take_count(samples, 1, &cfg.samples))
+        bad = "--samples";
+    else if (!take_count(repeats, 1, &cfg.repeats))
+        bad = "--repeats";
+    else if (!take_count(final_repeats, 1, &cfg.final_repeats))
+        bad = "--final-repeats";
+    else if (!take_count(top_k, 0, &cfg.top_k))
+        bad = "--top-k";
+    else if (!take_count(max_points, 0, &cfg.max_points))
+        bad = "--max-points";
+    else if (!take_count(build_threads, 1, &cfg.build_threads))
+        bad = "--build-threads";
+    else if (!take_count(vs_rounds, 0, &rounds))
+        bad = "--vs-rounds";
+    else if (!(cfg.budget_s >= 0))
+        bad = "--budget";
+    else if (!(cfg.family_budget_s >= 0))
+        bad = "--family-budget";
+    else if (!(cfg.candidate_limit_s >= 0))
+        bad = "--candidate-limit";
+    else if (!isnan(hang_s) && !(hang_s >= 0))
+        bad = "--hang-limit";
+    else if (strategy && tune_strategy_parse(strategy, &cfg.strategy) != CLPK_SUCCESS)
+        bad = "--strategy";
+    else if (cfg.space_restrict && tune_space_restrict(NULL, cfg.space_restrict, &spec_err) != CLPK_SUCCESS)
+        bad = "--space";
+    else if (vs_space && tune_space_restrict(NULL, vs_space, &spec_err) != CLPK_SUCCESS)
+        bad = "--vs-space";
+    else if (cfg.problems && tune_problems_parse(cfg.problems, &spec_err) != CLPK_SUCCESS)
+        bad = "--problems";
+    if (!bad && precision) {
+        clpk_precision p;
+        if (clpk_precision_parse(precision, &p) == CLPK_SUCCESS)
+            cfg.opts.precision = clpk_precision_name(p);
+        else
+            bad = "--precision";
     }
+    if (bad) {
+        if (spec_err.message[0]) cli_fail("clpk-tune", "%s", spec_err.message);
+        cli_fail("clpk-tune", "bad value for %s", bad);
+        cli_usage(stderr, "clpk-tune", synopsis, options);
+        return 2;
+    }
+    if (inputs.count && !merging) {
+        cli_fail("clpk-tune", "unexpected argument '%s' (profiles to merge follow --merge)", inputs.items[0]);
+        cli_usage(stderr, "clpk-tune", synopsis, options);
+        return 2;
+    }
+    if (seed != CLI_INT_UNSET) cfg.opts.seed = (uint64_t)seed;
+    if (vs_space || vs_json) vs_exhaustive = 1;
+    const char *const *merge = inputs.items;
+    const int nmerge = inputs.count;
     if (merging) {
         if (nmerge == 0 || !out) {
             fprintf(stderr, "clpk-tune: --merge needs input profiles and --out\n");
