@@ -28,18 +28,18 @@
 #
 # How the variant list was derived (read the code; the coverage check at the end fails when a tuner list grows a
 # value no variant runs):
-#  spmv  (cl/spmv_bccoo.cl, cl/spmv_csr.cl; parameters lib/spmv/spmv_config.c, tuner/tune_spmv.c, build options
-#        lib/spmv/spmv_plan.c spmv_bccoo_options). Compile-time switches: IS_DOUBLE, BH 1..4 x BW 1|2|4 (the 12 shapes the
-#        tuner ranks), FLAG_BITS 8|16|32, COL_BITS 16|32 and COL_DELTA (col=short|int|delta; auto picks short or
-#        int), TILE (spmv_tile_values), WG, STRATEGY 1|2, SYNC_ADJ (sync=adjacent|fallback), SLICED (format
-#        bccoo|bccoo+), STAGE (transpose=online with a staging buffer that fits, else natural order; col=delta never
-#        stages), VLOAD/VW (block_rows' four load codes: scalar, one vector per block row, BW=1 with 2 or 4 rows per
-#        vector, BW=2 with 2 rows per vector; X_ALIGNED follows vload with BW > 1 at x offset 0), PREFETCH 1|4|8.
-#        Runtime switches: skip_scan, cache (strategy 2), slices (bccoo+), interleave (host layout), online mode.
-#        24 BCCOO points (12 shapes x f32/f64) carry every value of every list, each precision every combination of
-#        strategy x sync x format, online staged and unstaged, and each vload code; CSR: both kernels (scalar,
-#        vector) with every csr_vec, both precisions. Matrices have long rows spanning threads and groups, empty
-#        rows, and sizes that are multiples of no block side.
+#  spmv  (cl/spmv_bccoo.cl, cl/spmv_csr.cl; parameters lib/spmv/spmv_params.c, lib/spmv/spmv_config.c,
+#        tuner/tune_spmv.c, build options lib/spmv/spmv_plan.c spmv_bccoo_options). Compile-time switches: IS_DOUBLE,
+#        BH 1..4 x BW 1|2|4 (the 12 shapes the tuner ranks), FLAG_BITS 8|16|32, COL_BITS 16|32 and COL_DELTA
+#        (col=short|int|delta; auto picks short or int), TILE (the table's tile values), WG, STRATEGY 1|2, SYNC_ADJ
+#        (sync=adjacent|fallback), SLICED (format bccoo|bccoo+), STAGE (transpose=online with a staging buffer that
+#        fits, else natural order; col=delta never stages), VLOAD/VW (block_rows' four load codes: scalar, one vector
+#        per block row, BW=1 with 2 or 4 rows per vector, BW=2 with 2 rows per vector; X_ALIGNED follows vload with
+#        BW > 1 at x offset 0), PREFETCH 1|4|8. Runtime switches: skip_scan, cache (strategy 2), slices (bccoo+),
+#        interleave (host layout), online mode. 24 BCCOO points (12 shapes x f32/f64) carry every value of every
+#        list, each precision every combination of strategy x sync x format, online staged and unstaged, and each
+#        vload code; CSR: both kernels (scalar, vector) with every csr_vec, both precisions. Matrices have long rows
+#        spanning threads and groups, empty rows, and sizes that are multiples of no block side.
 #  xcorr (lib/xcorr/xcorr_direct.c algorithms[], lib/xcorr/xcorr_fft.c, lib/xcorr/xcorr_fused.c, tuner/tune_xcorr.c). Every algorithm
 #        on every pattern it accepts (multi-right: not one-to-one; multi-both: n-to-m; fused-fft: one-to-one), every
 #        value of its tuner parameters (TEAM, WPO_WG, LOCAL_WG, SHIFTS/ROWS/LEFTS/RIGHTS and BLOCK_ROWS/COLS are
@@ -257,12 +257,19 @@ c_list() { # FILE NAME: the string literals of the initializer `NAME[] = {...}` 
              while (match(s, /"[^"]*"/)) { print substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) }
              if (j) exit }' "$root/$1"
 }
+table_search() { # FILE PARAM: the values a parameter table searches for PARAM (its row's `.search = "a|b"`)
+    awk -v name="$2" '
+        index($0, ".name = \"" name "\"") { on = 1 }
+        on && match($0, /\.search = "[^"]*"/) { s = substr($0, RSTART + 11, RLENGTH - 12); gsub(/\|/, "\n", s); print s; exit }
+        on && /},[[:space:]]*$/ { exit }' "$root/$1"
+}
 coverage_fail=0
-covers() { # FAMILY KEY FILE ARRAY [EXEMPT...]: each value of the array appears as KEY=value in a FAMILY label
+covers() { # FAMILY KEY FILE ARRAY [EXEMPT...]: each value of the array (ARRAY "table": the parameter table's row
+    # KEY) appears as KEY=value in a FAMILY label
     local family=$1 key=$2 file=$3 array=$4 v n=0
     shift 4
     local values runs="" l
-    values=$(c_list "$file" "$array")
+    if [ "$array" = table ]; then values=$(table_search "$file" "$key"); else values=$(c_list "$file" "$array"); fi
     for l in "${labels[@]}"; do [[ $l == "$family "* ]] && runs+=" ${l//,/ } "; done
     if [ -z "$values" ]; then
         echo "coverage: no list $array in $file (update scripts/oclgrind-check.sh)" >&2
@@ -278,19 +285,13 @@ covers() { # FAMILY KEY FILE ARRAY [EXEMPT...]: each value of the array appears 
     done
 }
 if [ -z "$filter" ]; then
-    covers spmv tile lib/spmv/spmv_config.c spmv_tile_values
-    covers spmv flag_bits tuner/tune_spmv.c flags
-    covers spmv col tuner/tune_spmv.c cols auto # auto = short or int by size: both run
-    covers spmv wg tuner/tune_spmv.c wgs
-    covers spmv strategy tuner/tune_spmv.c strategies
-    covers spmv cache tuner/tune_spmv.c caches
-    covers spmv sync tuner/tune_spmv.c sync_both
-    covers spmv slices tuner/tune_spmv.c slices
-    covers spmv csr_vec tuner/tune_spmv.c vecs
-    covers spmv vload tuner/tune_spmv.c vloads
-    covers spmv prefetch tuner/tune_spmv.c prefetches
-    covers spmv format tuner/tune_spmv.c formats_wide
-    for s in 1x1 1x2 1x4 2x1 2x2 2x4 3x1 3x2 3x4 4x1 4x2 4x4; do # build_space ranks all 12 (hs x ws)
+    for k in tile flag_bits wg strategy cache sync slices csr_vec vload prefetch format; do
+        covers spmv $k lib/spmv/spmv_params.c table
+    done
+    covers spmv col lib/spmv/spmv_params.c table auto # auto = short or int by size: both run
+    shapes=$(table_search lib/spmv/spmv_params.c block)
+    [ -n "$shapes" ] || { echo "coverage: no block values in lib/spmv/spmv_params.c" >&2; coverage_fail=1; }
+    for s in $shapes; do # build_space ranks all the table's shapes
         for p in f32 f64; do
             covered=0
             for l in "${labels[@]}"; do [[ $l == "spmv $p "*"block=$s,"* ]] && covered=1; done

@@ -1,4 +1,5 @@
-/* Sweep over the spmv parameter space the tuner may choose (tuner/tune_spmv.c): every value of every parameter and
+/* Sweep over the spmv parameter space the tuner may choose (the values the table lib/spmv/spmv_params.c gives the
+ * tuner, tuner/tune_spmv.c): every value of every parameter and
  * every combination of the switches that change code paths (strategy x sync x BCCOO+, each with skip_scan on and
  * off; transpose offline and online with and without staging; vload=1 on each distinct vector-load code;
  * interleave 0 and 1 on each; prefetch 1, 4 and 8 walked over the points, each with both transposes, syncs and
@@ -13,18 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tuner's value lists (kept in step with tuner/tune_spmv.c). */
-static const char *const shapes[] = {"1x1", "1x2", "1x4", "2x1", "2x2", "2x4",
-                                     "3x1", "3x2", "3x4", "4x1", "4x2", "4x4"};
-static const char *const flags[] = {"8", "16", "32"};
-static const char *const colt[] = {"short", "int", "delta"};
-#define tiles spmv_tile_values /* shared with the tuner and the quick tune; NULL-terminated */
-static const char *const wgs[] = {"64", "128", "256", "512"};
-static const char *const caches[] = {"1", "2", "3", "4"};
-static const char *const slices[] = {"2", "4", "8", "16", "32"};
-static const char *const csr_vecs[] = {"1", "2", "4", "8", "16", "32"};
-static const char *const prefetches[] = {"1", "4", "8"};
-#define N(a) ((int)(sizeof a / sizeof a[0]))
+/* The values of a parameter (lib/spmv/spmv_params.c): those the tuner searches, or (all = 1) those allowed. */
+typedef struct list {
+    int n;
+    const char *v[24];
+    char storage[256];
+} list;
+
+static void table_values(list *l, const char *name, int all) {
+    core_param_def d = *core_param_find(&spmv_param_table, name);
+    if (all) d.search = d.values;
+    l->n = core_param_search_values(&d, l->v, l->storage, sizeof l->storage, 24);
+}
 
 int main(void) {
     uint64_t rng = check_seed();
@@ -32,6 +33,18 @@ int main(void) {
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     printf("device: %s\n", dev->name);
+    /* the tuner's lists; columns: every explicit width (auto picks short or int) */
+    list shapes, flags, colt, tiles, wgs, caches, slices, csr_vecs, prefetches;
+    table_values(&shapes, "block", 0);
+    table_values(&flags, "flag_bits", 0);
+    table_values(&colt, "col", 1);
+    if (colt.n > 0 && !strcmp(colt.v[0], "auto")) memmove(colt.v, colt.v + 1, sizeof colt.v[0] * (size_t)--colt.n);
+    table_values(&tiles, "tile", 0);
+    table_values(&wgs, "wg", 0);
+    table_values(&caches, "cache", 0);
+    table_values(&slices, "slices", 0);
+    table_values(&csr_vecs, "csr_vec", 0);
+    table_values(&prefetches, "prefetch", 0);
     const char *specs[] = {"fem:23", "powerlaw:1500", "longrow:400:3000:2500"};
     clpk_csr mats[3];
     for (int i = 0; i < 3; ++i) {
@@ -43,12 +56,10 @@ int main(void) {
     /* Compile-time parameters (one program each): 12 points per precision, point i has shape i and the code-path
      * switches strategy x sync x BCCOO+ from its low bits (all 8 combinations within the first 8); the other lists
      * are walked with coprime strides. Runtime switches (skip_scan, cache) are varied on each point. */
-    const int npoints = N(shapes);
+    const int npoints = shapes.n;
     /* Tiles: the compile-time points walk the shared list with stride 2 (coprime with its length, so the f32
      * points alone cover it); the vload points with stride 5. The check at the end proves every value ran. */
-    int n_tiles = 0, ran[16] = {0};
-    while (tiles[n_tiles] && n_tiles < 16)
-        ++n_tiles;
+    int n_tiles = tiles.n, ran[24] = {0};
     for (int pi = 0; pi < 2; ++pi) {
         clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
         if (p == CLPK_PRECISION_F64 && !dev->has_fp64) {
@@ -58,14 +69,14 @@ int main(void) {
         for (int i = 0; i < npoints; ++i) {
             int k = i + pi * 5, tile = (k * 2) % n_tiles;
             int strategy = 1 + (i & 1), adjacent = (i >> 1) & 1, plus = (i >> 2) & 1;
-            int bh = shapes[i][0] - '0', bw = shapes[i][2] - '0';
-            const char *wg = wgs[k % N(wgs)];
+            int bh = shapes.v[i][0] - '0', bw = shapes.v[i][2] - '0';
+            const char *wg = wgs.v[k % wgs.n];
             /* transpose is per point (the online staging is compiled only into plans that use it): points 8..11
              * are online, with and without col=delta (delta reads natural order without staging) */
             int online = i >= 8;
             for (int v = 0; v < 4; ++v) {
                 int skip = v & 1, interleave = (v >> 1) & 1; /* interleave: host layout only, no program */
-                int cache = (k + v) % N(caches) + 1;
+                int cache = atoi(caches.v[(k + v) % caches.n]);
                 /* the tuner's `valid` drops strategy-2 caches that do not fit in local memory (48 KiB on NVIDIA):
                  * use the largest that fits, exactly as the plan computes it */
                 spmv_config lc = {.block_h = bh, .wg = atoi(wg), .strategy = strategy, .cache = cache};
@@ -75,9 +86,9 @@ int main(void) {
                 snprintf(params, sizeof params,
                          "block_h=%d,block_w=%d,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=%d,sync=%s,"
                          "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
-                         bh, bw, flags[k % N(flags)], colt[k % N(colt)], tiles[tile], wg, strategy, cache,
-                         adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline", slices[k % N(slices)],
-                         interleave, prefetches[(i + pi) % N(prefetches)]);
+                         bh, bw, flags.v[k % flags.n], colt.v[k % colt.n], tiles.v[tile], wg, strategy, cache,
+                         adjacent ? "adjacent" : "fallback", skip, online ? "online" : "offline",
+                         slices.v[k % slices.n], interleave, prefetches.v[(i + pi) % prefetches.n]);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 ran[tile] = 1;
@@ -104,24 +115,24 @@ int main(void) {
                 snprintf(params, sizeof params,
                          "block=%s,vload=1,flag_bits=%s,col=%s,tile=%s,wg=%s,strategy=%d,cache=1,sync=%s,"
                          "skip_scan=%d,transpose=%s,slices=%s,interleave=%d,prefetch=%s",
-                         vpoints[pi][i].shape, flags[k % N(flags)], vpoints[pi][i].col, tiles[(k * 5) % n_tiles],
-                         wgs[(k + 1) % N(wgs)], strategy, adjacent ? "adjacent" : "fallback", v,
-                         vpoints[pi][i].transpose, slices[k % N(slices)], 1 - v, prefetches[(k + 1) % N(prefetches)]);
+                         vpoints[pi][i].shape, flags.v[k % flags.n], vpoints[pi][i].col, tiles.v[(k * 5) % n_tiles],
+                         wgs.v[(k + 1) % wgs.n], strategy, adjacent ? "adjacent" : "fallback", v,
+                         vpoints[pi][i].transpose, slices.v[k % slices.n], 1 - v, prefetches.v[(k + 1) % prefetches.n]);
                 const clpk_csr *A = &mats[(i + v) % 3];
                 double e = spmv_util_check(ctx, A, p, plus ? "bccoo+" : "bccoo", params, specs[(i + v) % 3], &rng);
                 ran[(k * 5) % n_tiles] = 1;
                 printf("%s %-6s %-140s %.3g\n", clpk_precision_name(p), plus ? "bccoo+" : "bccoo", params, e);
             }
         }
-        for (int i = 0; i < N(csr_vecs); ++i) {
+        for (int i = 0; i < csr_vecs.n; ++i) {
             char params[64];
-            snprintf(params, sizeof params, "csr_vec=%s,wg=%s", csr_vecs[i], wgs[(i + pi) % N(wgs)]);
+            snprintf(params, sizeof params, "csr_vec=%s,wg=%s", csr_vecs.v[i], wgs.v[(i + pi) % wgs.n]);
             double e = spmv_util_check(ctx, &mats[i % 3], p, "csr", params, specs[i % 3], &rng);
             printf("%s csr    %-150s %.3g\n", clpk_precision_name(p), params, e);
         }
     }
     for (int i = 0; i < n_tiles; ++i)
-        CHECK(ran[i], "tile=%s (a tuner value) never ran", tiles[i]);
+        CHECK(ran[i], "tile=%s (a tuner value) never ran", tiles.v[i]);
     for (int i = 0; i < 3; ++i)
         spmv_util_free(&mats[i]);
     clpk_context_destroy(ctx);

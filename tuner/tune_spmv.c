@@ -1,18 +1,20 @@
-/* Tuner search space of the spmv family (seed 001, Table I) with the seed's pruning:
+/* Tuner search space of the spmv family (seed 001, Table I): the parameters, the values searched and their
+ * conditions are the table's (lib/spmv/spmv_params.c); here the seed's pruning narrows them per problem:
  *  - block shape: the 4 shapes of smallest exact device footprint (one joint parameter "block" = HxW);
- *  - BCCOO+ only when the matrix is wider than tall; offline transpose only; skip_scan on; col = auto (short
- *    indices whenever they fit) or delta (16-bit deltas with escapes);
+ *  - BCCOO+ only when the matrix is wider than tall; transpose and skip_scan are not searched (offline, on);
+ *    col = auto (short indices whenever they fit) or delta (16-bit deltas with escapes);
  *  - tile range from the matrix size (enough threads to fill the device);
  *  - adjacent synchronization only where the device is known to give started work-groups forward progress;
  *  - CSR (scalar / vector) as the in-house baseline candidate;
- *  - vload 0|1: BCCOO values in aligned vectors of up to 16 bytes (a no-op, so skipped, where they are scalars);
+ *  - vload: BCCOO values in aligned vectors of up to 16 bytes (a no-op, so skipped, where they are scalars);
  *  - not interleave (the rows' blocks dealt step-major over threads): measured 0.99-1.03x on the H100
  *    (docs/perf-spmv.md row 5), not worth a dimension of a 10-minute search; the device default applies and the
  *    per-matrix quick tune still tries it;
- *  - prefetch 1|4|8: blocks of a tile whose columns and x vectors are loaded ahead of their products.
+ *  - prefetch: blocks of a tile whose columns and x vectors are loaded ahead of their products.
  * `valid` rejects points over the device's local memory or work-group limits and duplicates (parameters that the
- * chosen format ignores must sit at their first value). Problems: small generated matrices of different classes in
- * quick mode; otherwise the shared real matrices and the Table III classes at training size. */
+ * point's format or strategy does not read, per the table's conditions, must sit at their first value). Problems:
+ * small generated matrices of different classes in quick mode; otherwise the shared real matrices and the Table III
+ * classes at training size. */
 #include "spmv_internal.h"
 #include "tune.h"
 
@@ -167,7 +169,7 @@ static clpk_status spmv_problem_create(clpk_context *ctx, const tune_options *o,
 }
 
 typedef struct shape_cost {
-    int h, w;
+    const char *shape;
     uint64_t bytes;
 } shape_cost;
 
@@ -176,73 +178,63 @@ static int by_bytes(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Joins values with '|' (a tune_space_add_param narrowing). */
+static void join(const char *const *values, int n, char *buf, size_t size) {
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < size; ++i)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", i ? "|" : "", values[i]);
+}
+
+/* The parameters in the engine's order, with the table's values and conditions (lib/spmv/spmv_params.c), some
+ * narrowed to the problem and the device. */
 static clpk_status build_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
     const spmv_problem *s = problem->state;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
+    const core_param_table *t = &spmv_param_table;
     memset(space, 0, sizeof *space);
-    /* formats */
-    const char *formats_wide[] = {"bccoo", "bccoo+", "csr", NULL}, *formats[] = {"bccoo", "csr", NULL};
-    CLPK_TRY(tune_space_add(space, "format", s->A.cols > s->A.rows ? formats_wide : formats));
+    CLPK_TRY(tune_space_add_param(space, t, "format", s->A.cols > s->A.rows ? NULL : "bccoo|csr"));
     /* the 4 block shapes of smallest footprint */
-    shape_cost costs[12];
-    int n = 0;
-    static const int hs[] = {1, 2, 3, 4}, ws[] = {1, 2, 4};
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 3; ++j) {
-            char params[64];
-            snprintf(params, sizeof params, "block_h=%d,block_w=%d", hs[i], ws[j]);
-            clpk_error err = {0};
-            uint64_t bytes = 0;
-            if (clpk_spmv_footprint(&s->A, s->precision, "bccoo", params, &bytes, &err) != CLPK_SUCCESS)
-                return core_fail_from(ctx, &err);
-            costs[n++] = (shape_cost){hs[i], ws[j], bytes};
-        }
-    qsort(costs, (size_t)n, sizeof costs[0], by_bytes);
-    char shape_text[4][8];
-    const char *shapes[5];
-    for (int i = 0; i < 4; ++i) {
-        snprintf(shape_text[i], sizeof shape_text[i], "%dx%d", costs[i].h, costs[i].w);
-        shapes[i] = shape_text[i];
+    const char *blocks[CLPK_TUNE_MAX_VALUES];
+    char block_storage[256];
+    int n = spmv_search_values("block", blocks, block_storage, sizeof block_storage, CLPK_TUNE_MAX_VALUES);
+    shape_cost costs[CLPK_TUNE_MAX_VALUES];
+    for (int i = 0; i < n; ++i) {
+        char params[64];
+        snprintf(params, sizeof params, "block=%s", blocks[i]);
+        clpk_error err = {0};
+        uint64_t bytes = 0;
+        if (clpk_spmv_footprint(&s->A, s->precision, "bccoo", params, &bytes, &err) != CLPK_SUCCESS)
+            return core_fail_from(ctx, &err);
+        costs[i] = (shape_cost){blocks[i], bytes};
     }
-    shapes[4] = NULL;
-    CLPK_TRY(tune_space_add(space, "block", shapes));
-    const char *cols[] = {"auto", "delta", NULL}; /* Table I "col compress": short/int as they fit, or deltas */
-    CLPK_TRY(tune_space_add(space, "col", cols));
-    const char *flags[] = {"8", "16", "32", NULL};
-    CLPK_TRY(tune_space_add(space, "flag_bits", flags));
+    qsort(costs, (size_t)n, sizeof costs[0], by_bytes);
+    const char *shapes[4];
+    for (int i = 0; i < 4 && i < n; ++i)
+        shapes[i] = costs[i].shape;
+    char shape_list[64];
+    join(shapes, n < 4 ? n : 4, shape_list, sizeof shape_list);
+    CLPK_TRY(tune_space_add_param(space, t, "block", shape_list));
+    CLPK_TRY(tune_space_add_param(space, t, "col", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "flag_bits", NULL));
     /* tiles: keep those leaving at least ~4 work-items per device lane-group (compute_units * 256); the three
      * smallest always stay */
-    const char *tiles[16];
-    int nt = 0;
+    const char *all_tiles[CLPK_TUNE_MAX_VALUES], *tiles[CLPK_TUNE_MAX_VALUES];
+    char tile_storage[256], tile_list[256];
+    int nt = 0, ntiles = spmv_search_values("tile", all_tiles, tile_storage, sizeof tile_storage, CLPK_TUNE_MAX_VALUES);
     double min_threads = 4.0 * (dev->compute_units ? dev->compute_units : 1) * 256.0;
-    for (int i = 0; spmv_tile_values[i] && nt < 15; ++i)
-        if (i < 3 || (double)s->A.nnz / atof(spmv_tile_values[i]) >= min_threads) tiles[nt++] = spmv_tile_values[i];
-    tiles[nt] = NULL;
-    CLPK_TRY(tune_space_add(space, "tile", tiles));
-    const char *wgs[] = {"64", "128", "256", "512", NULL};
-    CLPK_TRY(tune_space_add(space, "wg", wgs));
-    const char *strategies[] = {"1", "2", NULL};
-    CLPK_TRY(tune_space_add(space, "strategy", strategies));
-    const char *caches[] = {"1", "2", "3", "4", NULL};
-    CLPK_TRY(tune_space_add(space, "cache", caches));
-    const char *sync_both[] = {"adjacent", "fallback", NULL}, *sync_safe[] = {"fallback", NULL};
-    CLPK_TRY(tune_space_add(space, "sync", spmv_device_has_forward_progress(dev) ? sync_both : sync_safe));
-    const char *slices[] = {"2", "4", "8", "16", "32", NULL};
-    CLPK_TRY(tune_space_add(space, "slices", slices));
-    const char *vecs[] = {"1", "2", "4", "8", "16", "32", NULL};
-    CLPK_TRY(tune_space_add(space, "csr_vec", vecs));
-    const char *vloads[] = {"0", "1", NULL}; /* values as aligned 16-byte vectors (docs/spmv.md) */
-    CLPK_TRY(tune_space_add(space, "vload", vloads));
-    const char *prefetches[] = {"1", "4", "8", NULL}; /* columns and x loaded ahead (cl/spmv_bccoo.cl) */
-    CLPK_TRY(tune_space_add(space, "prefetch", prefetches));
-    /* what each format reads (spmv_valid pins the rest at their first value) */
-    static const char *const blocked[] = {"block",    "col",  "flag_bits", "tile",
-                                         "strategy", "sync", "vload",     "prefetch"};
-    for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; ++i)
-        CLPK_TRY(tune_space_when(space, blocked[i], "format", "bccoo|bccoo+"));
-    CLPK_TRY(tune_space_when(space, "cache", "strategy", "2"));
-    CLPK_TRY(tune_space_when(space, "slices", "format", "bccoo+"));
-    CLPK_TRY(tune_space_when(space, "csr_vec", "format", "csr"));
+    for (int i = 0; i < ntiles; ++i)
+        if (i < 3 || (double)s->A.nnz / atof(all_tiles[i]) >= min_threads) tiles[nt++] = all_tiles[i];
+    join(tiles, nt, tile_list, sizeof tile_list);
+    CLPK_TRY(tune_space_add_param(space, t, "tile", tile_list));
+    CLPK_TRY(tune_space_add_param(space, t, "wg", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "strategy", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "cache", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "sync", spmv_device_has_forward_progress(dev) ? NULL : "fallback"));
+    CLPK_TRY(tune_space_add_param(space, t, "slices", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "csr_vec", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "vload", NULL));
+    CLPK_TRY(tune_space_add_param(space, t, "prefetch", NULL));
     return CLPK_SUCCESS;
 }
 
@@ -272,26 +264,21 @@ static int spmv_valid(clpk_context *ctx, const tune_problem *problem, const core
     }
     const tune_space *space = &s->space;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    core_params p;
-    spmv_default_params(dev, &p);
-    core_params_merge(&p, candidate);
+    core_resolved r;
     spmv_config cfg;
-    clpk_error err = {0};
-    if (spmv_config_parse(core_params_get(&p, "format"), &p, &s->A, &cfg, &err) != CLPK_SUCCESS) return 0;
+    if (spmv_resolve_explicit(dev->kind, NULL, candidate, &r, NULL) != CLPK_SUCCESS ||
+        spmv_config_read(&r, &s->A, &cfg, NULL) != CLPK_SUCCESS)
+        return 0;
     if ((size_t)cfg.wg > dev->max_work_group_size) return 0;
-    if (cfg.format == SPMV_CSR) {
-        static const char *const ignored[] = {"block", "flag_bits", "col",    "tile",  "strategy",
-                                              "cache", "sync",      "slices", "vload", "prefetch"};
-        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; ++i)
-            if (!at_first(space, candidate, ignored[i])) return 0;
-        return cfg.csr_vec <= cfg.wg;
+    /* a parameter the point's format (or strategy) does not read sits at its first value: else a duplicate */
+    for (int i = 0; i < space->count; ++i) {
+        const core_param_def *d = core_param_find(&spmv_param_table, space->params[i].name);
+        if (d && !core_param_active(d, &r.params) && !at_first(space, candidate, d->name)) return 0;
     }
-    if (!at_first(space, candidate, "csr_vec")) return 0;
-    if (cfg.format == SPMV_BCCOO && !at_first(space, candidate, "slices")) return 0;
-    if (cfg.strategy == 1 && !at_first(space, candidate, "cache")) return 0;
+    if (cfg.format == SPMV_CSR) return 1;
     if (cfg.vload && spmv_value_vec(&cfg, s->precision) == 1) return 0; /* scalar loads either way (1x1, 3x1) */
     if (cfg.tile < cfg.flag_bits / 2 && cfg.flag_bits > 8) return 0; /* a word mostly padding: a smaller word does it */
-    cfg.sync_adjacent = strcmp(core_params_get(&p, "sync"), "adjacent") == 0;
+    cfg.sync_adjacent = cfg.sync == SPMV_SYNC_ADJACENT;
     return spmv_bccoo_local_bytes(&cfg, s->precision) <= dev->local_mem_bytes;
 }
 
@@ -350,7 +337,7 @@ static clpk_status spmv_evaluate(clpk_context *ctx, tune_problem *problem, const
 }
 
 static void spmv_defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
-    spmv_default_params(clpk_context_device_info(ctx), out);
+    core_param_defaults(&spmv_param_table, clpk_context_device_info(ctx)->kind, out);
 }
 
 const tune_family tune_family_spmv = {

@@ -3,20 +3,31 @@
 #define CLPK_SPMV_INTERNAL_H
 
 #include "clpk_internal.h"
+#include "param_table.h"
 
-typedef enum spmv_format { SPMV_CSR = 1, SPMV_BCCOO = 2, SPMV_BCCOO_PLUS = 3 } spmv_format;
+/* The parameters' table (spmv_params.c). */
+extern const core_param_table spmv_param_table;
 
-/* Every parameter of a plan, resolved (no "auto" left except sync, resolved at plan creation). */
+/* Indices of the names of the table's rows "format", "col" and "sync" (the order of their `values`). */
+typedef enum spmv_format { SPMV_CSR = 0, SPMV_BCCOO = 1, SPMV_BCCOO_PLUS = 2 } spmv_format;
+typedef enum spmv_col { SPMV_COL_AUTO = 0, SPMV_COL_SHORT, SPMV_COL_INT, SPMV_COL_DELTA } spmv_col;
+typedef enum spmv_sync { SPMV_SYNC_AUTO = 0, SPMV_SYNC_ADJACENT, SPMV_SYNC_FALLBACK } spmv_sync;
+
+/* Every parameter of a plan, resolved (no "auto" left except sync, resolved at plan creation). The int fields of
+ * the table's rows hold their values (names as indices); the rest follows from them (spmv_config_read). Fields of
+ * parameters a format or strategy does not read (the table's conditions) keep a neutral value. */
 typedef struct spmv_config {
-    spmv_format format;
+    int format;           /* spmv_format */
     int block_h, block_w; /* 1..4, 1|2|4 */
     int flag_bits;        /* 8, 16, 32 */
+    int col;              /* spmv_col; auto is replaced by the width it resolves to */
     int col_bits;         /* 16 or 32 (col=short|int|auto; auto = 16 when block columns < 65535) */
     int col_delta;        /* col=delta: 16-bit deltas per thread segment, escape 0x8000 to a full index */
     int tile;             /* blocks per thread */
     int wg;               /* work-group size */
     int strategy;         /* 1 or 2 */
     int cache;            /* strategy 2: result cache of cache*wg block rows */
+    int sync;             /* spmv_sync; auto is replaced by the device's choice at plan creation */
     int sync_adjacent;    /* 1 adjacent synchronization, 0 fallback carry kernel; -1 auto */
     int skip_scan;        /* 0|1 */
     int online;           /* 0 offline transpose, 1 natural order */
@@ -33,8 +44,6 @@ typedef struct spmv_config {
  * widest power of two <= 16 bytes dividing block_h*block_w (at least block_w): a 4x2 f32 block is 2 float4. */
 int spmv_value_vec(const spmv_config *cfg, clpk_precision precision);
 
-/* Built-in defaults for a device (dev may be NULL: portable defaults). */
-void spmv_default_params(const clpk_device_info *dev, core_params *p);
 /* Whether adjacent synchronization is known safe (forward progress of started work-groups) on this device. */
 int spmv_device_has_forward_progress(const clpk_device_info *dev);
 /* Local memory the BCCOO kernel needs, in bytes (without / with the online-transpose staging buffer). */
@@ -48,15 +57,15 @@ void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, si
 clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_off, double beta, cl_mem y,
                          size_t y_off, cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *last);
 
-/* Parses format + params over defaults into a config; value checks only (no device limits). */
-clpk_status spmv_config_parse(const char *format, const core_params *params, const clpk_csr *A, spmv_config *cfg,
-                              clpk_error *err);
-/* The config as "k=v,..." (the keys plan creation accepts). */
-void spmv_config_format(const spmv_config *cfg, char *buf, size_t size);
-/* The keys plan creation accepts (NULL-terminated). */
-extern const char *const spmv_param_keys[];
-/* The tile sizes the tuner and the quick tune choose from (ascending, NULL-terminated); test_spmv_sweep runs each. */
-extern const char *const spmv_tile_values[];
+/* Parameters without a profile, for what has no context (the footprint, the tuner's validity check): the defaults
+ * of a device kind, then the caller's, checked against the table as core_resolve checks them; `format` (NULL or
+ * "auto": none) over the caller's format. */
+clpk_status spmv_resolve_explicit(clpk_device_kind kind, const char *format, const core_params *caller,
+                                  core_resolved *out, clpk_error *err);
+/* Reads resolved parameters into a config and derives the rest; value checks only (no device limits). */
+clpk_status spmv_config_read(const core_resolved *r, const clpk_csr *A, spmv_config *cfg, clpk_error *err);
+/* The values the tuner searches for a parameter of the table (core_param_search_values), at most `capacity`. */
+int spmv_search_values(const char *name, const char **out, char *storage, size_t storage_size, int capacity);
 
 /* The BCCOO / BCCOO+ host image, exactly as uploaded. */
 typedef struct spmv_bccoo {

@@ -1,36 +1,8 @@
-/* spmv plans: parameter choice (defaults -> profile -> caller), conversion, upload, kernel build. */
+/* spmv plans: parameter choice (core_resolve: defaults -> profile -> caller), conversion, upload, kernel build. */
 #include "spmv_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void spmv_default_params(const clpk_device_info *dev, core_params *p) {
-    int gpu = dev && dev->kind == CLPK_DEVICE_GPU;
-    core_params_clear(p);
-    core_params_set(p, "format", "bccoo");
-    core_params_set(p, "block_h", "1");
-    core_params_set(p, "block_w", "1");
-    core_params_set(p, "flag_bits", "32");
-    core_params_set(p, "col", "auto");
-    core_params_set(p, "tile", gpu ? "16" : "32");
-    core_params_set(p, "wg", gpu ? "256" : "64");
-    core_params_set(p, "strategy", gpu ? "2" : "1");
-    core_params_set(p, "cache", "2");
-    core_params_set(p, "sync", "auto");
-    core_params_set(p, "skip_scan", "1");
-    core_params_set(p, "transpose", "offline");
-    core_params_set(p, "slices", "2");
-    core_params_set(p, "csr_vec", gpu ? "8" : "1");
-    /* GPUs: vector value loads (H100: 1.08x geometric mean over 16-byte-or-wider blocks, docs/perf-spmv.md row 4);
-     * a 1-wide block ignores it */
-    core_params_set(p, "vload", gpu ? "1" : "0");
-    /* GPUs: rows dealt step-major over threads (coalesced x loads); measured neutral on the H100, 0.99-1.03x
-     * (docs/perf-spmv.md row 5) */
-    core_params_set(p, "interleave", gpu ? "1" : "0");
-    /* no prefetch by default: on the H100 it ranged 0.8-1.26x by matrix and shape (docs/perf-spmv.md row 7), a
-     * choice for the tuner */
-    core_params_set(p, "prefetch", "1");
-}
 
 /* Adjacent synchronization needs every started work-group to keep making progress while another spins. Known to
  * hold: NVIDIA GPUs (a resident block keeps its SM slot until it exits and warps are scheduled fairly) and PoCL's
@@ -49,14 +21,27 @@ size_t spmv_bccoo_local_bytes(const spmv_config *cfg, clpk_precision precision) 
     return bytes;
 }
 
+/* The BCCOO program's build options: the table's -D options (BH, BW, FLAG_BITS, TILE, WG, STRATEGY, VLOAD,
+ * PREFETCH) with those derived from the configuration and the plan spliced in where they have always stood, so that
+ * the text, and with it the program cache's keys, stays the same. */
 void spmv_bccoo_options(const clpk_spmv_plan *plan, int x_aligned, char *buf, size_t size) {
     const spmv_config *c = &plan->cfg;
-    snprintf(buf, size,
-             "-DIS_DOUBLE=%d -DBH=%d -DBW=%d -DFLAG_BITS=%d -DCOL_BITS=%d -DTILE=%d -DWG=%d -DSTRATEGY=%d "
-             "-DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d -DVLOAD=%d -DVW=%d -DX_ALIGNED=%d -DPREFETCH=%d",
-             plan->precision == CLPK_PRECISION_F64, c->block_h, c->block_w, c->flag_bits, c->col_bits, c->tile, c->wg,
-             c->strategy, c->sync_adjacent, c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2,
-             c->vload, spmv_value_vec(c, plan->precision), x_aligned, c->prefetch);
+    char table[256] = "", derived[3][96];
+    core_param_defines(&spmv_param_table, c, table, sizeof table);
+    static const char *const before[] = {" -DTILE=", " -DVLOAD=", " -DPREFETCH="};
+    snprintf(derived[0], sizeof derived[0], " -DCOL_BITS=%d", c->col_bits);
+    snprintf(derived[1], sizeof derived[1], " -DSYNC_ADJ=%d -DSLICED=%d -DCOL_DELTA=%d -DSTAGE=%d", c->sync_adjacent,
+             c->format == SPMV_BCCOO_PLUS, c->col_delta, plan->online_mode == 2);
+    snprintf(derived[2], sizeof derived[2], " -DVW=%d -DX_ALIGNED=%d", spmv_value_vec(c, plan->precision), x_aligned);
+    size_t at = (size_t)snprintf(buf, size, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
+    const char *from = table;
+    for (int i = 0; i < 3 && at < size; ++i) {
+        const char *cut = strstr(from, before[i]);
+        if (!cut) cut = from + strlen(from);
+        at += (size_t)snprintf(buf + at, size - at, "%.*s%s", (int)(cut - from), from, derived[i]);
+        from = cut;
+    }
+    if (at < size) snprintf(buf + at, size - at, "%s", from);
 }
 
 size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) {
@@ -210,23 +195,26 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
 static clpk_status choose_params(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
                                  const char *params, spmv_config *cfg) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    core_params p, user;
     clpk_error err = {0};
-    spmv_default_params(dev, &p);
     int automatic = !format || !*format || strcmp(format, "auto") == 0;
-    if (automatic) {
-        core_params features;
-        if (spmv_features(A, precision, &features, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
-        core_profile_choice choice;
-        CLPK_TRY(core_profile_choose(ctx, "spmv", &features, &p, &choice));
+    /* an explicit format is the caller's "format" */
+    core_params given;
+    core_params_clear(&given);
+    if (params && core_params_parse(&given, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    if (!automatic) core_params_set(&given, "format", format);
+    char caller[CLPK_PARAMS_MAX * (sizeof(core_param) + 2)];
+    core_params_format(&given, caller, sizeof caller);
+    /* the profile only for automatic plans: an explicit format asks for exactly these parameters */
+    core_params features;
+    if (automatic && spmv_features(A, precision, &features, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    core_resolve_request req = {.table = &spmv_param_table, .features = automatic ? &features : NULL, .caller = caller};
+    core_resolved resolved;
+    CLPK_TRY(core_resolve(ctx, &req, &resolved));
+    if (spmv_config_read(&resolved, A, cfg, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    if (cfg->sync_adjacent < 0) {
+        cfg->sync_adjacent = spmv_device_has_forward_progress(dev);
+        cfg->sync = cfg->sync_adjacent ? SPMV_SYNC_ADJACENT : SPMV_SYNC_FALLBACK;
     }
-    core_params_clear(&user);
-    if (params && core_params_parse(&user, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
-    if (core_params_check_keys(&user, spmv_param_keys, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
-    core_params_merge(&p, &user);
-    if (spmv_config_parse(automatic ? NULL : format, &p, A, cfg, &err) != CLPK_SUCCESS)
-        return core_fail_from(ctx, &err);
-    if (cfg->sync_adjacent < 0) cfg->sync_adjacent = spmv_device_has_forward_progress(dev);
     if ((size_t)cfg->wg > dev->max_work_group_size)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: wg=%d exceeds the device's %zu", cfg->wg,
                          dev->max_work_group_size);
@@ -274,7 +262,7 @@ void clpk_spmv_plan_describe(const clpk_spmv_plan *plan, char *buf, size_t size)
         snprintf(buf, size, "(no plan)");
         return;
     }
-    spmv_config_format(&plan->cfg, buf, size);
+    core_param_format(&spmv_param_table, &plan->cfg, buf, size);
 }
 
 uint64_t clpk_spmv_plan_footprint(const clpk_spmv_plan *plan) { return plan ? plan->footprint : 0; }
@@ -291,14 +279,14 @@ clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, con
     if (precision != CLPK_PRECISION_F32 && precision != CLPK_PRECISION_F64)
         return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_footprint: unknown precision");
     CLPK_TRY(spmv_csr_validate(A, err));
-    core_params p, user;
-    spmv_default_params(NULL, &p);
-    core_params_clear(&user);
-    if (params) CLPK_TRY(core_params_parse(&user, params, err));
-    CLPK_TRY(core_params_check_keys(&user, spmv_param_keys, err));
-    core_params_merge(&p, &user);
+    core_params given;
+    core_params_clear(&given);
+    if (params) CLPK_TRY(core_params_parse(&given, params, err));
+    /* no device: the CPU defaults, the same everywhere */
+    core_resolved resolved;
+    CLPK_TRY(spmv_resolve_explicit(CLPK_DEVICE_CPU, format, &given, &resolved, err));
     spmv_config cfg;
-    CLPK_TRY(spmv_config_parse(format, &p, A, &cfg, err));
+    CLPK_TRY(spmv_config_read(&resolved, A, &cfg, err));
     if (cfg.format == SPMV_CSR) {
         *bytes = spmv_csr_footprint(A, precision);
         return CLPK_SUCCESS;

@@ -117,7 +117,7 @@ static void try_variant(tune_state *t, const char *base, const char *key, long l
 }
 
 typedef struct shape_bytes {
-    int h, w;
+    const char *shape;
     uint64_t bytes;
 } shape_bytes;
 
@@ -126,21 +126,42 @@ static int by_bytes(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The tile values next to `tile` in the shared list (0 where there is none). */
-static void tile_neighbours(long long tile, long long *below, long long *above) {
+/* A parameter's searched values (the table's, lib/spmv/spmv_params.c), as numbers in their order. */
+typedef struct value_list {
+    int count;
+    long long v[24];
+} value_list;
+
+static value_list searched(const char *name) {
+    const char *text[24];
+    char storage[256];
+    value_list l = {0};
+    l.count = spmv_search_values(name, text, storage, sizeof storage, 24);
+    for (int i = 0; i < l.count; ++i)
+        l.v[i] = atoll(text[i]);
+    return l;
+}
+
+/* The values next to `tile` in the searched tiles (0 where there is none). */
+static void tile_neighbours(const value_list *tiles, long long tile, long long *below, long long *above) {
     *below = *above = 0;
-    for (int i = 0; spmv_tile_values[i]; ++i) {
-        long long v = atoll(spmv_tile_values[i]);
-        if (v < tile) *below = v;
-        if (v > tile && !*above) *above = v;
+    for (int i = 0; i < tiles->count; ++i) {
+        if (tiles->v[i] < tile) *below = tiles->v[i];
+        if (tiles->v[i] > tile && !*above) *above = tiles->v[i];
     }
 }
 
-/* Whether a tile is in the shared list: the quick tune picks only tiles test_spmv_sweep runs. */
-static int listed_tile(long long tile) {
-    for (int i = 0; spmv_tile_values[i]; ++i)
-        if (atoll(spmv_tile_values[i]) == tile) return 1;
+/* Whether a tile is searched: the quick tune picks only tiles test_spmv_sweep runs. */
+static int listed(const value_list *l, long long value) {
+    for (int i = 0; i < l->count; ++i)
+        if (l->v[i] == value) return 1;
     return 0;
+}
+
+/* The other value of a two-valued parameter (strategy, interleave, vload) of the table. */
+static long long other_value(const char *name, long long value) {
+    const core_param_def *d = core_param_find(&spmv_param_table, name);
+    return d->lo + d->hi - value;
 }
 
 /* Refines the best BCCOO plan by coordinate descent: each round tries its one-parameter variants (the neighbouring
@@ -149,6 +170,7 @@ static int listed_tile(long long tile) {
  * the budget lasts. One round from one base missed points that need two steps (dense f64 3x4 on the H100: wg 128
  * and tile 12, docs/perf-spmv.md session 7). */
 static void refine(tune_state *t) {
+    const value_list tiles = searched("tile"), prefetches = searched("prefetch"); /* prefetch: 1 (none), 4, ... */
     for (int round = 0; round < TUNE_ROUNDS && t->best_bccoo[0]; ++round) {
         char base[512];
         memcpy(base, t->best_bccoo, sizeof base);
@@ -160,21 +182,22 @@ static void refine(tune_state *t) {
         (void)seen_before(t, text); /* the base itself: no variant of a later round rebuilds it */
         long long tile = core_params_get_int(&p, "tile", 16), wg = core_params_get_int(&p, "wg", 256);
         long long strategy = core_params_get_int(&p, "strategy", 1), below = 0, above = 0;
-        tile_neighbours(tile, &below, &above);
+        tile_neighbours(&tiles, tile, &below, &above);
         if (below) try_variant(t, base, "tile", below);
         if (above) try_variant(t, base, "tile", above);
-        if (tile / 2 != below && listed_tile(tile / 2)) try_variant(t, base, "tile", tile / 2);
-        if (tile * 2 != above && listed_tile(tile * 2)) try_variant(t, base, "tile", tile * 2);
-        try_variant(t, base, "strategy", 3 - strategy);
+        if (tile / 2 != below && listed(&tiles, tile / 2)) try_variant(t, base, "tile", tile / 2);
+        if (tile * 2 != above && listed(&tiles, tile * 2)) try_variant(t, base, "tile", tile * 2);
+        try_variant(t, base, "strategy", other_value("strategy", strategy));
         try_variant(t, base, "wg", wg >= 256 ? wg / 2 : wg * 2);
-        try_variant(t, base, "interleave", 1 - core_params_get_int(&p, "interleave", 0));
+        try_variant(t, base, "interleave", other_value("interleave", core_params_get_int(&p, "interleave", 0)));
         /* last (dropped first when the budget runs out): the other value layout, where it changes the loads, and
-         * prefetch (the smallest measured gains) */
+         * prefetch, none or the smallest searched chunk (the smallest measured gains) */
         spmv_config vc = {.block_h = (int)core_params_get_int(&p, "block_h", 1),
                           .block_w = (int)core_params_get_int(&p, "block_w", 1), .vload = 1};
         if (spmv_value_vec(&vc, t->precision) > 1)
-            try_variant(t, base, "vload", 1 - core_params_get_int(&p, "vload", 0));
-        try_variant(t, base, "prefetch", core_params_get_int(&p, "prefetch", 1) == 1 ? 4 : 1);
+            try_variant(t, base, "vload", other_value("vload", core_params_get_int(&p, "vload", 0)));
+        try_variant(t, base, "prefetch",
+                    core_params_get_int(&p, "prefetch", 1) == prefetches.v[0] ? prefetches.v[1] : prefetches.v[0]);
         if (!strcmp(base, t->best_bccoo)) return; /* no variant beat the base: a local optimum */
     }
 }
@@ -195,30 +218,33 @@ static clpk_status search(tune_state *t) {
     /* CSR joins as a candidate (checked against itself: it must reproduce its own bits, i.e. be deterministic) */
     consider(t, csr, 0);
     try_params(t, NULL, NULL, 1);
-    /* the 4 block shapes of smallest exact footprint, at the device's default tile / wg / strategy */
-    static const int hs[] = {1, 2, 3, 4}, ws[] = {1, 2, 4};
-    shape_bytes shapes[12];
-    int n = 0;
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 3; ++j) {
-            char params[64];
-            snprintf(params, sizeof params, "block=%dx%d", hs[i], ws[j]);
-            uint64_t bytes = 0;
-            if (clpk_spmv_footprint(A, t->precision, "bccoo", params, &bytes, NULL) == CLPK_SUCCESS)
-                shapes[n++] = (shape_bytes){hs[i], ws[j], bytes};
-        }
+    /* the 4 of the table's block shapes with the smallest exact footprint, at the device's default tile / wg /
+     * strategy */
+    const char *names[24];
+    char storage[256];
+    int count = spmv_search_values("block", names, storage, sizeof storage, 24), n = 0;
+    shape_bytes shapes[24];
+    for (int i = 0; i < count; ++i) {
+        char params[64];
+        snprintf(params, sizeof params, "block=%s", names[i]);
+        uint64_t bytes = 0;
+        if (clpk_spmv_footprint(A, t->precision, "bccoo", params, &bytes, NULL) == CLPK_SUCCESS)
+            shapes[n++] = (shape_bytes){names[i], bytes};
+    }
     qsort(shapes, (size_t)n, sizeof shapes[0], by_bytes);
     for (int i = 0; i < n && i < 4; ++i) {
         char params[64];
-        snprintf(params, sizeof params, "block=%dx%d", shapes[i].h, shapes[i].w);
+        snprintf(params, sizeof params, "block=%s", shapes[i].shape);
         try_params(t, "bccoo", params, 0);
     }
-    /* BCCOO+ only for matrices wider than tall (the seed's pruning), slices ~ cols / rows */
-    if (A->cols > A->rows && n > 0) {
-        int slices = 2;
-        while (slices < 32 && (int64_t)slices * 2 * A->rows <= A->cols) slices *= 2;
+    /* BCCOO+ only for matrices wider than tall (the seed's pruning): the most searched slices up to cols / rows */
+    const value_list slices = searched("slices");
+    if (A->cols > A->rows && n > 0 && slices.count > 0) {
+        long long chosen = slices.v[0];
+        for (int i = 1; i < slices.count && slices.v[i] * A->rows <= A->cols; ++i)
+            chosen = slices.v[i];
         char params[96];
-        snprintf(params, sizeof params, "block=%dx%d,slices=%d", shapes[0].h, shapes[0].w, slices);
+        snprintf(params, sizeof params, "block=%s,slices=%lld", shapes[0].shape, chosen);
         try_params(t, "bccoo+", params, 0);
     }
     refine(t);
