@@ -99,7 +99,7 @@ void core_param_defaults(const core_param_table *t, clpk_device_kind kind, core_
     core_params_clear(out);
     for (int i = 0; i < t->count; ++i) {
         const core_param_def *d = &t->defs[i];
-        const char *v = kind == CLPK_DEVICE_CPU && d->default_cpu ? d->default_cpu : d->default_gpu;
+        const char *v = kind != CLPK_DEVICE_GPU && d->default_cpu ? d->default_cpu : d->default_gpu;
         if (v) core_params_set(out, d->name, v);
     }
 }

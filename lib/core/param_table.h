@@ -21,8 +21,8 @@ typedef struct core_param_def {
     /* NAME: the allowed names, '|'-separated. INT: the allowed values ("1|2|4|8"), or NULL for the range lo..hi. */
     const char *values;
     long long lo, hi;
-    const char *default_gpu; /* built-in default on GPUs and accelerators */
-    const char *default_cpu; /* on CPUs; NULL: as on GPUs */
+    const char *default_gpu; /* built-in default on GPUs */
+    const char *default_cpu; /* on every other device (CPUs, accelerators); NULL: as on GPUs */
     const char *define;      /* -D name in the build options; NULL: not a build option */
     int field;               /* offsetof the int field in the typed configuration, or CORE_PARAM_NO_FIELD */
     const char *search;      /* values the tuner searches ('|'-separated); NULL: the tuner leaves it at its default */
