@@ -39,7 +39,7 @@ grep -q '"status":"skipped","reason":"estimated' "$tmp/s.jsonl" && ok || bad "no
 # Variants with plan parameters (':' then key=value separated by '/'): checked and recorded under the full name.
 "$cli" --patterns one-to-one --sizes 5 --scale 0.001 --repeats 2 --warmup 1 --variants local:rows=1/shifts=2/wg=64 \
     --json "$tmp/p.jsonl" >"$tmp/log3" 2>&1 && ok || bad "parameter variant run: $(tail -3 "$tmp/log3")"
-grep -q '"impl":"clpk-local:rows=1/shifts=2/wg=64".*"status":"ok","chosen":"local {rows=1,shifts=2,wg=64}".*"rel_error"' \
+grep -q '"impl":"clpk-local:rows=1/shifts=2/wg=64".*"status":"ok","chosen":"local {wg=64,shifts=2,rows=1}".*"rel_error"' \
     "$tmp/p.jsonl" && ok || bad "parameter variant record: $(cat "$tmp/p.jsonl")"
 
 # 3. The peer's recipe gives the same inputs (numpy stands in for CuPy; the peer imports CuPy only in main()).

@@ -1,10 +1,13 @@
-/* Every direct variant at every value of every parameter the tuner may choose (tuner/tune_xcorr.c), on random
+/* Every direct variant at every value of every parameter the tuner may choose (the values the family's table searches,
+ * lib/xcorr/xcorr_params.c, within the limits of tuner/tune_xcorr.c's `valid`), on random
  * inputs against the double CPU reference, on all four patterns, odd and non-square sizes from 1x1 up, full outputs
  * and search windows, buffer offsets, poisoned outputs and guards. The sweep covers each parameter value with few
  * distinct programs (values paired along a diagonal: kernels are compiled per -D set). Also: f64, determinism. */
 #include "check.h"
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
+#include "param_table.h"
+#include "xcorr_params.h"
 #include "xcorr_reference.h"
 #include "xcorr_run.h"
 
@@ -14,26 +17,32 @@
 
 typedef struct sweep_case {
     const char *algorithm;
-    const char *params;
+    char params[96];
 } sweep_case;
 
-/* Keep in step with the space in tuner/tune_xcorr.c. */
-static const sweep_case cases[] = {
-    {"naive", "wg=64"},
-    {"naive", "wg=256"},
-    {"shift-buffer", "team=8"},
-    {"shift-buffer", "team=16"},
-    {"shift-buffer", "team=32"},
-    {"shift-buffer", "team=64"},
-    {"shift-buffer", "team=128"},
-    {"split-row", "rows_per_worker=1,combine=ordered,distribution=triangle,wg=64"},
-    {"split-row", "rows_per_worker=2,combine=atomic,distribution=rectangle,wg=128"},
-    {"split-row", "rows_per_worker=4,combine=ordered,distribution=rectangle,wg=256"},
-    {"split-row", "rows_per_worker=8,combine=atomic,distribution=triangle,wg=64"},
-    {"split-row", "rows_per_worker=16,combine=ordered,distribution=rectangle,wg=128"},
-    {"split-row", "rows_per_worker=16,combine=atomic,distribution=triangle,wg=256"},
-    {"split-row", "rows_per_worker=2,combine=ordered,distribution=triangle,wg=128"},
-    {"grouped", "shifts=1,rows=8,wg=64"},
+/* The values the table searches for parameter `name`, as integers, keeping those within [lo, hi] (the tuner's
+ * `valid` narrows some per algorithm). */
+static int searched(const char *name, int lo, int hi, int *out, int capacity) {
+    const char *values[24];
+    char storage[256];
+    const int n =
+        core_param_search_values(core_param_find(&xcorr_param_table, name), values, storage, sizeof storage, 24);
+    int kept = 0;
+    for (int i = 0; i < n && kept < capacity; ++i)
+        if (atoi(values[i]) >= lo && atoi(values[i]) <= hi) out[kept++] = atoi(values[i]);
+    return kept;
+}
+
+/* The same for a NAME row: its searched names. */
+static int searched_names(const char *name, const char **out, char *storage, size_t size) {
+    return core_param_search_values(core_param_find(&xcorr_param_table, name), out, storage, size, 8);
+}
+
+/* The register-blocked variants pair their values so that each program stays within the tuner's limits (grouped:
+ * one pair per work-item; multi-right: rights > 1, shifts and rows <= 4; multi-both: lefts > 1, rights <= 4, rows
+ * <= 2; at most 32 accumulators); tile_coverage() checks that together they cover the table's values. */
+static const sweep_case tile_cases[] = {
+    {"grouped", "shifts=1,rows=8,lefts=1,rights=1,wg=64"},
     {"grouped", "shifts=2,rows=4,wg=128"},
     {"grouped", "shifts=4,rows=2,wg=256"},
     {"grouped", "shifts=8,rows=1,wg=128"},
@@ -43,12 +52,66 @@ static const sweep_case cases[] = {
     {"multi-both", "lefts=2,rights=4,shifts=1,rows=2,wg=64"},
     {"multi-both", "lefts=4,rights=2,shifts=2,rows=1,wg=128"},
     {"multi-both", "lefts=2,rights=2,shifts=4,rows=1,wg=256"},
-    {"warp-per-overlap", "wg=32"},
-    {"warp-per-overlap", "wg=64"},
-    {"warp-per-overlap", "wg=128"},
-    {"warp-per-overlap", "wg=256"},
 };
+enum { TILE_CASES = sizeof tile_cases / sizeof tile_cases[0], MAX_CASES = 64 };
 
+/* The sweep's cases: every searched value of each direct variant's parameters, few programs (kernels compile per
+ * -D set). wg below 64 only where the tuner offers it (warp-per-overlap). */
+static int make_cases(sweep_case *cases) {
+    int n = 0, wg[24], team[24], rpw[24];
+    const int n_wg = searched("wg", 64, 1 << 16, wg, 24), n_team = searched("team", 1, 1 << 16, team, 24);
+    const int n_rpw = searched("rows_per_worker", 1, 1 << 16, rpw, 24);
+    const char *combine[8], *distribution[8];
+    char combine_s[64], distribution_s[64];
+    const int n_combine = searched_names("combine", combine, combine_s, sizeof combine_s);
+    const int n_distribution = searched_names("distribution", distribution, distribution_s, sizeof distribution_s);
+    for (int i = 0; i < n_wg; ++i) {
+        cases[n].algorithm = "naive";
+        snprintf(cases[n++].params, sizeof cases[0].params, "wg=%d", wg[i]);
+    }
+    for (int i = 0; i < n_team; ++i) {
+        cases[n].algorithm = "shift-buffer";
+        snprintf(cases[n++].params, sizeof cases[0].params, "team=%d", team[i]);
+    }
+    /* split-row: a diagonal long enough for every value and every combine x distribution pair */
+    int split = n_rpw > n_wg ? n_rpw : n_wg;
+    if (split < n_combine * n_distribution) split = n_combine * n_distribution;
+    for (int k = 0; k <= split; ++k) {
+        cases[n].algorithm = "split-row";
+        snprintf(cases[n++].params, sizeof cases[0].params, "rows_per_worker=%d,combine=%s,distribution=%s,wg=%d",
+                 rpw[k % n_rpw], combine[k % n_combine], distribution[(k / n_combine) % n_distribution], wg[k % n_wg]);
+    }
+    for (int i = 0; i < TILE_CASES; ++i)
+        cases[n++] = tile_cases[i];
+    int wpo[24];
+    const int n_wpo = searched("wg", 1, 1 << 16, wpo, 24);
+    for (int i = 0; i < n_wpo; ++i) {
+        cases[n].algorithm = "warp-per-overlap";
+        snprintf(cases[n++].params, sizeof cases[0].params, "wg=%d", wpo[i]);
+    }
+    return n;
+}
+
+/* Whether the register-blocked cases use every value the table searches for their parameters (wg from 64). */
+static void tile_coverage(void) {
+    static const char *const keys[] = {"shifts", "rows", "lefts", "rights", "wg"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        int values[24];
+        const int n = searched(keys[k], strcmp(keys[k], "wg") == 0 ? 64 : 1, 1 << 16, values, 24);
+        for (int v = 0; v < n; ++v) {
+            char item[32];
+            snprintf(item, sizeof item, "%s=%d", keys[k], values[v]);
+            int seen = 0;
+            for (int c = 0; c < TILE_CASES && !seen; ++c) {
+                core_params p;
+                core_params_clear(&p);
+                core_params_parse(&p, tile_cases[c].params, NULL);
+                seen = core_params_get_int(&p, keys[k], -1) == values[v];
+            }
+            CHECK(seen, "the table searches %s but no register-blocked sweep case uses it", item);
+        }
+    }
+}
 
 /* Whether the plan is expected to refuse these parameters on this pattern. */
 static int refused(const char *params, clpk_xcorr_pattern pattern) {
@@ -65,7 +128,10 @@ static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const ch
 
 static void sweep(clpk_context *ctx, uint64_t *rng) {
     char label[256];
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    sweep_case cases[MAX_CASES];
+    const size_t n_cases = (size_t)make_cases(cases);
+    tile_coverage();
+    for (size_t c = 0; c < n_cases; ++c)
         for (size_t s = 0; s < XCORR_SWEEP_SHAPES; ++s) {
             const clpk_xcorr_shape *shape = &xcorr_sweep_shapes[s];
             label_of(label, sizeof label, shape, cases[c].algorithm, cases[c].params);
@@ -112,15 +178,13 @@ static void doubles(clpk_context *ctx, uint64_t *rng) {
         {CLPK_XCORR_N_TO_MN, 11, 6, 2, 4, 0, 0, CLPK_PRECISION_F64},
         {CLPK_XCORR_N_TO_M, 9, 10, 2, 3, 5, 0, CLPK_PRECISION_F64},
     };
-    static const sweep_case f64_cases[] = {
-        {"naive", NULL},       {"shift-buffer", NULL}, {"split-row", NULL},        {"grouped", NULL},
-        {"multi-right", NULL}, {"multi-both", NULL},   {"warp-per-overlap", NULL},
-    };
+    static const char *const f64_algos[] = {"naive",       "shift-buffer", "split-row",       "grouped",
+                                            "multi-right", "multi-both",   "warp-per-overlap"};
     char label[256];
     for (size_t s = 0; s < sizeof f64_shapes / sizeof f64_shapes[0]; ++s) {
-        for (size_t c = 0; c < sizeof f64_cases / sizeof f64_cases[0]; ++c) {
-            label_of(label, sizeof label, &f64_shapes[s], f64_cases[c].algorithm, NULL);
-            xcorr_check_case(ctx, rng, &f64_shapes[s], f64_cases[c].algorithm, f64_cases[c].params, s, label);
+        for (size_t c = 0; c < sizeof f64_algos / sizeof f64_algos[0]; ++c) {
+            label_of(label, sizeof label, &f64_shapes[s], f64_algos[c], NULL);
+            xcorr_check_case(ctx, rng, &f64_shapes[s], f64_algos[c], NULL, s, label);
         }
         label_of(label, sizeof label, &f64_shapes[s], "split-row", "combine=atomic");
         if (dev->has_int64_atomics)

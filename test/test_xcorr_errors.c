@@ -94,7 +94,10 @@ static void parameters(clpk_context *ctx) {
     const clpk_status INV = CLPK_ERROR_INVALID_ARGUMENT;
     const clpk_xcorr_shape one = shape_of(CLPK_XCORR_ONE_TO_ONE, 6, 5, 2, 2);
     const clpk_xcorr_shape many = shape_of(CLPK_XCORR_ONE_TO_MANY, 6, 5, 1, 4);
-    refuses(ctx, &one, "fastest", NULL, INV, "unknown algorithm", "unknown algorithm");
+    refuses(ctx, &one, "fastest", NULL, INV, "unknown algorithm 'fastest'", "unknown algorithm");
+    refuses(ctx, &one, "naive,wg=64", NULL, INV, "'naive,wg=64'", "algorithm with a parameter in it");
+    refuses(ctx, &one, "naive", "algorithm=grouped", INV, "algorithm argument", "algorithm among the parameters");
+    refuses(ctx, &one, "naive", "colour=red", INV, "colour", "unknown parameter");
     refuses(ctx, &one, "naive", "shifts=2", INV, "shifts", "key of another algorithm");
     refuses(ctx, &one, "naive", "wg=", INV, "wg", "empty value");
     refuses(ctx, &one, "naive", "wg=abc", INV, "wg=abc", "non-numeric wg");
@@ -106,13 +109,14 @@ static void parameters(clpk_context *ctx) {
     refuses(ctx, &many, "grouped", "shifts=16,rows=16", INV, "at most 128", "too many accumulators");
     refuses(ctx, &many, "grouped", "shifts=17", INV, "shifts=17", "shifts past 16");
     refuses(ctx, &many, "warp-per-overlap", "wg=48", INV, "power of two", "wpo wg not a power of two");
-    refuses(ctx, &many, "split-row", "combine=sometimes", INV, "ordered or atomic", "bad combine");
+    refuses(ctx, &many, "split-row", "combine=sometimes", INV, "combine=sometimes", "bad combine");
     refuses(ctx, &many, "split-row", "rows_per_worker=0", INV, "rows_per_worker", "rows_per_worker 0");
-    refuses(ctx, &many, "split-row", "distribution=diagonal", INV, "rectangle or triangle", "bad distribution");
+    refuses(ctx, &many, "split-row", "distribution=diagonal", INV, "distribution=diagonal", "bad distribution");
     refuses(ctx, &many, "split-row", "distribution=", INV, "", "empty distribution");
-    refuses(ctx, &many, "shift-buffer", "shuffle=warp", INV, "local or subgroup", "bad shuffle");
+    refuses(ctx, &many, "shift-buffer", "shuffle=warp", INV, "shuffle=warp", "bad shuffle");
     refuses(ctx, &many, "shift-buffer", "team=-4", INV, "team", "negative team");
-    refuses(ctx, &many, "fft", "fft_pad=odd", INV, "", "bad fft_pad (or no fft)");
+    refuses(ctx, &many, "fft", "fft_pad=odd", INV, "fft_pad=odd", "bad fft_pad");
+    refuses(ctx, &one, "local", "rows=9", INV, "rows=9", "local rows past 8");
     /* An explicit algorithm reports what it uses. */
     clpk_xcorr_plan *plan = NULL;
     if (CHECK(clpk_xcorr_plan_create(ctx, &many, "grouped", " shifts = 2 , rows=4", &plan) == CLPK_SUCCESS, "%s",

@@ -1,7 +1,7 @@
 /* FFT path of the cross-correlation family (lib/xcorr/xcorr_fft.c, VkFFT) against a double-precision CPU reference: every
  * pattern, odd and non-square sizes, centred search windows, pow2/smooth padding, chunked batches, f32 and f64,
  * element offsets, outputs poisoned with NaN (and guard elements around them that must stay untouched), events, bad
- * parameters. Each distinct padded size and batch compiles VkFFT kernels once (~0.5-1.5 s on PoCL), so the cases are
+ * parameters (read through the family's table). Each distinct padded size and batch compiles VkFFT kernels once (~0.5-1.5 s on PoCL), so the cases are
  * few and small. */
 #include "check.h"
 #include "xcorr_csv.h"
@@ -13,6 +13,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The FFT path's configuration for "k=v" parameters, read through the family's table (lib/xcorr/xcorr_params.c) as
+ * plan creation does; fails naming a parameter the table refuses. */
+static clpk_status fft_config(clpk_context *ctx, const char *text, xcorr_config *config) {
+    core_params p;
+    core_param_defaults(&xcorr_param_table, clpk_context_device_info(ctx)->kind, &p);
+    core_params_set(&p, "algorithm", "fft");
+    clpk_error err = {0};
+    memset(config, 0, sizeof *config);
+    clpk_status st = text ? core_params_parse(&p, text, &err) : CLPK_SUCCESS;
+    if (st == CLPK_SUCCESS) st = core_param_read(&xcorr_param_table, &p, config, &err);
+    return st == CLPK_SUCCESS ? st : core_fail_from(ctx, &err);
+}
 
 /* out[k, l] = sum_ij left[i + k - (R-1), j + l - (C-1)] * right[i, j] in the centred window of the shape. */
 static void reference_one(const clpk_xcorr_shape *s, const double *left, const double *right, int orows, int ocols,
@@ -109,12 +122,11 @@ static void run_case(clpk_context *ctx, const fft_case *c, uint64_t *rng) {
         reference_one(&s, left + l * msize, right + r * msize, orows, ocols, ref + o * osize);
     }
 
-    core_params params;
-    core_params_clear(&params);
-    if (c->params) core_params_parse(&params, c->params, NULL);
+    xcorr_config config;
     xcorr_fft *fft = NULL;
     double t0 = core_wall_seconds();
-    clpk_status st = xcorr_fft_create(ctx, &s, &params, &fft);
+    clpk_status st = fft_config(ctx, c->params, &config);
+    if (st == CLPK_SUCCESS) st = xcorr_fft_create(ctx, &s, &config, &fft);
     double t_create = core_wall_seconds() - t0;
     if (!CHECK(st == CLPK_SUCCESS, "%s: create: %s: %s", label, clpk_status_string(st), clpk_last_error(ctx)))
         goto done_host;
@@ -261,16 +273,21 @@ static void bad_inputs(clpk_context *ctx) {
     CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "empty matrices accepted");
     s = good, s.pattern = CLPK_XCORR_N_TO_MN, s.n_left = 2;
     CHECK(xcorr_fft_create(ctx, &s, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "n-to-mn with 3 %% 2 accepted");
-    core_params p;
-    core_params_clear(&p);
-    core_params_set(&p, "fft_pad", "prime");
-    CHECK(xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_pad=prime accepted");
-    CHECK(strstr(clpk_last_error(ctx), "fft_pad") != NULL, "message does not name fft_pad: %s", clpk_last_error(ctx));
-    core_params_clear(&p);
-    core_params_set(&p, "fft_batch", "0");
-    CHECK(xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=0 accepted");
-    core_params_set(&p, "fft_batch", "3x");
-    CHECK(xcorr_fft_create(ctx, &good, &p, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=3x accepted");
+    /* the table refuses bad values, naming them; fft_batch=0 is the default (by memory) */
+    xcorr_config config;
+    CHECK(fft_config(ctx, "fft_pad=prime", &config) == CLPK_ERROR_INVALID_ARGUMENT &&
+              strstr(clpk_last_error(ctx), "fft_pad=prime"),
+          "fft_pad=prime accepted or not named: %s", clpk_last_error(ctx));
+    CHECK(fft_config(ctx, "fft_batch=3x", &config) == CLPK_ERROR_INVALID_ARGUMENT &&
+              strstr(clpk_last_error(ctx), "fft_batch=3x"),
+          "fft_batch=3x accepted or not named: %s", clpk_last_error(ctx));
+    CHECK(fft_config(ctx, "fft_batch=-1", &config) == CLPK_ERROR_INVALID_ARGUMENT, "fft_batch=-1 accepted");
+    if (CHECK(fft_config(ctx, "fft_batch=0", &config) == CLPK_SUCCESS && config.fft_batch == 0, "fft_batch=0: %s",
+              clpk_last_error(ctx))) {
+        CHECK(xcorr_fft_create(ctx, &good, &config, &fft) == CLPK_SUCCESS, "fft_batch=0: %s", clpk_last_error(ctx));
+        xcorr_fft_destroy(fft);
+        fft = NULL;
+    }
     CHECK(xcorr_fft_create(ctx, NULL, NULL, &fft) == CLPK_ERROR_INVALID_ARGUMENT, "NULL shape accepted");
     CHECK(xcorr_fft_execute(NULL, NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL) == CLPK_ERROR_INVALID_ARGUMENT,
           "NULL plan accepted");
@@ -293,9 +310,6 @@ static void bad_inputs(clpk_context *ctx) {
     } else {
         printf("SKIP out-of-order queue refusal: the device has no out-of-order queues\n");
     }
-    CHECK(xcorr_fft_param_names[0] && !strcmp(xcorr_fft_param_names[0], "fft_pad") &&
-              xcorr_fft_param_names[2] == NULL,
-          "parameter names");
 }
 
 int main(void) {

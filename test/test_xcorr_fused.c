@@ -7,7 +7,9 @@
 #include "check.h"
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
+#include "param_table.h"
 #include "xcorr_fused.h"
+#include "xcorr_params.h"
 #include "xcorr_run.h"
 
 #include <math.h>
@@ -43,17 +45,33 @@ static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
     run_case(ctx, rng, &w3, NULL, 2);
 }
 
-/* Every point of the tuner's space for fused-fft: fft_pad {smooth, pow2} x rows {1,2,4,8} x wg
- * {64,128,256}, on shapes whose line counts leave partial work-groups (5 pairs, odd rows, a window). */
+/* The values the table (lib/xcorr/xcorr_params.c) searches for parameter `name`. */
+static int searched(const char *name, const char **out, char *storage, size_t size) {
+    return core_param_search_values(core_param_find(&xcorr_param_table, name), out, storage, size, 16);
+}
+
+/* Every point of the tuner's space for fused-fft: the table's fft_pad {pow2, smooth} x rows {1,2,4,8} x wg from 64
+ * ({64,128,256}: the tuner's `valid` leaves out 32), on shapes whose line counts leave partial work-groups (5 pairs,
+ * odd rows, a window). */
 static void sweep(clpk_context *ctx, uint64_t *rng) {
-    static const char *const pads[] = {"smooth", "pow2"};
-    static const int lines[] = {1, 2, 4, 8}, wgs[] = {64, 128, 256};
+    const char *pads[16], *line_values[16], *wg_values[16];
+    char pad_s[128], line_s[128], wg_s[128];
+    const int n_pads = searched("fft_pad", pads, pad_s, sizeof pad_s);
+    const int n_lines = searched("rows", line_values, line_s, sizeof line_s);
+    const int n_wg_values = searched("wg", wg_values, wg_s, sizeof wg_s);
+    int lines[16], wgs[16], n_wgs = 0;
+    for (int i = 0; i < n_lines; ++i)
+        lines[i] = atoi(line_values[i]);
+    for (int i = 0; i < n_wg_values; ++i)
+        if (atoi(wg_values[i]) >= 64) wgs[n_wgs++] = atoi(wg_values[i]);
+    CHECK(n_pads == 2 && n_lines >= 4 && n_wgs >= 3, "the table's fused-fft values changed: extend the sweep");
+    if (n_pads < 2 || n_lines < 4 || n_wgs < 3) return;
     const clpk_xcorr_shape a = one_to_one(17, 13, 5, 0, 0, CLPK_PRECISION_F32);
     const clpk_xcorr_shape b = one_to_one(12, 20, 3, 7, 9, CLPK_PRECISION_F32);
     char params[128];
-    for (int p = 0; p < 2; ++p)
-        for (int l = 0; l < 4; ++l)
-            for (int w = 0; w < 3; ++w) {
+    for (int p = 0; p < n_pads; ++p)
+        for (int l = 0; l < n_lines; ++l)
+            for (int w = 0; w < n_wgs; ++w) {
                 snprintf(params, sizeof params, "fft_pad=%s,rows=%d,wg=%d", pads[p], lines[l], wgs[w]);
                 run_case(ctx, rng, &a, params, (size_t)w);
                 run_case(ctx, rng, &b, params, (size_t)l % 2);

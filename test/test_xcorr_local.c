@@ -1,12 +1,15 @@
-/* The "local" direct algorithm (cl/xcorr_local.cl): every value of every parameter of its tuner space
- * (tuner/tune_xcorr.c: rows {1,2,4} x shifts {1,2,4,8}, all 12 pairs, wg {64,128,256} cycling along them)
+/* The "local" direct algorithm (cl/xcorr_local.cl): every value of every parameter of its tuner space (the values
+ * the family's table searches, lib/xcorr/xcorr_params.c, within tuner/tune_xcorr.c's limits for local: rows {1,2,4}
+ * x shifts {1,2,4,8}, all 12 pairs, wg {64,128,256} cycling along them)
  * on all four patterns, 1x1, odd, non-square, search windows, buffer offsets, NaN-poisoned outputs and guards,
  * against the double CPU reference; the H100's local-memory limit (48 KiB: f32 64x96 fills it exactly, 78x78), f64,
  * bit-identical reruns, and clean refusals (matrices past this device's local memory, bad parameters). */
 #include "check.h"
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
+#include "param_table.h"
 #include "xcorr_direct.h"
+#include "xcorr_params.h"
 #include "xcorr_run.h"
 
 #include <math.h>
@@ -19,15 +22,28 @@ static void label_of(char *buf, size_t size, const clpk_xcorr_shape *s, const ch
              params ? params : "defaults");
 }
 
+/* The values the table searches for parameter `name`, as integers within [lo, hi] (the tuner's limits for local). */
+static int searched(const char *name, int lo, int hi, int *out, int capacity) {
+    const char *values[24];
+    char storage[256];
+    const int n =
+        core_param_search_values(core_param_find(&xcorr_param_table, name), values, storage, sizeof storage, 24);
+    int kept = 0;
+    for (int i = 0; i < n && kept < capacity; ++i)
+        if (atoi(values[i]) >= lo && atoi(values[i]) <= hi) out[kept++] = atoi(values[i]);
+    return kept;
+}
 
 static void sweep(clpk_context *ctx, uint64_t *rng) {
-    static const int block_rows[] = {1, 2, 4}, block_cols[] = {1, 2, 4, 8}, wgs[] = {64, 128, 256};
+    int block_rows[24], block_cols[24], wgs[24];
+    const int n_rows = searched("rows", 1, 4, block_rows, 24), n_cols = searched("shifts", 1, 16, block_cols, 24);
+    const int n_wgs = searched("wg", 64, 1 << 16, wgs, 24);
+    CHECK(n_rows > 0 && n_cols > 0 && n_wgs > 0, "the table searches no rows, shifts or wg");
     char params[96], label[256];
     int n = 0;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 4; ++c, ++n) {
-            snprintf(params, sizeof params, "rows=%d,shifts=%d,wg=%d", block_rows[r], block_cols[c],
-                     wgs[n % 3]);
+    for (int r = 0; r < n_rows; ++r)
+        for (int c = 0; c < n_cols && n_wgs > 0; ++c, ++n) {
+            snprintf(params, sizeof params, "rows=%d,shifts=%d,wg=%d", block_rows[r], block_cols[c], wgs[n % n_wgs]);
             for (size_t s = 0; s < XCORR_SWEEP_SHAPES; ++s) {
                 label_of(label, sizeof label, &xcorr_sweep_shapes[s], params);
                 xcorr_check_case(ctx, rng, &xcorr_sweep_shapes[s], "local", params, (size_t)(n + (int)s) % 3, label);

@@ -1,8 +1,8 @@
 /* "auto" through a tuning profile: an entry's algorithm and parameters are used (and give correct results) even when
- * the entry holds a whole tuner candidate (keys of other algorithms, a key of a later version), an entry this build
- * cannot use (a bad value, an unknown algorithm) falls back to the built-in choice instead of failing, and explicit
- * algorithms ignore the profile. The profile is written for the test's own device into a
- * temporary CLPK_PROFILE_DIR. */
+ * the entry holds a whole tuner candidate (keys of other algorithms), an entry this build cannot use (a key it does not
+ * know, a bad value, an unknown algorithm: stale, ignored whole) falls back to the built-in choice instead of failing,
+ * and explicit algorithms ignore the profile. The profile is written for the test's own device into a temporary
+ * CLPK_PROFILE_DIR. */
 #include "check.h"
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
@@ -61,7 +61,10 @@ int main(void) {
         "  {\"class\": {\"pattern\": \"one-to-many\", \"rows\": 12, \"cols\": 12, \"n_left\": 1, \"n_right\": 6,\n"
         "              \"precision\": \"f32\"},\n"
         "   \"params\": {\"algorithm\": \"split-row\", \"rows_per_worker\": 3, \"combine\": \"atomic\", \"wg\": 64,\n"
-        "              \"team\": 16, \"shifts\": 4, \"lefts\": 2, \"fft_pad\": \"pow2\", \"from_the_future\": 1}},\n"
+        "              \"team\": 16, \"shifts\": 4, \"lefts\": 2, \"fft_pad\": \"pow2\"}},\n"
+        "  {\"class\": {\"pattern\": \"n-to-mn\", \"rows\": 12, \"cols\": 12, \"n_left\": 2, \"n_right\": 4,\n"
+        "              \"precision\": \"f32\"},\n"
+        "   \"params\": {\"algorithm\": \"split-row\", \"combine\": \"atomic\", \"from_the_future\": 1}},\n"
         "  {\"class\": {\"pattern\": \"n-to-m\", \"rows\": 10, \"cols\": 10, \"n_left\": 2, \"n_right\": 3,\n"
         "              \"precision\": \"f32\"},\n"
         "   \"params\": {\"algorithm\": \"grouped\", \"shifts\": \"zero\"}},\n"
@@ -92,6 +95,11 @@ int main(void) {
     xcorr_builtin_params(ctx, &nm, &builtin);
     expect_choice(ctx, &nm, NULL, core_params_get(&builtin, "algorithm"), NULL, "unusable entry falls back");
     xcorr_check_case(ctx, &rng, &nm, NULL, NULL, 0, "n-to-m 10x10 after the fallback");
+
+    const clpk_xcorr_shape mn = {CLPK_XCORR_N_TO_MN, 12, 12, 2, 4, 0, 0, CLPK_PRECISION_F32};
+    core_params_clear(&builtin);
+    xcorr_builtin_params(ctx, &mn, &builtin);
+    expect_choice(ctx, &mn, NULL, core_params_get(&builtin, "algorithm"), NULL, "entry with an unknown key ignored");
 
     const clpk_xcorr_shape one = {CLPK_XCORR_ONE_TO_ONE, 8, 8, 2, 2, 0, 0, CLPK_PRECISION_F32};
     core_params_clear(&builtin);

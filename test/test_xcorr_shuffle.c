@@ -15,13 +15,29 @@
 #include "clpk_xcorr.h"
 #include "xcorr_reference.h"
 #include "xcorr_run.h"
+#include "xcorr_params.h"
 #include "xcorr_shuffle.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const int teams[] = {8, 16, 32, 64, 128}; /* the tuner's team values (tuner/tune_xcorr.c) */
+/* The team values the family's table searches (lib/xcorr/xcorr_params.c), ascending; read in main. */
+static int teams[16];
+static size_t n_teams;
+
+static void read_teams(void) {
+    const char *values[16];
+    char storage[128];
+    n_teams = (size_t)core_param_search_values(core_param_find(&xcorr_param_table, "team"), values, storage,
+                                               sizeof storage, 16);
+    for (size_t i = 0; i < n_teams; ++i) {
+        size_t at = i;
+        for (const int v = atoi(values[i]); at > 0 && teams[at - 1] > v; --at)
+            teams[at] = teams[at - 1];
+        teams[at] = atoi(values[i]);
+    }
+}
 
 /* The shared sweep shapes (test/support/xcorr_run.c) and three for the team's row and window logic; pattern, rows,
  * cols, n_left, n_right, search rows, search cols. */
@@ -121,8 +137,8 @@ static void direct(clpk_context *ctx, uint64_t *rng, int form) {
         form == CLPK_XCORR_SHUFFLE_INTEL && core_device_has_extension(ctx, "cl_intel_required_subgroup_size");
     const char *name = form == CLPK_XCORR_SHUFFLE_INTEL ? "intel_sub_group_shuffle" : "emulated shuffle";
     int ran = 0;
-    for (size_t t = 0; t <= sizeof teams / sizeof teams[0]; ++t) {
-        const int dbl = t == sizeof teams / sizeof teams[0];
+    for (size_t t = 0; t <= n_teams; ++t) {
+        const int dbl = t == n_teams;
         if (dbl && !has_fp64) break;
         const int team = dbl ? 16 : teams[t];
         char options[160];
@@ -164,7 +180,7 @@ static void refusals(clpk_context *ctx) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     for (int p = 0; p < 2; ++p) {
         if (p == 1 && !dev->has_fp64) continue;
-        for (size_t t = 0; t < sizeof teams / sizeof teams[0]; ++t) {
+        for (size_t t = 0; t < n_teams; ++t) {
             clpk_xcorr_shape shape = shape_at(1);
             shape.precision = p ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
             char params[64];
@@ -184,7 +200,7 @@ static void refusals(clpk_context *ctx) {
     clpk_xcorr_plan *plan = NULL;
     CHECK(clpk_xcorr_plan_create(ctx, &xcorr_sweep_shapes[1], "shift-buffer", "shuffle=warp", &plan) ==
                   CLPK_ERROR_INVALID_ARGUMENT &&
-              !plan && strstr(clpk_last_error(ctx), "local or subgroup"),
+              !plan && strstr(clpk_last_error(ctx), "shuffle=warp"),
           "shuffle=warp: %s", clpk_last_error(ctx));
     clpk_xcorr_plan_destroy(plan);
 }
@@ -233,7 +249,7 @@ static void sweep(clpk_context *ctx, uint64_t *rng, xcorr_shuffle_kind kind) {
             printf("skip f64: %s has no double precision\n", dev->name);
             continue;
         }
-        for (size_t t = 0; t < sizeof teams / sizeof teams[0]; ++t) {
+        for (size_t t = 0; t < n_teams; ++t) {
             char params[64];
             snprintf(params, sizeof params, "team=%d,shuffle=subgroup", teams[t]);
             clpk_xcorr_shape probe = shape_at(1);
@@ -271,6 +287,8 @@ int main(void) {
     if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     const xcorr_shuffle_kind kind = xcorr_shuffle_kind_of(ctx);
+    read_teams();
+    CHECK(n_teams > 0, "the table searches no team values");
     printf("device: %s (%s), shuffle: %s\n", dev->name, dev->platform_name, xcorr_shuffle_kind_name(kind));
     double t0 = core_wall_seconds();
     if (kind == CLPK_XCORR_SHUFFLE_NONE) {

@@ -1,13 +1,15 @@
 /* Tuner search space of the cross-correlation family: the algorithm (every direct variant that applies to the
  * pattern, and "fft" when the FFT path is built in, so the direct/FFT crossover is measured, not assumed) and the
- * parameters of each. Irrelevant parameters are pinned to their first value by `valid`, so each distinct plan
- * appears once. test/test_xcorr_direct.c covers every value listed here. */
+ * parameters of each, with the values and conditions of the family's table (lib/xcorr/xcorr_params.c). Parameters an
+ * algorithm does not read are pinned to their first value by `valid`, so each distinct plan appears once. The sweep
+ * tests (test/test_xcorr_direct.c, _local, _fused, _shuffle) cover the table's values. */
 #include "tune.h"
 
 #include "clpk_xcorr.h"
 #include "xcorr_direct.h"
 #include "xcorr_fft.h"
 #include "xcorr_fused.h"
+#include "xcorr_params.h"
 #include "xcorr_plan.h"
 #include "xcorr_reference.h"
 #include "xcorr_shuffle.h"
@@ -88,8 +90,7 @@ static clpk_status upload(clpk_context *ctx, const double *v, size_t n, clpk_pre
     return rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clCreateBuffer(xcorr tuner input)");
 }
 
-static clpk_status problem_create(clpk_context *ctx, const tune_options *opts, int index,
-                                  tune_problem *problem) {
+static clpk_status problem_create(clpk_context *ctx, const tune_options *opts, int index, tune_problem *problem) {
     memset(problem, 0, sizeof *problem);
     const int specs = spec_count(opts);
     if (index < 0 || index >= problem_count(opts))
@@ -141,102 +142,60 @@ static clpk_status problem_create(clpk_context *ctx, const tune_options *opts, i
     return CLPK_SUCCESS;
 }
 
-/* Per algorithm: the parameters it reads, each with the values the tuner tries. Irrelevant parameters stay at the
- * first value of the space's list. */
-static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
-                                         "multi-both", "warp-per-overlap", "local",     "fft",     "fused-fft",
-                                         NULL};
-static const char *const wg_values[] = {"64", "128", "256", "32", NULL};
-static const char *const team_values[] = {"32", "8", "16", "64", "128", NULL};
-static const char *const rpw_values[] = {"4", "1", "2", "8", "16", NULL};
-static const char *const combine_values[] = {"ordered", "atomic", NULL};
-static const char *const distribution_values[] = {"rectangle", "triangle", NULL};
-static const char *const shuffle_values[] = {"local", "subgroup", NULL};
-static const char *const local_only[] = {"local", NULL};
-static const char *const shifts_values[] = {"1", "2", "4", "8", NULL};
-static const char *const rows_values[] = {"1", "2", "4", "8", NULL};
-static const char *const lefts_values[] = {"1", "2", "4", NULL};
-static const char *const rights_values[] = {"1", "2", "4", "8", NULL};
-static const char *const pad_values[] = {"pow2", "smooth", NULL};
-
 static int fft_available(clpk_context *ctx, const clpk_xcorr_shape *shape) {
     xcorr_fft *fft = NULL;
-    core_params none;
-    core_params_clear(&none);
-    if (xcorr_fft_create(ctx, shape, &none, &fft) != CLPK_SUCCESS) return 0;
+    if (xcorr_fft_create(ctx, shape, NULL, &fft) != CLPK_SUCCESS) return 0;
     xcorr_fft_destroy(fft);
     return 1;
 }
 
-/* Whether `key` is one of `algorithm`'s parameters. */
-static int reads(const char *algorithm, const char *key) {
-    const char *const *names = strcmp(algorithm, "fft") == 0         ? xcorr_fft_param_names
-                               : strcmp(algorithm, "fused-fft") == 0 ? xcorr_fused_param_names
-                                                                     : xcorr_direct_param_names(algorithm);
-    for (int i = 0; names && names[i]; ++i)
-        if (strcmp(names[i], key) == 0) return 1;
-    return 0;
+/* Whether the table's parameter `key` applies to the candidate's algorithm (its condition holds). */
+static int reads(const core_params *candidate, const char *key) {
+    const core_param_def *d = core_param_find(&xcorr_param_table, key);
+    return d && strcmp(key, "algorithm") != 0 && core_param_active(d, candidate);
+}
+
+/* The first value the table searches for `key` (where parameters an algorithm does not read sit), or NULL. */
+static const char *first_value(const char *key, char *buf, size_t size) {
+    const core_param_def *d = core_param_find(&xcorr_param_table, key);
+    if (!d || !d->search) return NULL;
+    snprintf(buf, size, "%.*s", (int)strcspn(d->search, "|"), d->search);
+    return buf;
 }
 
 static clpk_status space(clpk_context *ctx, const tune_problem *problem, tune_space *sp) {
     const xcorr_problem *p = problem->state;
-    const char *algos[16];
-    int n = 0;
-    for (int i = 0; algorithms[i]; ++i) {
-        if (strcmp(algorithms[i], "multi-right") == 0 && p->shape.pattern == CLPK_XCORR_ONE_TO_ONE) continue;
-        if (strcmp(algorithms[i], "multi-both") == 0 && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
-        if (strcmp(algorithms[i], "fft") == 0 && !fft_available(ctx, &p->shape)) continue;
+    /* the table's algorithms, less those that cannot serve this problem here */
+    const core_param_def *algorithm = core_param_find(&xcorr_param_table, "algorithm");
+    char algos[256] = "";
+    size_t used = 0;
+    for (const char *at = algorithm->search; at && *at;) {
+        const size_t len = strcspn(at, "|");
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)len, at);
+        at = at[len] ? at + len + 1 : NULL;
+        const int a = xcorr_algorithm_of(name);
+        if (a == XCORR_MULTI_RIGHT && p->shape.pattern == CLPK_XCORR_ONE_TO_ONE) continue;
+        if (a == XCORR_MULTI_BOTH && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
+        if (a == XCORR_FFT && !fft_available(ctx, &p->shape)) continue;
         /* fused-fft: one-to-one where one FFT line per work-group fits local memory (valid() checks each rows). */
-        if (strcmp(algorithms[i], "fused-fft") == 0 && !xcorr_fused_fits(ctx, &p->shape, 1, 1)) continue;
+        if (a == XCORR_FUSED_FFT && !xcorr_fused_fits(ctx, &p->shape, 1, 1)) continue;
         /* local: only where both matrices fit the device's local memory. */
-        if (strcmp(algorithms[i], "local") == 0 &&
-            xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes)
-            continue;
-        algos[n++] = algorithms[i];
+        if (a == XCORR_LOCAL && xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes) continue;
+        used += (size_t)snprintf(algos + used, sizeof algos - used, "%s%s", used ? "|" : "", name);
     }
-    algos[n] = NULL;
     memset(sp, 0, sizeof *sp);
-    CLPK_TRY(tune_space_add(sp, "algorithm", algos));
-    CLPK_TRY(tune_space_add(sp, "wg", wg_values));
-    CLPK_TRY(tune_space_add(sp, "team", team_values));
-    /* shift-buffer's shuffle form is only offered where the device has a sub-group (warp) shuffle. */
-    CLPK_TRY(tune_space_add(
-        sp, "shuffle", xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE ? local_only : shuffle_values));
-    CLPK_TRY(tune_space_add(sp, "rows_per_worker", rpw_values));
-    CLPK_TRY(tune_space_add(sp, "combine", combine_values));
-    CLPK_TRY(tune_space_add(sp, "distribution", distribution_values));
-    CLPK_TRY(tune_space_add(sp, "shifts", shifts_values));
-    CLPK_TRY(tune_space_add(sp, "rows", rows_values));
-    CLPK_TRY(tune_space_add(sp, "lefts", lefts_values));
-    CLPK_TRY(tune_space_add(sp, "rights", rights_values));
-    CLPK_TRY(tune_space_add(sp, "fft_pad", pad_values));
-    /* Each parameter matters only for the algorithms that read it: the listing of valid points then walks a few
-     * thousand combinations instead of the whole product (2.5 M on GPUs, where shuffle has two values). */
-    for (int i = 1; i < sp->count; ++i) {
-        char readers[256] = "";
-        size_t used = 0;
-        for (int a = 0; algos[a]; ++a)
-            if (reads(algos[a], sp->params[i].name))
-                used += (size_t)snprintf(readers + used, sizeof readers - used, "%s%s", used ? "|" : "", algos[a]);
-        /* "-" names no algorithm: a parameter no offered algorithm reads never matters */
-        CLPK_TRY(tune_space_when(sp, sp->params[i].name, "algorithm", used ? readers : "-"));
+    CLPK_TRY(tune_space_add_param(sp, &xcorr_param_table, "algorithm", algos));
+    /* The other searched rows in table order, each with its condition on the algorithm: the listing of valid points
+     * then walks a few thousand combinations instead of the whole product (2.5 M on GPUs, where shuffle has two
+     * values). shift-buffer's shuffle form is only offered where the device has a sub-group (warp) shuffle. */
+    for (int i = 0; i < xcorr_param_table.count; ++i) {
+        const core_param_def *d = &xcorr_param_table.defs[i];
+        if (d == algorithm || !d->search) continue;
+        const int no_shuffle = strcmp(d->name, "shuffle") == 0 && xcorr_shuffle_kind_of(ctx) == CLPK_XCORR_SHUFFLE_NONE;
+        CLPK_TRY(tune_space_add_param(sp, &xcorr_param_table, d->name, no_shuffle ? "local" : NULL));
     }
     return CLPK_SUCCESS;
-}
-
-static const char *const *values_of(const char *key) {
-    static const struct {
-        const char *key;
-        const char *const *values;
-    } lists[] = {{"wg", wg_values},           {"team", team_values},
-                 {"shuffle", shuffle_values}, {"rows_per_worker", rpw_values},
-                 {"combine", combine_values}, {"distribution", distribution_values},
-                 {"shifts", shifts_values},   {"rows", rows_values},
-                 {"lefts", lefts_values},     {"rights", rights_values},
-                 {"fft_pad", pad_values}};
-    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; ++i)
-        if (strcmp(lists[i].key, key) == 0) return lists[i].values;
-    return NULL;
 }
 
 static int valid(clpk_context *ctx, const tune_problem *problem, const core_params *c) {
@@ -246,13 +205,14 @@ static int valid(clpk_context *ctx, const tune_problem *problem, const core_para
     /* One point per distinct plan: parameters the algorithm ignores sit at their first value. */
     for (int i = 0; i < c->count; ++i) {
         const char *key = c->items[i].key;
-        if (strcmp(key, "algorithm") == 0 || reads(algo, key)) continue;
-        const char *const *values = values_of(key);
-        if (values && strcmp(c->items[i].value, values[0]) != 0) return 0;
+        char first[32];
+        if (strcmp(key, "algorithm") == 0 || reads(c, key)) continue;
+        const char *value = first_value(key, first, sizeof first);
+        if (value && strcmp(c->items[i].value, value) != 0) return 0;
     }
     const int wg = (int)core_params_get_int(c, "wg", 64);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    if (reads(algo, "wg") && (size_t)wg > dev->max_work_group_size) return 0;
+    if (reads(c, "wg") && (size_t)wg > dev->max_work_group_size) return 0;
     if (strcmp(algo, "naive") == 0 || strcmp(algo, "split-row") == 0) return wg >= 64;
     if (strcmp(algo, "fused-fft") == 0) {
         /* rows = FFT lines per work-group {1,2,4,8}, wg {64,128,256} (test_xcorr_fused runs every point), fft_pad
@@ -307,7 +267,7 @@ static clpk_status evaluate(clpk_context *ctx, tune_problem *problem, const core
     core_params own;
     core_params_clear(&own);
     for (int i = 0; i < candidate->count; ++i)
-        if (reads(algo, candidate->items[i].key))
+        if (reads(candidate, candidate->items[i].key))
             core_params_set(&own, candidate->items[i].key, candidate->items[i].value);
     char text[512];
     core_params_format(&own, text, sizeof text);

@@ -2,36 +2,25 @@
 #include "xcorr_direct.h"
 #include "xcorr_shuffle.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef enum direct_kind { NAIVE, SHIFT_BUFFER, SPLIT_ROW, TILE, WARP_PER_OVERLAP, LOCAL_TILES } direct_kind;
 
-static const char *const naive_keys[] = {"wg", NULL};
-static const char *const shift_keys[] = {"team", "shuffle", NULL};
-static const char *const split_keys[] = {"rows_per_worker", "combine", "distribution", "wg", NULL};
-static const char *const tile_keys[] = {"shifts", "rows", "lefts", "rights", "wg", NULL};
-static const char *const wpo_keys[] = {"wg", NULL};
-static const char *const local_keys[] = {"rows", "shifts", "wg", NULL};
-
-static const struct {
-    const char *name;
-    direct_kind kind;
-    const char *source;
-    const char *const *keys;
-} algorithms[] = {
-    {"naive", NAIVE, "xcorr_naive", naive_keys},
-    {"shift-buffer", SHIFT_BUFFER, "xcorr_shift", shift_keys},
-    {"split-row", SPLIT_ROW, "xcorr_split", split_keys},
-    {"grouped", TILE, "xcorr_tile", tile_keys},
-    {"multi-right", TILE, "xcorr_tile", tile_keys},
-    {"multi-both", TILE, "xcorr_tile", tile_keys},
-    {"warp-per-overlap", WARP_PER_OVERLAP, "xcorr_wpo", wpo_keys},
-    {"local", LOCAL_TILES, "xcorr_local", local_keys},
-};
-enum { ALGORITHM_COUNT = sizeof algorithms / sizeof algorithms[0] };
+/* The kernel kind of each direct algorithm (xcorr_algorithm), -1 for the others. */
+static int kind_of(int algorithm) {
+    switch (algorithm) {
+    case XCORR_NAIVE: return NAIVE;
+    case XCORR_SHIFT_BUFFER: return SHIFT_BUFFER;
+    case XCORR_SPLIT_ROW: return SPLIT_ROW;
+    case XCORR_GROUPED:
+    case XCORR_MULTI_RIGHT:
+    case XCORR_MULTI_BOTH: return TILE;
+    case XCORR_WARP_PER_OVERLAP: return WARP_PER_OVERLAP;
+    case XCORR_LOCAL: return LOCAL_TILES;
+    default: return -1;
+    }
+}
 
 struct xcorr_direct {
     clpk_context *ctx;
@@ -47,18 +36,7 @@ struct xcorr_direct {
     cl_mem scratch; /* split-row's partial sums (ordered combine) */
 };
 
-static int find_algorithm(const char *name) {
-    for (int i = 0; name && i < ALGORITHM_COUNT; ++i)
-        if (strcmp(algorithms[i].name, name) == 0) return i;
-    return -1;
-}
-
-int xcorr_direct_known(const char *algorithm) { return find_algorithm(algorithm) >= 0; }
-
-const char *const *xcorr_direct_param_names(const char *algorithm) {
-    int a = find_algorithm(algorithm);
-    return a < 0 ? NULL : algorithms[a].keys;
-}
+int xcorr_direct_known(int algorithm) { return kind_of(algorithm) >= 0; }
 
 static int out_cols_of(const clpk_xcorr_shape *s) { return s->search_cols ? s->search_cols : 2 * s->cols - 1; }
 
@@ -70,22 +48,14 @@ static int pow2_clamp(int n, int lo, int hi) {
     return p;
 }
 
-void xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
-                                core_params *params) {
-    int a = find_algorithm(algorithm);
-    if (a < 0) return;
+void xcorr_direct_defaults(const clpk_xcorr_shape *shape, int algorithm, core_params *params) {
     const int many_rights = shape->pattern != CLPK_XCORR_ONE_TO_ONE;
-    switch (algorithms[a].kind) {
+    switch (kind_of(algorithm)) {
     case NAIVE: core_params_set_int(params, "wg", 128); break;
-    case SHIFT_BUFFER:
-        core_params_set_int(params, "team", pow2_clamp(out_cols_of(shape), 8, 64));
-        core_params_set(params, "shuffle", "local"); /* measured on the H100; subgroup only where offered */
-        break;
+    case SHIFT_BUFFER: core_params_set_int(params, "team", pow2_clamp(out_cols_of(shape), 8, 64)); break;
     case SPLIT_ROW:
         /* At most 16 workers per output keeps the ordered combine's scratch buffer at 16 x the output. */
         core_params_set_int(params, "rows_per_worker", shape->rows > 64 ? (shape->rows + 15) / 16 : 4);
-        core_params_set(params, "combine", "ordered");
-        core_params_set(params, "distribution", "rectangle"); /* the one measured on the H100 */
         core_params_set_int(params, "wg", 128);
         break;
     case WARP_PER_OVERLAP: core_params_set_int(params, "wg", 32); break; /* 32 < 64 < 128 on the H100 */
@@ -101,10 +71,10 @@ void xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape, con
         core_params_set_int(params, "wg", 64);
         core_params_set_int(params, "shifts", 8);
         core_params_set_int(params, "rows", 1);
-        if (strcmp(algorithm, "grouped") == 0) {
+        if (algorithm == XCORR_GROUPED) {
             core_params_set_int(params, "lefts", 1);
             core_params_set_int(params, "rights", 1);
-        } else if (strcmp(algorithm, "multi-right") == 0) {
+        } else if (algorithm == XCORR_MULTI_RIGHT) {
             core_params_set_int(params, "lefts", 1);
             core_params_set_int(params, "rights", many_rights ? 4 : 1);
         } else {
@@ -112,22 +82,15 @@ void xcorr_direct_defaults(clpk_context *ctx, const clpk_xcorr_shape *shape, con
             core_params_set_int(params, "rights", many_rights ? 2 : 1);
         }
         break;
+    default: break;
     }
-    (void)ctx;
 }
 
-/* Reads integer parameter `key` into *value, refusing non-integers and values outside [lo, hi]. */
-static clpk_status param_int(clpk_context *ctx, const core_params *p, const char *key, long lo, long hi, int *value) {
-    const char *text = core_params_get(p, key);
-    if (!text) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: parameter %s is missing", key);
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: parameter %s=%s: must be an integer in [%ld, %ld]",
-                         key, text, lo, hi);
-    *value = (int)v;
-    return CLPK_SUCCESS;
+/* Refuses a size past what the device allows (the table checks the value itself). */
+static clpk_status at_most(clpk_context *ctx, const char *what, const char *key, int value, size_t limit) {
+    if ((size_t)value <= limit) return CLPK_SUCCESS;
+    return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr %s: %s=%d exceeds the device's limit %zu", what, key,
+                     value, limit);
 }
 
 static int is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -167,14 +130,11 @@ static clpk_status check_groups(xcorr_direct *d, size_t global, size_t local, co
     return CLPK_SUCCESS;
 }
 
-static clpk_status create_tile(xcorr_direct *d, const char *algorithm, const core_params *p) {
+static clpk_status create_tile(xcorr_direct *d, const xcorr_config *c) {
     const clpk_device_info *dev = clpk_context_device_info(d->ctx);
-    int shifts, rows, lefts, rights, wg;
-    CLPK_TRY(param_int(d->ctx, p, "shifts", 1, 16, &shifts));
-    CLPK_TRY(param_int(d->ctx, p, "rows", 1, 16, &rows));
-    CLPK_TRY(param_int(d->ctx, p, "lefts", 1, 8, &lefts));
-    CLPK_TRY(param_int(d->ctx, p, "rights", 1, 16, &rights));
-    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
+    const char *algorithm = xcorr_algorithm_name(c->algorithm);
+    const int shifts = c->shifts, rows = c->rows, lefts = c->lefts, rights = c->rights, wg = c->wg;
+    CLPK_TRY(at_most(d->ctx, algorithm, "wg", wg, dev->max_work_group_size));
     if (shifts * rows * lefts * rights > 128)
         return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
                          "xcorr %s: shifts*rows*lefts*rights = %d accumulators per work-item (at most 128)", algorithm,
@@ -215,12 +175,12 @@ size_t xcorr_local_bytes(const clpk_xcorr_shape *shape) {
 }
 
 /* local: one work-group per output matrix, both matrices in local memory (cl/xcorr_local.cl). */
-static clpk_status create_local(xcorr_direct *d, const core_params *p) {
+static clpk_status create_local(xcorr_direct *d, const xcorr_config *c) {
     const clpk_device_info *dev = clpk_context_device_info(d->ctx);
-    int block_rows, block_cols, wg;
-    CLPK_TRY(param_int(d->ctx, p, "rows", 1, 8, &block_rows));
-    CLPK_TRY(param_int(d->ctx, p, "shifts", 1, 16, &block_cols));
-    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
+    const int block_rows = c->rows, block_cols = c->shifts, wg = c->wg;
+    if (block_rows > 8)
+        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr local: rows=%d: at most 8 block rows", block_rows);
+    CLPK_TRY(at_most(d->ctx, "local", "wg", wg, dev->max_work_group_size));
     const size_t need = xcorr_local_bytes(&d->shape);
     if (need == 0 || need > dev->local_mem_bytes)
         return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
@@ -255,22 +215,12 @@ static long long layer_start(int w, int rows, int srows, int rpw) {
     return full * srows + m * (2LL * rows - 1) - (long long)rpw * m * (full + w - 1);
 }
 
-static clpk_status create_split(xcorr_direct *d, const core_params *p) {
+static clpk_status create_split(xcorr_direct *d, const xcorr_config *c) {
     const clpk_device_info *dev = clpk_context_device_info(d->ctx);
-    int rpw, wg;
-    CLPK_TRY(param_int(d->ctx, p, "rows_per_worker", 1, INT_MAX, &rpw));
-    CLPK_TRY(param_int(d->ctx, p, "wg", 1, (long)dev->max_work_group_size, &wg));
-    const char *combine = core_params_get(p, "combine");
-    if (!combine || (strcmp(combine, "ordered") != 0 && strcmp(combine, "atomic") != 0))
-        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr split-row: combine=%s: must be ordered or atomic",
-                         combine ? combine : "(missing)");
-    d->atomic = strcmp(combine, "atomic") == 0;
-    const char *distribution = core_params_get(p, "distribution");
-    if (!distribution || (strcmp(distribution, "rectangle") != 0 && strcmp(distribution, "triangle") != 0))
-        return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "xcorr split-row: distribution=%s: must be rectangle or triangle",
-                         distribution ? distribution : "(missing)");
-    const int triangle = strcmp(distribution, "triangle") == 0;
+    const int rpw = c->rows_per_worker, wg = c->wg;
+    CLPK_TRY(at_most(d->ctx, "split-row", "wg", wg, dev->max_work_group_size));
+    d->atomic = c->combine == 1;
+    const int triangle = c->distribution == 1;
     if (d->atomic && d->shape.precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
         return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
                          "xcorr split-row: combine=atomic in f64 needs 64-bit atomics, which %s lacks", dev->name);
@@ -334,20 +284,13 @@ static clpk_status create_shuffle(xcorr_direct *d, int team) {
     return xcorr_shuffle_check_kernel(d->ctx, kind, d->kernel, team);
 }
 
-static clpk_status create_team(xcorr_direct *d, const core_params *p) {
+static clpk_status create_team(xcorr_direct *d, const xcorr_config *c) {
     const clpk_device_info *dev = clpk_context_device_info(d->ctx);
     const int shift = d->kind == SHIFT_BUFFER;
     const char *key = shift ? "team" : "wg", *what = shift ? "shift-buffer" : "warp-per-overlap";
-    int team;
-    CLPK_TRY(param_int(d->ctx, p, key, 1, (long)dev->max_work_group_size, &team));
-    int shuffle = 0;
-    if (shift) {
-        const char *form = core_params_get(p, "shuffle");
-        if (!form || (strcmp(form, "local") != 0 && strcmp(form, "subgroup") != 0))
-            return core_fail(d->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                             "xcorr shift-buffer: shuffle=%s: must be local or subgroup", form ? form : "(missing)");
-        shuffle = strcmp(form, "subgroup") == 0;
-    }
+    const int team = shift ? c->team : c->wg;
+    CLPK_TRY(at_most(d->ctx, what, key, team, dev->max_work_group_size));
+    const int shuffle = shift && c->shuffle == 1;
     const size_t local_bytes = shuffle ? 0 : (size_t)team * d->elem * (shift ? 3 : 1);
     if (local_bytes > dev->local_mem_bytes)
         return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr %s: %s=%d needs %zu bytes of local memory (%llu)", what,
@@ -371,44 +314,40 @@ static clpk_status create_team(xcorr_direct *d, const core_params *p) {
     return check_groups(d, d->global, d->local, what);
 }
 
-clpk_status xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
-                                     const core_params *params, xcorr_direct **out) {
-    if (!ctx || !shape || !params || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: NULL argument");
+clpk_status xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
+                                xcorr_direct **out) {
+    if (!ctx || !shape || !config || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: NULL argument");
     *out = NULL;
-    const int a = find_algorithm(algorithm);
-    if (a < 0)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: unknown direct algorithm '%s'",
-                         algorithm ? algorithm : "(null)");
-    clpk_error err;
-    if (core_params_check_keys(params, algorithms[a].keys, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    const int kind = kind_of(config->algorithm);
+    if (kind < 0)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: '%s' is not a direct algorithm",
+                         xcorr_algorithm_name(config->algorithm));
     xcorr_direct *d = calloc(1, sizeof *d);
     if (!d) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr: out of host memory");
     d->ctx = ctx;
     d->shape = *shape;
-    d->kind = algorithms[a].kind;
+    d->kind = (direct_kind)kind;
     d->out_rows = clpk_xcorr_output_rows(shape);
     d->out_cols = clpk_xcorr_output_cols(shape);
     d->n_out = clpk_xcorr_output_count(shape);
     d->elem = clpk_precision_size(shape->precision);
     clpk_status st = CLPK_SUCCESS;
     switch (d->kind) {
-    case NAIVE: {
-        int wg = 0;
-        st = param_int(ctx, params, "wg", 1, (long)clpk_context_device_info(ctx)->max_work_group_size, &wg);
+    case NAIVE:
+        st = at_most(ctx, "naive", "wg", config->wg, clpk_context_device_info(ctx)->max_work_group_size);
         if (st == CLPK_SUCCESS) st = build_kernel(d, "xcorr_naive", "", "xcorr_naive", &d->kernel);
         if (st == CLPK_SUCCESS) {
-            d->local = (size_t)wg;
+            d->local = (size_t)config->wg;
             d->global = round_up(d->n_out * (size_t)d->out_rows * (size_t)d->out_cols, d->local);
             st = check_kernel_wg(d, d->kernel, d->local, "naive");
         }
         if (st == CLPK_SUCCESS) st = check_groups(d, d->global, d->local, "naive");
         break;
-    }
-    case TILE: st = create_tile(d, algorithm, params); break;
-    case SPLIT_ROW: st = create_split(d, params); break;
+    case TILE: st = create_tile(d, config); break;
+    case SPLIT_ROW: st = create_split(d, config); break;
     case SHIFT_BUFFER:
-    case WARP_PER_OVERLAP: st = create_team(d, params); break;
-    case LOCAL_TILES: st = create_local(d, params); break;
+    case WARP_PER_OVERLAP: st = create_team(d, config); break;
+    case LOCAL_TILES: st = create_local(d, config); break;
     }
     if (st != CLPK_SUCCESS) {
         xcorr_direct_destroy(d);
@@ -420,8 +359,8 @@ clpk_status xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape
 
 /* Sets the arguments every direct kernel starts with (see XCORR_ARGS in cl/xcorr_common.cl) and, after them, the
  * kernel's own (tile size, local matrices, or split-row's worker layout and scratch); `a` reports a failure. */
-static void set_args(const xcorr_direct *d, core_args *a, cl_kernel k, cl_mem left, cl_ulong left_off,
-                     cl_mem right, cl_ulong right_off, cl_mem out, cl_ulong out_off) {
+static void set_args(const xcorr_direct *d, core_args *a, cl_kernel k, cl_mem left, cl_ulong left_off, cl_mem right,
+                     cl_ulong right_off, cl_mem out, cl_ulong out_off) {
     const clpk_xcorr_shape *s = &d->shape;
     const cl_int ints[] = {s->rows,   s->cols,    d->out_rows,        d->out_cols,
                            s->n_left, s->n_right, (cl_int)s->pattern, (cl_int)d->n_out};
@@ -510,9 +449,9 @@ static clpk_status launch(xcorr_direct *d, cl_mem left, size_t left_offset, cl_m
     return CLPK_SUCCESS;
 }
 
-clpk_status xcorr_direct_execute(xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right,
-                                      size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                      const cl_event *wait, cl_event *first, cl_event *done) {
+clpk_status xcorr_direct_execute(xcorr_direct *d, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                                 cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *first,
+                                 cl_event *done) {
     cl_event last = NULL;
     if (first) *first = NULL;
     CLPK_TRY(launch(d, left, left_offset, right, right_offset, out, out_offset, n_wait, wait, first, &last));

@@ -12,19 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const xcorr_fft_param_names[] = {"fft_pad", "fft_batch", NULL};
-
 #ifndef CLPK_HAVE_VKFFT
 
-clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const core_params *params,
-                                  xcorr_fft **out) {
+clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
+                             xcorr_fft **out) {
+    (void)shape;
+    (void)config;
     if (out) *out = NULL;
     return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fft: clpk was built without VkFFT (install libvkfft-dev)");
 }
 
-clpk_status xcorr_fft_execute(xcorr_fft *fft, cl_mem left, size_t left_offset, cl_mem right,
-                                   size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                   const cl_event *wait, cl_event *done) {
+clpk_status xcorr_fft_execute(xcorr_fft *fft, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                              cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *done) {
     return CLPK_ERROR_UNSUPPORTED;
 }
 
@@ -206,8 +205,8 @@ static clpk_status run_app(xcorr_fft *fft, size_t n, int inverse) {
 
 static size_t global_size(const xcorr_fft *fft, size_t n) { return (n + fft->wg - 1) / fft->wg * fft->wg; }
 
-static clpk_status enqueue(xcorr_fft *fft, cl_kernel k, size_t n, cl_uint n_wait, const cl_event *wait,
-                           cl_event *done, const char *what) {
+static clpk_status enqueue(xcorr_fft *fft, cl_kernel k, size_t n, cl_uint n_wait, const cl_event *wait, cl_event *done,
+                           const char *what) {
     size_t global = global_size(fft, n), local = fft->wg;
     cl_int rc = clEnqueueNDRangeKernel(clpk_context_queue(fft->ctx), k, 1, NULL, &global, &local, n_wait,
                                        n_wait ? wait : NULL, done);
@@ -241,8 +240,8 @@ static clpk_status forward(xcorr_fft *fft, cl_mem src, size_t src_offset, size_t
 }
 
 /* Transforms all `count` matrices of src and keeps their spectra in dst. */
-static clpk_status forward_all(xcorr_fft *fft, cl_mem src, size_t src_offset, size_t count, cl_mem dst,
-                               cl_uint *n_wait, const cl_event *wait) {
+static clpk_status forward_all(xcorr_fft *fft, cl_mem src, size_t src_offset, size_t count, cl_mem dst, cl_uint *n_wait,
+                               const cl_event *wait) {
     for (size_t c0 = 0; c0 < count; c0 += fft->batch) {
         size_t n = count - c0 < fft->batch ? count - c0 : fft->batch;
         CLPK_TRY(forward(fft, src, src_offset, c0, n, *n_wait, wait));
@@ -319,29 +318,6 @@ static clpk_status create_buffer(xcorr_fft *fft, size_t matrices, cl_mem *out, c
     return CLPK_SUCCESS;
 }
 
-static clpk_status parse_params(xcorr_fft *fft, const core_params *params, int *pow2, long long *batch) {
-    *pow2 = 0;
-    *batch = 0;
-    if (!params) return CLPK_SUCCESS;
-    const char *pad = core_params_get(params, "fft_pad");
-    if (pad) {
-        if (!strcmp(pad, "pow2"))
-            *pow2 = 1;
-        else if (strcmp(pad, "smooth") != 0)
-            return core_fail(fft->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                             "xcorr fft: fft_pad must be pow2 or smooth, not '%s'", pad);
-    }
-    const char *b = core_params_get(params, "fft_batch");
-    if (b) {
-        char *end = NULL;
-        *batch = strtoll(b, &end, 10);
-        if (!*b || *end || *batch < 1 || *batch > (1LL << 24))
-            return core_fail(fft->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                             "xcorr fft: fft_batch must be an integer in 1..16777216, not '%s'", b);
-    }
-    return CLPK_SUCCESS;
-}
-
 /* Default batch: everything at once when it fits in a quarter of the largest allocation (and 256 MiB). */
 static size_t default_batch(const xcorr_fft *fft, size_t max_count) {
     const clpk_device_info *dev = clpk_context_device_info(fft->ctx);
@@ -352,8 +328,8 @@ static size_t default_batch(const xcorr_fft *fft, size_t max_count) {
     return max_count < fit ? max_count : fit;
 }
 
-clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const core_params *params,
-                                  xcorr_fft **out) {
+clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
+                             xcorr_fft **out) {
     if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
     if (!shape || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fft: NULL shape or output");
     *out = NULL;
@@ -370,9 +346,8 @@ clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, c
     fft->ctx = ctx;
     fft->shape = *shape;
     clpk_status st = CLPK_SUCCESS;
-    int pow2 = 0;
-    long long batch = 0;
-    if ((st = parse_params(fft, params, &pow2, &batch)) != CLPK_SUCCESS) goto fail;
+    const int pow2 = config && config->fft_pad == 1;
+    const long long batch = config ? config->fft_batch : 0;
 
     const clpk_xcorr_shape *s = shape;
     fft->out_rows = s->search_rows ? s->search_rows : 2 * s->rows - 1;
@@ -462,9 +437,8 @@ fail:
     return st;
 }
 
-clpk_status xcorr_fft_execute(xcorr_fft *fft, cl_mem left, size_t left_offset, cl_mem right,
-                                   size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                   const cl_event *wait, cl_event *done) {
+clpk_status xcorr_fft_execute(xcorr_fft *fft, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                              cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *done) {
     if (!fft) return CLPK_ERROR_INVALID_ARGUMENT;
     if (!left || !right || !out || (n_wait && !wait))
         return core_fail(fft->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fft: NULL buffer or wait list");

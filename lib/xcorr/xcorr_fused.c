@@ -5,13 +5,10 @@
  * budget. */
 #include "xcorr_fused.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *const xcorr_fused_param_names[] = {"fft_pad", "rows", "wg", "fused_batch", "fused_gaps", NULL};
 
 /* Local-memory gaps (cl/xcorr_fused.cl LX): shift 2 = one gap per 4 complex values (fused_gaps=1, default), 31 =
  * none. */
@@ -49,7 +46,8 @@ static size_t pad_size(size_t n, int pow2, int even) {
 static void padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
     const size_t orows = s->search_rows ? (size_t)s->search_rows : 2 * (size_t)s->rows - 1;
     const size_t ocols = s->search_cols ? (size_t)s->search_cols : 2 * (size_t)s->cols - 1;
-    /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr/xcorr_fft.c) */
+    /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr/xcorr_fft.c)
+     */
     *pr = pad_size((size_t)s->rows + (orows - 1) / 2, pow2, 0);
     *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1);
 }
@@ -88,26 +86,8 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, core_params *out) {
         lines /= 2;
     size_t wg = (size_t)lines * p / 4; /* radix-4 butterflies per stage of one line set */
     wg = wg < 64 ? 64 : (wg > 256 ? 256 : wg);
-    core_params_set(out, "fft_pad", "smooth");
     core_params_set_int(out, "rows", lines);
     core_params_set_int(out, "wg", (long long)wg);
-}
-
-static clpk_status param_long(clpk_context *ctx, const core_params *p, const char *key, long lo, long hi, long dflt,
-                              long *value) {
-    const char *text = p ? core_params_get(p, key) : NULL;
-    if (!text) {
-        *value = dflt;
-        return CLPK_SUCCESS;
-    }
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "xcorr fused-fft: parameter %s=%s: must be an integer in [%ld, %ld]", key, text, lo, hi);
-    *value = v;
-    return CLPK_SUCCESS;
 }
 
 /* Twiddle table exp(-2 pi i t / n), t < n, computed in double (exact quadrant values by symmetry of the argument). */
@@ -159,10 +139,11 @@ static clpk_status check_kernel(xcorr_fused *f, cl_kernel k, size_t local_bytes,
     return CLPK_SUCCESS;
 }
 
-clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const core_params *params,
-                                    xcorr_fused **out) {
+clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
+                               xcorr_fused **out) {
     if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
-    if (!shape || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: NULL shape or output");
+    if (!shape || !config || !out)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: NULL shape, configuration or output");
     *out = NULL;
     const clpk_xcorr_shape *s = shape;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
@@ -179,21 +160,11 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
         (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "xcorr fused-fft: needs an in-order command queue (its three passes carry no events)");
-    int pow2 = 0;
-    const char *pad = params ? core_params_get(params, "fft_pad") : NULL;
-    if (pad && strcmp(pad, "pow2") == 0)
-        pow2 = 1;
-    else if (pad && strcmp(pad, "smooth") != 0)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: fft_pad must be pow2 or smooth, not '%s'",
-                         pad);
-    core_params dflt;
-    core_params_clear(&dflt);
-    xcorr_fused_defaults(s, &dflt);
-    long lines, wg, batch, gaps;
-    CLPK_TRY(param_long(ctx, params, "rows", 1, 16, atol(core_params_get(&dflt, "rows")), &lines));
-    CLPK_TRY(param_long(ctx, params, "wg", 1, (long)dev->max_work_group_size, atol(core_params_get(&dflt, "wg")), &wg));
-    CLPK_TRY(param_long(ctx, params, "fused_batch", 0, 1L << 30, 0, &batch));
-    CLPK_TRY(param_long(ctx, params, "fused_gaps", 0, 1, 1, &gaps));
+    const int pow2 = config->fft_pad == 1;
+    const long lines = config->rows, wg = config->wg, batch = config->fused_batch, gaps = config->fused_gaps;
+    if ((size_t)wg > dev->max_work_group_size)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: wg=%ld exceeds the device's limit %zu", wg,
+                         dev->max_work_group_size);
 
     xcorr_fused *f = calloc(1, sizeof *f);
     if (!f) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
@@ -346,9 +317,9 @@ static clpk_status launch(xcorr_fused *f, cl_kernel k, size_t groups, cl_uint n_
     return CLPK_SUCCESS;
 }
 
-clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset, cl_mem right,
-                                     size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                     const cl_event *wait, cl_event *first, cl_event *done) {
+clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                                cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *first,
+                                cl_event *done) {
     if (!f) return CLPK_ERROR_INVALID_ARGUMENT;
     if (first) *first = NULL;
     if (done) *done = NULL;

@@ -1,28 +1,27 @@
-/* lib/xcorr/xcorr_fused.h: the fused FFT path of the cross-correlation family ("fused-fft": three launches, local-memory
- * FFTs, zeros never stored; cl/xcorr_fused.cl). One-to-one only. */
+/* lib/xcorr/xcorr_fused.h: the fused FFT path of the cross-correlation family ("fused-fft": three launches,
+ * local-memory FFTs, zeros never stored; cl/xcorr_fused.cl). One-to-one only. */
 #ifndef CLPK_XCORR_FUSED_H
 #define CLPK_XCORR_FUSED_H
 
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
+#include "xcorr_params.h"
 
 typedef struct xcorr_fused xcorr_fused;
 
-/* Params (all optional; keys shared with other algorithms to keep the tuner space small): fft_pad = smooth (2^i 3^j,
- * default) | pow2; rows = FFT lines per work-group (1..16, default by size); wg = work-group size (default by
- * size); fused_batch = max pairs per chunk of launches (default:
- * intermediates within min(max allocation / 4, 512 MiB)); fused_gaps = 1 (default: a gap per 4 complex values in local
- * memory against bank conflicts) | 0. UNSUPPORTED for other patterns or lines past local memory. */
-clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const core_params *params,
-                                    xcorr_fused **out);
+/* Reads of `config` (keys shared with other algorithms keep the tuner space small): fft_pad (smooth: 2^i 3^j, or
+ * pow2), rows (FFT lines per work-group), wg, fused_batch (max pairs per chunk of launches, 0: intermediates within
+ * min(max allocation / 4, 512 MiB)), fused_gaps (1: a gap per 4 complex values in local memory against bank
+ * conflicts, or 0). UNSUPPORTED for other patterns or lines past local memory. */
+clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
+                               xcorr_fused **out);
 /* `first` (may be NULL) receives the event of the first command, `done` (may be NULL) of the last. */
-clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset, cl_mem right,
-                                     size_t right_offset, cl_mem out, size_t out_offset, cl_uint n_wait,
-                                     const cl_event *wait, cl_event *first, cl_event *done);
+clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
+                                cl_mem out, size_t out_offset, cl_uint n_wait, const cl_event *wait, cl_event *first,
+                                cl_event *done);
 void xcorr_fused_destroy(xcorr_fused *f);
-extern const char *const xcorr_fused_param_names[]; /* NULL-terminated */
 
-/* Defaults for a shape (fft_pad, rows, wg). */
+/* The defaults that depend on the shape (rows, wg; the table holds the others). */
 void xcorr_fused_defaults(const clpk_xcorr_shape *shape, core_params *out);
 
 /* Whether fused-fft can serve the shape with `lines` lines per work-group and the given padding on this device

@@ -1,9 +1,12 @@
-/* Cross-correlation plans: shape checks, the choice of algorithm and parameters (caller, profile, built-in rule),
- * and dispatch to the direct kernels (lib/xcorr/xcorr_direct.c) or the FFT path (lib/xcorr/xcorr_fft.c). */
+/* Cross-correlation plans: shape checks, the choice of algorithm and parameters (core_resolve over the family's table,
+ * lib/xcorr/xcorr_params.c: defaults, the profile's entry or the built-in rule, the caller), and dispatch to the
+ * direct kernels (lib/xcorr/xcorr_direct.c), the FFT path (lib/xcorr/xcorr_fft.c) or the fused FFT path
+ * (lib/xcorr/xcorr_fused.c). */
 #include "xcorr_plan.h"
 #include "xcorr_direct.h"
 #include "xcorr_fft.h"
 #include "xcorr_fused.h"
+#include "xcorr_params.h"
 #include "xcorr_reference.h"
 
 #include <math.h>
@@ -14,18 +17,12 @@ struct clpk_xcorr_plan {
     clpk_context *ctx;
     clpk_xcorr_shape shape;
     char algorithm[32];
-    core_params params;
+    xcorr_config config;
+    core_params params; /* the parameters that apply, the algorithm aside: what clpk_xcorr_plan_params reports */
     xcorr_direct *direct;
     xcorr_fft *fft;
     xcorr_fused *fused;
 };
-
-/* Parameter names `algorithm` accepts, NULL if the algorithm is unknown. */
-static const char *const *param_names(const char *algorithm) {
-    if (strcmp(algorithm, "fft") == 0) return xcorr_fft_param_names;
-    if (strcmp(algorithm, "fused-fft") == 0) return xcorr_fused_param_names;
-    return xcorr_direct_param_names(algorithm);
-}
 
 /* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md):
  * a work-group per output while there are few outputs (<= 8192: 16^2 x 8, 32^2 x 1), then for a few pairs more
@@ -91,13 +88,50 @@ static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shap
     return builtin_direct(ctx, s, pairs);
 }
 
+/* The defaults the table leaves to the family: they depend on the algorithm and the shape. */
+static void algorithm_defaults(const clpk_xcorr_shape *s, int algorithm, core_params *out) {
+    if (algorithm == XCORR_FUSED_FFT)
+        xcorr_fused_defaults(s, out);
+    else if (xcorr_direct_known(algorithm))
+        xcorr_direct_defaults(s, algorithm, out);
+}
+
+/* Completes resolved parameters `p` and reads them into `config`: "auto" (an entry may name it) becomes the built-in
+ * choice, and the defaults that depend on the algorithm and the shape fill the parameters that kept their built-in
+ * default in `r` (NULL: all of them). */
+static clpk_status configure(clpk_context *ctx, const clpk_xcorr_shape *s, core_params *p, const core_resolved *r,
+                             xcorr_config *config) {
+    int algorithm = xcorr_algorithm_of(core_params_get(p, "algorithm"));
+    if (algorithm <= XCORR_AUTO) {
+        algorithm = xcorr_algorithm_of(builtin_choice(ctx, s, clpk_xcorr_output_count(s)));
+        core_params_set(p, "algorithm", xcorr_algorithm_name(algorithm));
+    }
+    core_params derived;
+    core_params_clear(&derived);
+    algorithm_defaults(s, algorithm, &derived);
+    for (int i = 0; i < derived.count; ++i)
+        if (!r || core_resolved_source(r, derived.items[i].key) == CORE_SOURCE_DEFAULT)
+            core_params_set(p, derived.items[i].key, derived.items[i].value);
+    clpk_error err = {0};
+    if (core_param_read(&xcorr_param_table, p, config, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    return CLPK_SUCCESS;
+}
+
+/* The configuration of `algorithm` at its defaults. */
+static clpk_status configure_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm,
+                                      xcorr_config *config) {
+    core_params p;
+    core_param_defaults(&xcorr_param_table, clpk_context_device_info(ctx)->kind, &p);
+    core_params_set(&p, "algorithm", algorithm);
+    return configure(ctx, s, &p, NULL, config);
+}
+
 void xcorr_builtin_params(clpk_context *ctx, const clpk_xcorr_shape *shape, core_params *out) {
-    const char *algo = builtin_choice(ctx, shape, clpk_xcorr_output_count(shape));
-    core_params_set(out, "algorithm", algo);
-    if (strcmp(algo, "fused-fft") == 0)
-        xcorr_fused_defaults(shape, out);
-    else if (strcmp(algo, "fft") != 0)
-        xcorr_direct_defaults(ctx, shape, algo, out);
+    xcorr_config config;
+    memset(&config, 0, sizeof config);
+    if (configure_defaults(ctx, shape, builtin_choice(ctx, shape, clpk_xcorr_output_count(shape)), &config) ==
+        CLPK_SUCCESS)
+        core_param_to_params(&xcorr_param_table, &config, out);
 }
 
 void xcorr_features(const clpk_xcorr_shape *s, core_params *features) {
@@ -110,92 +144,57 @@ void xcorr_features(const clpk_xcorr_shape *s, core_params *features) {
     core_params_set(features, "precision", clpk_precision_name(s->precision));
 }
 
-static void set_defaults(clpk_context *ctx, const clpk_xcorr_shape *s, const char *algorithm, core_params *p) {
-    if (strcmp(algorithm, "fused-fft") == 0)
-        xcorr_fused_defaults(s, p);
-    else if (strcmp(algorithm, "fft") != 0)
-        xcorr_direct_defaults(ctx, s, algorithm, p);
+/* core_resolve's model: where no profile entry applies, the built-in rule picks the algorithm (its parameters keep
+ * their defaults). */
+static int builtin_model(const clpk_context *ctx, const core_params *features, core_params *out, void *user) {
+    (void)features;
+    const clpk_xcorr_shape *s = user;
+    core_params_set(out, "algorithm", builtin_choice(ctx, s, clpk_xcorr_output_count(s)));
+    return 1;
 }
 
 static clpk_status build(clpk_xcorr_plan *plan) {
-    if (strcmp(plan->algorithm, "fft") == 0)
-        return xcorr_fft_create(plan->ctx, &plan->shape, &plan->params, &plan->fft);
-    if (strcmp(plan->algorithm, "fused-fft") == 0)
-        return xcorr_fused_create(plan->ctx, &plan->shape, &plan->params, &plan->fused);
-    return xcorr_direct_create(plan->ctx, &plan->shape, plan->algorithm, &plan->params, &plan->direct);
+    if (plan->config.algorithm == XCORR_FFT)
+        return xcorr_fft_create(plan->ctx, &plan->shape, &plan->config, &plan->fft);
+    if (plan->config.algorithm == XCORR_FUSED_FFT)
+        return xcorr_fused_create(plan->ctx, &plan->shape, &plan->config, &plan->fused);
+    return xcorr_direct_create(plan->ctx, &plan->shape, &plan->config, &plan->direct);
 }
 
-/* Whether some xcorr algorithm reads `key` (a profile entry holds a whole tuner candidate: the keys of every
- * algorithm of the space, of which the chosen one reads a few). */
-static int known_key(const char *key) {
-    static const char *const algorithms[] = {"naive",      "shift-buffer",     "split-row", "grouped", "multi-right",
-                                             "multi-both", "warp-per-overlap", "local",     "fft",     "fused-fft"};
-    for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; ++a)
-        for (const char *const *k = param_names(algorithms[a]); k && *k; ++k)
-            if (strcmp(*k, key) == 0) return 1;
-    return 0;
+/* Names the configured algorithm and keeps the parameters it uses for clpk_xcorr_plan_params. */
+static void describe(clpk_xcorr_plan *plan) {
+    snprintf(plan->algorithm, sizeof plan->algorithm, "%s", xcorr_algorithm_name(plan->config.algorithm));
+    core_params all;
+    core_param_to_params(&xcorr_param_table, &plan->config, &all);
+    core_params_clear(&plan->params);
+    for (int i = 0; i < all.count; ++i)
+        if (strcmp(all.items[i].key, "algorithm") != 0)
+            core_params_set(&plan->params, all.items[i].key, all.items[i].value);
 }
 
-/* Copies the keys of `src` that `algorithm` reads; warns about keys no algorithm knows (a profile from another
- * version). */
-static void params_for(clpk_context *ctx, const core_params *src, const char *algorithm, core_params *dst) {
-    core_params_clear(dst);
-    const char *const *names = param_names(algorithm);
-    for (int i = 0; i < src->count; ++i) {
-        const char *key = src->items[i].key;
-        int reads = 0;
-        for (const char *const *k = names; k && *k; ++k)
-            reads |= strcmp(*k, key) == 0;
-        if (reads)
-            core_params_set(dst, key, src->items[i].value);
-        else if (strcmp(key, "algorithm") != 0 && !known_key(key))
-            core_log(ctx, CLPK_LOG_WARN, "xcorr: profile parameter '%s' is unknown: ignored", key);
+/* The caller's parameters must apply to the algorithm the plan uses (the explicit one, or the one "auto" chose):
+ * a parameter of another algorithm is an error, not something to drop silently. */
+static clpk_status check_applies(clpk_context *ctx, const core_params *caller, const core_params *p) {
+    for (int i = 0; i < caller->count; ++i) {
+        const core_param_def *d = core_param_find(&xcorr_param_table, caller->items[i].key);
+        if (!d || core_param_active(d, p)) continue;
+        char names[256] = "";
+        size_t at = 0;
+        for (int k = 1; k < xcorr_param_table.count && at < sizeof names; ++k)
+            if (core_param_active(&xcorr_param_table.defs[k], p))
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
+                                       xcorr_param_table.defs[k].name);
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr %s: parameter '%s' does not apply (it takes: %s)",
+                         core_params_get(p, "algorithm"), caller->items[i].key, at ? names : "none");
     }
-}
-
-/* How far (core_class_distance: the sum over the features of (log(1 + a) - log(1 + b))^2) a profile class may lie
- * from the problem and still decide it. The best algorithm changes with size and count by orders of magnitude (on
- * the H100 a 16^2 x 4000 one-to-one class says "grouped", which at 64^2 x 4000 is 3.5x slower than the FFT path; a
- * 16^2 one-to-many class of 4000 rights says multi-right, which at 32^2 is 1.25x slower than FFT; a class of 4000
- * rights says FFT for 2 rights, 11x slower than warp-per-overlap), so a class further away than about a factor 1.65
- * in side (both dimensions) or 2 in count gives way to the built-in rule, whose cost model extrapolates. */
-#define XCORR_PROFILE_REACH 0.5
-
-/* Resolves "auto": the profile's entry for the nearest class if it is near enough, else the built-in rule. Fills
- * plan->algorithm and plan->params (defaults of that algorithm, then the profile's values for the keys it reads). */
-static clpk_status choose_auto(clpk_xcorr_plan *plan, int *from_profile) {
-    const clpk_xcorr_shape *s = &plan->shape;
-    core_params features, prof;
-    xcorr_features(s, &features);
-    core_params_clear(&prof);
-    core_profile_choice choice;
-    CLPK_TRY(core_profile_choose(plan->ctx, "xcorr", &features, &prof, &choice));
-    const char *algo = core_params_get(&prof, "algorithm");
-    *from_profile = choice.found && algo && param_names(algo) && choice.distance <= XCORR_PROFILE_REACH;
-    if (choice.found && !(algo && param_names(algo)))
-        core_log(plan->ctx, CLPK_LOG_WARN, "xcorr: profile %s names no known algorithm ('%s'): built-in choice",
-                 choice.path, algo ? algo : "");
-    else if (choice.found && !*from_profile)
-        core_log(plan->ctx, CLPK_LOG_DEBUG, "xcorr: nearest profile class at distance %.3g > %.3g: built-in choice",
-                 choice.distance, XCORR_PROFILE_REACH);
-    if (!*from_profile) {
-        snprintf(plan->algorithm, sizeof plan->algorithm, "%s",
-                 builtin_choice(plan->ctx, s, clpk_xcorr_output_count(s)));
-        set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
-        return CLPK_SUCCESS;
-    }
-    snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algo);
-    set_defaults(plan->ctx, s, plan->algorithm, &plan->params);
-    core_params own;
-    params_for(plan->ctx, &prof, plan->algorithm, &own);
-    return core_params_merge(&plan->params, &own);
+    return CLPK_SUCCESS;
 }
 
 clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
                                    const char *params, clpk_xcorr_plan **out) {
     if (!ctx || !shape || !out) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr plan: NULL argument");
     *out = NULL;
-    clpk_error err;
+    clpk_error err = {0};
     if (xcorr_shape_check(shape, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (shape->precision == CLPK_PRECISION_F64 && !dev->has_fp64)
@@ -209,38 +208,55 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
                          "xcorr: %d+%d inputs of %dx%d (%zu outputs) exceed the device's %llu bytes per buffer",
                          shape->n_left, shape->n_right, shape->rows, shape->cols, count,
                          (unsigned long long)dev->max_alloc_bytes);
+    /* The caller's parameters, with an explicit algorithm among them: core_resolve checks them against the table. */
     core_params user;
     core_params_clear(&user);
     if (params && core_params_parse(&user, params, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    if (core_params_get(&user, "algorithm"))
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr: the algorithm is the plan's algorithm argument, not one of its parameters");
+    const int is_auto = !algorithm || strcmp(algorithm, "auto") == 0;
+    core_params caller = user;
+    if (!is_auto) {
+        /* checked here, before it joins a "k=v" list that a ',' in it would change */
+        const core_param_def *row = core_param_find(&xcorr_param_table, "algorithm");
+        if (core_param_check_value(&xcorr_param_table, row, algorithm, &err) != CLPK_SUCCESS)
+            return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: unknown algorithm '%s' (%s)", algorithm,
+                             row->values);
+        core_params_set(&caller, "algorithm", algorithm);
+    }
+    char caller_text[CLPK_PARAMS_MAX * 100];
+    core_params_format(&caller, caller_text, sizeof caller_text);
+    core_params features;
+    xcorr_features(shape, &features);
+    /* "auto": the nearest profile entry within the table's reach, else the built-in rule; explicit: no profile */
+    const core_resolve_request request = {.table = &xcorr_param_table,
+                                          .features = is_auto ? &features : NULL,
+                                          .caller = caller_text,
+                                          .model = is_auto ? builtin_model : NULL,
+                                          .model_user = (void *)shape};
+    core_resolved resolved;
+    CLPK_TRY(core_resolve(ctx, &request, &resolved));
+    int from_profile = is_auto && resolved.choice.found;
 
     clpk_xcorr_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr plan: out of host memory");
     plan->ctx = ctx;
     plan->shape = *shape;
-    clpk_status st = CLPK_SUCCESS;
-    int is_auto = !algorithm || strcmp(algorithm, "auto") == 0, from_profile = 0;
-    if (is_auto) {
-        st = choose_auto(plan, &from_profile);
-    } else if (strlen(algorithm) >= sizeof plan->algorithm || !param_names(algorithm)) {
-        st = core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                       "xcorr: unknown algorithm '%s' (auto, naive, shift-buffer, split-row, grouped, multi-right, "
-                       "multi-both, warp-per-overlap, local, fft, fused-fft)",
-                       algorithm);
-    } else {
-        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", algorithm);
-        set_defaults(ctx, shape, algorithm, &plan->params);
+    core_params chosen = resolved.params;
+    clpk_status st = configure(ctx, shape, &chosen, &resolved, &plan->config);
+    if (st == CLPK_SUCCESS) st = check_applies(ctx, &user, &chosen);
+    if (st == CLPK_SUCCESS) {
+        describe(plan);
+        st = build(plan);
     }
-    if (st == CLPK_SUCCESS) st = core_params_merge(&plan->params, &user);
-    if (st == CLPK_SUCCESS && core_params_check_keys(&plan->params, param_names(plan->algorithm), &err) != CLPK_SUCCESS)
-        st = core_fail_from(ctx, &err);
-    if (st == CLPK_SUCCESS) st = build(plan);
-    /* An automatic choice that cannot be used here (fft on a build without VkFFT, a profile entry from another build
-     * or version, a kernel past this device's resources) falls back to the built-in direct variant, with a warning;
-     * the built-in fused-fft falls back to the VkFFT path first (both are FFT paths: same size range). */
+    /* An automatic choice that cannot be used here (fft on a build without VkFFT, a kernel past this device's
+     * resources) falls back to the built-in direct variant, with a warning; the built-in fused-fft falls back to the
+     * VkFFT path first (both are FFT paths: same size range). */
     const char *direct = builtin_direct(ctx, shape, clpk_xcorr_output_count(shape));
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    for (int attempt = 0; attempt < 2 && plan->algorithm[0]; ++attempt) {
         const char *fallback =
-            attempt == 0 && !from_profile && strcmp(plan->algorithm, "fused-fft") == 0 ? "fft" : direct;
+            attempt == 0 && !from_profile && plan->config.algorithm == XCORR_FUSED_FFT ? "fft" : direct;
         if (!(st != CLPK_SUCCESS && st != CLPK_ERROR_OUT_OF_MEMORY && is_auto && user.count == 0 &&
               (from_profile || strcmp(plan->algorithm, fallback) != 0)))
             break;
@@ -253,9 +269,9 @@ clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *sh
         plan->fused = NULL;
         plan->direct = NULL;
         from_profile = 0;
-        snprintf(plan->algorithm, sizeof plan->algorithm, "%s", fallback);
-        core_params_clear(&plan->params);
-        set_defaults(ctx, shape, fallback, &plan->params);
+        st = configure_defaults(ctx, shape, fallback, &plan->config);
+        if (st != CLPK_SUCCESS) break;
+        describe(plan);
         st = build(plan);
     }
     if (st != CLPK_SUCCESS) {
@@ -296,26 +312,25 @@ clpk_status clpk_xcorr_execute(clpk_xcorr_plan *plan, cl_mem left, size_t left_o
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     if (n_wait && !wait) return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr: n_wait > 0 but no events");
     if (plan->fused)
-        return xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, n_wait,
-                                        wait, NULL, done);
+        return xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
+                                   NULL, done);
     if (plan->fft)
         return xcorr_fft_execute(plan->fft, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
-                                      done);
-    return xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, n_wait,
-                                     wait, NULL, done);
+                                 done);
+    return xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
+                                NULL, done);
 }
 
 clpk_status xcorr_execute_timed(clpk_xcorr_plan *plan, cl_mem left, size_t left_offset, cl_mem right,
-                                     size_t right_offset, cl_mem out, size_t out_offset, cl_event *first,
-                                     cl_event *last) {
+                                size_t right_offset, cl_mem out, size_t out_offset, cl_event *first, cl_event *last) {
     if (!plan || !first || !last) return CLPK_ERROR_INVALID_ARGUMENT;
     *first = *last = NULL;
     if (plan->direct)
         return xcorr_direct_execute(plan->direct, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
-                                         first, last);
+                                    first, last);
     if (plan->fused)
-        return xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, 0, NULL,
-                                        first, last);
+        return xcorr_fused_execute(plan->fused, left, left_offset, right, right_offset, out, out_offset, 0, NULL, first,
+                                   last);
     /* The FFT path reports only its last command: a marker ahead of it marks the start. */
     CLPK_CL_TRY(plan->ctx, clEnqueueMarkerWithWaitList(clpk_context_queue(plan->ctx), 0, NULL, first));
     clpk_status st =

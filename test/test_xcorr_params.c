@@ -1,0 +1,262 @@
+/* The cross-correlation family's parameter table (lib/xcorr/xcorr_params.c) and its resolve step: the defaults parse,
+ * for the table alone and completed for every algorithm; every value the tuner searches passes the table's check; the
+ * algorithm names agree with the table's row; unknown keys and disallowed values are refused naming them (through
+ * core_resolve and plan creation); a caller's parameter of another algorithm is refused; sources are right (default,
+ * caller, profile, model); the profile's reach (profile_reach) decides; every xcorr entry of the shipped profiles
+ * passes the table and, written for this device, is chosen for its own class with the entry's algorithm. */
+#include "check.h"
+#include "clpk_internal.h"
+#include "clpk_xcorr.h"
+#include "param_table.h"
+#include "xcorr_direct.h"
+#include "xcorr_fused.h"
+#include "xcorr_params.h"
+#include "xcorr_plan.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const core_param_table *const T = &xcorr_param_table;
+
+static void table_defaults(void) {
+    const clpk_device_kind kinds[] = {CLPK_DEVICE_GPU, CLPK_DEVICE_CPU};
+    const clpk_xcorr_shape shapes[] = {{CLPK_XCORR_ONE_TO_ONE, 16, 16, 3, 3, 0, 0, CLPK_PRECISION_F32},
+                                       {CLPK_XCORR_N_TO_M, 70, 9, 3, 2, 0, 0, CLPK_PRECISION_F64},
+                                       {CLPK_XCORR_ONE_TO_MANY, 5, 100, 1, 4, 3, 21, CLPK_PRECISION_F32}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        core_params p;
+        core_param_defaults(T, kinds[k], &p);
+        xcorr_config c;
+        memset(&c, 0xff, sizeof c);
+        clpk_error err = {0};
+        CHECK(core_param_read(T, &p, &c, &err) == CLPK_SUCCESS && c.algorithm == XCORR_AUTO, "defaults: %s",
+              err.message);
+        /* each algorithm with the defaults the family derives for it: every parameter it reads has a value */
+        for (int a = XCORR_NAIVE; a < XCORR_ALGORITHM_COUNT; ++a)
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+                core_param_defaults(T, kinds[k], &p);
+                core_params_set(&p, "algorithm", xcorr_algorithm_name(a));
+                if (a == XCORR_FUSED_FFT)
+                    xcorr_fused_defaults(&shapes[s], &p);
+                else
+                    xcorr_direct_defaults(&shapes[s], a, &p);
+                err = (clpk_error){0};
+                CHECK(core_param_read(T, &p, &c, &err) == CLPK_SUCCESS && c.algorithm == a, "%s defaults: %s",
+                      xcorr_algorithm_name(a), err.message);
+            }
+    }
+}
+
+static void searched_values(void) {
+    int searched = 0;
+    for (int i = 0; i < T->count; ++i) {
+        const core_param_def *d = &T->defs[i];
+        const char *values[24];
+        char storage[256];
+        const int n = core_param_search_values(d, values, storage, sizeof storage, 24);
+        searched += n > 0;
+        for (int v = 0; v < n; ++v) {
+            clpk_error err = {0};
+            CHECK(core_param_check_value(T, d, values[v], &err) == CLPK_SUCCESS, "searched %s=%s: %s", d->name,
+                  values[v], err.message);
+        }
+    }
+    CHECK(searched == 12, "the tuner searches %d parameters, not the 12 of its space", searched);
+    /* the names the family uses for the algorithm row's indices are the row's values, in order */
+    for (int a = 0; a < XCORR_ALGORITHM_COUNT; ++a)
+        CHECK(xcorr_algorithm_of(xcorr_algorithm_name(a)) == a, "algorithm %d (%s) is not the table's", a,
+              xcorr_algorithm_name(a));
+    CHECK(xcorr_algorithm_of("teleport") < 0 && xcorr_algorithm_of(NULL) < 0 && !strcmp(xcorr_algorithm_name(99), ""),
+          "unknown algorithms");
+    char text[8192];
+    clpk_error err = {0};
+    CHECK(clpk_family_parameters("xcorr", text, sizeof text, &err) == CLPK_SUCCESS && strstr(text, "algorithm") &&
+              strstr(text, "rows_per_worker") && strstr(text, "fused_gaps"),
+          "clpk_family_parameters(xcorr): %s", err.message);
+}
+
+/* core_resolve refuses `caller` naming `text`. */
+static void resolve_refuses(clpk_context *ctx, const char *caller, const char *text) {
+    const core_resolve_request req = {.table = T, .caller = caller};
+    core_resolved r;
+    CHECK(core_resolve(ctx, &req, &r) == CLPK_ERROR_INVALID_ARGUMENT && strstr(clpk_last_error(ctx), text),
+          "%s: refused without naming %s: %s", caller, text, clpk_last_error(ctx));
+}
+
+static void refusals_and_sources(clpk_context *ctx) {
+    resolve_refuses(ctx, "colour=red", "colour");
+    resolve_refuses(ctx, "algorithm=teleport", "algorithm=teleport");
+    resolve_refuses(ctx, "algorithm=naive,wg=0", "wg=0");
+    resolve_refuses(ctx, "algorithm=split-row,combine=sometimes", "combine=sometimes");
+    resolve_refuses(ctx, "algorithm=fused-fft,fused_gaps=2", "fused_gaps=2");
+
+    const core_resolve_request req = {.table = T, .caller = "algorithm=split-row,wg=64"};
+    core_resolved r;
+    if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) {
+        CHECK(core_resolved_source(&r, "algorithm") == CORE_SOURCE_CALLER &&
+                  core_resolved_source(&r, "wg") == CORE_SOURCE_CALLER &&
+                  core_resolved_source(&r, "combine") == CORE_SOURCE_DEFAULT &&
+                  !strcmp(core_params_get(&r.params, "combine"), "ordered") &&
+                  core_resolved_source(&r, "rows_per_worker") == CORE_SOURCE_DEFAULT,
+              "sources of algorithm=split-row,wg=64");
+    }
+    /* plan creation: the same refusals, and a parameter of another algorithm */
+    const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_MANY, 6, 5, 1, 3, 0, 0, CLPK_PRECISION_F32};
+    static const char *const bad[][3] = {{"naive", "colour=red", "colour"},
+                                         {"split-row", "distribution=diagonal", "distribution=diagonal"},
+                                         {"naive", "rows_per_worker=2", "rows_per_worker"},
+                                         {"fft", "wg=64", "wg"},
+                                         {"naive", "algorithm=naive", "algorithm"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        clpk_xcorr_plan *plan = NULL;
+        CHECK(clpk_xcorr_plan_create(ctx, &s, bad[i][0], bad[i][1], &plan) == CLPK_ERROR_INVALID_ARGUMENT && !plan &&
+                  strstr(clpk_last_error(ctx), bad[i][2]),
+              "%s {%s}: not refused naming %s: %s", bad[i][0], bad[i][1], bad[i][2], clpk_last_error(ctx));
+        clpk_xcorr_plan_destroy(plan);
+    }
+    /* an explicit plan reports the table's parameters that apply to it, the caller's value among them */
+    clpk_xcorr_plan *plan = NULL;
+    if (CHECK(clpk_xcorr_plan_create(ctx, &s, "split-row", "combine=atomic", &plan) == CLPK_SUCCESS, "split-row: %s",
+              clpk_last_error(ctx))) {
+        char buf[256];
+        clpk_xcorr_plan_params(plan, buf, sizeof buf);
+        CHECK(!strcmp(buf, "wg=128,rows_per_worker=4,combine=atomic,distribution=rectangle"), "split-row {%s}", buf);
+    }
+    clpk_xcorr_plan_destroy(plan);
+}
+
+static char *read_text(const char *path) {
+    FILE *in = fopen(path, "rb");
+    if (!in) return NULL;
+    fseek(in, 0, SEEK_END);
+    const long size = ftell(in);
+    fseek(in, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    const size_t got = text ? fread(text, 1, (size_t)size, in) : 0;
+    if (text) text[got] = '\0';
+    fclose(in);
+    return text;
+}
+
+/* An entry's class as a shape. */
+static clpk_xcorr_shape class_shape(const cJSON *klass) {
+    clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_ONE, 1, 1, 1, 1, 0, 0, CLPK_PRECISION_F32};
+    clpk_xcorr_pattern_parse(cJSON_GetStringValue(cJSON_GetObjectItem(klass, "pattern")), &s.pattern);
+    clpk_precision_parse(cJSON_GetStringValue(cJSON_GetObjectItem(klass, "precision")), &s.precision);
+    s.rows = cJSON_GetObjectItem(klass, "rows")->valueint;
+    s.cols = cJSON_GetObjectItem(klass, "cols")->valueint;
+    s.n_left = cJSON_GetObjectItem(klass, "n_left")->valueint;
+    s.n_right = cJSON_GetObjectItem(klass, "n_right")->valueint;
+    return s;
+}
+
+/* Every xcorr entry of the shipped profiles passes the table (keys and values); written for this device, each is the
+ * one core_resolve applies to its own class (with its algorithm, from the profile) unless the tuner kept the defaults
+ * there (time_ms >= default_time_ms: core_profile_choose leaves those to the built-in rule), and a class far from
+ * every entry is left to the built-in rule. */
+static void shipped_profiles(void) {
+    const char *files[] = {"nvidia-h100.json", "pocl-cpu-amd-epyc.json"};
+    clpk_context *probe = NULL;
+    if (!CHECK(clpk_context_create(&probe, NULL) == CLPK_SUCCESS, "no device")) return;
+    const clpk_device_info *dev = clpk_context_device_info(probe);
+    char dir[] = "/tmp/clpk-xcorr-params-XXXXXX";
+    if (!CHECK(mkdtemp(dir) != NULL, "mkdtemp failed")) {
+        clpk_context_destroy(probe);
+        return;
+    }
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/../profiles/%s", CLPK_TEST_SOURCE_DIR, files[f]);
+        char *text = read_text(path);
+        cJSON *root = text ? cJSON_Parse(text) : NULL;
+        free(text);
+        if (!CHECK(root != NULL, "read %s", path)) continue;
+        cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "xcorr");
+        int count = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, entries) {
+            const cJSON *item;
+            cJSON_ArrayForEach(item, cJSON_GetObjectItem(e, "params")) {
+                const core_param_def *d = core_param_find(T, item->string);
+                char value[64];
+                if (cJSON_IsNumber(item))
+                    snprintf(value, sizeof value, "%d", item->valueint);
+                else
+                    snprintf(value, sizeof value, "%s", cJSON_IsString(item) ? item->valuestring : "");
+                clpk_error err = {0};
+                CHECK(d && core_param_check_value(T, d, value, &err) == CLPK_SUCCESS, "%s: %s=%s: %s", files[f],
+                      item->string, value, d ? err.message : "unknown key");
+            }
+            ++count;
+        }
+        CHECK(count > 0, "%s has no xcorr entries", files[f]);
+        /* the same profile, renamed for this device */
+        cJSON *device = cJSON_GetObjectItem(root, "device");
+        cJSON_ReplaceItemInObject(device, "name", cJSON_CreateString(dev->name));
+        cJSON_ReplaceItemInObject(device, "vendor", cJSON_CreateString(dev->vendor));
+        cJSON_ReplaceItemInObject(device, "driver", cJSON_CreateString(dev->driver_version));
+        cJSON_ReplaceItemInObject(device, "type", cJSON_CreateString(core_device_kind_string(dev->kind)));
+        char profile[1100];
+        snprintf(profile, sizeof profile, "%s/device.json", dir);
+        char *json = cJSON_Print(root);
+        FILE *out = fopen(profile, "w");
+        if (out && json) fputs(json, out);
+        if (out) fclose(out);
+        free(json);
+        setenv("CLPK_PROFILE_DIR", dir, 1);
+        clpk_context *ctx = NULL;
+        if (CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) {
+            cJSON_ArrayForEach(e, entries) {
+                const clpk_xcorr_shape s = class_shape(cJSON_GetObjectItem(e, "class"));
+                const char *want =
+                    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "params"), "algorithm"));
+                const cJSON *t = cJSON_GetObjectItem(e, "time_ms"), *td = cJSON_GetObjectItem(e, "default_time_ms");
+                if (cJSON_IsNumber(t) && cJSON_IsNumber(td) && t->valuedouble >= td->valuedouble) want = "auto";
+                core_params features;
+                xcorr_features(&s, &features);
+                const core_resolve_request req = {.table = T, .features = &features};
+                core_resolved r;
+                if (!CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) continue;
+                const int kept_defaults = want && !strcmp(want, "auto");
+                CHECK(r.choice.found == !kept_defaults &&
+                          core_resolved_source(&r, "algorithm") ==
+                              (kept_defaults ? CORE_SOURCE_DEFAULT : CORE_SOURCE_PROFILE) &&
+                          want && !strcmp(core_params_get(&r.params, "algorithm"), want),
+                      "%s: class %s %dx%d %d/%d %s: %s from %s, want %s", files[f], clpk_xcorr_pattern_name(s.pattern),
+                      s.rows, s.cols, s.n_left, s.n_right, clpk_precision_name(s.precision),
+                      core_params_get(&r.params, "algorithm"),
+                      core_param_source_name(core_resolved_source(&r, "algorithm")), want ? want : "?");
+            }
+            /* past the reach: no entry of this profile has 1-to-1 pairs at 8 x 33000 */
+            const clpk_xcorr_shape far = {CLPK_XCORR_ONE_TO_ONE, 8, 8, 33000, 33000, 0, 0, CLPK_PRECISION_F32};
+            core_params features;
+            xcorr_features(&far, &features);
+            const core_resolve_request req = {.table = T, .features = &features};
+            core_resolved r;
+            CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS && !r.choice.found &&
+                      !strcmp(core_params_get(&r.params, "algorithm"), "auto"),
+                  "%s: a far class took a profile entry", files[f]);
+        }
+        clpk_context_destroy(ctx);
+        unsetenv("CLPK_PROFILE_DIR");
+        unlink(profile);
+        cJSON_Delete(root);
+    }
+    rmdir(dir);
+    clpk_context_destroy(probe);
+}
+
+int main(void) {
+    check_seed();
+    table_defaults();
+    searched_values();
+    clpk_context *ctx = NULL;
+    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();
+    refusals_and_sources(ctx);
+    clpk_context_destroy(ctx);
+    shipped_profiles();
+    return check_summary();
+}
