@@ -91,8 +91,9 @@ int main(int argc, char **argv) {
                    entry.path, clpk_profile_level_string(entry.level));
             printf("  parameters: %s\n", entry.params);
         } else {
-            printf("  no profile entry fits: the family's built-in defaults\n");
+            printf("  no profile entry applies: the family's built-in defaults\n");
         }
+        printf("  resolved (before the family's own rules): %s\n", entry.resolved);
     }
     if (bandwidth) {
         clpk_bench_stats s;

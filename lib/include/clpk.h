@@ -168,10 +168,14 @@ typedef struct clpk_profile_entry {
     double distance;          /* of the entry's class from the features (0 = the same class) */
     char klass[1024];         /* the entry's class, "k=v,..." */
     char params[1024];        /* the parameters the entry sets, "k=v,..." */
+    /* Every parameter of the family as the plan's resolve step sets it before the family's own rules, with its
+     * source: "tile=16 (profile), wg=256 (default), ..." */
+    char resolved[2048];
 } clpk_profile_entry;
 
 /* Which entry of the context's profile a problem of `family` with `features` ("k=v,...": the class keys its plans
- * describe a problem by, e.g. "precision=f32,rows=800000") would use. CLPK_ERROR_INVALID_ARGUMENT when `features` is
+ * describe a problem by, e.g. "precision=f32,rows=800000") would use, by the same rule plans apply (the family's
+ * reach; an entry with keys or values its parameter table does not know is stale and not used). CLPK_ERROR_INVALID_ARGUMENT when `features` is
  * malformed. */
 CLPK_API clpk_status clpk_profile_find(clpk_context *ctx, const char *family, const char *features,
                                        clpk_profile_entry *entry);
