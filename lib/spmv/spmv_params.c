@@ -57,9 +57,8 @@ static const core_param_def spmv_param_defs[] = {
      .search = "auto|delta",
      .when = BCCOO_ONLY,
      .help = "column indices: 16 or 32 bits (auto: 16 when the block columns fit), or 16-bit deltas with escapes"},
-    /* 12 sits between 8 and 16 because dense f64 3x4 blocks on the H100 run fastest at tiles 10-12
-     * (docs/perf-spmv.md, session 7): the work per work-item there balances the ~1 wave of groups against the
-     * per-group tail. */
+    /* 12 sits between 8 and 16 because dense f64 3x4 blocks run fastest at tiles 10-12 (docs/perf-spmv.md): the
+     * work per work-item there balances the ~1 wave of groups against the per-group tail. */
     {.name = "tile",
      .type = CORE_PARAM_INT,
      .lo = 1,

@@ -167,8 +167,8 @@ static long long other_value(const char *name, long long value) {
 /* Refines the best BCCOO plan by coordinate descent: each round tries its one-parameter variants (the neighbouring
  * tiles, tile halved / doubled, the other strategy, the other work-group size, the other interleave, the other vload,
  * prefetch 4 or none), and the next round starts from the round's winner, as long as a round finds a better plan and
- * the budget lasts. One round from one base missed points that need two steps (dense f64 3x4 on the H100: wg 128
- * and tile 12, docs/perf-spmv.md session 7). */
+ * the budget lasts: one round from one base misses points that need two steps (e.g. work-group and tile together,
+ * docs/perf-spmv.md). */
 static void refine(tune_state *t) {
     const value_list tiles = searched("tile"), prefetches = searched("prefetch"); /* prefetch: 1 (none), 4, ... */
     for (int round = 0; round < TUNE_ROUNDS && t->best_bccoo[0]; ++round) {
