@@ -126,6 +126,36 @@ int main(void) {
         clpk_csr_free(&A);
     }
 
+    /* The evaluation corpus's replicated real matrices: K copies of bcsstk16 (4884 rows) on the diagonal plus ~1 %
+     * coupling per copy; the copies' block structure survives. */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/matrices/bcsstk16.mtx", CLPK_SHARED_DATA_DIR);
+    char spec[1100], one_spec[1100];
+    snprintf(spec, sizeof spec, "replicate:6:%s", path);
+    snprintf(one_spec, sizeof one_spec, "replicate:1:%s", path);
+    clpk_csr one;
+    if (CHECK(clpk_spmv_generate(one_spec, seed, &one, &err) == CLPK_SUCCESS, "%s: %s", one_spec, err.message) &&
+        CHECK(clpk_spmv_generate(spec, seed, &A, &err) == CLPK_SUCCESS, "%s: %s", spec, err.message)) {
+        int64_t coupling = one.nnz / 100;
+        CHECK(A.rows == 6 * one.rows && A.cols == 6 * one.cols, "6 copies: %d x %d", A.rows, A.cols);
+        CHECK(A.nnz <= 6 * one.nnz + 5 * coupling && A.nnz > 6 * one.nnz + 4 * coupling,
+              "nonzeros %lld: 6 x %lld plus up to 5 x %lld coupling", (long long)A.nnz, (long long)one.nnz,
+              (long long)coupling);
+        spmv_matrix_features fa, fo;
+        CHECK(spmv_matrix_features_compute(&A, 0, A.rows, &fa, &err) == CLPK_SUCCESS, "%s", err.message);
+        CHECK(spmv_matrix_features_compute(&one, 0, one.rows, &fo, &err) == CLPK_SUCCESS, "%s", err.message);
+        /* every coupling entry adds at most one block of any shape (copies start at multiples of 12 rows here) */
+        for (int s = 0; s < SPMV_SHAPE_COUNT; ++s)
+            CHECK(fa.blocks[s] >= 6 * fo.blocks[s] && fa.blocks[s] <= 6 * fo.blocks[s] + (double)(A.nnz - 6 * one.nnz),
+                  "%dx%d blocks %.0f: 6 x %.0f plus at most one per coupling entry", spmv_shapes[s][0],
+                  spmv_shapes[s][1], fa.blocks[s], fo.blocks[s]);
+        CHECK(clpk_spmv_generate("replicate:0:x.mtx", seed, &one, &err) == CLPK_ERROR_INVALID_ARGUMENT &&
+                  strstr(err.message, "K"),
+              "K = 0 refused: %s", err.message);
+        clpk_csr_free(&A);
+    }
+    clpk_csr_free(&one);
+
     /* Bad input: a matrix with unsorted columns is refused with a message. */
     clpk_csr bad = {0};
     int64_t rp[] = {0, 2};

@@ -270,10 +270,17 @@ static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk
         free(scratch);
         return st;
     }
+    if (!strncmp(spec, "replicate:", 10)) {
+        const char *path = strchr(spec + 10, ':');
+        if (sscanf(spec + 10, "%lld", &a) != 1 || !path || !path[1])
+            return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv generate: %s is not replicate:K:PATH",
+                                  spec);
+        return spmv_generate_replicated(a, path + 1, seed, out, err);
+    }
     return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                           "spmv generate: unknown spec '%s' (fem:N, stencil3d:N, random:R:C:K, powerlaw:N, "
                           "longrow:R:C:L, fem3d:N, dense:N, protein:N, circuit:N, epidem:N, webgraph:N, shortrow:N, "
-                          "qchem:N)",
+                          "qchem:N, replicate:K:PATH)",
                           spec);
 }
 

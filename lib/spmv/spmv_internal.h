@@ -104,6 +104,10 @@ clpk_status spmv_features(const clpk_csr *A, clpk_precision precision, core_para
 
 /* Checks A's structure (sizes, row pointers, column range, finite values). */
 clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err);
+/* K copies of the Matrix Market matrix at `path` along the diagonal, each coupled to the next by a sparse random block
+ * (spmv_replicate.c; the generator's "replicate:K:PATH"). */
+clpk_status spmv_generate_replicated(long long copies, const char *path, uint64_t seed, clpk_csr *out,
+                                     clpk_error *err);
 
 /* Sum of the sizes of the plan's matrix buffers as the device reports them (tests compare it with the footprint). */
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan);
