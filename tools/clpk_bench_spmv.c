@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
     double scale = 1.0;
     const char *cases = NULL, *npy_dir = NULL, *json_path = NULL, *dev = NULL, *precs = "f32,f64";
     const char *impls = "clpk-csr,clpk-auto,clpk-tuned";
-    cli_list files = {0}, variant_args = {0};
+    cli_list files = {0}, variant_args = {0}, spec_args = {0};
     int list = 0, n_var = 0;
     static variant vars[MAX_VARIANTS];
     long long seed = 1, repeats = 100, warmup = 10, tune_budget = 0;
@@ -284,6 +284,9 @@ int main(int argc, char **argv) {
         {"--cases", CLI_STRING, &cases, "a,b,...",
          "generated cases of seed 001's Table III (default all): fem3d dense protein circuit epidem\n"
          "webgraph shortrow lp qchem random16; 'none' for no generated case"},
+        {"--spec", CLI_LIST, &spec_args, "LABEL=SPEC",
+         "adds a generated case from any clpk_spmv_generate spec (e.g. bcsstk16x100=replicate:100:m.mtx,\n"
+         "stencil=stencil3d:160), not scaled by --scale"},
         {"--matrices", CLI_LIST, &files, "DIR|FILE.mtx",
          "adds Matrix Market files (a directory: every non-complex *.mtx in it)"},
         {"--precision", CLI_STRING, &precs, "f32,f64", "precisions (default both)"},
@@ -337,6 +340,18 @@ int main(int argc, char **argv) {
                 return 2;
             }
             n = m;
+        }
+    }
+    for (int i = 0; i < spec_args.count; ++i) {
+        const char *eq = strchr(spec_args.items[i], '=');
+        if (!eq || eq == spec_args.items[i] || !eq[1] || (size_t)(eq - spec_args.items[i]) >= sizeof cs[0].label ||
+            strlen(eq + 1) >= sizeof cs[0].spec)
+            return cli_fail(tool, "--spec needs LABEL=SPEC (label and spec not empty)");
+        if (n < MAX_CASES) {
+            bench_case c = {{0}, {0}, {0}};
+            snprintf(c.label, sizeof c.label, "%.*s", (int)(eq - spec_args.items[i]), spec_args.items[i]);
+            snprintf(c.spec, sizeof c.spec, "%s", eq + 1);
+            cs[n++] = c;
         }
     }
     for (int i = 0; i < files.count; ++i)
