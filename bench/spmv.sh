@@ -4,12 +4,15 @@
 #
 #   bench/spmv.sh [--out DIR] [--bin BIN_DIR] [--scale S] [--cases a,b,..|none] [--matrices DIR|none]
 #                 [--precision f32,f64] [--repeats N] [--impls ...] [--tune-budget N] [--device SEL]
+#                 [--corpus FILE]   (LABEL SPEC lines, e.g. bench/spmv_corpus.txt: the held-out evaluation corpus;
+#                                    MATRICES in a spec stands for the real matrices' folder)
 # On the H100 (see docs/perf-spmv.md):  . .gpu/enter && bench/spmv.sh --out "$OUT" --bin .gpu/build/bin
 # Peers are skipped (with a message) where `import cupy` fails; charts where matplotlib is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${OUT:-spmv-bench-out} bin="" scale=1 cases="" matrices="" precision=f32,f64 repeats=100 impls="" device="" tune_budget=""
+corpus=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out=$2; shift 2 ;;
@@ -22,7 +25,8 @@ while [ $# -gt 0 ]; do
         --impls) impls=$2; shift 2 ;;
         --device) device=$2; shift 2 ;;
         --tune-budget) tune_budget=$2; shift 2 ;;
-        -h|--help) sed -n 2,8p "$0"; exit 0 ;;
+        --corpus) corpus=$2; shift 2 ;;
+        -h|--help) sed -n 2,10p "$0"; exit 0 ;;
         *) echo "spmv.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -43,6 +47,19 @@ args=(--scale "$scale" --precision "$precision" --repeats "$repeats" --npy-dir "
 [ -n "$impls" ] && args+=(--impls "$impls")
 [ -n "$device" ] && args+=(--device "$device")
 [ -n "$tune_budget" ] && args+=(--tune-budget "$tune_budget")
+if [ -n "$corpus" ]; then
+    real=${matrices:-}
+    if [ -z "$real" ] || [ "$real" = none ]; then
+        for d in "${CLPK_SHARED_DATA_DIR:-/nonexistent}/matrices" "$root/.gpu/data/matrices" "$root/../shared/data/matrices"; do
+            [ -d "$d" ] && real=$d && break
+        done
+    fi
+    while read -r label spec; do
+        case "$label" in ''|'#'*) continue ;; esac
+        args+=(--spec "$label=${spec//MATRICES/$real}")
+    done <"$corpus"
+    matrices=none
+fi
 if [ -n "$matrices" ] && [ "$matrices" != none ]; then args+=(--matrices "$matrices"); else echo "spmv.sh: no real matrices"; fi
 echo "== clpk: $bin/clpk-bench-spmv ${args[*]}"
 "$bin/clpk-bench-spmv" "${args[@]}" 2>&1 | tee "$out/clpk.txt"
