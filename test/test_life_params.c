@@ -5,13 +5,11 @@
  * strategy -> caller, and a stale profile entry is ignored whole. */
 #include "check.h"
 #include "life_internal.h"
-#include "tune.h"
+#include "param_check.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const core_param_table *const T = &life_param_table;
 
@@ -95,93 +93,32 @@ static void check_defines(void) {
 }
 
 static void check_search_values(void) {
-    int searched = 0;
-    for (int i = 0; i < T->count; ++i) {
-        const core_param_def *d = &T->defs[i];
-        const char *values[CLPK_TUNE_MAX_VALUES];
-        char storage[256];
-        int n = core_param_search_values(d, values, storage, sizeof storage, CLPK_TUNE_MAX_VALUES);
-        searched += n > 0;
-        for (int v = 0; v < n; ++v) {
-            clpk_error err = {0};
-            CHECK(core_param_check_value(T, d, values[v], &err) == CLPK_SUCCESS, "searched %s=%s: %s", d->name,
-                  values[v], err.message);
-        }
-        /* the tuner prunes a parameter a strategy does not read to its first value: the default where it can */
-        if (n > 0 && !strcmp(d->name, "wg")) CHECK(!strcmp(values[0], d->default_gpu), "wg searches its default first");
-    }
+    const int searched = param_check_search_values(T);
     CHECK(searched == 10 && core_param_find(T, "theta_parts")->search == NULL,
           "the tuner searches every parameter but theta_parts (%d)", searched);
-}
-
-/* Every life entry of the shipped profiles has only keys and values the table accepts. */
-static void check_shipped_profiles(void) {
-    const char *files[] = {"nvidia-h100.json", "pocl-cpu-amd-epyc.json"};
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/../profiles/%s", CLPK_TEST_SOURCE_DIR, files[f]);
-        FILE *in = fopen(path, "rb");
-        if (!CHECK(in != NULL, "open %s", path)) continue;
-        fseek(in, 0, SEEK_END);
-        long size = ftell(in);
-        fseek(in, 0, SEEK_SET);
-        char *text = malloc((size_t)size + 1);
-        size_t got = fread(text, 1, (size_t)size, in);
-        text[got] = '\0';
-        fclose(in);
-        cJSON *root = cJSON_Parse(text);
-        free(text);
-        const cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "life");
-        int count = 0;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, entries) {
-            const cJSON *item;
-            cJSON_ArrayForEach(item, cJSON_GetObjectItem(e, "params")) {
-                const core_param_def *d = core_param_find(T, item->string);
-                char value[64];
-                if (cJSON_IsNumber(item))
-                    snprintf(value, sizeof value, "%d", item->valueint);
-                else
-                    snprintf(value, sizeof value, "%s", cJSON_IsString(item) ? item->valuestring : "");
-                clpk_error err = {0};
-                CHECK(d && core_param_check_value(T, d, value, &err) == CLPK_SUCCESS, "%s: %s=%s: %s", files[f],
-                      item->string, value, d ? err.message : "unknown key");
-            }
-            ++count;
-        }
-        CHECK(count > 0, "%s has life entries", files[f]);
-        cJSON_Delete(root);
-    }
-}
-
-static void expect_refused(clpk_context *ctx, const char *caller, const char *needle1, const char *needle2) {
-    core_resolve_request req = {T, NULL, caller, NULL, NULL};
-    core_resolved r;
-    clpk_status st = core_resolve(ctx, &req, &r);
-    const char *msg = clpk_last_error(ctx);
-    CHECK(st == CLPK_ERROR_INVALID_ARGUMENT && strstr(msg, needle1) && strstr(msg, needle2),
-          "'%s' refused naming '%s' and '%s': %s (%s)", caller, needle1, needle2, clpk_status_string(st), msg);
+    /* the tuner prunes a parameter a strategy does not read to its first value: the default where it can */
+    const core_param_def *wg = core_param_find(T, "wg");
+    const char *first[1];
+    char storage[256];
+    if (core_param_search_values(wg, first, storage, sizeof storage, 1) > 0)
+        CHECK(!strcmp(first[0], wg->default_gpu), "wg searches its default first");
 }
 
 static void check_resolve(clpk_context *ctx) {
-    expect_refused(ctx, "bogus=1", "bogus", "unknown");
-    expect_refused(ctx, "team=3", "team", "3");
-    expect_refused(ctx, "team=abc", "team", "abc");
-    expect_refused(ctx, "wc=nope", "wc", "nope");
-    expect_refused(ctx, "voxel_order=hilbert", "voxel_order", "hilbert");
-    expect_refused(ctx, "unroll=17", "unroll", "17");
-    expect_refused(ctx, "theta_parts=0", "theta_parts", "0");
-    expect_refused(ctx, "runs=0", "runs", "0");
+    static const param_check_refusal refused[] = {{"bogus=1", "bogus", "unknown"},
+                                                  {"team=3", "team", "3"},
+                                                  {"team=abc", "team", "abc"},
+                                                  {"wc=nope", "wc", "nope"},
+                                                  {"voxel_order=hilbert", "voxel_order", "hilbert"},
+                                                  {"unroll=17", "unroll", "17"},
+                                                  {"theta_parts=0", "theta_parts", "0"},
+                                                  {"runs=0", "runs", "0"}};
+    param_check_refusals(ctx, T, refused, sizeof refused / sizeof refused[0]);
 
-    core_resolve_request req = {T, NULL, "team=8,voxel_order=morton", NULL, NULL};
     core_resolved r;
-    if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) {
-        CHECK(core_resolved_source(&r, "team") == CORE_SOURCE_CALLER &&
-                  core_resolved_source(&r, "voxel_order") == CORE_SOURCE_CALLER,
-              "caller's keys have the caller as source");
-        CHECK(core_resolved_source(&r, "runs") == CORE_SOURCE_DEFAULT &&
-                  core_resolved_source(&r, "dsc") == CORE_SOURCE_DEFAULT,
-              "the others are defaults");
+    if (param_check_resolve(ctx, T, "team=8,voxel_order=morton", &r)) {
+        param_check_sources(&r, CORE_SOURCE_CALLER, "team,voxel_order");
+        param_check_sources(&r, CORE_SOURCE_DEFAULT, "runs,dsc");
         CHECK(!strcmp(core_params_get(&r.params, "team"), "8") && !strcmp(core_params_get(&r.params, "wc"), "fiber"),
               "values: team %s, wc %s", core_params_get(&r.params, "team"), core_params_get(&r.params, "wc"));
     }
@@ -220,18 +157,14 @@ static void features_of(const clpk_life_dataset *d, core_params *f) {
  * and the plan still builds on the defaults. */
 static void check_profile_sources(const clpk_life_dataset *d) {
     char path[] = "/tmp/clpk_life_params_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!CHECK(f != NULL, "temporary profile")) return;
-    fprintf(f,
+    if (!param_check_profile_install(
+            path,
             "{\"schema\": 1, \"device\": {\"name\": \"any\", \"vendor\": \"any\"}, \"families\": {\"life\": ["
             "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"dsc\": \"voxel\", \"wc\": "
             "\"fiber\", \"unroll\": 2, \"wc_runs\": 2, \"fiber_order\": \"voxel\"}},"
             "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"unroll\": 2, \"colour\": 2}}]}}\n",
-            d->n_theta, d->n_theta + 1000);
-    fclose(f);
-    setenv("CLPK_PROFILE", path, 1);
-    setenv("CLPK_LOG", "quiet", 1);
+            d->n_theta, d->n_theta + 1000))
+        return;
     clpk_context *ctx = NULL;
     if (CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context with the profile")) {
         core_params features;
@@ -271,8 +204,7 @@ static void check_profile_sources(const clpk_life_dataset *d) {
         }
         clpk_context_destroy(ctx);
     }
-    unsetenv("CLPK_PROFILE");
-    remove(path);
+    param_check_profile_remove(path);
 }
 
 int main(void) {
@@ -281,7 +213,7 @@ int main(void) {
     check_names();
     check_defines();
     check_search_values();
-    check_shipped_profiles();
+    param_check_shipped_profiles(T, "life");
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, NULL) != CLPK_SUCCESS) {
         printf("no OpenCL device: skipping the device checks\n");

@@ -3,10 +3,8 @@
  * SSHOPM_ENTRIES, unknown keys and disallowed values are refused naming them, and core_resolve reports each value's
  * source (default, profile, caller); plans report the resolved tuned values. */
 #include "clpk_sshopm.h"
+#include "param_check.h"
 #include "sshopm_util.h"
-#include "tune.h"
-
-#include <unistd.h>
 
 static const core_param_table *const T = &sshopm_param_table;
 
@@ -28,19 +26,7 @@ static void check_defaults(void) {
 }
 
 static void check_search_values(void) {
-    int searched = 0;
-    for (int i = 0; i < T->count; ++i) {
-        const core_param_def *d = &T->defs[i];
-        const char *values[CLPK_TUNE_MAX_VALUES];
-        char storage[256];
-        int n = core_param_search_values(d, values, storage, sizeof storage, CLPK_TUNE_MAX_VALUES);
-        searched += n > 0;
-        for (int v = 0; v < n; ++v) {
-            clpk_error err = {0};
-            CHECK(core_param_check_value(T, d, values[v], &err) == CLPK_SUCCESS, "searched %s=%s: %s", d->name,
-                  values[v], err.message);
-        }
-    }
+    const int searched = param_check_search_values(T);
     CHECK(searched == 4, "the tuner searches kernel, entries, wg and check_every (%d)", searched);
 }
 
@@ -62,73 +48,19 @@ static void check_entries_and_defines(void) {
     }
 }
 
-/* Every sshopm entry of the shipped profiles has only keys and values the table accepts. */
-static void check_shipped_profiles(void) {
-    const char *files[] = {"nvidia-h100.json", "pocl-cpu-amd-epyc.json"};
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/../profiles/%s", CLPK_TEST_SOURCE_DIR, files[f]);
-        FILE *in = fopen(path, "rb");
-        if (!CHECK(in != NULL, "open %s", path)) continue;
-        fseek(in, 0, SEEK_END);
-        long size = ftell(in);
-        fseek(in, 0, SEEK_SET);
-        char *text = malloc((size_t)size + 1);
-        size_t got = fread(text, 1, (size_t)size, in);
-        text[got] = '\0';
-        fclose(in);
-        cJSON *root = cJSON_Parse(text);
-        free(text);
-        const cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "sshopm");
-        int count = 0;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, entries) {
-            const cJSON *item;
-            cJSON_ArrayForEach(item, cJSON_GetObjectItem(e, "params")) {
-                const core_param_def *d = core_param_find(T, item->string);
-                char value[64];
-                if (cJSON_IsNumber(item))
-                    snprintf(value, sizeof value, "%d", item->valueint);
-                else
-                    snprintf(value, sizeof value, "%s", cJSON_IsString(item) ? item->valuestring : "");
-                clpk_error err = {0};
-                CHECK(d && core_param_check_value(T, d, value, &err) == CLPK_SUCCESS, "%s: %s=%s: %s", files[f],
-                      item->string, value, d ? err.message : "unknown key");
-            }
-            ++count;
-        }
-        CHECK(count > 0, "%s has sshopm entries", files[f]);
-        cJSON_Delete(root);
-    }
-}
-
-static void expect_refused(clpk_context *ctx, const char *caller, const char *needle1, const char *needle2) {
-    core_resolve_request req = {T, NULL, caller, NULL, NULL};
-    core_resolved r;
-    clpk_status st = core_resolve(ctx, &req, &r);
-    const char *msg = clpk_last_error(ctx);
-    CHECK(st == CLPK_ERROR_INVALID_ARGUMENT && strstr(msg, needle1) && strstr(msg, needle2),
-          "'%s' refused naming '%s' and '%s': %s (%s)", caller, needle1, needle2, clpk_status_string(st), msg);
-}
-
 static void check_resolve(clpk_context *ctx) {
-    expect_refused(ctx, "colour=blue", "colour", "unknown");
-    expect_refused(ctx, "entries=shared", "entries", "shared");
-    expect_refused(ctx, "kernel=fast", "kernel", "fast");
-    expect_refused(ctx, "check_every=65", "check_every", "65");
-    expect_refused(ctx, "wg=0", "wg", "0");
-    expect_refused(ctx, "unroll_max=-1", "unroll_max", "-1");
+    static const param_check_refusal refused[] = {{"colour=blue", "colour", "unknown"},
+                                                  {"entries=shared", "entries", "shared"},
+                                                  {"kernel=fast", "kernel", "fast"},
+                                                  {"check_every=65", "check_every", "65"},
+                                                  {"wg=0", "wg", "0"},
+                                                  {"unroll_max=-1", "unroll_max", "-1"}};
+    param_check_refusals(ctx, T, refused, sizeof refused / sizeof refused[0]);
 
-    core_resolve_request req = {T, NULL, "wg=64,kernel=general", NULL, NULL};
     core_resolved r;
-    if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) {
-        CHECK(core_resolved_source(&r, "wg") == CORE_SOURCE_CALLER &&
-                  core_resolved_source(&r, "kernel") == CORE_SOURCE_CALLER,
-              "caller's keys have the caller as source");
-        CHECK(core_resolved_source(&r, "entries") == CORE_SOURCE_DEFAULT &&
-                  core_resolved_source(&r, "check_every") == CORE_SOURCE_DEFAULT &&
-                  core_resolved_source(&r, "unroll_max") == CORE_SOURCE_DEFAULT,
-              "the others are defaults");
+    if (param_check_resolve(ctx, T, "wg=64,kernel=general", &r)) {
+        param_check_sources(&r, CORE_SOURCE_CALLER, "wg,kernel");
+        param_check_sources(&r, CORE_SOURCE_DEFAULT, "entries,check_every,unroll_max");
         CHECK(!strcmp(core_params_get(&r.params, "wg"), "64") && !strcmp(core_params_get(&r.params, "entries"), "auto"),
               "values: wg %s, entries %s", core_params_get(&r.params, "wg"), core_params_get(&r.params, "entries"));
     }
@@ -138,18 +70,14 @@ static void check_resolve(clpk_context *ctx) {
  * the table does not know) is ignored whole. */
 static void check_profile_sources(void) {
     char path[] = "/tmp/clpk_sshopm_params_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!CHECK(f != NULL, "temporary profile")) return;
-    fprintf(f,
+    if (!param_check_profile_install(
+            path,
             "{\"schema\": 1, \"device\": {\"name\": \"any\", \"vendor\": \"any\"}, \"families\": {\"sshopm\": ["
             "{\"class\": {\"order\": 4, \"dim\": 3, \"precision\": \"f32\"}, \"params\": {\"kernel\": \"generated\", "
             "\"entries\": \"global\", \"wg\": 32, \"check_every\": 2}},"
             "{\"class\": {\"order\": 4, \"dim\": 3, \"precision\": \"f64\"}, \"params\": {\"kernel\": \"generated\", "
-            "\"entries\": \"global\", \"wg\": 32, \"colour\": 2}}]}}\n");
-    fclose(f);
-    setenv("CLPK_PROFILE", path, 1);
-    setenv("CLPK_LOG", "quiet", 1);
+            "\"entries\": \"global\", \"wg\": 32, \"colour\": 2}}]}}\n"))
+        return;
     clpk_context *ctx = NULL;
     if (CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context with the profile")) {
         core_params features;
@@ -192,15 +120,14 @@ static void check_profile_sources(void) {
         }
         clpk_context_destroy(ctx);
     }
-    unsetenv("CLPK_PROFILE");
-    remove(path);
+    param_check_profile_remove(path);
 }
 
 int main(void) {
     check_defaults();
     check_search_values();
     check_entries_and_defines();
-    check_shipped_profiles();
+    param_check_shipped_profiles(T, "sshopm");
     char listing[4096];
     clpk_error err = {0};
     CHECK(clpk_family_parameters("sshopm", listing, sizeof listing, &err) == CLPK_SUCCESS &&

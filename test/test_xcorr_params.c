@@ -7,13 +7,13 @@
 #include "check.h"
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
+#include "param_check.h"
 #include "param_table.h"
 #include "xcorr_direct.h"
 #include "xcorr_fused.h"
 #include "xcorr_params.h"
 #include "xcorr_plan.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,19 +51,7 @@ static void table_defaults(void) {
 }
 
 static void searched_values(void) {
-    int searched = 0;
-    for (int i = 0; i < T->count; ++i) {
-        const core_param_def *d = &T->defs[i];
-        const char *values[24];
-        char storage[256];
-        const int n = core_param_search_values(d, values, storage, sizeof storage, 24);
-        searched += n > 0;
-        for (int v = 0; v < n; ++v) {
-            clpk_error err = {0};
-            CHECK(core_param_check_value(T, d, values[v], &err) == CLPK_SUCCESS, "searched %s=%s: %s", d->name,
-                  values[v], err.message);
-        }
-    }
+    const int searched = param_check_search_values(T);
     CHECK(searched == 12, "the tuner searches %d parameters, not the 12 of its space", searched);
     /* the names the family uses for the algorithm row's indices are the row's values, in order */
     for (int a = 0; a < XCORR_ALGORITHM_COUNT; ++a)
@@ -78,24 +66,16 @@ static void searched_values(void) {
           "clpk_family_parameters(xcorr): %s", err.message);
 }
 
-/* core_resolve refuses `caller` naming `text`. */
-static void resolve_refuses(clpk_context *ctx, const char *caller, const char *text) {
-    const core_resolve_request req = {.table = T, .caller = caller};
-    core_resolved r;
-    CHECK(core_resolve(ctx, &req, &r) == CLPK_ERROR_INVALID_ARGUMENT && strstr(clpk_last_error(ctx), text),
-          "%s: refused without naming %s: %s", caller, text, clpk_last_error(ctx));
-}
-
 static void refusals_and_sources(clpk_context *ctx) {
-    resolve_refuses(ctx, "colour=red", "colour");
-    resolve_refuses(ctx, "algorithm=teleport", "algorithm=teleport");
-    resolve_refuses(ctx, "algorithm=naive,wg=0", "wg=0");
-    resolve_refuses(ctx, "algorithm=split-row,combine=sometimes", "combine=sometimes");
-    resolve_refuses(ctx, "algorithm=fused-fft,fused_gaps=2", "fused_gaps=2");
+    static const param_check_refusal refused[] = {{"colour=red", "colour", NULL},
+                                                  {"algorithm=teleport", "algorithm=teleport", NULL},
+                                                  {"algorithm=naive,wg=0", "wg=0", NULL},
+                                                  {"algorithm=split-row,combine=sometimes", "combine=sometimes", NULL},
+                                                  {"algorithm=fused-fft,fused_gaps=2", "fused_gaps=2", NULL}};
+    param_check_refusals(ctx, T, refused, sizeof refused / sizeof refused[0]);
 
-    const core_resolve_request req = {.table = T, .caller = "algorithm=split-row,wg=64"};
     core_resolved r;
-    if (CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx))) {
+    if (param_check_resolve(ctx, T, "algorithm=split-row,wg=64", &r)) {
         CHECK(core_resolved_source(&r, "algorithm") == CORE_SOURCE_CALLER &&
                   core_resolved_source(&r, "wg") == CORE_SOURCE_CALLER &&
                   core_resolved_source(&r, "combine") == CORE_SOURCE_DEFAULT &&
@@ -128,19 +108,6 @@ static void refusals_and_sources(clpk_context *ctx) {
     clpk_xcorr_plan_destroy(plan);
 }
 
-static char *read_text(const char *path) {
-    FILE *in = fopen(path, "rb");
-    if (!in) return NULL;
-    fseek(in, 0, SEEK_END);
-    const long size = ftell(in);
-    fseek(in, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    const size_t got = text ? fread(text, 1, (size_t)size, in) : 0;
-    if (text) text[got] = '\0';
-    fclose(in);
-    return text;
-}
-
 /* An entry's class as a shape. */
 static clpk_xcorr_shape class_shape(const cJSON *klass) {
     clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_ONE, 1, 1, 1, 1, 0, 0, CLPK_PRECISION_F32};
@@ -158,7 +125,6 @@ static clpk_xcorr_shape class_shape(const cJSON *klass) {
  * there (time_ms >= default_time_ms: core_profile_choose leaves those to the built-in rule), and a class far from
  * every entry is left to the built-in rule. */
 static void shipped_profiles(void) {
-    const char *files[] = {"nvidia-h100.json", "pocl-cpu-amd-epyc.json"};
     clpk_context *probe = NULL;
     if (!CHECK(clpk_context_create(&probe, NULL) == CLPK_SUCCESS, "no device")) return;
     const clpk_device_info *dev = clpk_context_device_info(probe);
@@ -167,32 +133,13 @@ static void shipped_profiles(void) {
         clpk_context_destroy(probe);
         return;
     }
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/../profiles/%s", CLPK_TEST_SOURCE_DIR, files[f]);
-        char *text = read_text(path);
-        cJSON *root = text ? cJSON_Parse(text) : NULL;
-        free(text);
-        if (!CHECK(root != NULL, "read %s", path)) continue;
-        cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "xcorr");
-        int count = 0;
+    for (int f = 0; f < PARAM_CHECK_PROFILE_COUNT; ++f) {
+        const char *name = param_check_profiles[f];
+        cJSON *root = param_check_profile_load(name);
+        if (!root) continue;
+        param_check_profile_entries(T, root, "xcorr", name);
+        const cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "xcorr");
         const cJSON *e;
-        cJSON_ArrayForEach(e, entries) {
-            const cJSON *item;
-            cJSON_ArrayForEach(item, cJSON_GetObjectItem(e, "params")) {
-                const core_param_def *d = core_param_find(T, item->string);
-                char value[64];
-                if (cJSON_IsNumber(item))
-                    snprintf(value, sizeof value, "%d", item->valueint);
-                else
-                    snprintf(value, sizeof value, "%s", cJSON_IsString(item) ? item->valuestring : "");
-                clpk_error err = {0};
-                CHECK(d && core_param_check_value(T, d, value, &err) == CLPK_SUCCESS, "%s: %s=%s: %s", files[f],
-                      item->string, value, d ? err.message : "unknown key");
-            }
-            ++count;
-        }
-        CHECK(count > 0, "%s has no xcorr entries", files[f]);
         /* the same profile, renamed for this device */
         cJSON *device = cJSON_GetObjectItem(root, "device");
         cJSON_ReplaceItemInObject(device, "name", cJSON_CreateString(dev->name));
@@ -225,7 +172,7 @@ static void shipped_profiles(void) {
                           core_resolved_source(&r, "algorithm") ==
                               (kept_defaults ? CORE_SOURCE_DEFAULT : CORE_SOURCE_PROFILE) &&
                           want && !strcmp(core_params_get(&r.params, "algorithm"), want),
-                      "%s: class %s %dx%d %d/%d %s: %s from %s, want %s", files[f], clpk_xcorr_pattern_name(s.pattern),
+                      "%s: class %s %dx%d %d/%d %s: %s from %s, want %s", name, clpk_xcorr_pattern_name(s.pattern),
                       s.rows, s.cols, s.n_left, s.n_right, clpk_precision_name(s.precision),
                       core_params_get(&r.params, "algorithm"),
                       core_param_source_name(core_resolved_source(&r, "algorithm")), want ? want : "?");
@@ -238,7 +185,7 @@ static void shipped_profiles(void) {
             core_resolved r;
             CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS && !r.choice.found &&
                       !strcmp(core_params_get(&r.params, "algorithm"), "auto"),
-                  "%s: a far class took a profile entry", files[f]);
+                  "%s: a far class took a profile entry", name);
         }
         clpk_context_destroy(ctx);
         unsetenv("CLPK_PROFILE_DIR");
