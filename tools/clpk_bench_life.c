@@ -15,6 +15,7 @@
  * the measured copy bandwidth, so the rows cannot all come from DRAM), speedup_vs_atomics. */
 #include "clpk.h"
 #include "cli_args.h"
+#include "cli_bench_launch.h"
 #include "cli_clock.h"
 
 #include <math.h>
@@ -182,20 +183,6 @@ static double device_error(clpk_context *ctx, cl_mem buf, const double *ref, siz
     return scale > 0 ? err / scale : err;
 }
 
-typedef struct launch_user {
-    clpk_life_plan *plan;
-    int dsc;
-    cl_mem in, out;
-} launch_user;
-
-static clpk_status launch_product(void *user, cl_event *first, cl_event *last) {
-    launch_user *u = user;
-    clpk_status st = u->dsc ? clpk_life_dsc_events(u->plan, u->in, u->out, 0, NULL, first, last)
-                            : clpk_life_wc_events(u->plan, u->in, u->out, 0, NULL, first, last);
-    /* first and last launch (theta_parts > 1: several passes); equal events are released once by the helper */
-    return st;
-}
-
 typedef struct bench_inputs {
     const clpk_life_dataset *d;
     const double *w_true;                          /* may be NULL */
@@ -219,7 +206,8 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
     const size_t nw = (size_t)d->n_fibers;
     const int dsc = strncmp(cas, "dsc", 3) == 0;
     const double *input = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->w_true : NULL) : d->signal;
-    launch_user u = {plan, dsc, upload(ctx, input, dsc ? nw : ny, vs, 0.5), device_buffer(ctx, (dsc ? ny : nw) * vs)};
+    cli_life_launch u = {plan, dsc, upload(ctx, input, dsc ? nw : ny, vs, 0.5),
+                         device_buffer(ctx, (dsc ? ny : nw) * vs)};
     int rc = 0;
     if (!u.in || !u.out) {
         fprintf(stderr, "clpk-bench-life: out of device memory for the %s vectors\n", cas);
@@ -228,9 +216,9 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
     double once = 0, per_coeff = 0;
     life_bytes(d, vs, dsc, kernel, &once, &per_coeff);
     clpk_bench_stats stats;
-    clpk_status st =
-        rc ? CLPK_ERROR_OUT_OF_MEMORY
-           : clpk_bench_run(ctx, launch_product, &u, 2, in->o->runs, once, 2.0 * d->n_coeffs * d->n_theta, &stats);
+    clpk_status st = rc ? CLPK_ERROR_OUT_OF_MEMORY
+                        : clpk_bench_run(ctx, cli_life_launch_events, &u, 2, in->o->runs, once,
+                                         2.0 * d->n_coeffs * d->n_theta, &stats);
     if (!rc && st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-bench-life: %s %s: %s\n", cas, kernel, clpk_last_error(ctx));
         rc = 1;

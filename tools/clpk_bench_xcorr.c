@@ -11,6 +11,7 @@
  * exact in f32 and f64 (24 significant bits), so both programs correlate bit-identical inputs. */
 #include "clpk.h"
 #include "cli_args.h"
+#include "cli_bench_launch.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -262,16 +263,6 @@ typedef struct case_data {
     size_t elem, out_elems; /* elements of one output matrix */
 } case_data;
 
-typedef struct bench_job {
-    clpk_xcorr_plan *plan;
-    cl_mem left, right, out;
-} bench_job;
-
-static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
-    bench_job *j = user;
-    return clpk_xcorr_execute_events(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
-}
-
 /* The left and right matrices output matrix `o` correlates, by the patterns' definitions (clpk_xcorr.h). */
 static void pair_of(const clpk_xcorr_shape *s, size_t o, size_t *left, size_t *right) {
     switch (s->pattern) {
@@ -460,9 +451,9 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
     const size_t n_out = clpk_xcorr_output_count(s);
     const double bytes =
         (double)d->elem * ((double)(s->n_left + s->n_right) * s->rows * s->cols + (double)n_out * (double)d->out_elems);
-    bench_job job = {plan, d->left, d->right, d->out};
+    cli_xcorr_launch job = {plan, d->left, d->right, d->out};
     clpk_bench_stats stats;
-    clpk_status st = clpk_bench_run(d->ctx, bench_launch, &job, warmup, repeats, bytes, 2 * macs, &stats);
+    clpk_status st = clpk_bench_run(d->ctx, cli_xcorr_launch_events, &job, warmup, repeats, bytes, 2 * macs, &stats);
     if (st != CLPK_SUCCESS) {
         record_status(json, d, variant, "error", clpk_last_error(d->ctx), once_ms);
         clpk_xcorr_plan_destroy(plan);

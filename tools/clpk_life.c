@@ -9,6 +9,7 @@
 #include <clpk.h>
 
 #include "cli_args.h"
+#include "cli_bench_launch.h"
 #include "cli_clock.h"
 #include "cli_params.h"
 
@@ -201,25 +202,11 @@ static int cmd_encode(const cli *c) {
     return rc;
 }
 
-typedef struct bench_user {
-    clpk_life_plan *plan;
-    int dsc;
-    cl_mem in, out;
-} bench_user;
-
-static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
-    bench_user *u = user;
-    clpk_status st = u->dsc ? clpk_life_dsc_events(u->plan, u->in, u->out, 0, NULL, first, last)
-                            : clpk_life_wc_events(u->plan, u->in, u->out, 0, NULL, first, last);
-    /* first and last launch (theta_parts > 1: several passes); equal events are released once by the helper */
-    return st;
-}
-
 static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repeats, const clpk_life_dataset *d) {
     const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
     const size_t vs = clpk_precision_size(plan_precision(plan));
     cl_int rc;
-    bench_user u = {plan, dsc, NULL, NULL};
+    cli_life_launch u = {plan, dsc, NULL, NULL};
     u.in = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? nw : ny) * vs, NULL, &rc);
     u.out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? ny : nw) * vs, NULL, &rc);
     const double zero = 0.5;
@@ -228,7 +215,7 @@ static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repea
     const double bytes = (double)d->n_coeffs * (12.0 + vs + 2.0 * d->n_theta * vs);
     const double flops = 2.0 * (double)d->n_coeffs * d->n_theta;
     clpk_bench_stats stats;
-    clpk_status st = clpk_bench_run(ctx, bench_launch, &u, 2, repeats, bytes, flops, &stats);
+    clpk_status st = clpk_bench_run(ctx, cli_life_launch_events, &u, 2, repeats, bytes, flops, &stats);
     if (st == CLPK_SUCCESS)
         printf("bench %s: median %.4f ms (min %.4f, max %.4f) over %d runs, %.2f GFLOP/s, %.2f GB/s (nominal)\n",
                dsc ? "dsc" : "wc", stats.median_ms, stats.min_ms, stats.max_ms, stats.runs, stats.gflops, stats.gbps);

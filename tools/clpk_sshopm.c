@@ -9,6 +9,7 @@
 
 #include "cli_args.h"
 #include "cli_clock.h"
+#include "cli_npy.h"
 #include "cli_params.h"
 #include "sshopm_dmri_cli.h"
 
@@ -293,18 +294,12 @@ static int load_tensors(const cli *c, double **out, int64_t *count) {
 }
 
 static int write_starts(const char *prefix, const clpk_sshopm_raw *raw) {
-    char path[1100];
-    clpk_error err = {0};
     const int64_t per = (int64_t)raw->directions * raw->starts;
-    int64_t shape[3] = {raw->n_tensors, per, raw->dim};
-    snprintf(path, sizeof path, "%s_lambda.npy", prefix);
-    int ok = clpk_npy_write_raw(path, CLPK_DTYPE_F64, 2, shape, raw->lambda, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_x.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 3, shape, raw->x, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_info.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 2, shape, raw->info, &err) == CLPK_SUCCESS;
-    if (!ok) fprintf(stderr, "clpk-sshopm: %s\n", err.message);
-    return ok;
+    const int64_t shape[3] = {raw->n_tensors, per, raw->dim};
+    const cli_npy_array arrays[] = {{"_lambda.npy", CLPK_DTYPE_F64, 2, shape, raw->lambda},
+                                    {"_x.npy", CLPK_DTYPE_F64, 3, shape, raw->x},
+                                    {"_info.npy", CLPK_DTYPE_I32, 2, shape, raw->info}};
+    return cli_npy_write_arrays("clpk-sshopm", prefix, arrays, 3);
 }
 
 /* The distinct pairs as padded arrays (P = most pairs of any tensor). */
@@ -327,18 +322,15 @@ static int write_pairs(const char *prefix, const clpk_sshopm_result *r) {
             ty[e] = have ? (int32_t)p->type : 0;
             hi[e] = have ? p->hits : 0;
         }
-    char path[1100];
-    clpk_error err = {0};
-    int64_t shape[3] = {r->n_tensors, P, n};
-    snprintf(path, sizeof path, "%s_lambda.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 2, shape, l, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_x.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 3, shape, x, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_type.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 2, shape, ty, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_hits.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 2, shape, hi, &err) == CLPK_SUCCESS;
-    if (!ok) fprintf(stderr, "clpk-sshopm: %s\n", err.message[0] ? err.message : "out of memory writing .npy");
+    const int64_t shape[3] = {r->n_tensors, P, n};
+    const cli_npy_array arrays[] = {{"_lambda.npy", CLPK_DTYPE_F64, 2, shape, l},
+                                    {"_x.npy", CLPK_DTYPE_F64, 3, shape, x},
+                                    {"_type.npy", CLPK_DTYPE_I32, 2, shape, ty},
+                                    {"_hits.npy", CLPK_DTYPE_I32, 2, shape, hi}};
+    if (ok)
+        ok = cli_npy_write_arrays("clpk-sshopm", prefix, arrays, 4);
+    else
+        fprintf(stderr, "clpk-sshopm: out of memory writing .npy\n");
     free(l);
     free(x);
     free(ty);
@@ -454,17 +446,11 @@ static void print_dmri(const char *label, const clpk_sshopm_dmri_stats *s) {
 }
 
 static int save_field(const char *prefix, const clpk_sshopm_dmri_field *f) {
-    char path[1100];
-    clpk_error err = {0};
-    int64_t s1[2] = {f->voxels, f->unique}, s2[3] = {f->voxels, 3, 3}, s3[1] = {f->voxels};
-    snprintf(path, sizeof path, "%s_tensors.npy", prefix);
-    int ok = clpk_npy_write_raw(path, CLPK_DTYPE_F64, 2, s1, f->tensors, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_dirs.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_F64, 3, s2, f->dirs, &err) == CLPK_SUCCESS;
-    snprintf(path, sizeof path, "%s_nfibres.npy", prefix);
-    ok = ok && clpk_npy_write_raw(path, CLPK_DTYPE_I32, 1, s3, f->n_fibres, &err) == CLPK_SUCCESS;
-    if (!ok) fprintf(stderr, "clpk-sshopm: %s\n", err.message);
-    return ok;
+    const int64_t s1[2] = {f->voxels, f->unique}, s2[3] = {f->voxels, 3, 3}, s3[1] = {f->voxels};
+    const cli_npy_array arrays[] = {{"_tensors.npy", CLPK_DTYPE_F64, 2, s1, f->tensors},
+                                    {"_dirs.npy", CLPK_DTYPE_F64, 3, s2, f->dirs},
+                                    {"_nfibres.npy", CLPK_DTYPE_I32, 1, s3, f->n_fibres}};
+    return cli_npy_write_arrays("clpk-sshopm", prefix, arrays, 3);
 }
 
 int main(int argc, char **argv) {

@@ -4,6 +4,7 @@
 #include <clpk.h>
 
 #include "cli_args.h"
+#include "cli_bench_launch.h"
 #include "cli_clock.h"
 #include "cli_params.h"
 
@@ -107,16 +108,6 @@ static int read_stack(const char *path, clpk_npy *arr, int *count, int *rows, in
     return 1;
 }
 
-typedef struct bench_job {
-    clpk_xcorr_plan *plan;
-    cl_mem left, right, out;
-} bench_job;
-
-static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
-    bench_job *j = user;
-    return clpk_xcorr_execute_events(j->plan, j->left, 0, j->right, 0, j->out, 0, first, last);
-}
-
 /* Multiply-adds: every shift's overlap area, summed over the window (R^2 C^2 per pair for the full output). */
 static double count_macs(const clpk_xcorr_shape *s) {
     const int orows = clpk_xcorr_output_rows(s), ocols = clpk_xcorr_output_cols(s);
@@ -133,7 +124,7 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
     const size_t elem = clpk_precision_size(s->precision);
     cl_context c = clpk_context_cl_context(ctx);
     cl_int rc = CL_SUCCESS;
-    bench_job job = {plan, NULL, NULL, NULL};
+    cli_xcorr_launch job = {plan, NULL, NULL, NULL};
     job.left = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nl * elem, (void *)left, &rc);
     if (rc == CL_SUCCESS)
         job.right = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nr * elem, (void *)right, &rc);
@@ -143,7 +134,8 @@ static int run_bench(clpk_context *ctx, clpk_xcorr_plan *plan, const clpk_xcorr_
     const double macs = count_macs(s);
     clpk_bench_stats stats;
     if (st == CLPK_SUCCESS)
-        st = clpk_bench_run(ctx, bench_launch, &job, 3, repeats, (double)(nl + nr + no) * elem, 2 * macs, &stats);
+        st = clpk_bench_run(ctx, cli_xcorr_launch_events, &job, 3, repeats, (double)(nl + nr + no) * elem, 2 * macs,
+                            &stats);
     if (st == CLPK_SUCCESS) {
         printf("bench: %d runs, median %.4f ms (min %.4f, p90 %.4f), %.1f GFLOP/s, %.1f GB/s\n", stats.runs,
                stats.median_ms, stats.min_ms, stats.p90_ms, stats.gflops, stats.gbps);

@@ -1,0 +1,27 @@
+/* clpk_bench_run launches shared by the tools that time a family's plan on device buffers. */
+#ifndef CLPK_TOOLS_CLI_BENCH_LAUNCH_H
+#define CLPK_TOOLS_CLI_BENCH_LAUNCH_H
+
+#include <clpk.h>
+
+/* One LiFE product, DSC (w -> y) or WC (y -> w), of `plan` from `in` to `out`. */
+typedef struct cli_life_launch {
+    clpk_life_plan *plan;
+    int dsc;
+    cl_mem in, out;
+} cli_life_launch;
+
+/* A clpk_bench_launch over a cli_life_launch: the first and last launch of the product (theta_parts > 1 runs several
+ * passes). */
+clpk_status cli_life_launch_events(void *user, cl_event *first, cl_event *last);
+
+/* One cross-correlation of `plan` over whole buffers. */
+typedef struct cli_xcorr_launch {
+    clpk_xcorr_plan *plan;
+    cl_mem left, right, out;
+} cli_xcorr_launch;
+
+/* A clpk_bench_launch over a cli_xcorr_launch. */
+clpk_status cli_xcorr_launch_events(void *user, cl_event *first, cl_event *last);
+
+#endif
