@@ -238,6 +238,7 @@ int main(void) {
     test_defaults();
     test_refusals();
     test_derived();
+    param_check_shipped_profiles(&spmv_param_table, "spmv");
     test_resolve();
     return check_summary();
 }
