@@ -3,6 +3,7 @@
  * and the nearest-class choice (numbers by log distance, "lo..hi" ranges, strings that must match). */
 #include "check.h"
 #include "clpk_internal.h"
+#include "param_table.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -158,12 +159,16 @@ static void test_malformed(void) {
     /* A valid file at a lower level, and broken ones that would otherwise match exactly. */
     write_profile("z-vendor.json", "A Sibling Device", dev.vendor, "1.0", type, entry("vendor"));
     const char *bad_entries[] = {
-        "{\"class\": {}}",                                              /* family not an array */
-        "[{\"class\": {}}]",                                            /* entry without params */
-        "[{\"class\": {\"n\": {\"x\": 1}}, \"params\": {}}]",           /* class value an object */
-        "[{\"class\": {\"n\": [1, 2, 3]}, \"params\": {}}]",            /* a range of three */
-        "[{\"class\": {}, \"params\": {\"wg\": [64]}}]",                /* params value an array */
-        "[7]",                                                          /* entry not an object */
+        "{\"class\": {}}",                                                 /* family not an array */
+        "[{\"class\": {}}]",                                               /* entry without params */
+        "[{\"class\": {\"n\": {\"x\": 1}}, \"params\": {}}]",              /* class value an object */
+        "[{\"class\": {\"n\": [1, 2, 3]}, \"params\": {}}]",               /* a range of three */
+        "[{\"class\": {}, \"params\": {\"wg\": [64]}}]",                   /* params value an array */
+        "[7]",                                                             /* entry not an object */
+        "[{\"class\": {}, \"params\": {}, \"valid\": [1, 2]}]",            /* valid not an object */
+        "[{\"class\": {}, \"params\": {}, \"valid\": {\"n\": [5, 1]}}]",   /* valid range with lo > hi */
+        "[{\"class\": {}, \"params\": {}, \"valid\": {\"n\": \"1..2\"}}]", /* valid range not a pair */
+        "[{\"class\": {}, \"params\": {}, \"valid\": {\"n\": [1]}}]",      /* valid range of one */
     };
     int nbad = (int)(sizeof bad_entries / sizeof bad_entries[0]);
     for (int i = 0; i < nbad; ++i) {
@@ -247,8 +252,8 @@ static void test_distance(void) {
     CHECK(fabs(distance("n=10..20", "n=5") - distance("n=10", "n=5")) < 1e-12, "below: distance to its bottom");
     CHECK(distance("n=100", "n=200") < distance("n=100", "n=400"), "log distance grows");
     CHECK(fabs(distance("n=100", "n=200") - distance("n=200", "n=100")) < 1e-12, "symmetric");
-    CHECK(fabs(distance("x=-10", "x=0.001") - distance("x=0.001", "x=-10")) < 1e-12,
-          "symmetric across signs: %g vs %g", distance("x=-10", "x=0.001"), distance("x=0.001", "x=-10"));
+    CHECK(fabs(distance("x=-10", "x=0.001") - distance("x=0.001", "x=-10")) < 1e-12, "symmetric across signs: %g vs %g",
+          distance("x=-10", "x=0.001"), distance("x=0.001", "x=-10"));
     CHECK(distance("x=-1", "x=1") > distance("x=1", "x=1.5"), "a sign change is far");
     CHECK(distance("n=100,m=5", "n=100") == 1, "a class key the problem lacks costs 1");
     CHECK(distance("n=100", "n=100,m=5") == 0, "features the class ignores cost nothing");
@@ -276,11 +281,11 @@ static void test_nearest(void) {
         const char *features, *which;
         double distance;
     } cases[] = {
-        {"precision=f32,rows=1000", "small", 0},  {"precision=f32,rows=1100", "small", -1},
-        {"precision=f32,rows=3000", "mid", 0},    {"precision=f32,rows=50000", "mid", 0},
+        {"precision=f32,rows=1000", "small", 0},    {"precision=f32,rows=1100", "small", -1},
+        {"precision=f32,rows=3000", "mid", 0},      {"precision=f32,rows=50000", "mid", 0},
         {"precision=f32,rows=900000", "large", -1}, {"precision=f64,rows=1000", "double", 0},
-        {"precision=f32,rows=70", "tiny", 0},     {"precision=f16,rows=1000", "defaults", -2},
-        {"precision=f32,rows=7", "defaults", -2}, {"precision=f32,rows=9", "faster", 0},
+        {"precision=f32,rows=70", "tiny", 0},       {"precision=f16,rows=1000", "defaults", -2},
+        {"precision=f32,rows=7", "defaults", -2},   {"precision=f32,rows=9", "faster", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params f, p;
@@ -316,6 +321,107 @@ static void test_nearest(void) {
     remove_file("exact.json");
 }
 
+/* Entries with "valid" ranges apply only inside them; entries without keep the nearest-class rule. */
+static void test_valid_ranges(void) {
+    const char *type = core_device_kind_string(dev.kind);
+    write_profile("exact.json", dev.name, dev.vendor, dev.driver_version, type,
+                  "[{\"class\": {\"precision\": \"f32\", \"rows\": 1000}, \"params\": {\"which\": \"small\"},"
+                  "  \"valid\": {\"rows\": [500, 4000]}, \"checked_on\": {\"problems\": 3, \"passed\": 1}},"
+                  " {\"class\": {\"precision\": \"f32\", \"rows\": 1000000}, \"params\": {\"which\": \"large\"},"
+                  "  \"valid\": {\"rows\": [200000, 2000000]}},"
+                  " {\"class\": {\"precision\": \"f64\", \"rows\": 1000}, \"params\": {\"which\": \"double\"}},"
+                  /* the nearer entry's box misses rows=1100; the farther one's holds it */
+                  " {\"class\": {\"precision\": \"f16\", \"rows\": 1000}, \"params\": {\"which\": \"near\"},"
+                  "  \"valid\": {\"rows\": [1000, 1000]}},"
+                  " {\"class\": {\"precision\": \"f16\", \"rows\": 100000}, \"params\": {\"which\": \"far\"},"
+                  "  \"valid\": {\"rows\": [10, 1000000]}}]");
+    clpk_context *ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    if (!CHECK(ctx != NULL, "context")) return;
+    struct {
+        const char *features, *which, *reason;
+    } cases[] = {
+        {"precision=f32,rows=3000", "small", "inside its valid range"},
+        {"precision=f32,rows=4000", "small", "inside"},
+        {"precision=f32,rows=500", "small", "inside"},
+        {"precision=f32,rows=100000", "defaults", "not valid for rows=100000 (valid 200000..2e+06)"},
+        {"precision=f32,rows=1500000", "large", "inside"},
+        {"precision=f32,rows=3e7", "defaults", "not valid for rows=3e+07"},
+        {"precision=f32", "defaults", "not valid without a number for rows"},
+        {"precision=f64,rows=10000000", "double", "class distance"},
+        {"precision=f16,rows=1100", "far", "inside"},
+        {"precision=f16,rows=1000", "near", "inside"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        core_params f, p;
+        core_params_clear(&f);
+        core_params_clear(&p);
+        core_params_parse(&f, cases[i].features, NULL);
+        core_params_set(&p, "which", "defaults");
+        core_profile_choice choice;
+        char reason[320];
+        CHECK(core_profile_choose_within(ctx, "fam", &f, 0, &p, &choice, reason, sizeof reason) == CLPK_SUCCESS,
+              "choose");
+        const char *which = core_params_get(&p, "which");
+        CHECK(!strcmp(which, cases[i].which) && choice.found == (strcmp(cases[i].which, "defaults") != 0),
+              "%s -> %s (want %s)", cases[i].features, which, cases[i].which);
+        CHECK(strstr(reason, cases[i].reason) != NULL, "%s: reason '%s' says '%s'", cases[i].features, reason,
+              cases[i].reason);
+    }
+
+    /* Through core_resolve: the box decides for boxed entries, the table's reach for the others. */
+    static const core_param_def defs[] = {{"which", CORE_PARAM_NAME, "defaults|small|large|double|near|far", 0, 0,
+                                           "defaults", NULL, NULL, CORE_PARAM_NO_FIELD, NULL, NULL, "test"}};
+    const core_param_table table = {"fam", defs, CORE_PARAM_COUNT(defs), 0.5};
+    struct {
+        const char *features, *which, *reason;
+        core_param_source source;
+    } resolves[] = {
+        {"precision=f32,rows=3900", "small", "inside its valid range", CORE_SOURCE_PROFILE},
+        {"precision=f32,rows=100000", "defaults", "not valid for rows=100000", CORE_SOURCE_DEFAULT},
+        {"precision=f64,rows=1100", "double", "within the family's reach", CORE_SOURCE_PROFILE},
+        {"precision=f64,rows=100000", "defaults", "reach 0.5", CORE_SOURCE_DEFAULT},
+    };
+    for (size_t i = 0; i < sizeof resolves / sizeof resolves[0]; ++i) {
+        core_params f;
+        core_params_clear(&f);
+        core_params_parse(&f, resolves[i].features, NULL);
+        core_resolve_request req = {.table = &table, .features = &f};
+        core_resolved r;
+        CHECK(core_resolve(ctx, &req, &r) == CLPK_SUCCESS, "resolve: %s", clpk_last_error(ctx));
+        const char *which = core_params_get(&r.params, "which");
+        CHECK(which && !strcmp(which, resolves[i].which) && core_resolved_source(&r, "which") == resolves[i].source,
+              "resolve %s -> %s (want %s)", resolves[i].features, which ? which : "(none)", resolves[i].which);
+        CHECK(strstr(r.reason, resolves[i].reason) != NULL, "resolve %s: reason '%s'", resolves[i].features, r.reason);
+    }
+    clpk_context_destroy(ctx);
+    remove_file("exact.json");
+
+    /* clpk_profile_find (clpk-info) reports the reason. */
+    char text[2048];
+    snprintf(
+        text, sizeof text,
+        "{\"schema\": 1, \"device\": {\"name\": \"%s\", \"vendor\": \"%s\", \"driver\": \"%s\", \"type\": \"%s\"},"
+        " \"families\": {\"spmv\": [{\"class\": {\"precision\": \"f32\", \"rows\": 1000}, \"params\": {\"wg\": 64},"
+        " \"valid\": {\"rows\": [500, 2000]}}]}}",
+        dev.name, dev.vendor, dev.driver_version, type);
+    char path[512];
+    snprintf(path, sizeof path, "%s/spmv.json", tmpdir);
+    write_text(path, text);
+    ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    if (!CHECK(ctx != NULL, "context")) return;
+    clpk_profile_entry entry;
+    CHECK(clpk_profile_find(ctx, "spmv", "precision=f32,rows=1500", &entry) == CLPK_SUCCESS && entry.found &&
+              strstr(entry.reason, "inside its valid range") && strstr(entry.resolved, "wg=64 (profile)"),
+          "profile_find inside: %s / %s", entry.reason, entry.resolved);
+    CHECK(clpk_profile_find(ctx, "spmv", "precision=f32,rows=100000", &entry) == CLPK_SUCCESS && !entry.found &&
+              strstr(entry.reason, "not valid for rows=100000 (valid 500..2000)"),
+          "profile_find outside: %s", entry.reason);
+    clpk_context_destroy(ctx);
+    remove_file("spmv.json");
+}
+
 int main(void) {
     check_seed();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/clpk-test-profile-XXXXXX");
@@ -332,6 +438,7 @@ int main(void) {
     test_precedence();
     test_malformed();
     test_nearest();
+    test_valid_ranges();
     rmdir(tmpdir);
     return check_summary();
 }

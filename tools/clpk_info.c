@@ -93,6 +93,7 @@ int main(int argc, char **argv) {
         } else {
             printf("  no profile entry applies: the family's built-in defaults\n");
         }
+        if (entry.reason[0]) printf("  why: %s\n", entry.reason);
         printf("  resolved (before the family's own rules): %s\n", entry.resolved);
     }
     if (bandwidth) {

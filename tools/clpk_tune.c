@@ -430,6 +430,8 @@ int main(int argc, char **argv) {
          "the exhaustive search covers this sub-space instead (implies --vs-exhaustive)"},
         {"--vs-json", CLI_STRING, &vs_json, "FILE", "also write that comparison as JSON (implies --vs-exhaustive)"},
         {"--verbose", CLI_FLAG, &verbose, NULL, "print every rejected candidate with its reason"},
+        {"--no-cross-check", CLI_FLAG, &cfg.no_cross_check, NULL,
+         "no validity ranges: entries not measured on other problems"},
         {NULL, 0, NULL, NULL, NULL}};
     int parsed = cli_parse("clpk-tune", synopsis, options, argc, argv, 1, &inputs);
     if (parsed) return parsed == 1 ? 0 : parsed;

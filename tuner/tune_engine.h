@@ -121,6 +121,21 @@ void tune_search_hill(search *s);          /* random starts, then climbs and swe
 /* Measures the best top_k and the defaults again and sets the result's best and default times. */
 void tune_remeasure(search *s);
 
+/* ---- Cross-check (tune_final.c) -------------------------------------------------------------------------------- */
+
+/* An entry's parameters may apply to a problem of another class only if they are no slower there than this fraction
+ * of that problem's defaults' speed (time <= default time / CROSS_CHECK_KEEP). */
+#define CROSS_CHECK_KEEP 0.97
+/* The part of a finite budget kept for the cross-checks (the searches share out the rest). */
+#define CROSS_CHECK_SHARE 0.1
+
+/* After a family's problems are tuned: measures each result's best parameters (where they beat the defaults) on the
+ * family's other tuned problems of the same string features, next to those problems' re-measured defaults, and
+ * sets the results' cross_checked, cross_passed and `valid` box. Stops at `deadline` or the stop flag; skipped when
+ * its estimated cost does not fit: then, and for results whose checks were cut, no box is set and the reason goes
+ * to the report's cross_note. */
+void tune_cross_check(run_state *run, const tune_family *fam, double deadline);
+
 /* ---- JSON (tune_cache.c, tune_profile.c) ----------------------------------------------------------------------- */
 
 struct cJSON;

@@ -264,3 +264,212 @@ clpk_status tune_compare(clpk_context *ctx, const tune_family *fam, const tune_o
     free(times);
     return st;
 }
+
+/* ---- Cross-check: where an entry's parameters hold ------------------------------------------------------------- */
+
+/* A class value that is a number ("1000") or a range ("4..16"): its ends. */
+static int numeric_value(const char *v, double *lo, double *hi) {
+    char *end;
+    *lo = *hi = strtod(v, &end);
+    if (end != v && !*end && isfinite(*lo)) return 1;
+    const char *dots = strstr(v, "..");
+    if (!dots) return 0;
+    char a[64];
+    snprintf(a, sizeof a, "%.*s", (int)(dots - v), v);
+    *lo = strtod(a, &end);
+    if (end == a || *end) return 0;
+    *hi = strtod(dots + 2, &end);
+    return end != dots + 2 && !*end && isfinite(*lo) && isfinite(*hi);
+}
+
+/* Every string feature of either class is in the other with the same value (numbers may differ). */
+static int same_strings(const core_params *a, const core_params *b) {
+    for (int pass = 0; pass < 2; ++pass) {
+        const core_params *x = pass ? b : a, *y = pass ? a : b;
+        for (int i = 0; i < x->count; ++i) {
+            double lo, hi;
+            if (numeric_value(x->items[i].value, &lo, &hi)) continue;
+            const char *other = core_params_get(y, x->items[i].key);
+            if (!other || strcmp(other, x->items[i].value) != 0) return 0;
+        }
+    }
+    return 1;
+}
+
+static int same_params(const core_params *a, const core_params *b) {
+    if (a->count != b->count) return 0;
+    for (int i = 0; i < a->count; ++i) {
+        const char *v = core_params_get(b, a->items[i].key);
+        if (!v || strcmp(v, a->items[i].value) != 0) return 0;
+    }
+    return 1;
+}
+
+/* One result whose parameters are cross-checked, and the box of the problems they held on. */
+typedef struct cross_entry {
+    tune_result *r;
+    double lo[CLPK_PARAMS_MAX], hi[CLPK_PARAMS_MAX]; /* per numeric key of r->klass (numeric[k]) */
+    int numeric[CLPK_PARAMS_MAX];
+    int targets; /* problems it is to be measured on */
+} cross_entry;
+
+/* Whether entry e is to be measured on the problem of result t: another tuned problem of the same string
+ * features, with measured defaults and every numeric feature of e's class. */
+static int cross_applies(const cross_entry *e, const tune_result *t) {
+    if (t == e->r || !t->default_ok || !isfinite(t->default_ms) || !t->klass.count) return 0;
+    if (!same_strings(&e->r->klass, &t->klass)) return 0;
+    for (int k = 0; k < e->r->klass.count; ++k) {
+        double lo, hi;
+        const char *v = core_params_get(&t->klass, e->r->klass.items[k].key);
+        if (e->numeric[k] && (!v || !numeric_value(v, &lo, &hi))) return 0;
+    }
+    return 1;
+}
+
+/* The time of `params` on t's problem: t's own re-measured times where they are its best or its defaults, else the
+ * resume cache, else one evaluation through the engine's measuring path (phase "cross", final_repeats runs). */
+static void cross_measure(run_state *run, const tune_family *fam, tune_problem *prob, tune_result *t,
+                          const core_params *params, tune_outcome *outcome, double *ms) {
+    *outcome = CLPK_TUNE_OK;
+    if (t->found && same_params(params, &t->best)) {
+        *ms = t->best_ms;
+        return;
+    }
+    if (same_params(params, &t->defaults)) {
+        *ms = t->default_ms;
+        return;
+    }
+    if (tune_cache_lookup(run->cache, fam->name, &t->klass, "cross", params, outcome, ms)) return;
+    tune_result scratch;
+    memset(&scratch, 0, sizeof scratch);
+    scratch.best_ms = INFINITY;
+    search s = {.run = run, .fam = fam, .prob = prob, .res = &scratch, .default_index = -1};
+    double wall_s, build_s;
+    tune_evaluate_once(&s, params, "cross", run->cfg->final_repeats, 0, outcome, ms, &wall_s, &build_s);
+    tune_cache_store_timed(run->cache, fam->name, &t->klass, "cross", params, *outcome, *ms, wall_s, build_s);
+    t->evaluate_s += scratch.evaluate_s;
+    t->build_s += scratch.build_s;
+    t->builds += scratch.builds;
+}
+
+static void cross_note(run_state *run, const char *family, const char *why) {
+    tune_report *report = run->report;
+    size_t at = strlen(report->cross_note);
+    if (at < sizeof report->cross_note - 1)
+        snprintf(report->cross_note + at, sizeof report->cross_note - at, "%s%s: %s", at ? "; " : "", family, why);
+    core_log(run->ctx, CLPK_LOG_WARN, "tune: %s: %s", family, why);
+}
+
+void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
+    tune_report *report = run->report;
+    const tune_config *cfg = run->cfg;
+    cross_entry *entries = calloc((size_t)(report->count ? report->count : 1), sizeof *entries);
+    if (!entries) return;
+    int n = 0, evaluations = 0, creations = 0;
+    double evaluate_s = 0, setup_s = 0;
+    int measured = 0, created = 0;
+    for (int i = 0; i < report->count; ++i) {
+        tune_result *r = &report->items[i];
+        if (strcmp(r->family, fam->name) != 0) continue;
+        evaluate_s += r->evaluate_s, setup_s += r->setup_s;
+        for (int o = 0; o < CLPK_TUNE_OUTCOMES; ++o)
+            measured += r->outcomes[o];
+        created += r->klass.count > 0;
+        /* Only parameters that beat their own problem's defaults apply anywhere (core_profile_choose). */
+        if (!r->found || !r->default_ok || !(r->best_ms < r->default_ms)) continue;
+        cross_entry *e = &entries[n++];
+        e->r = r;
+        for (int k = 0; k < r->klass.count; ++k)
+            e->numeric[k] = numeric_value(r->klass.items[k].value, &e->lo[k], &e->hi[k]);
+    }
+    /* Each target problem is created once and every entry is measured on it. */
+    for (int j = 0; j < report->count; ++j) {
+        tune_result *t = &report->items[j];
+        if (strcmp(t->family, fam->name) != 0) continue;
+        int needed = 0;
+        for (int i = 0; i < n; ++i) {
+            if (!cross_applies(&entries[i], t)) continue;
+            entries[i].targets++;
+            needed = 1;
+            evaluations++;
+        }
+        creations += needed;
+    }
+    if (!evaluations) {
+        free(entries);
+        return;
+    }
+    /* The cost at the family's running means (an evaluation measures final_repeats runs, a search one `repeats`). */
+    double per_eval = measured ? evaluate_s / measured : 0, per_setup = created ? setup_s / created : 0;
+    double ratio =
+        cfg->repeats > 0 && cfg->final_repeats > cfg->repeats ? (double)cfg->final_repeats / cfg->repeats : 1;
+    double estimate = evaluations * per_eval * ratio + creations * per_setup, now = tune_now_s(cfg);
+    if (tune_stop_requested(run) || now >= deadline || now + estimate > deadline) {
+        char why[160];
+        snprintf(why, sizeof why, "cross-check skipped (%d measurements, about %.0f s, %.0f s left): no valid ranges",
+                 evaluations, estimate, deadline > now ? deadline - now : 0);
+        cross_note(run, fam->name, tune_stop_requested(run) ? "cross-check skipped: stopped" : why);
+        free(entries);
+        return;
+    }
+    int cut = 0;
+    for (int j = 0; j < report->count && !cut; ++j) {
+        tune_result *t = &report->items[j];
+        if (strcmp(t->family, fam->name) != 0) continue;
+        int any = 0;
+        for (int i = 0; i < n && !any; ++i)
+            any = cross_applies(&entries[i], t);
+        if (!any) continue;
+        tune_problem prob;
+        memset(&prob, 0, sizeof prob);
+        double t0 = tune_now_s(cfg);
+        clpk_status st = fam->problem_create(run->ctx, &cfg->opts, t->problem_index, &prob);
+        t->setup_s += tune_now_s(cfg) - t0;
+        for (int i = 0; i < n && st == CLPK_SUCCESS; ++i) {
+            cross_entry *e = &entries[i];
+            if (!cross_applies(e, t)) continue;
+            if (tune_stop_requested(run) || tune_now_s(cfg) >= deadline) {
+                cut = 1;
+                break;
+            }
+            tune_outcome outcome;
+            double ms;
+            cross_measure(run, fam, &prob, t, &e->r->best, &outcome, &ms);
+            e->r->cross_checked++;
+            if (outcome != CLPK_TUNE_OK || !(ms <= t->default_ms / CROSS_CHECK_KEEP)) continue;
+            e->r->cross_passed++;
+            for (int k = 0; k < e->r->klass.count; ++k) {
+                double lo, hi;
+                if (!e->numeric[k]) continue;
+                numeric_value(core_params_get(&t->klass, e->r->klass.items[k].key), &lo, &hi);
+                if (lo < e->lo[k]) e->lo[k] = lo;
+                if (hi > e->hi[k]) e->hi[k] = hi;
+            }
+        }
+        /* a problem not created leaves its entries unchecked there: they get no box */
+        if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
+    }
+    int unboxed = 0;
+    for (int i = 0; i < n; ++i) {
+        cross_entry *e = &entries[i];
+        if (e->r->cross_checked < e->targets || !e->targets) {
+            unboxed += e->targets > 0;
+            continue;
+        }
+        core_params_clear(&e->r->valid);
+        for (int k = 0; k < e->r->klass.count; ++k) {
+            if (!e->numeric[k]) continue;
+            char range[80];
+            snprintf(range, sizeof range, "%.17g..%.17g", e->lo[k], e->hi[k]);
+            core_params_set(&e->r->valid, e->r->klass.items[k].key, range);
+        }
+        e->r->valid_set = 1;
+    }
+    if (unboxed) {
+        char why[160];
+        snprintf(why, sizeof why, "cross-check cut short (%s): %d entries without valid ranges",
+                 tune_stop_requested(run) ? "stopped" : "budget spent or a problem not created", unboxed);
+        cross_note(run, fam->name, why);
+    }
+    free(entries);
+}

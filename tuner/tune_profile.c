@@ -93,6 +93,14 @@ static cJSON *result_entry(const tune_result *r) {
     for (int o = 1; rejected && o < CLPK_TUNE_OUTCOMES; ++o)
         if (r->outcomes[o]) cJSON_AddNumberToObject(rejected, tune_outcome_name((tune_outcome)o), r->outcomes[o]);
     cJSON_AddItemToObject(e, "rejected", rejected);
+    if (r->cross_checked) {
+        cJSON *checked = cJSON_CreateObject();
+        cJSON_AddNumberToObject(checked, "problems", r->cross_checked);
+        cJSON_AddNumberToObject(checked, "passed", r->cross_passed);
+        cJSON_AddItemToObject(e, "checked_on", checked);
+    }
+    /* where the parameters were measured no slower than the defaults: the library applies them only there */
+    if (r->valid_set) cJSON_AddItemToObject(e, "valid", params_json(&r->valid, 1));
     return e;
 }
 

@@ -246,7 +246,6 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
     run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = tune_now_s(cfg)};
     run.build_threads = resolve_build_threads(ctx, cfg->build_threads);
     run.prebuild_program_s = 0.1;
-    run.deadline = cfg->budget_s > 0 ? run.start + cfg->budget_s : INFINITY;
     if (cfg->cache_path) {
         clpk_error err = {0};
         clpk_status st = tune_cache_open(cfg->cache_path, clpk_context_device_info(ctx), cfg->resume, &run.cache, &err);
@@ -262,6 +261,15 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
         snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
     }
     report->family_count = nfam;
+    /* The searches share out the budget less the cross-checks' part (tune_cross_check), kept only where a family
+     * has two problems to check against each other. */
+    int cross = 0;
+    for (int f = 0; f < nfam && !cfg->no_cross_check; ++f)
+        cross |= selected_count(cfg, counts[f]) >= 2;
+    double search_budget = cfg->budget_s * (cross ? 1 - CROSS_CHECK_SHARE : 1);
+    double family_budget = cfg->family_budget_s * (cross ? 1 - CROSS_CHECK_SHARE : 1);
+    double run_end = cfg->budget_s > 0 ? run.start + cfg->budget_s : INFINITY;
+    run.deadline = cfg->budget_s > 0 ? run.start + search_budget : INFINITY;
     tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     tune_emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
@@ -270,7 +278,7 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
      * that finish early) continues the searches that were cut short, in a second round. */
     run.split = cfg->family_budget_s <= 0 && isfinite(run.deadline);
     double first = cfg->first_round_share > 0 && cfg->first_round_share < 1 ? cfg->first_round_share : 1.0;
-    run.round_end = run.split ? run.start + first * cfg->budget_s : run.deadline;
+    run.round_end = run.split ? run.start + first * search_budget : run.deadline;
     run.round_left = run.total_problems;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
         const tune_family *fam = families[f];
@@ -283,10 +291,19 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
             continue;
         }
         double now = tune_now_s(run.cfg), deadline = run.deadline;
-        if (cfg->family_budget_s > 0 && now + cfg->family_budget_s < deadline) deadline = now + cfg->family_budget_s;
+        if (cfg->family_budget_s > 0 && now + family_budget < deadline) deadline = now + family_budget;
         st = run_family(&run, fam, counts[f], deadline);
     }
     if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
+    /* After every search (a second round may change a result): each family's entries measured on its other
+     * problems, within what is left of the run's budget, or the family's share of it. */
+    for (int f = 0; cross && st == CLPK_SUCCESS && f < nfam && !tune_stop_requested(&run); ++f) {
+        if (!tune_family_usable(families[f])) continue;
+        double now = tune_now_s(run.cfg), deadline = run_end;
+        if (cfg->family_budget_s > 0 && now + cfg->family_budget_s * CROSS_CHECK_SHARE < deadline)
+            deadline = now + cfg->family_budget_s * CROSS_CHECK_SHARE;
+        tune_cross_check(&run, families[f], deadline);
+    }
     free(run.warm);
     free(run.warm_count);
     report->elapsed_s = tune_now_s(run.cfg) - run.start;

@@ -59,6 +59,8 @@ typedef struct tune_config {
     double first_round_share;
     /* "key=v1|v2,...": every family's space is restricted to this sub-space (tune_space_restrict); NULL: none */
     const char *space_restrict;
+    /* 1: no cross-check (tune_cross_check); profiles then carry no "valid" ranges */
+    int no_cross_check;
     /* "0,3,5": tune only these problems (by index) of each family; NULL: all */
     const char *problems;
     const char *cache_path; /* JSON-lines cache of measured points; NULL: none */
@@ -108,6 +110,12 @@ typedef struct tune_result {
     double prebuild_s; /* noting the programs of search steps and compiling them ahead (build_threads > 1) */
     int prebuilt;      /* programs compiled ahead */
     char note[256];    /* why the problem was not tuned, or the first failure's message */
+    /* Cross-check of the best parameters on the family's other problems of the same string features: how many were
+     * measured and on how many they were no slower than 0.97 x that problem's defaults; with valid_set, `valid`
+     * holds "lo..hi" per numeric class feature (the bounding box of those problems and this one). */
+    int cross_checked, cross_passed;
+    int valid_set;
+    core_params valid;
 } tune_result;
 
 typedef struct tune_report {
@@ -118,6 +126,7 @@ typedef struct tune_report {
     double elapsed_s;
     int stopped;          /* the stop flag ended the run */
     int budget_exhausted; /* a budget cut the run */
+    char cross_note[256]; /* why a cross-check was skipped or cut ("" when it ran everywhere or was off) */
 } tune_report;
 
 void tune_report_free(tune_report *report);

@@ -44,16 +44,13 @@ clpk_status core_resolve(clpk_context *ctx, const core_resolve_request *req, cor
     if (req->features) {
         core_params entry;
         core_params_clear(&entry);
-        CLPK_TRY(core_profile_choose(ctx, t->family, req->features, &entry, &out->choice));
+        CLPK_TRY(core_profile_choose_within(ctx, t->family, req->features, t->profile_reach, &entry, &out->choice,
+                                            out->reason, sizeof out->reason));
         int applies = out->choice.found;
-        if (applies && t->profile_reach > 0 && out->choice.distance > t->profile_reach) {
-            core_log(ctx, CLPK_LOG_DEBUG, "%s: nearest profile class at distance %.3g > %.3g: not applied", t->family,
-                     out->choice.distance, t->profile_reach);
-            applies = 0;
-        }
         if (applies && check_all(t, &entry, &err) != CLPK_SUCCESS) {
             core_log(ctx, CLPK_LOG_WARN, "%s: profile %s: entry ignored (%s)", t->family, out->choice.path,
                      err.message);
+            snprintf(out->reason, sizeof out->reason, "the applying entry is stale (%.200s)", err.message);
             applies = 0;
         }
         if (applies) {
@@ -76,7 +73,8 @@ clpk_status core_resolve(clpk_context *ctx, const core_resolve_request *req, cor
     set_from(out, &caller, CORE_SOURCE_CALLER);
     char text[1024];
     core_resolved_describe(out, text, sizeof text);
-    core_log(ctx, CLPK_LOG_DEBUG, "%s parameters: %s", t->family, text);
+    core_log(ctx, CLPK_LOG_DEBUG, "%s parameters: %s%s%s", t->family, text, out->reason[0] ? "; profile: " : "",
+             out->reason);
     return CLPK_SUCCESS;
 }
 

@@ -95,16 +95,26 @@ typedef struct core_resolve_request {
 } core_resolve_request;
 
 typedef struct core_resolved {
-    core_params params;                           /* every parameter's value */
-    unsigned char source[CLPK_PARAMS_MAX];        /* core_param_source of params.items[i] */
-    core_profile_choice choice;                   /* the profile entry used, if any */
+    core_params params;                    /* every parameter's value */
+    unsigned char source[CLPK_PARAMS_MAX]; /* core_param_source of params.items[i] */
+    core_profile_choice choice;            /* the profile entry used, if any */
+    char reason[320];                      /* why that entry applies, or why none does */
 } core_resolved;
+
+/* core_profile_choose with the family's reach, as core_resolve applies it (docs/profiles.md, "Which entry a problem
+ * uses"): an entry with a "valid" box is a candidate only when every feature it names lies inside the box; an entry
+ * without one only within `reach` of the features (0: any distance); the nearest candidate class wins, and only its
+ * parameters are merged. `reason` (may be NULL) says why that entry applies, or why none does. */
+clpk_status core_profile_choose_within(clpk_context *ctx, const char *family, const core_params *features, double reach,
+                                       core_params *params, core_profile_choice *choice, char *reason,
+                                       size_t reason_size);
 
 /* Resolves a family's parameters with one rule everywhere:
  *  1. the caller's keys must be parameters of the table (else CLPK_ERROR_INVALID_ARGUMENT naming the key), and each
  *     value must be allowed by its row;
  *  2. the built-in defaults for the device kind;
- *  3. with features: the nearest profile entry of the family whose class applies to them (core_profile_choose);
+ *  3. with features: the nearest profile entry of the family that applies to them (core_profile_choose_within:
+ *     inside its "valid" box, or without a box within the table's profile_reach);
  *     an entry with a key the table does not know or a value it does not allow is stale and ignored as a whole
  *     (logged at warn once per resolve); without an applying entry, the family's model, if any;
  *  4. the caller's values last.

@@ -1,6 +1,7 @@
 /* Tuning profiles: finding the file that fits a device, validating it, and picking the nearest problem class.
  * The schema is documented in docs/profiles.md. */
 #include "context_impl.h"
+#include "param_table.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -52,6 +53,12 @@ static const char *string_item(const cJSON *obj, const char *key) {
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
+/* A [lo, hi] pair of numbers. */
+static int is_pair(const cJSON *v) {
+    return cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) &&
+           cJSON_IsNumber(cJSON_GetArrayItem(v, 1));
+}
+
 /* Checks the schema; on failure writes the reason into `why`. */
 static int validate(const cJSON *root, char *why, size_t size) {
     if (!cJSON_IsObject(root)) return snprintf(why, size, "top level is not an object"), 0;
@@ -81,11 +88,18 @@ static int validate(const cJSON *root, char *why, size_t size) {
                            0;
             }
             cJSON_ArrayForEach(v, klass) {
-                int range = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 &&
-                            cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(v, 1));
-                if (!cJSON_IsString(v) && !cJSON_IsNumber(v) && !range)
+                if (!cJSON_IsString(v) && !cJSON_IsNumber(v) && !is_pair(v))
                     return snprintf(why, size, "%s[%d].class.%s must be a string, number or [lo, hi]",
                                     fam->string, i, v->string),
+                           0;
+            }
+            const cJSON *valid = cJSON_GetObjectItemCaseSensitive(entry, "valid");
+            if (valid && !cJSON_IsObject(valid))
+                return snprintf(why, size, "%s[%d].valid must be an object", fam->string, i), 0;
+            cJSON_ArrayForEach(v, valid) {
+                if (!is_pair(v) || cJSON_GetArrayItem(v, 0)->valuedouble > cJSON_GetArrayItem(v, 1)->valuedouble)
+                    return snprintf(why, size, "%s[%d].valid.%s must be [lo, hi] with lo <= hi", fam->string, i,
+                                    v->string),
                            0;
             }
             ++i;
@@ -258,24 +272,72 @@ static void json_to_params(const cJSON *obj, core_params *out) {
     }
 }
 
-clpk_status core_profile_choose(clpk_context *ctx, const char *family, const core_params *features, core_params *params,
-                                core_profile_choice *choice) {
+/* Whether an entry's "valid" box holds the features: 1 inside, 0 outside (why says which feature), -1 the entry has
+ * no box. A feature the problem lacks, or that is not a number, is outside. */
+static int inside_valid(const cJSON *entry, const core_params *features, char *why, size_t size) {
+    const cJSON *valid = cJSON_GetObjectItemCaseSensitive(entry, "valid");
+    if (!valid) return -1;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, valid) {
+        double lo = cJSON_GetArrayItem(v, 0)->valuedouble, hi = cJSON_GetArrayItem(v, 1)->valuedouble, x;
+        const char *have = core_params_get(features, v->string);
+        if (!have || !parse_number(have, &x)) {
+            snprintf(why, size, "not valid without a number for %s (valid %g..%g)", v->string, lo, hi);
+            return 0;
+        }
+        if (x < lo || x > hi) {
+            snprintf(why, size, "not valid for %s=%g (valid %g..%g)", v->string, x, lo, hi);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+clpk_status core_profile_choose_within(clpk_context *ctx, const char *family, const core_params *features, double reach,
+                                       core_params *params, core_profile_choice *choice, char *reason,
+                                       size_t reason_size) {
     core_profile_choice local;
+    char local_reason[8];
     if (!choice) choice = &local;
+    if (!reason || !reason_size) reason = local_reason, reason_size = sizeof local_reason;
     memset(choice, 0, sizeof *choice);
+    reason[0] = '\0';
     choice->level = CLPK_PROFILE_DEFAULTS;
     choice->distance = INFINITY;
     if (!ctx || !family || !features || !params)
         return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "profile lookup: NULL argument");
     const cJSON *root = ctx->profile_json;
-    const cJSON *entries = root ? cJSON_GetObjectItemCaseSensitive(
-                                      cJSON_GetObjectItemCaseSensitive(root, "families"), family)
-                                : NULL;
+    if (!root) {
+        snprintf(reason, reason_size, "no profile for this device");
+        core_log(ctx, CLPK_LOG_DEBUG, "%s: %s: built-in defaults", family, reason);
+        return CLPK_SUCCESS;
+    }
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "families"), family);
+    /* One rule: an entry with a "valid" box is a candidate only inside it (the box is what it was measured on); an
+     * entry without one only within the family's reach (0: any distance). The nearest candidate class wins. The
+     * nearest refused entry says why none applied. */
     const cJSON *best = NULL, *entry;
+    double refused_distance = INFINITY;
+    char refused[320] = "";
     cJSON_ArrayForEach(entry, entries) {
         core_params klass;
         json_to_params(cJSON_GetObjectItemCaseSensitive(entry, "class"), &klass);
         double d = core_class_distance(&klass, features);
+        if (!isfinite(d)) continue;
+        char why[200] = "";
+        int inside = inside_valid(entry, features, why, sizeof why);
+        if (inside < 0 && reach > 0 && d > reach)
+            snprintf(why, sizeof why, "at class distance %.3g > the family's reach %.3g", d, reach);
+        if (inside == 0 || (inside < 0 && why[0])) {
+            if (d < refused_distance) {
+                char text[96];
+                core_params_format(&klass, text, sizeof text);
+                refused_distance = d;
+                snprintf(refused, sizeof refused, "entry {%s} %s", text, why);
+                core_log(ctx, CLPK_LOG_DEBUG, "%s: %s", family, refused);
+            }
+            continue;
+        }
         if (d < choice->distance) {
             choice->distance = d;
             choice->klass = klass;
@@ -283,28 +345,40 @@ clpk_status core_profile_choose(clpk_context *ctx, const char *family, const cor
         }
     }
     if (!best) {
-        core_log(ctx, CLPK_LOG_DEBUG, "%s: no profile entry fits: built-in defaults", family);
+        snprintf(reason, reason_size, "%s", refused[0] ? refused : "no profile entry of this family fits");
+        core_log(ctx, CLPK_LOG_DEBUG, "%s: %s: built-in defaults", family, reason);
         return CLPK_SUCCESS;
     }
+    char text[512];
+    core_params_format(&choice->klass, text, sizeof text);
     /* An entry whose choice did not beat the defaults it was measured against (the tuner kept the defaults of its
      * time, often a search cut short by its budget) says nothing beyond them: the built-in defaults, which may have
      * improved since, stay. */
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(best, "time_ms");
     const cJSON *td = cJSON_GetObjectItemCaseSensitive(best, "default_time_ms");
     if (cJSON_IsNumber(t) && cJSON_IsNumber(td) && t->valuedouble >= td->valuedouble) {
-        core_log(ctx, CLPK_LOG_DEBUG, "%s: profile %s: the nearest entry (distance %.3g) kept the defaults: built-in "
-                 "defaults", family, ctx->profile_path, choice->distance);
+        snprintf(reason, reason_size, "the nearest entry {%s} (distance %.3g) kept the defaults", text,
+                 choice->distance);
+        core_log(ctx, CLPK_LOG_DEBUG, "%s: profile %s: %s: built-in defaults", family, ctx->profile_path, reason);
         return CLPK_SUCCESS;
     }
+    const char *why = cJSON_GetObjectItemCaseSensitive(best, "valid") ? ", inside its valid range"
+                      : reach > 0                                        ? ", within the family's reach"
+                                                                         : "";
+    snprintf(reason, reason_size, "entry {%s} at class distance %.3g%s", text, choice->distance, why);
     core_params chosen;
     json_to_params(cJSON_GetObjectItemCaseSensitive(best, "params"), &chosen);
     core_params_merge(params, &chosen);
     choice->found = 1;
     choice->level = ctx->profile_level;
     snprintf(choice->path, sizeof choice->path, "%s", ctx->profile_path);
-    char text[512];
     core_params_format(&chosen, text, sizeof text);
-    core_log(ctx, CLPK_LOG_DEBUG, "%s: profile %s (%s), class distance %.3g: %s", family, ctx->profile_path,
-             clpk_profile_level_string(ctx->profile_level), choice->distance, text);
+    core_log(ctx, CLPK_LOG_DEBUG, "%s: profile %s (%s), %s: %s", family, ctx->profile_path,
+             clpk_profile_level_string(ctx->profile_level), reason, text);
     return CLPK_SUCCESS;
+}
+
+clpk_status core_profile_choose(clpk_context *ctx, const char *family, const core_params *features, core_params *params,
+                                core_profile_choice *choice) {
+    return core_profile_choose_within(ctx, family, features, 0, params, choice, NULL, 0);
 }

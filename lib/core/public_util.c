@@ -36,6 +36,7 @@ clpk_status clpk_profile_find(clpk_context *ctx, const char *family, const char 
     entry->level = r.choice.level;
     entry->distance = r.choice.distance;
     core_resolved_describe(&r, entry->resolved, sizeof entry->resolved);
+    snprintf(entry->reason, sizeof entry->reason, "%s", r.reason);
     if (r.choice.found) {
         snprintf(entry->path, sizeof entry->path, "%s", r.choice.path);
         core_params_format(&r.choice.klass, entry->klass, sizeof entry->klass);

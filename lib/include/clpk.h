@@ -171,6 +171,9 @@ typedef struct clpk_profile_entry {
     /* Every parameter of the family as the plan's resolve step sets it before the family's own rules, with its
      * source: "tile=16 (profile), wg=256 (default), ..." */
     char resolved[2048];
+    /* Why the entry applies, or why none does: e.g. "entry {precision=f64,nnz=100000} not valid for nnz=4.1e+07
+     * (valid 1e+05..4e+06)" (a profile entry applies only inside the feature ranges it was validated on) */
+    char reason[512];
 } clpk_profile_entry;
 
 /* Which entry of the context's profile a problem of `family` with `features` ("k=v,...": the class keys its plans
