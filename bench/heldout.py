@@ -1,0 +1,739 @@
+#!/usr/bin/env python3
+"""Held-out check of a tuned profile (issue #23 item 3), per family, through the public benchmark CLIs.
+
+For every problem of a held-out list (shapes, sizes, counts and datasets that are not among the tuner's training
+problems, tuner/tune_<family>.c) three timings:
+  auto      the CLI's automatic plan with the profile in use;
+  defaults  the same with CLPK_PROFILE_DIR pointing at an empty folder (the built-in defaults);
+  best      the fastest of the explicit plans made from every parameter set of the family's profile entries of the
+            problem's precision, and of the defaults: the oracle over what the selection could have chosen.
+Targets (issue #23): defaults_ms / auto_ms >= 0.97 on every problem, best_ms / auto_ms >= 0.90 on >= 90 % of them.
+The targets are reported (PASS / MISS), not asserted. Exit status: 0 when the report is written and every run was
+correct, 1 when a run failed or a result was wrong (the report still lists what was measured), 2 on usage errors.
+
+Correctness: SpMV and cross-correlation records carry the CLIs' check against a double reference; LiFE runs with
+--check (every product against the double host reference); clpk-bench-sshopm has no reference check, so an SS-HOPM
+result counts as correct when every start ran its fixed iterations without NaN/Inf (its "not_capped" count is 0).
+
+Standard library only (the CI machine runs it with the system python3).
+Usage: bench/heldout.py [--bin DIR] [--device SEL] [--profile FILE] [--scale S] [--families LIST] [--quick]
+                        [--max-sets N] [--life-data DIR] [--out DIR] [--estimate]
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+FAMILIES = ("spmv", "xcorr", "sshopm", "life")
+TARGET_DEFAULTS = 0.97  # defaults_ms / auto_ms, on every problem
+TARGET_BEST = 0.90  # best_ms / auto_ms, on >= 90 % of the problems
+TARGET_BEST_SHARE = 0.90
+
+
+# ---- problem lists ----------------------------------------------------------------------------------------------
+# The tuner trains SpMV on fem3d:26, dense:1400, protein:20000, circuit:300000, epidem:500000, webgraph:300000,
+# shortrow:600000, qchem:30000, random:400:200000:2800, random:200000:200000:16 (1-4 M nonzeros) and real matrices;
+# the held-out set is clpk-bench-spmv's Table III corpus at --scale 0.5 (5-20 M nonzeros; --scale 1 doubles them
+# and the time): eight cases in f32, the other two and fem3d at 0.25 (2-9 M) in f64.
+def spmv_groups(scale, quick):
+    if quick:
+        return [{"cases": "fem3d", "scale": 0.002, "precision": "f32"}]
+    return [
+        {"cases": "fem3d,dense,protein,circuit,webgraph,lp,qchem,random16", "scale": 0.5 * scale, "precision": "f32"},
+        {"cases": "fem3d,epidem,shortrow", "scale": 0.25 * scale, "precision": "f64"},
+    ]
+
+
+# The tuner trains cross-correlation on sizes 16, 32, 64, 96, 128 with counts 1, 8, 32, 1000, 4000 (one-to-one 1 and
+# 4000 pairs, n-to-mn 4x64 and 8x32, n-to-m 32x32 and 8x8); the held-out sizes 24, 48, 80, 160 lie between and
+# beyond, and clpk-bench-xcorr's grid at --scale 0.5 gives the counts 1, 4, 16, 64, 2000.
+def xcorr_groups(scale, quick):
+    if quick:
+        return [{"patterns": "one-to-many", "sizes": "12", "scale": 0.002, "precision": "f32"}]
+    s = 0.5 * scale
+    if scale < 0.25:  # a CPU: the direct algorithms take seconds a call at 160 x 160
+        return [{"patterns": "one-to-many", "sizes": "12,24", "scale": s, "precision": "f32"},
+                {"patterns": "n-to-m", "sizes": "12", "scale": s, "precision": "f32"},
+                {"patterns": "one-to-one", "sizes": "20", "scale": s, "precision": "f64"}]
+    return [
+        {"patterns": "one-to-many", "sizes": "24,160", "scale": s, "precision": "f32"},
+        {"patterns": "n-to-m", "sizes": "24,48", "scale": s, "precision": "f32"},
+        {"patterns": "n-to-mn", "sizes": "48", "scale": s, "precision": "f32"},
+        {"patterns": "one-to-one", "sizes": "24,80", "scale": s, "precision": "f32"},
+        {"patterns": "one-to-many", "sizes": "48", "scale": s, "precision": "f64"},
+    ]
+
+
+# The tuner trains SS-HOPM on (m, n) = (4,3) (3,3) (6,3) (8,3) (4,4) (4,6) (6,4) (3,6) (8,8) with 512 (or 64)
+# tensors x 128 starts; the held-out shapes are other orders and dimensions, with 64 k tensors.
+def sshopm_groups(scale, quick):
+    if quick:
+        return [{"shapes": "5x3", "precision": "f32", "tensors": 256, "starts": 16, "iters": 20}]
+    t = max(64, int(round(65536 * scale)))
+    starts, iters = (128, 100) if scale >= 0.25 else (16, 20)  # a CPU: about a second a launch at 128 x 100
+    shapes = "5x3,7x3,3x4,5x4,4x5,3x8"
+    return [{"shapes": shapes, "precision": p, "tensors": t, "starts": starts, "iters": iters} for p in ("f32", "f64")]
+
+
+# The tuner trains LiFE on random streamline-like datasets of 67 k-160 k coefficients (n_theta 96 and 64); the
+# held-out datasets are the seed's DS1 scale (57 M coefficients) and the medium synth, with other seeds, and
+# optionally a real dataset (--life-data: the encoded dipy data).
+def life_groups(scale, quick, data_dir):
+    if quick:
+        return [{"size": "tiny", "seed": 3, "precision": "f32"}]
+    big, other = ("ds1", "medium") if scale >= 0.5 else ("medium", "small") if scale >= 0.1 else ("small", "tiny")
+    groups = [{"size": big, "seed": 3, "precision": "both"}, {"size": other, "seed": 5, "precision": "both"}]
+    if data_dir:
+        groups.append({"data": data_dir, "precision": "both"})
+    return groups
+
+
+# ---- helpers ----------------------------------------------------------------------------------------------------
+class Failure(Exception):
+    """A run failed or a result was wrong: the check fails (after writing what it has)."""
+
+
+def param_text(v):
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (int, float)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def params_of(entry):
+    return [(k, param_text(v)) for k, v in entry["params"].items()]
+
+
+def candidate_sets(profile, family, precision, max_sets):
+    """Distinct parameter sets of the family's entries whose precision matches (string class values must match for
+    the selection to take an entry), in file order: [(label, [(key, value), ...])]."""
+    out, seen = [], set()
+    for e in (profile or {}).get("families", {}).get(family, []):
+        p = e.get("class", {}).get("precision")
+        if precision not in (None, "both") and p is not None and p != precision:
+            continue
+        kv = params_of(e)
+        key = ",".join("%s=%s" % x for x in kv)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(kv)
+    if max_sets:
+        out = out[:max_sets]
+    return [("s%d" % i, kv) for i, kv in enumerate(out)]
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.raw = os.path.join(args.out, "raw")
+        os.makedirs(self.raw, exist_ok=True)
+        self.empty = os.path.join(args.out, "empty-profile-dir")
+        os.makedirs(self.empty, exist_ok=True)
+        self.count = 0
+        self.log = open(os.path.join(args.out, "commands.log"), "w")
+
+    def env(self, mode):
+        e = dict(os.environ)
+        if self.args.device:
+            e["CLPK_DEVICE"] = self.args.device
+        if mode == "auto":
+            if self.args.profile_file:
+                e["CLPK_PROFILE"] = self.args.profile_file
+        else:  # built-in defaults (and explicit plans over them)
+            e.pop("CLPK_PROFILE", None)
+            e["CLPK_PROFILE_DIR"] = self.empty
+        return e
+
+    def run(self, name, argv, mode):
+        """Runs one CLI; returns (rc, stdout+stderr text). Output kept under OUT/raw."""
+        self.count += 1
+        tag = "%03d-%s" % (self.count, name)
+        exe = os.path.join(self.args.bin, argv[0])
+        cmd = [exe] + argv[1:]
+        t0 = time.time()
+        p = subprocess.run(cmd, env=self.env(mode), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           errors="replace", cwd=self.raw)
+        dt = time.time() - t0
+        prefix = "CLPK_PROFILE_DIR=%s " % self.empty if mode != "auto" else (
+            "CLPK_PROFILE=%s " % self.args.profile_file if self.args.profile_file else "")
+        self.log.write("# %s (%s, rc %d, %.1f s)\n%s%s\n" % (tag, mode, p.returncode, dt, prefix,
+                                                             " ".join("'%s'" % a if (" " in a or ";" in a) else a
+                                                                      for a in cmd)))
+        self.log.flush()
+        with open(os.path.join(self.raw, tag + ".log"), "w") as f:
+            f.write(p.stdout)
+        if self.args.verbose:
+            print("  %s: rc %d, %.1f s" % (tag, p.returncode, dt), flush=True)
+        return p.returncode, p.stdout, os.path.join(self.raw, tag)
+
+    def device_args(self):
+        return ["--device", self.args.device] if self.args.device else []
+
+
+def reason(out):
+    """Why a CLI refused: its last own message ('clpk-...: ...'), else its last line."""
+    lines = [x for x in (out or "").strip().splitlines() if x.strip()]
+    own = [x for x in lines if re.match(r"clpk-[a-z-]+: ", x)]
+    return ((own or lines or ["?"])[-1])[:240]
+
+
+def problem_row(family, problem, precision, auto_ms, defaults_ms, sets, refused, auto_plan="", notes=""):
+    """sets: {label: ms} of the explicit candidates (the defaults included as 'defaults')."""
+    timed = {k: v for k, v in sets.items() if v is not None and v > 0}
+    if defaults_ms:
+        timed.setdefault("defaults", defaults_ms)
+    best_label = min(timed, key=timed.get) if timed else None
+    best_ms = timed[best_label] if timed else None
+    row = {"family": family, "problem": problem, "precision": precision, "auto_ms": auto_ms,
+           "defaults_ms": defaults_ms, "best_ms": best_ms, "best_set": best_label, "sets_ms": sets,
+           "refused": refused, "auto_plan": auto_plan, "notes": notes}
+    row["vs_defaults"] = defaults_ms / auto_ms if auto_ms and defaults_ms else None
+    row["vs_best"] = min(1.0, best_ms / auto_ms) if auto_ms and best_ms else None
+    row["meets_defaults"] = row["vs_defaults"] is not None and row["vs_defaults"] >= TARGET_DEFAULTS
+    row["meets_best"] = row["vs_best"] is not None and row["vs_best"] >= TARGET_BEST
+    return row
+
+
+# ---- SpMV -------------------------------------------------------------------------------------------------------
+def run_spmv(r, profile, args):
+    rows = []
+    reps = ["--repeats", str(args.repeats), "--warmup", str(max(1, args.repeats // 10))]
+    for g in spmv_groups(args.scale, args.quick):
+        prec = g["precision"]
+        base = ["clpk-bench-spmv"] + r.device_args() + ["--cases", g["cases"], "--scale", "%g" % g["scale"],
+                                                       "--precision", prec] + reps
+        rc, out, tag = r.run("spmv-auto", base + ["--impls", "clpk-auto", "--json", tag_json(r, "spmv-auto")],
+                             "auto")
+        auto = load_json_array(r.last_json)
+        check_spmv(auto, rc, out, "auto")
+        sets = candidate_sets(profile, "spmv", prec, args.max_sets)
+        variants = []
+        for label, kv in sets:
+            variants += ["--variant", "%s:%s=%s" % (prec, label, ",".join("%s=%s" % x for x in kv))]
+        rc, out, tag = r.run("spmv-defaults", base + ["--impls", "clpk-auto", "--json", tag_json(r, "spmv-def")] +
+                             variants, "defaults")
+        recs = load_json_array(r.last_json)
+        check_spmv(recs, None, out, "defaults/candidates")
+        for a in auto:
+            case = a["case"]
+            d = [x for x in recs if x["case"] == case and x["impl"] == "clpk-auto"]
+            if not d:
+                raise Failure("spmv %s: no defaults record (see %s.log)" % (case, tag))
+            times, refused = {}, {}
+            for label, _ in sets:
+                c = [x for x in recs if x["case"] == case and x["impl"] == label]
+                if c:
+                    times[label] = c[0]["median_ms"]
+                else:
+                    refused[label] = "plan refused (see %s.log)" % os.path.basename(tag)
+            name = "%s (%s, %d x %d, %.1f M nnz)" % (case, a["spec"], a["rows"], a["cols"], a["nnz"] / 1e6)
+            rows.append(problem_row("spmv", name, prec, a["median_ms"], d[0]["median_ms"], times, refused,
+                                    a.get("params", "")))
+    return rows
+
+
+def tag_json(r, name):
+    r.last_json = os.path.join(r.raw, "%03d-%s.json" % (r.count + 1, name))
+    return r.last_json
+
+
+def load_json_array(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise Failure("cannot read %s: %s" % (path, e))
+
+
+def check_spmv(recs, rc, out, what):
+    wrong = [x for x in recs if not x.get("correct")]
+    if wrong:
+        raise Failure("spmv %s: wrong result: %s" % (what, ", ".join("%s %s" % (x["case"], x["impl"]) for x in wrong)))
+    if rc is not None and rc != 0:
+        raise Failure("spmv %s: clpk-bench-spmv failed (rc %d): %s" % (what, rc, out.strip()[-400:]))
+
+
+# ---- cross-correlation ------------------------------------------------------------------------------------------
+def xcorr_applicable_keys(r):
+    """Which parameters each algorithm takes, from the CLI's own refusal message (the library's table)."""
+    algos = ["naive", "shift-buffer", "split-row", "grouped", "multi-right", "multi-both", "warp-per-overlap", "local",
+             "fft", "fused-fft"]
+    probe = ",".join("%s:%s" % (a, "team=32" if a == "fused-fft" else "fused_gaps=0") for a in algos)
+    argv = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", "n-to-m", "--sizes", "4", "--scale", "0.0001",
+                                                     "--repeats", "1", "--warmup", "0", "--variants", probe,
+                                                     "--json", tag_json(r, "xcorr-probe")]
+    r.run("xcorr-probe", argv, "defaults")
+    keys = {}
+    try:
+        lines = open(r.last_json).read().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        rec = json.loads(line)
+        m = re.search(r"xcorr ([a-z-]+): parameter '[a-z_]+' does not apply \(it takes: ([^)]*)\)",
+                      rec.get("reason", ""))
+        if m:
+            keys[m.group(1)] = set(k.strip() for k in m.group(2).split(",") if k.strip())
+    return keys
+
+
+def xcorr_variant(kv, keys):
+    algo = dict(kv).get("algorithm")
+    if not algo:
+        return None
+    takes = keys.get(algo)
+    rest = [(k, v) for k, v in kv if k != "algorithm" and (takes is None or k in takes)]
+    return algo + (":" + "/".join("%s=%s" % x for x in rest) if rest else "")
+
+
+def load_jsonl(path):
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    out.append(json.loads(line))
+    except (OSError, ValueError) as e:
+        raise Failure("cannot read %s: %s" % (path, e))
+    return [x for x in out if "case" in x and "variant" in x]
+
+
+def run_xcorr(r, profile, args):
+    rows = []
+    keys = xcorr_applicable_keys(r)
+    reps = ["--repeats", str(args.repeats), "--warmup", str(max(1, args.repeats // 10)), "--max-ms", "2000"]
+    for g in xcorr_groups(args.scale, args.quick):
+        prec = g["precision"]
+        base = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", g["patterns"], "--sizes", g["sizes"],
+                                                        "--scale", "%g" % g["scale"], "--precision", prec] + reps
+        rc, out, tag = r.run("xcorr-auto", base + ["--variants", "auto", "--json", tag_json(r, "xcorr-auto")], "auto")
+        auto = load_jsonl(r.last_json)
+        check_xcorr(auto, rc, out, "auto")
+        sets = candidate_sets(profile, "xcorr", prec, args.max_sets)
+        labels = {}
+        for label, kv in sets:
+            v = xcorr_variant(kv, keys)
+            if v and v not in labels.values():
+                labels[label] = v
+        variants = ",".join(["auto"] + list(labels.values()))
+        rc, out, tag = r.run("xcorr-defaults", base + ["--variants", variants, "--json", tag_json(r, "xcorr-def")],
+                             "defaults")
+        recs = load_jsonl(r.last_json)
+        check_xcorr(recs, rc, out, "defaults/candidates")
+        for a in auto:
+            case = a["case"]
+            if a.get("status") != "ok":
+                rows.append(problem_row("xcorr", case, prec, None, None, {}, {}, notes="auto " + a.get("status", "?")))
+                continue
+            d = [x for x in recs if x["case"] == case and x["variant"] == "auto" and x.get("status") == "ok"]
+            times, refused = {}, {}
+            for label, v in labels.items():
+                c = [x for x in recs if x["case"] == case and x["variant"] == v]
+                if c and c[0].get("status") == "ok":
+                    times[label] = c[0]["median_ms"]
+                elif c:
+                    refused[label] = "%s: %s" % (c[0].get("status"), c[0].get("reason", ""))
+                else:
+                    refused[label] = "not applicable to the pattern"
+            name = "%s %s %dx%d %s" % (a["pattern"], a["counts"], a["rows"], a["cols"], prec)
+            rows.append(problem_row("xcorr", name, prec, a["median_ms"], d[0]["median_ms"] if d else None, times,
+                                    refused, a.get("chosen", "")))
+    return rows
+
+
+def check_xcorr(recs, rc, out, what):
+    wrong = [x for x in recs if x.get("status") == "wrong"]
+    if wrong:
+        raise Failure("xcorr %s: wrong result: %s" % (what, "; ".join("%s %s: %s" % (x["case"], x["variant"],
+                                                                                     x.get("reason", ""))
+                                                                      for x in wrong)))
+    if rc != 0:
+        raise Failure("xcorr %s: clpk-bench-xcorr failed (rc %d): %s" % (what, rc, out.strip()[-400:]))
+
+
+# ---- SS-HOPM ----------------------------------------------------------------------------------------------------
+def sshopm_run(r, g, shapes, mode, params, name):
+    folder = os.path.join(r.raw, "%03d-%s.d" % (r.count + 1, name))
+    argv = ["clpk-bench-sshopm", "--out", folder] + r.device_args() + [
+        "--shapes", shapes, "--precision", g["precision"], "--tensors", str(g["tensors"]), "--starts",
+        str(g["starts"]), "--iters", str(g["iters"]), "--repeats", str(max(3, r.args.repeats // 5)), "--voxels", "0",
+        "--no-peak", "--no-npy"]
+    if params:
+        argv += ["--params", params]
+    rc, out, tag = r.run(name, argv, mode)
+    recs = []
+    if rc == 0:
+        recs = [x for x in load_json_array(os.path.join(folder, "clpk.json")) if x.get("mode") == "fixed"]
+        bad = [x for x in recs if x.get("not_capped")]
+        if bad:
+            raise Failure("sshopm %s: starts stopped early (NaN/Inf): %s" % (name, ", ".join(x["case"] for x in bad)))
+    return rc, out, recs
+
+
+def run_sshopm(r, profile, args):
+    rows = []
+    for g in sshopm_groups(args.scale, args.quick):
+        prec = g["precision"]
+        rc, out, auto = sshopm_run(r, g, g["shapes"], "auto", None, "sshopm-auto")
+        if rc:
+            raise Failure("sshopm auto: clpk-bench-sshopm failed (rc %d): %s" % (rc, out.strip()[-400:]))
+        rc, out, defaults = sshopm_run(r, g, g["shapes"], "defaults", None, "sshopm-defaults")
+        if rc:
+            raise Failure("sshopm defaults: clpk-bench-sshopm failed (rc %d): %s" % (rc, out.strip()[-400:]))
+        sets = candidate_sets(profile, "sshopm", prec, args.max_sets)
+        cand = {}  # label -> {case: ms} or a refusal text per case
+        refusals = {}
+        for label, kv in sets:
+            text = ",".join("%s=%s" % x for x in kv)
+            rc, out, recs = sshopm_run(r, g, g["shapes"], "defaults", text, "sshopm-" + label)
+            if rc:  # a set may not fit every shape: one shape at a time
+                recs = []
+                for shape in g["shapes"].split(","):
+                    rc1, out1, one = sshopm_run(r, g, shape, "defaults", text, "sshopm-%s-%s" % (label, shape))
+                    if rc1:
+                        refusals.setdefault(label, {})[shape] = reason(out1)
+                    recs += one
+            cand[label] = {x["case"]: x["median_ms"] for x in recs}
+        for a in auto:
+            case = a["case"]
+            d = [x for x in defaults if x["case"] == case]
+            times = {label: cand[label][case] for label in cand if case in cand[label]}
+            refused = {label: refusals[label][case] for label in refusals if case in refusals[label]}
+            name = "(%s) %s, %d tensors x %d starts x %d iterations" % (case.replace("x", ","), prec, g["tensors"],
+                                                                       g["starts"], g["iters"])
+            rows.append(problem_row("sshopm", name, prec, a["median_ms"], d[0]["median_ms"] if d else None, times,
+                                    refused, a.get("params", "")))
+    return rows
+
+
+# ---- LiFE -------------------------------------------------------------------------------------------------------
+def life_base(r, g, args):
+    src = ["--data", g["data"]] if "data" in g else ["--size", g["size"], "--seed", str(g["seed"])]
+    return ["clpk-bench-life"] + r.device_args() + src + [
+        "--precision", g["precision"], "--runs", str(max(3, args.repeats // 3)), "--iters", str(args.life_iters),
+        "--atomics-iters", "0", "--copy-mb", "64" if not args.quick else "8", "--check"]
+
+
+def life_product_ms(recs, impl_match):
+    """DSC (dense w) + WC medians per precision of the records whose impl matches: what an SBB-NNLS iteration
+    spends on the device (the tuner's measure)."""
+    out = {}
+    for prec in ("f32", "f64"):
+        d = [x for x in recs if x["case"] == "dsc-dense" and x["precision"] == prec and impl_match(x["impl"])]
+        w = [x for x in recs if x["case"] == "wc" and x["precision"] == prec and impl_match(x["impl"])]
+        f = [x for x in recs if x["case"] == "fit" and x["precision"] == prec and impl_match(x["impl"])]
+        if d and w:
+            out[prec] = (d[0]["median_ms"] + w[0]["median_ms"], f[0]["per_iter_ms"] if f else None,
+                         d[0].get("n_coeffs"))
+    return out
+
+
+def life_orders(r, g, args, lists, name, mode="defaults"):
+    """Plans of the automatic strategy with each parameter list (clpk-bench-life --orders), every product checked:
+    {list index: records}. The list " " names no parameter: with the profile, the automatic plan itself."""
+    base = life_base(r, g, args)
+    md = os.path.join(r.raw, "%03d-%s.md" % (r.count + 1, name))
+    rc, out, tag = r.run(name, base + ["--orders", ";".join(lists), "--json", tag_json(r, name), "--md", md], mode)
+    if "WRONG" in out:
+        raise Failure("life %s: wrong result (see %s.log)" % (name, os.path.basename(tag)))
+    if rc:
+        return None, out
+    groups, cur = [], None
+    for x in load_json_array(r.last_json):
+        if x["case"] == "plan":
+            cur = []
+            groups.append(cur)
+        elif cur is not None:
+            cur.append(x)
+    # one plan per list and precision, the lists in order within each precision
+    per_list = {i: [] for i in range(len(lists))}
+    for k, grp in enumerate(groups):
+        per_list[k % len(lists)] += grp
+    return per_list, out
+
+
+def run_life(r, profile, args):
+    rows = []
+    for g in life_groups(args.scale, args.quick, args.life_data):
+        what = g.get("data") or "%s seed %d" % (g["size"], g["seed"])
+        per_list, out = life_orders(r, g, args, [" "], "life-auto", "auto")
+        if per_list is None:
+            raise Failure("life auto %s failed: %s" % (what, out.strip()[-400:]))
+        auto = life_product_ms(per_list[0], lambda i: True)
+        precs = sorted(auto)
+        auto_plan = dict(zip(precs, re.findall(r"^plan \([0-9.]+ s\): (.*)$", out, re.M)))
+        sets = []
+        for p in precs:
+            for label, kv in candidate_sets(profile, "life", p, args.max_sets):
+                sets.append(("%s-%s" % (p, label), p, ",".join("%s=%s" % x for x in kv)))
+        lists = ["voxel_order=index"] + [s[2] for s in sets]  # the first: the built-in defaults as they are
+        per_list, out = life_orders(r, g, args, lists, "life-defaults")
+        refused = {}
+        if per_list is None:  # a set refused for this dataset: one at a time
+            per_list = {}
+            for i, lst in enumerate(lists):
+                one, out1 = life_orders(r, g, args, [lst], "life-set%d" % i)
+                if one is None:
+                    if i == 0:
+                        raise Failure("life defaults %s failed: %s" % (what, out1.strip()[-400:]))
+                    refused[i] = reason(out1)
+                else:
+                    per_list[i] = one[0]
+        for p in precs:
+            a_ms, a_fit, nc = auto[p]
+            d = life_product_ms(per_list.get(0, []), lambda i: True).get(p)
+            times, ref = {}, {}
+            for i, (label, sp, _) in enumerate(sets, start=1):
+                if sp != p:
+                    continue
+                if i in refused:
+                    ref[label] = refused[i]
+                    continue
+                m = life_product_ms(per_list.get(i, []), lambda i: True).get(p)
+                if m:
+                    times[label] = m[0]
+            name = "%s %s (%s coefficients)" % (what, p, "%.1f M" % (nc / 1e6) if nc else "?")
+            note = "fit ms/iteration: auto %s, defaults %s" % (
+                "%.3f" % a_fit if a_fit else "-", "%.3f" % d[1] if d and d[1] else "-")
+            rows.append(problem_row("life", name, p, a_ms, d[0] if d else None, times, ref, auto_plan.get(p, ""),
+                                    notes=note))
+    return rows
+
+
+# ---- estimate, report --------------------------------------------------------------------------------------------
+def estimate(profile, args):
+    """Rough seconds on an H100-class GPU with a warm program cache (the unit costs in the comments are guesses from
+    the CLIs' earlier H100 runs: plan building on the host dominates)."""
+    total, lines = 0.0, []
+    for fam in args.families:
+        if fam == "spmv":  # per case: generation and reference twice (~4 s at 10 M nonzeros), ~0.5 s a plan
+            gs = spmv_groups(args.scale, args.quick)
+            n = sum(len(g["cases"].split(",")) for g in gs)
+            t = sum(len(g["cases"].split(",")) * (2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets)))
+                    * (0.5 + 0.4 * g["scale"] / 0.5) + len(g["cases"].split(",")) * 4 * g["scale"] / 0.5 for g in gs)
+        elif fam == "xcorr":  # ~1 s a CLI start, ~0.3 s a timed variant
+            gs = xcorr_groups(args.scale, args.quick)
+            n = sum(len(g["sizes"].split(",")) * (1 if g["patterns"] == "one-to-one" else 4) for g in gs)
+            t = 1 + sum(2 + len(g["sizes"].split(",")) * (1 if g["patterns"] == "one-to-one" else 4) *
+                        (2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets))) * 0.3 for g in gs)
+        elif fam == "sshopm":  # ~2 s a CLI start and ~0.5 s a shape (kernel build, 6 launches)
+            gs = sshopm_groups(args.scale, args.quick)
+            n = sum(len(g["shapes"].split(",")) for g in gs)
+            t = sum((2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets))) *
+                    (2 + 0.5 * len(g["shapes"].split(","))) for g in gs)
+        else:  # DS1: synth 12 s and references ~10 s per run, ~6 s a plan; medium: a tenth
+            gs = life_groups(args.scale, args.quick, args.life_data)
+            n = sum(1 if g["precision"] != "both" else 2 for g in gs)
+            k = sum(len(candidate_sets(profile, fam, p, args.max_sets)) for p in ("f32", "f64"))
+            unit = {"ds1": 1.0, "medium": 0.1}
+            t = sum(unit.get(g.get("size"), 0.02 if "size" in g else 0.2) * (44 + 6 * (2 + 2 * (1 + k)) + 20)
+                    for g in gs)
+        lines.append("%s: %d problems, ~%.0f s" % (fam, n, t))
+        total += t
+    return total, lines
+
+
+def fmt(v, spec=".4f"):
+    return "-" if v is None else format(v, spec)
+
+
+def summarise(rows):
+    out = {}
+    for fam in list(FAMILIES) + ["all"]:
+        rs = [x for x in rows if fam == "all" or x["family"] == fam]
+        if not rs:
+            continue
+        measured = [x for x in rs if x["auto_ms"]]
+        n = len(measured)
+        nd = sum(1 for x in measured if x["meets_defaults"])
+        nb = sum(1 for x in measured if x["meets_best"])
+        geo = (math.exp(sum(math.log(x["vs_defaults"]) for x in measured if x["vs_defaults"]) /
+                        max(1, sum(1 for x in measured if x["vs_defaults"]))) if measured else None)
+        out[fam] = {"problems": len(rs), "measured": n, "meets_defaults": nd, "meets_best": nb,
+                    "defaults_pass": n > 0 and nd == n,
+                    "best_pass": n > 0 and nb >= math.ceil(TARGET_BEST_SHARE * n - 1e-9),
+                    "geomean_vs_defaults": geo,
+                    "min_vs_defaults": min((x["vs_defaults"] for x in measured if x["vs_defaults"]), default=None),
+                    "min_vs_best": min((x["vs_best"] for x in measured if x["vs_best"]), default=None)}
+    return out
+
+
+def write_report(args, rows, summary, meta, failures):
+    with open(os.path.join(args.out, "heldout.jsonl"), "w") as f:
+        f.write(json.dumps(dict(meta, record="meta")) + "\n")
+        for x in rows:
+            f.write(json.dumps(dict(x, record="problem")) + "\n")
+        for fam, s in summary.items():
+            f.write(json.dumps(dict(s, record="summary", family=fam)) + "\n")
+    md = ["# Held-out check of the tuned profile", "",
+          "Device: %s. Profile: %s. Scale %g%s. Started %s, %.0f s." % (
+              meta["device"], meta["profile"] or "none (built-in defaults)", args.scale, " (quick)" if args.quick else "",
+              meta["started"], meta["seconds"]),
+          "",
+          "Targets (issue #23): auto vs defaults = defaults_ms / auto_ms >= %.2f on every problem; auto vs best = "
+          "best_ms / auto_ms >= %.2f on >= %d %% of them (best: the fastest of the profile's parameter sets of the "
+          "family and precision, and the defaults, each as an explicit plan)." % (
+              TARGET_DEFAULTS, TARGET_BEST, round(100 * TARGET_BEST_SHARE)), ""]
+    if failures:
+        md += ["**FAILED**: " + f for f in failures] + [""]
+    md += ["| family | problems | auto >= %.2f x defaults | auto >= %.2f x best | geomean defaults/auto "
+           "| min defaults/auto | min best/auto |" % (TARGET_DEFAULTS, TARGET_BEST),
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for fam, s in summary.items():
+        md.append("| %s | %d (%d measured) | %d / %d **%s** | %d / %d **%s** | %s | %s | %s |" % (
+            fam, s["problems"], s["measured"], s["meets_defaults"], s["measured"],
+            "PASS" if s["defaults_pass"] else "MISS", s["meets_best"], s["measured"],
+            "PASS" if s["best_pass"] else "MISS", fmt(s["geomean_vs_defaults"], ".3f"),
+            fmt(s["min_vs_defaults"], ".3f"), fmt(s["min_vs_best"], ".3f")))
+    for fam in args.families:
+        rs = [x for x in rows if x["family"] == fam]
+        md += ["", "## %s" % fam, "",
+               "| problem | auto ms | defaults ms | best ms (set) | defaults/auto | best/auto | sets timed / refused |",
+               "| --- | --- | --- | --- | --- | --- | --- |"]
+        for x in rs:
+            md.append("| %s | %s | %s | %s (%s) | %s %s | %s %s | %d / %d |" % (
+                x["problem"], fmt(x["auto_ms"]), fmt(x["defaults_ms"]), fmt(x["best_ms"]), x["best_set"] or "-",
+                fmt(x["vs_defaults"], ".3f"), "" if x["meets_defaults"] else "**MISS**", fmt(x["vs_best"], ".3f"),
+                "" if x["meets_best"] else "**MISS**", len(x["sets_ms"]), len(x["refused"])))
+        sets = meta["sets"].get(fam, {})
+        if sets:
+            md += ["", "Parameter sets of the profile (%s):" % fam, ""]
+            md += ["- `%s`: %s" % (k, v) for k, v in sets.items()]
+        refused = ["- %s, set %s: %s" % (x["problem"], k, v) for x in rs for k, v in x["refused"].items()]
+        if refused:
+            md += ["", "Sets refused (not counted in best):", ""] + refused
+        notes = [x for x in rs if x["notes"]]
+        if notes:
+            md += [""] + ["- %s: %s" % (x["problem"], x["notes"]) for x in notes]
+    md += ["", "Commands: commands.log; raw outputs: raw/."]
+    with open(os.path.join(args.out, "heldout.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+def resolve_profile(r, args):
+    """The profile file the auto runs use: --profile, $CLPK_PROFILE, else what clpk-info says the device resolves to."""
+    if args.profile:
+        return os.path.abspath(args.profile), "given"
+    if os.environ.get("CLPK_PROFILE"):
+        return os.environ["CLPK_PROFILE"], "CLPK_PROFILE"
+    rc, out, _ = r.run("info", ["clpk-info"] + r.device_args(), "auto")
+    if rc:
+        raise Failure("clpk-info failed: %s" % out.strip()[-300:])
+    dev = re.search(r"chosen device: (.*)", out)
+    m = re.search(r"^profile: (.*?)(/\S+\.json)\s*$", out, re.M)
+    r.device_name = dev.group(1).strip() if dev else "?"
+    return (m.group(2), m.group(1).strip()) if m else (None, "built-in defaults")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    default_bin = os.environ.get("CLPK_BIN") or next(
+        (p for p in (os.path.join(root, ".gpu/build/bin"), os.path.join(root, "build/bin")) if os.path.isdir(p)),
+        os.path.join(root, "build/bin"))
+    ap.add_argument("--bin", default=default_bin, help="folder of the clpk CLIs (default $CLPK_BIN, .gpu/build/bin, "
+                                                       "build/bin)")
+    ap.add_argument("--device", default=os.environ.get("CLPK_DEVICE"), help="device selector (default $CLPK_DEVICE)")
+    ap.add_argument("--profile", help="profile FILE (default: the one the device resolves to)")
+    ap.add_argument("--scale", type=float, default=1.0, help="problem sizes: 1 = H100 scale, small for CPUs")
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--quick", action="store_true", help="tiny problems, 1-2 per family, <= 3 sets (CI)")
+    ap.add_argument("--max-sets", type=int, default=None, help="at most N profile parameter sets per family and "
+                                                               "precision (default all; 3 with --quick)")
+    ap.add_argument("--repeats", type=int, default=None, help="timed runs per plan (default 30; 5 with --quick)")
+    ap.add_argument("--life-iters", type=int, default=None, help="SBB-NNLS iterations of the informative fit timing")
+    ap.add_argument("--life-data", help="also a LiFE dataset directory (e.g. the encoded dipy data)")
+    ap.add_argument("--out", default=os.environ.get("OUT", "bench-out/heldout"))
+    ap.add_argument("--estimate", action="store_true", help="print the estimate and exit")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    args.families = [f for f in args.families.split(",") if f]
+    bad = [f for f in args.families if f not in FAMILIES]
+    if bad or not (args.scale > 0):
+        ap.error("unknown family %s (known: %s)" % (",".join(bad), ",".join(FAMILIES)) if bad else "--scale > 0")
+    if args.max_sets is None:
+        args.max_sets = 3 if args.quick else 0
+    if args.repeats is None:
+        args.repeats = 5 if args.quick else 30
+    if args.life_iters is None:
+        args.life_iters = 5 if args.quick else 50
+    args.out = os.path.abspath(args.out)
+    args.bin = os.path.abspath(args.bin)
+    if args.life_data:
+        args.life_data = os.path.abspath(args.life_data)
+    if not os.path.exists(os.path.join(args.bin, "clpk-info")):
+        ap.error("no clpk-info in %s (--bin or CLPK_BIN)" % args.bin)
+    if os.path.isdir(os.path.join(args.out, "raw")):
+        shutil.rmtree(os.path.join(args.out, "raw"))
+    os.makedirs(args.out, exist_ok=True)
+    args.profile_file = None
+    r = Runner(args)
+    r.device_name = "?"
+    failures = []
+    t0 = time.time()
+    try:
+        path, level = resolve_profile(r, args)
+    except Failure as e:
+        print("heldout: %s" % e, file=sys.stderr)
+        return 1
+    args.profile_file = path
+    profile = None
+    if path:
+        with open(path) as f:
+            profile = json.load(f)
+        if r.device_name == "?":
+            r.device_name = profile.get("device", {}).get("name", "?")
+    total, lines = estimate(profile, args)
+    print("heldout: profile %s (%s); bin %s; out %s" % (path or "none", level, args.bin, args.out))
+    print("heldout: estimate about %.0f s on an H100-class GPU (%s)" % (total, "; ".join(lines)), flush=True)
+    if args.estimate:
+        return 0
+    rows = []
+    runners = {"spmv": run_spmv, "xcorr": run_xcorr, "sshopm": run_sshopm, "life": run_life}
+    seconds = {}
+    sets = {}
+    for fam in args.families:
+        for p in ("f32", "f64"):
+            for label, kv in candidate_sets(profile, fam, p, args.max_sets):
+                sets.setdefault(fam, {})["%s %s" % (p, label)] = ",".join("%s=%s" % x for x in kv)
+    meta = {"device": r.device_name, "profile": path, "profile_level": level, "scale": args.scale,
+            "quick": args.quick, "families": args.families, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                                      time.gmtime(t0)),
+            "seconds": 0, "family_seconds": seconds, "failures": failures, "sets": sets,
+            "targets": {"defaults": TARGET_DEFAULTS, "best": TARGET_BEST, "best_share": TARGET_BEST_SHARE}}
+    for fam in args.families:
+        t1 = time.time()
+        print("heldout: %s ..." % fam, flush=True)
+        try:
+            got = runners[fam](r, profile, args)
+            rows += got
+        except (Failure, KeyError, ValueError, IndexError, TypeError, OSError) as e:
+            failures.append("%s: %s%s" % (fam, "" if isinstance(e, Failure) else type(e).__name__ + ": ", e))
+            print("heldout: FAILED %s: %s" % (fam, e), file=sys.stderr, flush=True)
+        seconds[fam] = time.time() - t1
+        print("heldout: %s done in %.0f s" % (fam, seconds[fam]), flush=True)
+        meta["seconds"] = time.time() - t0  # the report so far: a run cut by a time limit keeps what it measured
+        summary = summarise(rows)
+        write_report(args, rows, summary, meta, failures)
+    for fam, s in summary.items():
+        print("heldout: %-6s %2d problems: auto >= %.2f x defaults %d/%d %s; auto >= %.2f x best %d/%d %s" % (
+            fam, s["measured"], TARGET_DEFAULTS, s["meets_defaults"], s["measured"],
+            "PASS" if s["defaults_pass"] else "MISS", TARGET_BEST, s["meets_best"], s["measured"],
+            "PASS" if s["best_pass"] else "MISS"))
+    print("heldout: wrote %s and %s (%.0f s)" % (os.path.join(args.out, "heldout.md"),
+                                                os.path.join(args.out, "heldout.jsonl"), time.time() - t0))
+    if failures:
+        print("heldout: %d failure(s): %s" % (len(failures), "; ".join(failures)), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
