@@ -234,6 +234,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         core_params_set_int(&features, "n_theta", plan->n_theta);
         core_params_set_num(&features, "voxel_run", voxel_run > 1 ? voxel_run : 1);
         core_params_set_num(&features, "fiber_run", fiber_run > 1 ? fiber_run : 1);
+        /* the scale, so that a profile entry's validity range can say which sizes it was checked on */
+        core_params_set_int(&features, "n_coeffs", data->n_coeffs);
     }
     const core_resolve_request request = {&life_param_table, is_auto ? &features : NULL, params, NULL, NULL};
     core_resolved r;
