@@ -7,6 +7,9 @@ problems, tuner/tune_<family>.c) three timings:
   defaults  the same with CLPK_PROFILE_DIR pointing at an empty folder (the built-in defaults);
   best      the fastest of the explicit plans made from every parameter set of the family's profile entries of the
             problem's precision, and of the defaults: the oracle over what the selection could have chosen.
+Times: SpMV the median multiply, xcorr the median call, SS-HOPM the median launch of fixed iterations, LiFE the DSC +
+WC medians (clpk-bench-life --orders: one plan per parameter list; the list " " names none, so that with the
+profile it is the automatic plan). Each family's problems run in a few CLI calls (commands.log lists them).
 Targets (issue #23): defaults_ms / auto_ms >= 0.97 on every problem, best_ms / auto_ms >= 0.90 on >= 90 % of them.
 The targets are reported (PASS / MISS), not asserted. Exit status: 0 when the report is written and every run was
 correct, 1 when a run failed or a result was wrong (the report still lists what was measured), 2 on usage errors.
@@ -499,7 +502,8 @@ def run_life(r, profile, args):
                 m = life_product_ms(per_list.get(i, []), lambda i: True).get(p)
                 if m:
                     times[label] = m[0]
-            name = "%s %s (%s coefficients)" % (what, p, "%.1f M" % (nc / 1e6) if nc else "?")
+            size = "?" if not nc else "%.1f M" % (nc / 1e6) if nc >= 1e6 else "%.0f k" % (nc / 1e3) if nc >= 1e4 else nc
+            name = "%s %s (%s coefficients)" % (what, p, size)
             note = "fit ms/iteration: auto %s, defaults %s" % (
                 "%.3f" % a_fit if a_fit else "-", "%.3f" % d[1] if d and d[1] else "-")
             rows.append(problem_row("life", name, p, a_ms, d[0] if d else None, times, ref, auto_plan.get(p, ""),
