@@ -311,7 +311,8 @@ def load_jsonl(path):
 def run_xcorr(r, profile, args):
     rows = []
     keys = xcorr_applicable_keys(r)
-    reps = ["--repeats", str(args.repeats), "--warmup", str(max(1, args.repeats // 10)), "--max-ms", "2000"]
+    repeats = args.repeats if args.quick else max(args.repeats, 50)  # calls of microseconds: the CLI's default
+    reps = ["--repeats", str(repeats), "--warmup", str(max(1, repeats // 10)), "--max-ms", "2000"]
     for g in xcorr_groups(args.scale, args.quick):
         prec = g["precision"]
         base = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", g["patterns"], "--sizes", g["sizes"],
