@@ -20,7 +20,7 @@ result counts as correct when every start ran its fixed iterations without NaN/I
 
 Standard library only (the CI machine runs it with the system python3).
 Usage: bench/heldout.py [--bin DIR] [--device SEL] [--profile FILE] [--scale S] [--families LIST] [--quick]
-                        [--max-sets N] [--life-data DIR] [--out DIR] [--estimate]
+                        [--max-sets N] [--life-dipy DIR] [--life-data DIR] [--out DIR] [--estimate]
 """
 import argparse
 import json
@@ -84,16 +84,33 @@ def sshopm_groups(scale, quick):
 
 
 # The tuner trains LiFE on random streamline-like datasets of 67 k-160 k coefficients (n_theta 96 and 64); the
-# held-out datasets are the seed's DS1 scale (57 M coefficients) and the medium synth, with other seeds, and
-# optionally a real dataset (--life-data: the encoded dipy data).
-def life_groups(scale, quick, data_dir):
+# held-out datasets are the seed's DS1 scale (57 M coefficients) and the medium synth, with other seeds, and real
+# data: dipy's small_25 scan and tractogram encoded by clpk-life (found under --life-dipy, when there), and any
+# dataset directory given with --life-data.
+def life_groups(scale, quick, data_dirs):
     if quick:
         return [{"size": "tiny", "seed": 3, "precision": "f32"}]
     big, other = ("ds1", "medium") if scale >= 0.5 else ("medium", "small") if scale >= 0.1 else ("small", "tiny")
     groups = [{"size": big, "seed": 3, "precision": "both"}, {"size": other, "seed": 5, "precision": "both"}]
-    if data_dir:
-        groups.append({"data": data_dir, "precision": "both"})
-    return groups
+    return groups + [{"data": d, "precision": "both"} for d in data_dirs]
+
+
+def life_dipy_dataset(r, args):
+    """Encodes dipy's test data (small_25.nii.gz, .bval, .bvec, EuDX_small_25.trk under args.life_dipy) into a
+    LiFE dataset folder; None when the files are not there."""
+    src = args.life_dipy
+    files = ["small_25.nii.gz", "small_25.bval", "small_25.bvec", "EuDX_small_25.trk"]
+    if args.quick or not src or not all(os.path.exists(os.path.join(src, f)) for f in files):
+        return None
+    out = os.path.join(args.out, "life-dipy-small_25")
+    rc, text, _ = r.run("life-encode", ["clpk-life", "encode"] + ["--dwi", os.path.join(src, files[0]), "--bval",
+                                                                  os.path.join(src, files[1]), "--bvec",
+                                                                  os.path.join(src, files[2]), "--trk",
+                                                                  os.path.join(src, files[3]), "--out", out],
+                        "defaults")
+    if rc:
+        raise Failure("clpk-life encode of %s failed: %s" % (src, reason(text)))
+    return out
 
 
 # ---- helpers ----------------------------------------------------------------------------------------------------
@@ -465,8 +482,9 @@ def life_orders(r, g, args, lists, name, mode="defaults"):
 
 def run_life(r, profile, args):
     rows = []
-    for g in life_groups(args.scale, args.quick, args.life_data):
-        what = g.get("data") or "%s seed %d" % (g["size"], g["seed"])
+    dipy = life_dipy_dataset(r, args)
+    for g in life_groups(args.scale, args.quick, [d for d in (dipy, args.life_data) if d]):
+        what = os.path.basename(g["data"]) if "data" in g else "%s seed %d" % (g["size"], g["seed"])
         per_list, out = life_orders(r, g, args, [" "], "life-auto", "auto")
         if per_list is None:
             raise Failure("life auto %s failed: %s" % (what, out.strip()[-400:]))
@@ -534,11 +552,11 @@ def estimate(profile, args):
             t = sum((2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets))) *
                     (2 + 0.5 * len(g["shapes"].split(","))) for g in gs)
         else:  # DS1: synth 12 s and references ~10 s per run, ~6 s a plan; medium: a tenth
-            gs = life_groups(args.scale, args.quick, args.life_data)
+            gs = life_groups(args.scale, args.quick, [d for d in (args.life_dipy, args.life_data) if d])
             n = sum(1 if g["precision"] != "both" else 2 for g in gs)
             k = sum(len(candidate_sets(profile, fam, p, args.max_sets)) for p in ("f32", "f64"))
             unit = {"ds1": 1.0, "medium": 0.1}
-            t = sum(unit.get(g.get("size"), 0.02 if "size" in g else 0.2) * (44 + 6 * (2 + 2 * (1 + k)) + 20)
+            t = sum(unit.get(g.get("size"), 0.02) * (44 + 6 * (2 + 2 * (1 + k)) + 20)
                     for g in gs)
         lines.append("%s: %d problems, ~%.0f s" % (fam, n, t))
         total += t
@@ -654,7 +672,13 @@ def main():
                                                                "precision (default all; 3 with --quick)")
     ap.add_argument("--repeats", type=int, default=None, help="timed runs per plan (default 30; 5 with --quick)")
     ap.add_argument("--life-iters", type=int, default=None, help="SBB-NNLS iterations of the informative fit timing")
-    ap.add_argument("--life-data", help="also a LiFE dataset directory (e.g. the encoded dipy data)")
+    shared = os.environ.get("CLPK_SHARED_DATA_DIR") or os.path.join(os.path.dirname(root), "shared/data")
+    dipy = next((d for d in (os.path.join(shared, "life"), os.path.join(root, ".gpu/data/life")) if os.path.isdir(d)),
+                None)
+    ap.add_argument("--life-dipy", default=dipy, help="folder of dipy's small_25 files, encoded and checked as a "
+                                                      "LiFE problem (default $CLPK_SHARED_DATA_DIR/life, "
+                                                      "../shared/data/life or .gpu/data/life when there)")
+    ap.add_argument("--life-data", help="also a LiFE dataset directory")
     ap.add_argument("--out", default=os.environ.get("OUT", "bench-out/heldout"))
     ap.add_argument("--estimate", action="store_true", help="print the estimate and exit")
     ap.add_argument("--verbose", action="store_true")
@@ -673,6 +697,8 @@ def main():
     args.bin = os.path.abspath(args.bin)
     if args.life_data:
         args.life_data = os.path.abspath(args.life_data)
+    if args.life_dipy:
+        args.life_dipy = os.path.abspath(args.life_dipy)
     if not os.path.exists(os.path.join(args.bin, "clpk-info")):
         ap.error("no clpk-info in %s (--bin or CLPK_BIN)" % args.bin)
     if os.path.isdir(os.path.join(args.out, "raw")):
