@@ -142,6 +142,7 @@ static clpk_status life_problem_create(clpk_context *ctx, const tune_options *op
     core_params_set_int(&problem->klass, "n_theta", s->data.n_theta);
     core_params_set_num(&problem->klass, "voxel_run", voxel_run > 1 ? voxel_run : 1);
     core_params_set_num(&problem->klass, "fiber_run", fiber_run > 1 ? fiber_run : 1);
+    core_params_set_int(&problem->klass, "n_coeffs", s->data.n_coeffs); /* the scale, for validity ranges */
     return CLPK_SUCCESS;
 }
 

@@ -32,12 +32,11 @@ static const core_param_def life_param_defs[] = {
     /* the first value of the search: the tuner prunes unused wg to it */
     {"wg", CORE_PARAM_INT, NULL, 1, 1024, "64", NULL, NULL, FIELD(wg), "64|128|256", NULL,
      "work-group size of the atomics kernels and of wc=voxel"},
-    /* Not searched: measured slower at every split on the H100 (life_default_theta_parts), and the training problems'
-     * dictionaries fit any cache, so they could not show where a split pays. */
+    /* Not searched: measured slower at every split on the H100 (life_default_theta_parts). */
     {"theta_parts", CORE_PARAM_INT, NULL, 1, LIFE_MAX_THETA_PARTS, "1", NULL, NULL, FIELD(theta_parts), NULL, NULL,
      "passes over parts of the directions (dsc=voxel, wc=fiber), clamped to n_theta"},
-    /* Processing orders (docs/perf-life.md, section 4). The training problems' voxels sit on a small grid, so morton
-     * is a real permutation there; whether it pays shows only at DS1 scale, where the working sets exceed the L2. */
+    /* Processing orders (docs/perf-life.md, section 4): whether they pay shows only where the working sets exceed the
+     * L2, which is why the tuner trains at 1/8 of DS1. */
     {"voxel_order", CORE_PARAM_NAME, "index|morton", 0, 0, "index", NULL, NULL, FIELD(voxel_order), "index|morton",
      NULL, "order of the voxel runs (dsc=voxel, wc=voxel): index, or along the Z-order curve; GPU f64 default morton"},
     {"fiber_order", CORE_PARAM_NAME, "index|voxel", 0, 0, "index", NULL, NULL, FIELD(fiber_order), "index|voxel", NULL,
