@@ -20,7 +20,7 @@ result counts as correct when every start ran its fixed iterations without NaN/I
 
 Standard library only (the CI machine runs it with the system python3).
 Usage: bench/heldout.py [--bin DIR] [--device SEL] [--profile FILE] [--scale S] [--families LIST] [--quick]
-                        [--max-sets N] [--life-dipy DIR] [--life-data DIR] [--out DIR] [--estimate]
+                        [--max-sets N] [--rounds N] [--life-dipy DIR] [--life-data DIR] [--out DIR] [--estimate]
 """
 import argparse
 import json
@@ -563,6 +563,29 @@ def estimate(profile, args):
     return total, lines
 
 
+def merge_rounds(rounds):
+    """Rows of several rounds of one family into one row per problem: the fastest median of each configuration
+    (auto, defaults, each set), which takes a noisy machine's slow outliers out of every ratio alike."""
+    merged = {}
+    for rows in rounds:
+        for x in rows:
+            m = merged.setdefault(x["problem"], {"row": x, "auto": [], "defaults": [], "sets": {}, "refused": {}})
+            m["auto"].append(x["auto_ms"])
+            m["defaults"].append(x["defaults_ms"])
+            for k, v in x["sets_ms"].items():
+                m["sets"].setdefault(k, []).append(v)
+            m["refused"].update(x["refused"])
+    out = []
+    for m in merged.values():
+        x = m["row"]
+        fastest = lambda vs: min((v for v in vs if v), default=None)  # noqa: E731
+        row = problem_row(x["family"], x["problem"], x["precision"], fastest(m["auto"]), fastest(m["defaults"]),
+                          {k: fastest(v) for k, v in m["sets"].items()}, m["refused"], x["auto_plan"], x["notes"])
+        row["rounds"] = len(m["auto"])
+        out.append(row)
+    return out
+
+
 def fmt(v, spec=".4f"):
     return "-" if v is None else format(v, spec)
 
@@ -596,9 +619,9 @@ def write_report(args, rows, summary, meta, failures):
         for fam, s in summary.items():
             f.write(json.dumps(dict(s, record="summary", family=fam)) + "\n")
     md = ["# Held-out check of the tuned profile", "",
-          "Device: %s. Profile: %s. Scale %g%s. Started %s, %.0f s." % (
+          "Device: %s. Profile: %s. Scale %g%s, %d round(s). Started %s, %.0f s." % (
               meta["device"], meta["profile"] or "none (built-in defaults)", args.scale, " (quick)" if args.quick else "",
-              meta["started"], meta["seconds"]),
+              args.rounds, meta["started"], meta["seconds"]),
           "",
           "Targets (issue #23): auto vs defaults = defaults_ms / auto_ms >= %.2f on every problem; auto vs best = "
           "best_ms / auto_ms >= %.2f on >= %d %% of them (best: the fastest of the profile's parameter sets of the "
@@ -680,13 +703,16 @@ def main():
                                                       "../shared/data/life or .gpu/data/life when there)")
     ap.add_argument("--life-data", help="also a LiFE dataset directory")
     ap.add_argument("--out", default=os.environ.get("OUT", "bench-out/heldout"))
+    ap.add_argument("--rounds", type=int, default=1, help="measure everything N times and keep each "
+                                                          "configuration's fastest median (a noisy machine)")
     ap.add_argument("--estimate", action="store_true", help="print the estimate and exit")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     args.families = [f for f in args.families.split(",") if f]
     bad = [f for f in args.families if f not in FAMILIES]
-    if bad or not (args.scale > 0):
-        ap.error("unknown family %s (known: %s)" % (",".join(bad), ",".join(FAMILIES)) if bad else "--scale > 0")
+    if bad or not (args.scale > 0) or args.rounds < 1:
+        ap.error("unknown family %s (known: %s)" % (",".join(bad), ",".join(FAMILIES)) if bad else
+                 "--scale > 0, --rounds >= 1")
     if args.max_sets is None:
         args.max_sets = 3 if args.quick else 0
     if args.repeats is None:
@@ -722,6 +748,7 @@ def main():
         if r.device_name == "?":
             r.device_name = profile.get("device", {}).get("name", "?")
     total, lines = estimate(profile, args)
+    total *= args.rounds
     print("heldout: profile %s (%s); bin %s; out %s" % (path or "none", level, args.bin, args.out))
     print("heldout: estimate about %.0f s on an H100-class GPU (%s)" % (total, "; ".join(lines)), flush=True)
     if args.estimate:
@@ -734,7 +761,7 @@ def main():
         for p in ("f32", "f64"):
             for label, kv in candidate_sets(profile, fam, p, args.max_sets):
                 sets.setdefault(fam, {})["%s %s" % (p, label)] = ",".join("%s=%s" % x for x in kv)
-    meta = {"device": r.device_name, "profile": path, "profile_level": level, "scale": args.scale,
+    meta = {"device": r.device_name, "profile": path, "profile_level": level, "scale": args.scale, "rounds": args.rounds,
             "quick": args.quick, "families": args.families, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                                       time.gmtime(t0)),
             "seconds": 0, "family_seconds": seconds, "failures": failures, "sets": sets,
@@ -743,8 +770,7 @@ def main():
         t1 = time.time()
         print("heldout: %s ..." % fam, flush=True)
         try:
-            got = runners[fam](r, profile, args)
-            rows += got
+            rows += merge_rounds([runners[fam](r, profile, args) for _ in range(args.rounds)])
         except (Failure, KeyError, ValueError, IndexError, TypeError, OSError) as e:
             failures.append("%s: %s%s" % (fam, "" if isinstance(e, Failure) else type(e).__name__ + ": ", e))
             print("heldout: FAILED %s: %s" % (fam, e), file=sys.stderr, flush=True)
