@@ -249,30 +249,22 @@ if [ -f "$scan.nii.gz" ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------------------------
-# Coverage: every value of the tuners' lists (read from the sources) is run by some variant of the family.
-c_list() { # FILE NAME: the string literals of the initializer `NAME[] = {...}` (it may span lines)
-    awk -v name="$2" '
-        !on { i = index($0, name "[] = {"); if (!i) next; on = 1; $0 = substr($0, i + length(name) + 5) }
-        on { j = index($0, "}"); s = j ? substr($0, 1, j - 1) : $0
-             while (match(s, /"[^"]*"/)) { print substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) }
-             if (j) exit }' "$root/$1"
-}
-table_search() { # FILE PARAM: the values a parameter table searches for PARAM (its row's `.search = "a|b"`)
-    awk -v name="$2" '
-        index($0, ".name = \"" name "\"") { on = 1 }
-        on && match($0, /\.search = "[^"]*"/) { s = substr($0, RSTART + 11, RLENGTH - 12); gsub(/\|/, "\n", s); print s; exit }
-        on && /},[[:space:]]*$/ { exit }' "$root/$1"
+# Coverage: every value the parameter tables search (clpk-<family> --help) is run by some variant of the family.
+table_values() { # FAMILY PARAM: the values the family's parameter table searches for PARAM, as clpk-FAMILY --help
+    # lists them ("  PARAM  ...; tuned over a|b|c; when ...", from clpk_family_parameters)
+    "$bin/clpk-$1" --help 2>/dev/null | awk -v name="$2" '
+        $1 == name && match($0, /tuned over [^;]*/) { s = substr($0, RSTART + 11, RLENGTH - 11); gsub(/\|/, "\n", s); print s; exit }'
 }
 coverage_fail=0
-covers() { # FAMILY KEY FILE ARRAY [EXEMPT...]: each value of the array (ARRAY "table": the parameter table's row
-    # KEY) appears as KEY=value in a FAMILY label
-    local family=$1 key=$2 file=$3 array=$4 v n=0
-    shift 4
+covers() { # FAMILY KEY [EXEMPT...]: each value the family's parameter table searches for KEY appears as KEY=value
+    # in a FAMILY label
+    local family=$1 key=$2 v n=0
+    shift 2
     local values runs="" l
-    if [ "$array" = table ]; then values=$(table_search "$file" "$key"); else values=$(c_list "$file" "$array"); fi
+    values=$(table_values "$family" "$key")
     for l in "${labels[@]}"; do [[ $l == "$family "* ]] && runs+=" ${l//,/ } "; done
     if [ -z "$values" ]; then
-        echo "coverage: no list $array in $file (update scripts/oclgrind-check.sh)" >&2
+        echo "coverage: clpk-$family --help lists no searched values of $key (update scripts/oclgrind-check.sh)" >&2
         coverage_fail=1
         return
     fi
@@ -280,16 +272,16 @@ covers() { # FAMILY KEY FILE ARRAY [EXEMPT...]: each value of the array (ARRAY "
         n=$((n + 1))
         case " $* " in *" $v "*) continue ;; esac
         [[ $runs == *" $key=$v "* ]] && continue
-        echo "coverage: $family $key=$v ($file $array) is run by no variant" >&2
+        echo "coverage: $family $key=$v (searched by its parameter table) is run by no variant" >&2
         coverage_fail=1
     done
 }
 if [ -z "$filter" ]; then
     for k in tile flag_bits wg strategy cache sync slices csr_vec vload prefetch format; do
-        covers spmv $k lib/spmv/spmv_params.c table
+        covers spmv $k
     done
-    covers spmv col lib/spmv/spmv_params.c table auto # auto = short or int by size: both run
-    shapes=$(table_search lib/spmv/spmv_params.c block)
+    covers spmv col auto # auto = short or int by size: both run
+    shapes=$(table_values spmv block)
     [ -n "$shapes" ] || { echo "coverage: no block values in lib/spmv/spmv_params.c" >&2; coverage_fail=1; }
     for s in $shapes; do # build_space ranks all the table's shapes
         for p in f32 f64; do
@@ -298,32 +290,16 @@ if [ -z "$filter" ]; then
             [ $covered = 1 ] || { echo "coverage: spmv $p block=$s is run by no variant" >&2; coverage_fail=1; }
         done
     done
-    covers xcorr algorithm tuner/tune_xcorr.c algorithms
-    covers xcorr wg tuner/tune_xcorr.c wg_values
-    covers xcorr team tuner/tune_xcorr.c team_values
-    covers xcorr shuffle tuner/tune_xcorr.c shuffle_values subgroup # no sub-groups in oclgrind
-    covers xcorr rows_per_worker tuner/tune_xcorr.c rpw_values
-    covers xcorr combine tuner/tune_xcorr.c combine_values
-    covers xcorr distribution tuner/tune_xcorr.c distribution_values
-    covers xcorr shifts tuner/tune_xcorr.c shifts_values
-    covers xcorr rows tuner/tune_xcorr.c rows_values
-    covers xcorr lefts tuner/tune_xcorr.c lefts_values
-    covers xcorr rights tuner/tune_xcorr.c rights_values
-    covers xcorr fft_pad tuner/tune_xcorr.c pad_values
-    covers life dsc tuner/tune_life.c dsc
-    covers life wc tuner/tune_life.c wc
-    covers life team tuner/tune_life.c teams
-    covers life runs tuner/tune_life.c runs
-    covers life unroll tuner/tune_life.c unroll
-    covers life wc_team tuner/tune_life.c teams
-    covers life wc_runs tuner/tune_life.c runs
-    covers life wg tuner/tune_life.c wg
-    covers life voxel_order tuner/tune_life.c voxel_order
-    covers life fiber_order tuner/tune_life.c fiber_order
-    covers sshopm kernel tuner/tune_sshopm.c both
-    covers sshopm entries tuner/tune_sshopm.c entries
-    covers sshopm wg tuner/tune_sshopm.c wgs
-    covers sshopm check_every tuner/tune_sshopm.c checks
+    for k in algorithm wg team rows_per_worker combine distribution shifts rows lefts rights fft_pad; do
+        covers xcorr $k
+    done
+    covers xcorr shuffle subgroup # no sub-groups in oclgrind
+    for k in dsc wc team runs unroll wc_team wc_runs wg voxel_order fiber_order; do
+        covers life $k
+    done
+    for k in kernel entries wg check_every; do
+        covers sshopm $k
+    done
 fi
 
 if [ "$list_only" = 1 ]; then
