@@ -41,6 +41,8 @@ struct clpk_context {
     void *profile_json;
     clpk_profile_level profile_level;
     char profile_path[512];
+    /* families whose stale profile entry was reported already ("spmv,life,"): each is reported once a context */
+    char profile_stale_reported[64];
 };
 
 clpk_status core_profile_load_for_context(clpk_context *ctx);

@@ -48,8 +48,8 @@ clpk_status core_resolve(clpk_context *ctx, const core_resolve_request *req, cor
                                             out->reason, sizeof out->reason));
         int applies = out->choice.found;
         if (applies && check_all(t, &entry, &err) != CLPK_SUCCESS) {
-            core_log(ctx, CLPK_LOG_WARN, "%s: profile %s: entry ignored (%s)", t->family, out->choice.path,
-                     err.message);
+            core_log(ctx, core_profile_first_stale_report(ctx, t->family) ? CLPK_LOG_WARN : CLPK_LOG_DEBUG,
+                     "%s: profile %s: entry ignored (%s)", t->family, out->choice.path, err.message);
             snprintf(out->reason, sizeof out->reason, "the applying entry is stale (%.200s)", err.message);
             applies = 0;
         }

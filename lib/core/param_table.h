@@ -68,6 +68,10 @@ int core_param_search_values(const core_param_def *d, const char **out, char *st
 /* A human-readable listing of the table, one line a parameter (--help, clpk_family_parameters). */
 void core_param_describe(const core_param_table *t, char *buf, size_t size);
 
+/* Whether this is the first stale profile entry of `family` reported on the context (a stale profile is reported
+ * once, at warn; later ones at debug). */
+int core_profile_first_stale_report(clpk_context *ctx, const char *family);
+
 /* The table of a family ("spmv", "life", "sshopm", "xcorr"), or NULL. */
 const core_param_table *core_param_table_of(const char *family);
 

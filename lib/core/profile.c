@@ -382,3 +382,13 @@ clpk_status core_profile_choose(clpk_context *ctx, const char *family, const cor
                                 core_profile_choice *choice) {
     return core_profile_choose_within(ctx, family, features, 0, params, choice, NULL, 0);
 }
+
+int core_profile_first_stale_report(clpk_context *ctx, const char *family) {
+    char tag[24];
+    snprintf(tag, sizeof tag, "%s,", family);
+    if (strstr(ctx->profile_stale_reported, tag)) return 0;
+    size_t used = strlen(ctx->profile_stale_reported);
+    if (used + strlen(tag) < sizeof ctx->profile_stale_reported)
+        memcpy(ctx->profile_stale_reported + used, tag, strlen(tag) + 1);
+    return 1;
+}
