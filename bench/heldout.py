@@ -495,7 +495,9 @@ def run_life(r, profile, args):
         for p in precs:
             for label, kv in candidate_sets(profile, "life", p, args.max_sets):
                 sets.append(("%s-%s" % (p, label), p, ",".join("%s=%s" % x for x in kv)))
-        lists = ["voxel_order=index"] + [s[2] for s in sets]  # the first: the built-in defaults as they are
+        # the first: the built-in defaults as they are (no parameter: the precision's own defaults, e.g. Morton voxel
+        # order in f64 on GPUs, which an explicit voxel_order=index would override)
+        lists = [" "] + [s[2] for s in sets]
         per_list, out = life_orders(r, g, args, lists, "life-defaults")
         refused = {}
         if per_list is None:  # a set refused for this dataset: one at a time
