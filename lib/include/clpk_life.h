@@ -72,7 +72,8 @@ typedef struct clpk_life_plan clpk_life_plan;
 
 /* Uploads the dataset, builds the restructured copies (voxel- and atom-sorted runs) and kernels. `strategy`: NULL or
  * "auto", or "atomics" (the coefficient-parallel baseline) / "sorted" / "timed" (times every kernel on this dataset
- * and keeps the fastest); `params`: NULL or "k=v,..." overrides (see docs/life.md). */
+ * and keeps the fastest); `params`: NULL or "k=v,..." overrides (clpk_family_parameters("life", ...) lists
+ * them). */
 CLPK_API clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
                                   const char *strategy, const char *params, clpk_life_plan **plan);
 CLPK_API void clpk_life_plan_destroy(clpk_life_plan *plan);

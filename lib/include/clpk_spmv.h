@@ -17,8 +17,8 @@ typedef struct clpk_spmv_plan clpk_spmv_plan;
 
 /* Creates a plan for the CSR matrix A (values are converted to `precision`; A is not kept).
  * format: NULL or "auto" (profile, else defaults), "bccoo", "bccoo+" or "csr".
- * params: NULL or "k=v,..." overriding the chosen parameters (keys in docs/spmv.md: block_h, block_w, flag_bits,
- *         col, tile, wg, strategy, cache, sync, skip_scan, transpose, slices, csr_vec).
+ * params: NULL or "k=v,..." overriding the chosen parameters; clpk_family_parameters("spmv", ...) lists every key
+ *         with its values and defaults (unknown keys and disallowed values are refused).
  * f64 on a device without fp64 fails with CLPK_ERROR_UNSUPPORTED. *plan is owned by the caller
  * (clpk_spmv_plan_destroy). Creating a plan with explicit params is cheap to repeat: kernels come from the
  * context's program cache. */

@@ -69,7 +69,7 @@ typedef struct clpk_sshopm_options {
     double xtol;                    /* also require max |dx| <= xtol (0: off, the default) */
     int max_iter;                   /* iteration cap (default 1000) */
     const char *kernel;             /* NULL/"auto", "general" (loop kernel) or "generated" (unrolled per (m, n)) */
-    const char *params;             /* NULL or "k=v,..." tuning overrides (docs/sshopm.md lists the keys) */
+    const char *params;             /* NULL or "k=v,..." overrides (clpk_family_parameters("sshopm")) */
 } clpk_sshopm_options;
 
 CLPK_API void clpk_sshopm_options_default(clpk_sshopm_options *opts);

@@ -40,8 +40,9 @@ CLPK_API int clpk_xcorr_output_cols(const clpk_xcorr_shape *shape);
 typedef struct clpk_xcorr_plan clpk_xcorr_plan;
 
 /* Creates a plan. `algorithm`: NULL or "auto" (profile, else built-in choice), or one of "naive", "shift-buffer",
- * "split-row", "grouped", "multi-right", "multi-both", "warp-per-overlap", "fft". `params`: NULL or "k=v,..." to
- * override the chosen parameters (unknown keys are refused). Checks the shape against the device's limits. */
+ * "split-row", "grouped", "multi-right", "multi-both", "warp-per-overlap", "local", "fft", "fused-fft". `params`:
+ * NULL or "k=v,..." to override the chosen parameters (clpk_family_parameters("xcorr", ...) lists them and the
+ * algorithms each applies to; unknown keys are refused). Checks the shape against the device's limits. */
 CLPK_API clpk_status clpk_xcorr_plan_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const char *algorithm,
                                    const char *params, clpk_xcorr_plan **plan);
 CLPK_API void clpk_xcorr_plan_destroy(clpk_xcorr_plan *plan);
