@@ -17,7 +17,7 @@ system (clpk._lib documents the order); clpk.library_path() says which was loade
 from . import life
 from ._errors import Error
 from ._lib import library_path
-from .context import Context, devices
+from .context import Context, devices, family_parameters
 from .device import DeviceArray
 from .dmri import DmriPeaks, TensorPeaks, dmri_peaks, sshopm_peaks
 from .spmv import SpMV, generate as generate_matrix
@@ -27,5 +27,5 @@ from .xcorr import XcorrPlan, xcorr
 __version__ = "0.1.0"
 
 __all__ = ["Context", "DeviceArray", "DmriPeaks", "Error", "Pairs", "SpMV", "SshopmPlan", "TensorPeaks", "XcorrPlan",
-           "devices", "dmri_peaks", "generate_matrix", "library_path", "life", "sshopm", "sshopm_peaks",
-           "unique_count", "xcorr"]
+           "devices", "dmri_peaks", "family_parameters", "generate_matrix", "library_path", "life", "sshopm",
+           "sshopm_peaks", "unique_count", "xcorr"]

@@ -36,6 +36,7 @@ PROTOTYPES = {
     "clpk_context_cache_stats": (None, [_P, _P]),
     "clpk_context_profile": (_I, [_P, C.POINTER(_S)]),
     "clpk_profile_level_string": (_S, [_I]),
+    "clpk_family_parameters": (_I, [_S, _P, _SZ, _P]),
     # spmv
     "clpk_spmv_plan_create": (_I, [_P, _P, _I, _S, _S, _PP]),
     "clpk_spmv_plan_destroy": (None, [_P]),

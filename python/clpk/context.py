@@ -37,6 +37,16 @@ def devices():
     return [_device_dict(S.at(S.clpk_device_info, C.addressof(buf), i)) for i in range(min(n, count.value))]
 
 
+def family_parameters(family):
+    """The parameters a family's plans take ("spmv", "life", "sshopm", "xcorr"): one line each with the allowed values,
+    the built-in defaults, the values the tuner searches and when it applies (clpk_family_parameters)."""
+    lib = _lib.load()
+    buf = C.create_string_buffer(16384)
+    err = _lib.new_error()
+    _lib.check(lib.clpk_family_parameters(family.encode(), buf, len(buf), C.byref(err)), err=err)
+    return _lib.text(buf.value)
+
+
 class Context(Owner):
     """One OpenCL device, its in-order queue, program cache and tuning profile.
 

@@ -21,6 +21,15 @@ def test_devices_and_context_facts(ctx):
     assert ctx.cl_context and ctx.cl_queue
 
 
+def test_family_parameters():
+    text = clpk.family_parameters("spmv")
+    for key in ("tile", "wg", "vload", "interleave", "prefetch"):
+        assert any(line.split()[0] == key for line in text.splitlines() if line.strip()), key
+    assert "tuned over" in text
+    with pytest.raises(clpk.Error, match="unknown family"):
+        clpk.family_parameters("nope")
+
+
 def test_context_manager_and_close(ctx):
     sel = "%s,%s" % (ctx.device["implementation"], ctx.device["kind"])
     with clpk.Context(sel) as c:
