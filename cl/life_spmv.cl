@@ -2,7 +2,8 @@
  *   DSC  y[v,:] = sum_{k: v_k = v} phi_k w[f_k] D[a_k,:]
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
- * TEAM / UNROLL (DSC voxel teams), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4).
+ * TEAM / UNROLL (DSC voxel teams; UNROLL also WC fibre runs and pairs), WC_TEAM (WC teams, a power of two), LDD
+ * (dictionary row stride, a multiple of 4).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
@@ -21,7 +22,7 @@ typedef LIFE_XPASTE(VALUE_T, 4) real4;
 #define DSC_NPL ((NTHETA + TEAM - 1) / TEAM)
 #define WC_NPL ((NTHETA + WC_TEAM - 1) / WC_TEAM)
 
-/* theta-split (dsc=voxel and wc=fiber): with THETA_PARTS > 1 the host launches the kernel once per part, `pass` =
+/* theta-split (dsc=voxel, dsc=pairs and wc=fiber): with THETA_PARTS > 1 the host launches the kernel once per part, `pass` =
  * 0..THETA_PARTS-1, and the pass covers the directions [pass * PART_LEN, min((pass + 1) * PART_LEN, NTHETA)), so the
  * D and y rows a pass touches are 1/THETA_PARTS of the whole and fit the L2 where the whole does not. With
  * THETA_PARTS 1 the range is the compile-time [0, NTHETA): the same code and bits as without the split. */
@@ -278,6 +279,128 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
             w[f] = part[lid];
 #endif
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Pair-merged DSC: the runs of dsc=voxel, each run's coefficients grouped by (voxel, atom) pair (lib/life/life_pairs.c).
+ * Per pair every lane forms s = sum phi_k w[f_k] over the pair's pair_len coefficients (the same loads in every lane,
+ * as dsc=voxel's per-coefficient weights), then adds s * D[a,:] to its accumulators: one D row per pair instead of one
+ * per coefficient. Pairs with s == 0 skip the row (uniform over the team). No barriers, no atomics. */
+__kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pair,
+                             __global const long *restrict run_coeff, __global const int *restrict pair_atom_off,
+                             __global const int *restrict pair_len, __global const int *restrict fiber,
+                             __global const real *restrict phi, __global const real *restrict dict,
+                             __global const real *restrict w, __global real *restrict y, int pass,
+                             __global const int *restrict run_voxel) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
+    const int lid = get_local_id(0), lane = lid % TEAM;
+    const int runs = get_local_size(0) / TEAM;
+    const long r = (long)get_group_id(0) * runs + lid / TEAM;
+    if (r >= n_voxels) return; /* no barriers in this kernel */
+    const long v = VOXEL_OF(r);
+    real acc[DSC_PNPL];
+    for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
+    long p = run_pair[r], j = run_coeff[r];
+    const long end = run_pair[r + 1];
+    for (; p + UNROLL <= end; p += UNROLL) {
+        int ao[UNROLL];
+        real s[UNROLL];
+        for (int u = 0; u < UNROLL; ++u) {
+            ao[u] = pair_atom_off[p + u];
+            const long stop = j + pair_len[p + u];
+            real c = 0;
+            for (; j < stop; ++j) c += phi[j] * w[fiber[j]];
+            s[u] = c;
+        }
+        for (int u = 0; u < UNROLL; ++u) {
+            if (s[u] == (real)0) continue;
+            for (int i = 0; i < DSC_PNPL; ++i) {
+                const int t = t0 + lane + i * TEAM;
+                if (t < t1) acc[i] += s[u] * dict[ao[u] + t];
+            }
+        }
+    }
+    for (; p < end; ++p) {
+        const long stop = j + pair_len[p];
+        real c = 0;
+        for (; j < stop; ++j) c += phi[j] * w[fiber[j]];
+        if (c == (real)0) continue;
+        const int ao = pair_atom_off[p];
+        for (int i = 0; i < DSC_PNPL; ++i) {
+            const int t = t0 + lane + i * TEAM;
+            if (t < t1) acc[i] += c * dict[ao + t];
+        }
+    }
+    for (int i = 0; i < DSC_PNPL; ++i) {
+        const int t = t0 + lane + i * TEAM;
+        if (t < t1) y[v * NTHETA + t] = acc[i];
+    }
+}
+
+/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes (over theta) takes
+ * UNROLL consecutive pairs (their row loads in flight together; pairs are grouped by voxel, so a group's y rows repeat
+ * from cache), and the team's partial sums of all UNROLL pairs are reduced together in local memory: one barrier
+ * tree per UNROLL pairs. part holds get_local_size(0) * UNROLL values. */
+__kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_atom_off,
+                               __global const int *restrict pair_voxel_off, __global const real *restrict dict,
+                               __global const real *restrict y, __global real *restrict dot, __local real *part) {
+    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
+    const int runs = get_local_size(0) / WC_TEAM;
+    const long per_group = (long)runs * UNROLL;
+    __local real *mine = part + team * (UNROLL * WC_TEAM); /* this team's UNROLL rows of WC_TEAM partial sums */
+    /* The loop bound depends on the group only, so every work-item reaches every barrier. */
+    for (long base = (long)get_group_id(0) * per_group; base < n_pairs; base += (long)get_num_groups(0) * per_group) {
+        const long p0 = base + (long)team * UNROLL;
+        int ao[UNROLL], vo[UNROLL];
+        for (int u = 0; u < UNROLL; ++u) {
+            const int live = p0 + u < n_pairs;
+            ao[u] = live ? pair_atom_off[p0 + u] : 0;
+            vo[u] = live ? pair_voxel_off[p0 + u] : -1;
+        }
+        for (int u = 0; u < UNROLL; ++u) {
+            real s = 0;
+            if (vo[u] >= 0)
+                for (int i = 0; i < WC_NPL; ++i) {
+                    const int t = lane + i * WC_TEAM;
+                    if (t < NTHETA) s += dict[ao[u] + t] * y[vo[u] + t];
+                }
+            mine[u * WC_TEAM + lane] = s;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
+            if (lane < off)
+                for (int u = 0; u < UNROLL; ++u) mine[u * WC_TEAM + lane] += mine[u * WC_TEAM + lane + off];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        for (int u = lane; u < UNROLL; u += WC_TEAM)
+            if (p0 + u < n_pairs) dot[p0 + u] = mine[u * WC_TEAM];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Pair-merged WC, second launch: w[f] = sum over f's coefficients of phi_k dot[pair_k], a team of WC_TEAM lanes per
+ * fibre (lanes over the fibre's coefficients), reduced in local memory in a fixed order: no atomics, the same bits
+ * every run. */
+__kernel void life_wc_pair_sum(int n_fibers, __global const long *restrict fiber_ptr,
+                               __global const int *restrict fiber_pair, __global const real *restrict phi,
+                               __global const real *restrict dot, __global real *restrict w, __local real *part) {
+    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
+    const int runs = get_local_size(0) / WC_TEAM;
+    for (long base = (long)get_group_id(0) * runs; base < n_fibers; base += (long)get_num_groups(0) * runs) {
+        const long f = base + team;
+        real s = 0;
+        if (f < n_fibers) {
+            const long end = fiber_ptr[f + 1];
+            for (long j = fiber_ptr[f] + lane; j < end; j += WC_TEAM) s += phi[j] * dot[fiber_pair[j]];
+        }
+        part[lid] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
+            if (lane < off) part[lid] += part[lid + off];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && f < n_fibers) w[f] = part[lid];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

@@ -47,8 +47,8 @@
 #        VkFFT application) and both paddings (radix-2/3 codes), fused-fft with both paddings, every rows and wg
 #        value, chunked pairs (fused_batch) and both local layouts (fused_gaps). Not runnable here: shift-buffer
 #        shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
-#  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels atomics|voxel and WC
-#        kernels atomics|atom|fiber|voxel, each run by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64),
+#  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels atomics|voxel|pairs and WC
+#        kernels atomics|atom|fiber|voxel|pairs, each run by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64),
 #        every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and FIBER_KEYED (voxel_order=morton,
 #        fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs life_mask/life_bb_step (and CLBlast).
 #        The "timed" strategy only chooses among these kernels.
@@ -209,6 +209,8 @@ life_dsc f32 dsc=voxel,team=8,runs=1,unroll=1,voxel_order=index
 life_dsc f64 dsc=voxel,team=16,runs=2,unroll=2,voxel_order=morton
 life_dsc f32 dsc=voxel,team=32,runs=4,unroll=4,voxel_order=morton,theta_parts=2
 life_dsc f64 dsc=voxel,team=64,runs=8,unroll=8,voxel_order=index,theta_parts=3
+life_dsc f32 dsc=pairs,team=16,runs=4,unroll=2,voxel_order=morton,theta_parts=2
+life_dsc f64 dsc=pairs,team=8,runs=2,unroll=4,voxel_order=index
 life_wc f32 wc=atomics,wg=128
 life_wc f64 wc=atomics,wg=64
 life_wc f32 wc=atom,wc_team=8,wc_runs=8
@@ -218,6 +220,8 @@ life_wc f64 wc=fiber,wc_team=32,wc_runs=4,unroll=8,fiber_order=index,theta_parts
 life_wc f32 wc=fiber,wc_team=64,wc_runs=1,unroll=2,fiber_order=voxel,voxel_order=morton,theta_parts=4
 life_wc f32 wc=voxel,wg=256,voxel_order=morton
 life_wc f64 wc=voxel,wg=64,voxel_order=index
+life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,voxel_order=morton
+life_wc f64 wc=pairs,wc_team=32,wc_runs=2,unroll=8,voxel_order=index
 add "life f32 fit dsc=voxel,wc=fiber (life_mask, life_bb_step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 2 --check
 

@@ -160,6 +160,8 @@ int main(void) {
         compare_iterates(ctx, &d, CLPK_PRECISION_F64, "sorted", 6, w_start, 1e-9);
         /* the theta-split products inside the fit: the same iterates as the host solver (and so as theta_parts 1) */
         compare_iterates_params(ctx, &d, CLPK_PRECISION_F64, "sorted", "theta_parts=2", 6, w_start, 1e-9);
+        /* the pair-merged products (another summation order): the same iterates within the same bounds */
+        compare_iterates_params(ctx, &d, CLPK_PRECISION_F64, "sorted", "dsc=pairs,wc=pairs", 6, w_start, 1e-9);
         if (dev->has_int64_atomics) compare_iterates(ctx, &d, CLPK_PRECISION_F64, "atomics", 6, NULL, 1e-9);
         convergence(ctx, &d, w_true);
     } else {
@@ -167,6 +169,7 @@ int main(void) {
     }
     compare_iterates(ctx, &d, CLPK_PRECISION_F32, "sorted", 4, NULL, 2e-3);
     compare_iterates_params(ctx, &d, CLPK_PRECISION_F32, "sorted", "theta_parts=3", 4, NULL, 2e-3);
+    compare_iterates_params(ctx, &d, CLPK_PRECISION_F32, "sorted", "dsc=pairs,wc=pairs", 4, NULL, 2e-3);
     compare_iterates(ctx, &d, CLPK_PRECISION_F32, "atomics", 4, w_start, 2e-3);
     bad_options(ctx, &d);
     free(w_start);

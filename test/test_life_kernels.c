@@ -97,31 +97,43 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
     CHECK(st == CLPK_SUCCESS && e <= tol, "WC %s %s [%s]: error %.3g (status %d %s)", clpk_precision_name(prec),
           strategy, params, e, (int)st, clpk_last_error(ctx));
     if (check_determinism) {
-        /* The sorted DSC and the fibre-sorted WC have no atomics: the same bits on every run. */
+        /* The voxel-sorted and pair DSC and the fibre-sorted and pair WC have no atomics: the same bits every run. */
         double *again = malloc((ny > nw ? ny : nw) * sizeof *again);
-        run_product(ctx, plan, 1, p->w, again);
-        CHECK(memcmp(again, p->y_got, ny * sizeof *again) == 0, "DSC voxel not bitwise repeatable [%s]", params);
-        if (plan->wc_kind == LIFE_WC_FIBER) {
+        if (plan->dsc_kind != LIFE_DSC_ATOMICS) {
+            run_product(ctx, plan, 1, p->w, again);
+            CHECK(memcmp(again, p->y_got, ny * sizeof *again) == 0, "DSC %s not bitwise repeatable [%s]",
+                  life_dsc_name(plan->dsc_kind), params);
+        }
+        if (plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_PAIRS) {
             run_product(ctx, plan, 0, p->y, again);
-            CHECK(memcmp(again, p->w_got, nw * sizeof *again) == 0, "WC fiber not bitwise repeatable [%s]", params);
+            CHECK(memcmp(again, p->w_got, nw * sizeof *again) == 0, "WC %s not bitwise repeatable [%s]",
+                  life_wc_name(plan->wc_kind), params);
         }
         free(again);
     }
     clpk_life_plan_destroy(plan);
 }
 
-/* Every value of every tuning parameter at least once for every kernel, and every (dsc, wc) pair (2 x 4): the -D
- * parameters (team, unroll, wc_team) advance together so only a few programs are built; runtime parameters rotate
- * independently. */
+/* Every value of every tuning parameter at least once for every kernel, and every (dsc, wc) pair the table searches
+ * (its dsc and wc rows): the -D parameters (team, unroll, wc_team) advance together so only a few programs are built;
+ * runtime parameters rotate independently. */
 static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
     const core_param_table *t = &life_param_table;
     const char *values[32][16];
     char storage[32][256];
-    int count[32], points = 0;
+    int count[32], points = 0, dsc_row = -1, wc_row = -1;
     for (int i = 0; i < t->count && i < 32; ++i) {
         count[i] = core_param_search_values(&t->defs[i], values[i], storage[i], sizeof storage[i], 16);
-        if (count[i] > points) points = count[i];
+        if (strcmp(t->defs[i].name, "dsc") == 0)
+            dsc_row = i;
+        else if (strcmp(t->defs[i].name, "wc") == 0)
+            wc_row = i;
+        else if (count[i] > points)
+            points = count[i];
     }
+    if (!CHECK(dsc_row >= 0 && wc_row >= 0 && count[dsc_row] >= 3 && count[wc_row] >= 5,
+               "the table's dsc and wc rows search the kernels (pairs included)"))
+        return;
     for (int pt = 0; pt < points; ++pt) {
         core_params cand;
         core_params_clear(&cand);
@@ -134,15 +146,19 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
         }
         char base[256];
         core_params_format(&cand, base, sizeof base);
-        /* All 8 (dsc, wc) pairs at the first point; afterwards 4 pairs that still run every kernel once (the two
-         * products are independent kernels), which halves the PoCL compiles (it specialises per work-group size). */
-        for (int d = 0; d < 2; ++d)
-            for (int w = 0; w < 4; ++w) {
-                if (pt > 0 && d != (w % 2 == 0 ? LIFE_DSC_VOXEL : LIFE_DSC_ATOMICS)) continue;
+        /* Every (dsc, wc) pair at the first point; afterwards one pair per WC kernel, the DSC kernels rotating, which
+         * still runs every kernel once (the two products are independent kernels) and cuts the PoCL compiles (it
+         * specialises per work-group size). */
+        const int nd = count[dsc_row], nwc = count[wc_row];
+        for (int d = 0; d < nd; ++d)
+            for (int w = 0; w < nwc; ++w) {
+                if (pt > 0 && d != (w + pt) % nd) continue;
                 char params[320];
-                snprintf(params, sizeof params, "%s,dsc=%s,wc=%s", base, life_dsc_name((life_dsc_kind)d),
-                         life_wc_name((life_wc_kind)w));
-                check_plan(ctx, p, prec, "auto", params, d == LIFE_DSC_VOXEL && w == LIFE_WC_FIBER);
+                snprintf(params, sizeof params, "%s,dsc=%s,wc=%s", base, values[dsc_row][d], values[wc_row][w]);
+                /* the kernels without atomics are checked for repeatable bits */
+                const int atomics = strcmp(values[dsc_row][d], "atomics") == 0 &&
+                                    strcmp(values[wc_row][w], "fiber") != 0 && strcmp(values[wc_row][w], "pairs") != 0;
+                check_plan(ctx, p, prec, "auto", params, !atomics);
             }
     }
 }
@@ -515,6 +531,114 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
     problem_free(&p);
 }
 
+/* The pair-merged copy (life_pairs_build) on the host, index and Morton order: runs and pairs consistent, atoms
+ * ascending and unique within a run, and the products formed through it (one dot product or one weight sum per pair)
+ * equal to the reference. */
+static void pairs_host(uint64_t *rng) {
+    life_random_options o = {.n_theta = 9,
+                             .n_atoms = 6,
+                             .n_voxels = 64,
+                             .n_fibers = 40,
+                             .mean_run = 5,
+                             .empty_fraction = 0.1,
+                             .zero_fraction = 0.2,
+                             .noise = 0};
+    clpk_life_dataset d;
+    clpk_error err;
+    if (!CHECK(life_random_dataset(&o, check_rand(rng), &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    const int nt = d.n_theta, ld = 12;
+    const size_t ny = (size_t)d.n_voxels * nt, nw = (size_t)d.n_fibers;
+    double *w = malloc(nw * sizeof *w), *y = malloc(ny * sizeof *y), *y_ref = malloc(ny * sizeof *y_ref),
+           *w_ref = malloc(nw * sizeof *w_ref), *y_got = calloc(ny, sizeof *y_got), *w_got = calloc(nw, sizeof *w_got);
+    for (size_t i = 0; i < nw; ++i)
+        w[i] = check_rand_double(rng);
+    for (size_t i = 0; i < ny; ++i)
+        y[i] = 2 * check_rand_double(rng) - 1;
+    life_ref_dsc(&d, w, y_ref);
+    life_ref_wc(&d, y, w_ref);
+    int32_t *rank = NULL;
+    char why[160];
+    CHECK(life_voxel_rank_morton(&d, &rank, why, sizeof why, &err) == CLPK_SUCCESS && rank, "morton ranks: %s", why);
+    for (int ranked = 0; ranked < 2; ++ranked) {
+        life_pairs pr;
+        if (!CHECK(life_pairs_build(&d, ld, ranked ? rank : NULL, &pr, &err) == CLPK_SUCCESS, "%s", err.message))
+            continue;
+        CHECK((pr.run_key != NULL) == ranked && pr.n_pairs > 0 && pr.n_pairs < d.n_coeffs &&
+                  pr.run_pair[d.n_voxels] == pr.n_pairs && pr.run_coeff[d.n_voxels] == d.n_coeffs &&
+                  pr.fiber_ptr[d.n_fibers] == d.n_coeffs,
+              "pairs %lld of %lld coefficients", (long long)pr.n_pairs, (long long)d.n_coeffs);
+        int ok = 1;
+        double *dot = malloc((size_t)pr.n_pairs * sizeof *dot);
+        memset(y_got, 0, ny * sizeof *y_got);
+        for (int32_t r = 0; ok && r < d.n_voxels; ++r) {
+            const int32_t v = ranked ? pr.run_key[r] : r;
+            ok &= !ranked || rank[v] == r;
+            int64_t j = pr.run_coeff[r];
+            for (int64_t p = pr.run_pair[r]; ok && p < pr.run_pair[r + 1]; ++p) {
+                ok &= pr.pair_len[p] > 0 && pr.pair_voxel_off[p] == v * nt && pr.pair_atom_off[p] % ld == 0;
+                ok &= p == pr.run_pair[r] || pr.pair_atom_off[p] > pr.pair_atom_off[p - 1];
+                double s = 0, c = 0;
+                for (int64_t e = 0; e < pr.pair_len[p]; ++e, ++j)
+                    s += pr.phi[j] * w[pr.fiber[j]];
+                for (int t = 0; t < nt; ++t) {
+                    y_got[(size_t)v * nt + t] += s * d.dictionary[(size_t)(pr.pair_atom_off[p] / ld) * nt + t];
+                    c += d.dictionary[(size_t)(pr.pair_atom_off[p] / ld) * nt + t] * y[(size_t)v * nt + t];
+                }
+                dot[p] = c;
+            }
+            ok &= j == pr.run_coeff[r + 1];
+        }
+        CHECK(ok, "pair structure (%s order)", ranked ? "morton" : "index");
+        for (int32_t f = 0; f < d.n_fibers; ++f) {
+            w_got[f] = 0;
+            for (int64_t j = pr.fiber_ptr[f]; j < pr.fiber_ptr[f + 1]; ++j)
+                w_got[f] += pr.fiber_phi[j] * dot[pr.fiber_pair[j]];
+        }
+        CHECK(check_rel_error(y_ref, y_got, ny) <= 1e-13, "DSC through the pairs (%s): %.3g",
+              ranked ? "morton" : "index", check_rel_error(y_ref, y_got, ny));
+        CHECK(check_rel_error(w_ref, w_got, nw) <= 1e-13, "WC through the pairs (%s): %.3g",
+              ranked ? "morton" : "index", check_rel_error(w_ref, w_got, nw));
+        free(dot);
+        life_pairs_free(&pr);
+    }
+    free(rank);
+    free(w), free(y), free(y_ref), free(w_ref), free(y_got), free(w_got);
+    clpk_life_dataset_free(&d);
+}
+
+/* The pair kernels on a synthetic tractogram (clpk_life_synth "tiny": bundles, so many coefficients share a (voxel,
+ * atom) pair) against the reference, both voxel orders and precisions, with repeatable bits. */
+static void pairs_synth(clpk_context *ctx, uint64_t *rng) {
+    clpk_life_synth_options so;
+    clpk_error err;
+    if (!CHECK(clpk_life_synth_defaults("tiny", &so) == CLPK_SUCCESS, "synth defaults")) return;
+    so.seed = check_rand(rng);
+    problem p;
+    memset(&p, 0, sizeof p);
+    if (!CHECK(clpk_life_synth(&so, &p.data, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    const size_t ny = (size_t)p.data.n_voxels * p.data.n_theta, nw = (size_t)p.data.n_fibers;
+    p.w = malloc(nw * sizeof(double));
+    p.y = malloc(ny * sizeof(double));
+    p.y_ref = malloc(ny * sizeof(double));
+    p.y_got = malloc(ny * sizeof(double));
+    p.w_ref = malloc(nw * sizeof(double));
+    p.w_got = malloc(nw * sizeof(double));
+    for (size_t i = 0; i < nw; ++i)
+        p.w[i] = check_rand_double(rng) < 0.2 ? 0 : check_rand_double(rng);
+    for (size_t i = 0; i < ny; ++i)
+        p.y[i] = p.data.signal[i];
+    life_ref_dsc(&p.data, p.w, p.y_ref);
+    life_ref_wc(&p.data, p.y, p.w_ref);
+    const char *params[] = {"dsc=pairs,wc=pairs,voxel_order=index", "dsc=pairs,wc=pairs,voxel_order=morton,unroll=2",
+                            "dsc=pairs,wc=pairs,theta_parts=2,team=8,wc_team=8,wc_runs=2,unroll=4"};
+    for (int prec = 0; prec < 2; ++prec) {
+        if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
+        for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
+            check_plan(ctx, &p, prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32, "auto", params[i], 1);
+    }
+    problem_free(&p);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     defaults_per_precision();
@@ -549,6 +673,8 @@ int main(void) {
     theta_split_device(ctx, &rng);
     orders_host(&rng);
     orders_device(ctx, &rng);
+    pairs_host(&rng);
+    pairs_synth(ctx, &rng);
 
     /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
     life_random_options o96 = {.n_theta = 96,

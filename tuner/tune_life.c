@@ -169,16 +169,21 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
     if (s && (s->data.n_theta + team - 1) / team > 64) return 0;
     /* Parameters a strategy does not read would only repeat the same measurement: keep their first value. */
     const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
-    const int wc_teams = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "atom") == 0);
+    const int wc_pairs = wc && strcmp(wc, "pairs") == 0;
+    const int wc_teams = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "atom") == 0 || wc_pairs);
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
-    const int uses_unroll = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
+    const int uses_unroll = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0) || wc_pairs;
     if (dsc_atomics && (team != 8 || runs != 1)) return 0;
     if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!uses_wg && core_params_get_int(c, "wg", 64) != 64) return 0;
+    if (wc_pairs && s &&
+        (uint64_t)(wc_team * wc_runs * core_params_get_int(c, "unroll", 1)) * clpk_precision_size(s->precision) >
+            dev->local_mem_bytes)
+        return 0; /* the plan refuses it: wc=pairs reduces unroll pairs per team in local memory */
     /* voxel_order is read by dsc=voxel and wc=voxel, fiber_order by wc=fiber only */
     const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");
-    const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0);
+    const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0) || wc_pairs; /* pairs follow it */
     if (!voxel_runs && vorder && strcmp(vorder, "index") != 0) return 0;
     if (!(wc && strcmp(wc, "fiber") == 0) && forder && strcmp(forder, "index") != 0) return 0;
     /* theta_parts: read by dsc=voxel and wc=fiber only; a count that does not split n_theta into that many parts
@@ -192,7 +197,7 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
         if (eff != parts) return 0;
     }
     if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
-        (strcmp(dsc, "atomics") == 0 || strcmp(wc, "fiber") != 0))
+        (strcmp(dsc, "atomics") == 0 || (strcmp(wc, "fiber") != 0 && !wc_pairs)))
         return 0;
     return 1;
 }

@@ -42,6 +42,28 @@ clpk_status life_fiber_rank_by_voxel(const clpk_life_dataset *data, const int32_
                                      clpk_error *err);
 void life_sorted_free(life_sorted *s);
 
+/* The coefficients merged per (voxel, atom) pair (dsc=pairs, wc=pairs; docs/life.md). Voxel side: the voxel runs in
+ * processing order (run_key as life_sorted's), each run's pairs by ascending atom, each pair's coefficients
+ * contiguous (fiber, phi) in the dataset's order. Fibre side: each fibre's coefficients in the dataset's order as
+ * (pair index, phi). Offsets premultiplied as life_sorted's. */
+typedef struct life_pairs {
+    int64_t n_coeffs, n_pairs;
+    int32_t n_voxels, n_fibers;
+    int64_t *run_pair, *run_coeff;                      /* n_voxels + 1: run r's pairs and its coefficients */
+    int32_t *run_key;                                   /* n_voxels, or NULL in index order */
+    int32_t *pair_atom_off, *pair_voxel_off, *pair_len; /* n_pairs */
+    int32_t *fiber;                                     /* n_coeffs, pair order */
+    double *phi;                                        /* n_coeffs, pair order */
+    int64_t *fiber_ptr;                                 /* n_fibers + 1 */
+    int32_t *fiber_pair;                                /* n_coeffs, fibre order */
+    double *fiber_phi;                                  /* n_coeffs, fibre order */
+} life_pairs;
+
+/* Builds the pair-merged copy with the voxel runs in voxel_rank order (NULL: index order). O(Nc + Na + Nv + Nf). */
+clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
+                             clpk_error *err);
+void life_pairs_free(life_pairs *p);
+
 /* Run-length statistics of a key: mean and max coefficients per non-empty run (the tuner's problem class). */
 void life_run_stats(const clpk_life_dataset *data, life_order order, double *mean_run, double *max_run);
 
@@ -67,15 +89,21 @@ clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, 
 
 /* ---- Plan ------------------------------------------------------------------------------------------------- */
 
-typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL } life_dsc_kind;
-typedef enum life_wc_kind { LIFE_WC_ATOMICS = 0, LIFE_WC_ATOM, LIFE_WC_FIBER, LIFE_WC_VOXEL } life_wc_kind;
+typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL, LIFE_DSC_PAIRS } life_dsc_kind;
+typedef enum life_wc_kind {
+    LIFE_WC_ATOMICS = 0,
+    LIFE_WC_ATOM,
+    LIFE_WC_FIBER,
+    LIFE_WC_VOXEL,
+    LIFE_WC_PAIRS
+} life_wc_kind;
 
 /* A plan's parameters, one row each in life_param_table (lib/life/life_params.c); NAME rows hold the index of the
  * name: dsc a life_dsc_kind, wc a life_wc_kind, the orders a life_voxel_order / life_fiber_order. */
 typedef struct life_config {
     int dsc, wc;
-    int team, runs, unroll; /* dsc=voxel */
-    int wc_team, wc_runs;   /* wc=fiber, wc=atom */
+    int team, runs, unroll; /* dsc=voxel, dsc=pairs (unroll also wc=fiber, wc=pairs) */
+    int wc_team, wc_runs;   /* wc=fiber, wc=atom, wc=pairs */
     int wg;                 /* the atomics kernels, wc=voxel */
     int theta_parts;
     int voxel_order, fiber_order;
@@ -103,14 +131,15 @@ struct clpk_life_plan {
     life_config config; /* `params` read through the table */
     life_dsc_kind dsc_kind;
     life_wc_kind wc_kind;
-    int theta_parts, part_len; /* effective theta split of dsc=voxel / wc=fiber (life_theta_split) */
-    /* processing orders in effect (voxel_order applies to dsc=voxel / wc=voxel, fiber_order to wc=fiber); a
-     * requested order the dataset cannot give falls back to index order, the reason in order_note */
+    int theta_parts, part_len; /* effective theta split of dsc=voxel / dsc=pairs / wc=fiber (life_theta_split) */
+    /* processing orders in effect (voxel_order applies to the voxel-sorted and pair kernels, fiber_order to wc=fiber);
+     * a requested order the dataset cannot give falls back to index order, the reason in order_note */
     life_voxel_order voxel_order;
     life_fiber_order fiber_order;
     char order_note[160];
     cl_program program;
     cl_kernel k_dsc, k_wc, k_zero;
+    cl_kernel k_wc_sum; /* wc=pairs: the per-fibre sum after k_wc's per-pair dot products */
     /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */
     cl_mem dict, signal;
     /* coefficient copies used by the chosen kernels (unused ones are NULL) */
@@ -118,6 +147,11 @@ struct clpk_life_plan {
     cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
     cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
+    /* pair-merged copies (life_pairs): dsc=pairs reads the voxel side, wc=pairs the pairs and the fibre side and
+     * keeps one value per pair in pr_dot between its two launches */
+    int64_t n_pairs;
+    cl_mem pr_run_pair, pr_run_coeff, pr_atom_off, pr_len, pr_fiber, pr_phi;
+    cl_mem pr_voxel_off, pr_fiber_ptr, pr_fiber_pair, pr_fiber_phi, pr_dot;
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
     cl_kernel k_mask, k_step;

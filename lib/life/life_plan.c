@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dsc_names[] = {"atomics", "voxel"};
-static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel"};
+static const char *const dsc_names[] = {"atomics", "voxel", "pairs"};
+static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel", "pairs"};
 static const char *const voxel_order_names[] = {"index", "morton"};
 static const char *const fiber_order_names[] = {"index", "voxel"};
 
@@ -90,11 +90,18 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
                          plan->n_theta, c->team);
     if ((uint64_t)plan->ld_dict * plan->value_size > dev->local_mem_bytes / 2)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d too large for local memory", plan->n_theta);
-    const int needs_atomics = plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind != LIFE_WC_FIBER;
+    /* wc=pairs reduces UNROLL pairs per team at once */
+    if (plan->wc_kind == LIFE_WC_PAIRS &&
+        (uint64_t)c->wc_team * (uint64_t)c->wc_runs * (uint64_t)c->unroll * plan->value_size > dev->local_mem_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: wc=pairs with wc_team*wc_runs*unroll needs more local memory than %llu bytes",
+                         (unsigned long long)dev->local_mem_bytes);
+    const int needs_atomics =
+        plan->dsc_kind == LIFE_DSC_ATOMICS || (plan->wc_kind != LIFE_WC_FIBER && plan->wc_kind != LIFE_WC_PAIRS);
     if (needs_atomics && plan->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: f64 with atomics (dsc=%s, wc=%s) needs 64-bit global atomics, which %s lacks; use "
-                         "dsc=voxel,wc=fiber",
+                         "dsc=voxel,wc=fiber or dsc=pairs,wc=pairs",
                          life_dsc_name(plan->dsc_kind), life_wc_name(plan->wc_kind), dev->name);
     return CLPK_SUCCESS;
 }
@@ -147,6 +154,45 @@ static clpk_status life_upload_sorted(clpk_life_plan *plan, const clpk_life_data
     return st;
 }
 
+/* The pair-merged copy (life_pairs): the voxel side for dsc=pairs, the pairs' voxels, the fibre side and the per-pair
+ * dot products for wc=pairs; the pairs' atoms for both. The voxel keys are the voxel-sorted copy's when it has them
+ * (the same rank gives the same keys). */
+static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_dataset *data, const int32_t *voxel_rank) {
+    life_pairs pr;
+    clpk_error err;
+    if (life_pairs_build(data, plan->ld_dict, voxel_rank, &pr, &err) != CLPK_SUCCESS)
+        return core_fail_from(plan->ctx, &err);
+    const size_t nc = (size_t)pr.n_coeffs, np = (size_t)pr.n_pairs, runs = (size_t)pr.n_voxels + 1;
+    const int dsc = plan->dsc_kind == LIFE_DSC_PAIRS, wc = plan->wc_kind == LIFE_WC_PAIRS;
+    plan->n_pairs = pr.n_pairs;
+    clpk_status st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
+    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_pair, runs * sizeof(int64_t), &plan->pr_run_pair);
+    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_coeff, runs * sizeof(int64_t), &plan->pr_run_coeff);
+    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.pair_len, np * sizeof(int32_t), &plan->pr_len);
+    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.fiber, nc * sizeof(int32_t), &plan->pr_fiber);
+    if (st == CLPK_SUCCESS && dsc) st = life_upload_values(plan, pr.phi, nc, &plan->pr_phi);
+    if (st == CLPK_SUCCESS && dsc && pr.run_key && !plan->dsc_key)
+        st = life_upload(plan, pr.run_key, (size_t)pr.n_voxels * sizeof(int32_t), &plan->dsc_key);
+    if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.pair_voxel_off, np * sizeof(int32_t), &plan->pr_voxel_off);
+    if (st == CLPK_SUCCESS && wc)
+        st = life_upload(plan, pr.fiber_ptr, ((size_t)pr.n_fibers + 1) * sizeof(int64_t), &plan->pr_fiber_ptr);
+    if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.fiber_pair, nc * sizeof(int32_t), &plan->pr_fiber_pair);
+    if (st == CLPK_SUCCESS && wc) st = life_upload_values(plan, pr.fiber_phi, nc, &plan->pr_fiber_phi);
+    life_pairs_free(&pr);
+    if (st == CLPK_SUCCESS && wc) {
+        const size_t bytes = (np > 0 ? np : 1) * plan->value_size;
+        const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
+        if (dev->max_alloc_bytes > 0 && (uint64_t)bytes > dev->max_alloc_bytes)
+            return core_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED,
+                             "LiFE: the pair buffer of %zu bytes exceeds the largest allocation of %s", bytes,
+                             dev->name);
+        cl_int rc = CL_SUCCESS;
+        plan->pr_dot = clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
+        if (rc != CL_SUCCESS) return core_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE pair dot products)");
+    }
+    return st;
+}
+
 /* The coefficients in the dataset's own order with premultiplied offsets (atomics kernels). */
 static clpk_status life_upload_original(clpk_life_plan *plan, const clpk_life_dataset *data) {
     const size_t nc = (size_t)data->n_coeffs, cells = nc > 0 ? nc : 1;
@@ -182,10 +228,13 @@ static clpk_status life_build_kernels(clpk_life_plan *plan) {
     strncat(options, split, sizeof options - strlen(options) - 1);
     const char *sources[] = {"life_spmv"};
     CLPK_TRY(core_program_get(plan->ctx, sources, 1, options, &plan->program));
-    static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel"};
-    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber", "life_wc_voxel"};
+    static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel", "life_dsc_pairs"};
+    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber", "life_wc_voxel",
+                                             "life_wc_pair_dot"};
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
+    if (plan->wc_kind == LIFE_WC_PAIRS)
+        CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_wc_pair_sum", &plan->k_wc_sum));
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_zero", &plan->k_zero));
     return CLPK_SUCCESS;
 }
@@ -277,7 +326,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS)
         CLPK_TRY(life_upload_original(plan, data));
     /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
-    const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL;
+    const int pairs = plan->dsc_kind == LIFE_DSC_PAIRS || plan->wc_kind == LIFE_WC_PAIRS;
+    const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL || pairs;
     const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
     if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;     /* no voxel-sorted kernel: nothing to order */
     if (plan->wc_kind != LIFE_WC_FIBER) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
@@ -296,7 +346,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         return core_fail_from(ctx, &err);
     }
     st = CLPK_SUCCESS;
-    if (voxel_runs)
+    if (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL)
         st = life_upload_sorted(plan, data, LIFE_ORDER_VOXEL,
                                 plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL, &plan->dsc_ptr,
                                 &plan->dsc_atom_off, NULL, &plan->dsc_fiber, &plan->dsc_phi, &plan->dsc_key);
@@ -306,6 +356,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_FIBER)
         st = life_upload_sorted(plan, data, LIFE_ORDER_FIBER, fiber_rank, &plan->wc_ptr, &plan->wc_atom_off,
                                 &plan->wc_voxel_off, NULL, &plan->wc_phi, &plan->wc_key);
+    if (st == CLPK_SUCCESS && pairs)
+        st = life_upload_pairs(plan, data, plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL);
     free(voxel_rank);
     free(fiber_rank);
     CLPK_TRY(st);
@@ -353,13 +405,16 @@ static void release_mem(cl_mem *m) {
 
 void clpk_life_plan_destroy(clpk_life_plan *plan) {
     if (!plan) return;
-    cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_zero, plan->k_mask, plan->k_step};
+    cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_wc_sum, plan->k_zero, plan->k_mask, plan->k_step};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
-    cl_mem *mems[] = {&plan->dict,    &plan->signal,      &plan->c_atom_off,   &plan->c_voxel_off, &plan->c_fiber,
-                      &plan->c_phi,   &plan->dsc_ptr,     &plan->dsc_atom_off, &plan->dsc_fiber,   &plan->dsc_phi,
-                      &plan->wc_ptr,  &plan->wc_atom_off, &plan->wc_voxel_off, &plan->wc_fiber,    &plan->wc_phi,
-                      &plan->dsc_key, &plan->wc_key};
+    cl_mem *mems[] = {&plan->dict,         &plan->signal,        &plan->c_atom_off,   &plan->c_voxel_off,
+                      &plan->c_fiber,      &plan->c_phi,         &plan->dsc_ptr,      &plan->dsc_atom_off,
+                      &plan->dsc_fiber,    &plan->dsc_phi,       &plan->wc_ptr,       &plan->wc_atom_off,
+                      &plan->wc_voxel_off, &plan->wc_fiber,      &plan->wc_phi,       &plan->dsc_key,
+                      &plan->wc_key,       &plan->pr_run_pair,   &plan->pr_run_coeff, &plan->pr_atom_off,
+                      &plan->pr_len,       &plan->pr_fiber,      &plan->pr_phi,       &plan->pr_voxel_off,
+                      &plan->pr_fiber_ptr, &plan->pr_fiber_pair, &plan->pr_fiber_phi, &plan->pr_dot};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         release_mem(mems[i]);
     free(plan);
@@ -500,13 +555,68 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     }
     const cl_int nv = plan->n_voxels;
     core_args a;
-    args_voxel_sorted(&a, plan, k, w, y);
-    core_args_jump(&a, k, 9);    /* 8: the theta part, set per pass */
-    CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
+    cl_uint pass_arg = 8;
+    if (plan->dsc_kind == LIFE_DSC_PAIRS) {
+        core_args_begin(&a, plan->ctx, k, 0);
+        CLPK_ARG(&a, nv);
+        CLPK_ARG(&a, plan->pr_run_pair);
+        CLPK_ARG(&a, plan->pr_run_coeff);
+        CLPK_ARG(&a, plan->pr_atom_off);
+        CLPK_ARG(&a, plan->pr_len);
+        CLPK_ARG(&a, plan->pr_fiber);
+        CLPK_ARG(&a, plan->pr_phi);
+        CLPK_ARG(&a, plan->dict);
+        CLPK_ARG(&a, w);
+        CLPK_ARG(&a, y);
+        pass_arg = 10;
+    } else {
+        args_voxel_sorted(&a, plan, k, w, y);
+    }
+    core_args_jump(&a, k, pass_arg + 1); /* pass_arg: the theta part, set per pass */
+    CLPK_ARG(&a, plan->dsc_key);         /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
     CLPK_TRY(core_args_end(&a));
     size_t local = (size_t)plan->config.team * plan->config.runs;
     size_t groups = ((size_t)nv + plan->config.runs - 1) / plan->config.runs;
-    return life_launch_passes(plan, k, 8, groups * local, local, n_wait, wait, first, done);
+    return life_launch_passes(plan, k, pass_arg, groups * local, local, n_wait, wait, first, done);
+}
+
+/* wc=pairs: the per-pair dot products into pr_dot, then the per-fibre sums into w (waiting for the first); *first
+ * (may be NULL) gets the first launch's event, *done the second's. */
+static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                        cl_event *first, cl_event *done) {
+    const cl_long np = plan->n_pairs;
+    const cl_int nf = plan->n_fibers;
+    const size_t local = (size_t)plan->config.wc_team * plan->config.wc_runs;
+    core_args a;
+    core_args_begin(&a, plan->ctx, plan->k_wc, 0);
+    CLPK_ARG(&a, np);
+    CLPK_ARG(&a, plan->pr_atom_off);
+    CLPK_ARG(&a, plan->pr_voxel_off);
+    CLPK_ARG(&a, plan->dict);
+    CLPK_ARG(&a, y);
+    CLPK_ARG(&a, plan->pr_dot);
+    core_args_local(&a, local * (size_t)plan->config.unroll * plan->value_size);
+    CLPK_TRY(core_args_end(&a));
+    core_args_begin(&a, plan->ctx, plan->k_wc_sum, 0);
+    CLPK_ARG(&a, nf);
+    CLPK_ARG(&a, plan->pr_fiber_ptr);
+    CLPK_ARG(&a, plan->pr_fiber_pair);
+    CLPK_ARG(&a, plan->pr_fiber_phi);
+    CLPK_ARG(&a, plan->pr_dot);
+    CLPK_ARG(&a, w);
+    core_args_local(&a, local * plan->value_size);
+    CLPK_TRY(core_args_end(&a));
+    const size_t pair_teams = ((size_t)np + plan->config.unroll - 1) / plan->config.unroll;
+    cl_event dots = NULL;
+    CLPK_TRY(
+        life_launch(plan, plan->k_wc, life_grid(pair_teams * plan->config.wc_team, local), local, n_wait, wait, &dots));
+    clpk_status st =
+        life_launch(plan, plan->k_wc_sum, life_grid((size_t)nf * plan->config.wc_team, local), local, 1, &dots, done);
+    if (st == CLPK_SUCCESS && first)
+        *first = dots;
+    else
+        clReleaseEvent(dots);
+    return st;
 }
 
 static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
@@ -536,6 +646,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->config.wc_team, local), local, n_wait, wait,
                                   first, done);
     }
+    if (plan->wc_kind == LIFE_WC_PAIRS) return life_wc_pairs_launch(plan, y, w, n_wait, wait, first, done);
     core_args a;
     core_args_begin(&a, plan->ctx, k, 0);
     if (plan->wc_kind == LIFE_WC_VOXEL) {

@@ -1,0 +1,137 @@
+/* Coefficients merged per (voxel, atom) pair for dsc=pairs and wc=pairs: two stable counting sorts (by atom, then by
+ * the voxel's processing position) put each voxel run's coefficients in atom order, so the coefficients of a pair are
+ * contiguous; a stable counting sort by fibre gives each fibre its (pair, phi) list. O(Nc + Na + Nv + Nf). */
+#include "life_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void life_pairs_free(life_pairs *p) {
+    if (!p) return;
+    free(p->run_pair);
+    free(p->run_coeff);
+    free(p->run_key);
+    free(p->pair_atom_off);
+    free(p->pair_voxel_off);
+    free(p->pair_len);
+    free(p->fiber);
+    free(p->phi);
+    free(p->fiber_ptr);
+    free(p->fiber_pair);
+    free(p->fiber_phi);
+    memset(p, 0, sizeof *p);
+}
+
+static clpk_status life_pairs_oom(life_pairs *p, clpk_error *err) {
+    life_pairs_free(p);
+    return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no memory for the pair-merged coefficients");
+}
+
+/* Stable counting sort of the indices `in` (or 0..n-1 when NULL) by key[index] in [0, n_keys); ptr gets the n_keys + 1
+ * run pointers. */
+static void life_counting_sort(const int64_t *in, int64_t n, const int32_t *key, const int32_t *rank, int32_t n_keys,
+                               int64_t *ptr, int64_t *out) {
+    memset(ptr, 0, ((size_t)n_keys + 1) * sizeof *ptr);
+    for (int64_t i = 0; i < n; ++i) {
+        const int32_t x = key[in ? in[i] : i];
+        ptr[(rank ? rank[x] : x) + 1]++;
+    }
+    for (int32_t i = 0; i < n_keys; ++i)
+        ptr[i + 1] += ptr[i];
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = in ? in[i] : i;
+        const int32_t x = key[k];
+        out[ptr[rank ? rank[x] : x]++] = k;
+    }
+    /* the fill advanced each pointer to its run's end: shift back */
+    memmove(ptr + 1, ptr, (size_t)n_keys * sizeof *ptr);
+    ptr[0] = 0;
+}
+
+clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
+                             clpk_error *err) {
+    memset(out, 0, sizeof *out);
+    const int64_t nc = data->n_coeffs;
+    const int32_t nv = data->n_voxels, na = data->n_atoms, nf = data->n_fibers;
+    const size_t cells = nc > 0 ? (size_t)nc : 1;
+    out->n_coeffs = nc;
+    out->n_voxels = nv;
+    out->n_fibers = nf;
+    int64_t *by_atom = malloc(cells * sizeof *by_atom), *sorted = malloc(cells * sizeof *sorted);
+    int64_t *atom_ptr = malloc(((size_t)na + 1) * sizeof *atom_ptr);
+    out->run_coeff = malloc(((size_t)nv + 1) * sizeof *out->run_coeff);
+    out->run_pair = malloc(((size_t)nv + 1) * sizeof *out->run_pair);
+    if (!by_atom || !sorted || !atom_ptr || !out->run_coeff || !out->run_pair) {
+        free(by_atom), free(sorted), free(atom_ptr);
+        return life_pairs_oom(out, err);
+    }
+    /* by atom, then (stable) by voxel position: voxel runs in processing order, atoms ascending within a run, and the
+     * coefficients of one pair in the dataset's order */
+    life_counting_sort(NULL, nc, data->atoms, NULL, na, atom_ptr, by_atom);
+    life_counting_sort(by_atom, nc, data->voxels, voxel_rank, nv, out->run_coeff, sorted);
+    free(by_atom);
+    free(atom_ptr);
+    int64_t n_pairs = 0;
+    for (int32_t r = 0; r < nv; ++r)
+        for (int64_t i = out->run_coeff[r]; i < out->run_coeff[r + 1]; ++i)
+            n_pairs += i == out->run_coeff[r] || data->atoms[sorted[i]] != data->atoms[sorted[i - 1]];
+    if (n_pairs >= INT32_MAX) {
+        free(sorted);
+        life_pairs_free(out);
+        return core_error_set(err, CLPK_ERROR_UNSUPPORTED, "LiFE: %lld (voxel, atom) pairs exceed int32 indices",
+                              (long long)n_pairs);
+    }
+    out->n_pairs = n_pairs;
+    const size_t pcells = n_pairs > 0 ? (size_t)n_pairs : 1;
+    int32_t *pair_of = malloc(cells * sizeof *pair_of); /* coefficient (dataset index) -> its pair */
+    out->pair_atom_off = malloc(pcells * sizeof *out->pair_atom_off);
+    out->pair_voxel_off = malloc(pcells * sizeof *out->pair_voxel_off);
+    out->pair_len = malloc(pcells * sizeof *out->pair_len);
+    out->fiber = malloc(cells * sizeof *out->fiber);
+    out->phi = malloc(cells * sizeof *out->phi);
+    if (voxel_rank) out->run_key = malloc(((size_t)nv > 0 ? (size_t)nv : 1) * sizeof *out->run_key);
+    if (!pair_of || !out->pair_atom_off || !out->pair_voxel_off || !out->pair_len || !out->fiber || !out->phi ||
+        (voxel_rank && !out->run_key)) {
+        free(sorted), free(pair_of);
+        return life_pairs_oom(out, err);
+    }
+    if (voxel_rank)
+        for (int32_t v = 0; v < nv; ++v)
+            out->run_key[voxel_rank[v]] = v;
+    int64_t p = -1;
+    for (int32_t r = 0; r < nv; ++r) {
+        out->run_pair[r] = p + 1;
+        for (int64_t i = out->run_coeff[r]; i < out->run_coeff[r + 1]; ++i) {
+            const int64_t k = sorted[i];
+            if (i == out->run_coeff[r] || data->atoms[k] != data->atoms[sorted[i - 1]]) {
+                ++p;
+                out->pair_atom_off[p] = data->atoms[k] * ld_dict;
+                out->pair_voxel_off[p] = data->voxels[k] * data->n_theta;
+                out->pair_len[p] = 0;
+            }
+            out->pair_len[p]++;
+            out->fiber[i] = data->fibers[k];
+            out->phi[i] = data->phi[k];
+            pair_of[k] = (int32_t)p;
+        }
+    }
+    out->run_pair[nv] = n_pairs;
+    free(sorted);
+    /* fibre side: each fibre's coefficients in the dataset's order (as wc=fiber's runs), as (pair, phi) */
+    int64_t *by_fiber = malloc(cells * sizeof *by_fiber);
+    out->fiber_ptr = malloc(((size_t)nf + 1) * sizeof *out->fiber_ptr);
+    out->fiber_pair = malloc(cells * sizeof *out->fiber_pair);
+    out->fiber_phi = malloc(cells * sizeof *out->fiber_phi);
+    if (!by_fiber || !out->fiber_ptr || !out->fiber_pair || !out->fiber_phi) {
+        free(by_fiber), free(pair_of);
+        return life_pairs_oom(out, err);
+    }
+    life_counting_sort(NULL, nc, data->fibers, NULL, nf, out->fiber_ptr, by_fiber);
+    for (int64_t i = 0; i < nc; ++i) {
+        out->fiber_pair[i] = pair_of[by_fiber[i]];
+        out->fiber_phi[i] = data->phi[by_fiber[i]];
+    }
+    free(by_fiber);
+    free(pair_of);
+    return CLPK_SUCCESS;
+}
