@@ -13,7 +13,6 @@
 
 typedef struct life_tune_state {
     clpk_life_dataset data;
-    clpk_life_dataset stand_in; /* same n_theta, a few hundred coefficients: requests the candidate's program */
     clpk_precision precision;
     double *w, *y, *y_ref, *w_ref;
     cl_mem bw, by, bout_y, bout_w;
@@ -36,8 +35,6 @@ static const life_tune_shape life_shapes[] = {
 static const life_tune_shape life_shapes_quick[] = {
     {"nt96 quick", {10, 8, 6}, 160, 40, 96, 360}, /* 2.5 k coeffs, runs 26 / 15 */
 };
-/* The stand-in's grid and counts (its n_theta is the problem's). */
-static const life_tune_shape life_stand_in = {"stand-in", {8, 8, 6}, 60, 40, 0, 60};
 
 static clpk_status life_synth_shape(const life_tune_shape *shape, int n_theta, uint64_t seed, clpk_life_dataset *out,
                                     clpk_error *err) {
@@ -65,7 +62,6 @@ static void life_problem_destroy(tune_problem *problem) {
     for (int i = 0; i < 4; ++i)
         if (mems[i]) clReleaseMemObject(mems[i]);
     clpk_life_dataset_free(&s->data);
-    clpk_life_dataset_free(&s->stand_in);
     free(s->w), free(s->y), free(s->y_ref), free(s->w_ref);
     free(s);
     problem->state = NULL;
@@ -101,8 +97,7 @@ static clpk_status life_problem_create(clpk_context *ctx, const tune_options *op
     s->precision = prec;
     clpk_error err;
     const uint64_t seed = opts->seed + (uint64_t)(index % n_shapes); /* the same data in both precisions */
-    if (life_synth_shape(shape, shape->n_theta, seed, &s->data, &err) != CLPK_SUCCESS ||
-        life_synth_shape(&life_stand_in, shape->n_theta, seed, &s->stand_in, &err) != CLPK_SUCCESS) {
+    if (life_synth_shape(shape, shape->n_theta, seed, &s->data, &err) != CLPK_SUCCESS) {
         life_problem_destroy(problem);
         return core_fail_from(ctx, &err);
     }
@@ -251,14 +246,7 @@ static clpk_status life_evaluate(clpk_context *ctx, tune_problem *problem, const
     life_tune_state *s = problem->state;
     char params[512];
     core_params_format(candidate, params, sizeof params);
-    /* Plan creation sorts and uploads every coefficient before it requests its program; the stand-in's plan asks
-     * for the same program (same precision, n_theta and parameters) at once. While the tuner notes the programs to
-     * compile ahead (the context recording), that request fails as deferred and the large plan is never made;
-     * otherwise the program is built here and the large plan finds it in the context's cache. */
     clpk_life_plan *plan = NULL;
-    CLPK_TRY(clpk_life_plan_create(ctx, &s->stand_in, s->precision, "auto", params, &plan));
-    clpk_life_plan_destroy(plan);
-    plan = NULL;
     /* The products need the operator only: without the signal (a fit's input) plan creation neither scans nor
      * uploads y. */
     clpk_life_dataset operator_only = s->data;
@@ -310,5 +298,5 @@ const tune_family tune_family_life = {
     .valid = life_valid,
     .evaluate = life_evaluate,
     .defaults = life_defaults,
-    .prebuild_safe = 1, /* evaluate requests the program through the stand-in's plan before anything large */
+    .prebuild_safe = 1, /* plan creation requests its program before sorting or uploading anything large */
 };

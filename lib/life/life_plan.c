@@ -134,6 +134,19 @@ static clpk_status life_upload_values(clpk_life_plan *plan, const double *src, s
     return st;
 }
 
+/* Dictionary rows zero-padded to a multiple of 32 so each row starts aligned for coalesced lanes. */
+static clpk_status life_upload_dictionary(clpk_life_plan *plan, const clpk_life_dataset *data) {
+    const size_t nd = (size_t)plan->n_atoms * (size_t)plan->ld_dict;
+    double *padded = calloc(nd, sizeof *padded);
+    if (!padded) return core_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for the dictionary");
+    for (int32_t a = 0; a < plan->n_atoms; ++a)
+        memcpy(padded + (size_t)a * plan->ld_dict, data->dictionary + (size_t)a * plan->n_theta,
+               (size_t)plan->n_theta * sizeof *padded);
+    clpk_status st = life_upload_values(plan, padded, nd, &plan->dict);
+    free(padded);
+    return st;
+}
+
 static clpk_status life_upload_sorted(clpk_life_plan *plan, const clpk_life_dataset *data, life_order order,
                                       const int32_t *rank, cl_mem *ptr, cl_mem *atom_off, cl_mem *voxel_off,
                                       cl_mem *fiber, cl_mem *phi, cl_mem *run_key) {
@@ -212,15 +225,18 @@ static clpk_status life_upload_original(clpk_life_plan *plan, const clpk_life_da
     return st;
 }
 
-static clpk_status life_build_kernels(clpk_life_plan *plan) {
+/* The program and kernels, requested before anything large is sorted or uploaded (the tuner's compile-ahead notes a
+ * candidate's program by creating its plan and stopping at this request). `voxel_keyed` / `fiber_keyed`: the runs go
+ * in a rank order, so the kernels read each run's key. */
+static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int fiber_keyed) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     char options[512], split[96] = "";
     /* theta_parts 1 and index orders add no option: the same program (and cache entry) as before they existed */
     if (plan->theta_parts > 1)
         snprintf(split, sizeof split, " -DTHETA_PARTS=%d -DPART_LEN=%d", plan->theta_parts, plan->part_len);
-    if (plan->dsc_key) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
-    if (plan->wc_key) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
+    if (voxel_keyed) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
+    if (fiber_keyed) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
     snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d", f64 ? "double" : "float",
              f64 ? " -DVALUE_IS_DOUBLE" : "", f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta,
              plan->ld_dict);
@@ -310,21 +326,6 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     plan->params = r.params;
     CLPK_TRY(life_apply_params(plan));
 
-    /* Dictionary rows zero-padded to a multiple of 32 so each row starts aligned for coalesced lanes. */
-    const size_t nd = (size_t)plan->n_atoms * (size_t)plan->ld_dict;
-    double *padded = calloc(nd, sizeof *padded);
-    if (!padded) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for the dictionary");
-    for (int32_t a = 0; a < plan->n_atoms; ++a)
-        memcpy(padded + (size_t)a * plan->ld_dict, data->dictionary + (size_t)a * plan->n_theta,
-               (size_t)plan->n_theta * sizeof *padded);
-    clpk_status st = life_upload_values(plan, padded, nd, &plan->dict);
-    free(padded);
-    CLPK_TRY(st);
-    if (data->signal)
-        CLPK_TRY(life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal));
-
-    if (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS)
-        CLPK_TRY(life_upload_original(plan, data));
     /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
     const int pairs = plan->dsc_kind == LIFE_DSC_PAIRS || plan->wc_kind == LIFE_WC_PAIRS;
     const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL || pairs;
@@ -345,8 +346,19 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         free(voxel_rank);
         return core_fail_from(ctx, &err);
     }
-    st = CLPK_SUCCESS;
-    if (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL)
+    /* the keys the uploads below give (life_upload_sorted, life_upload_pairs): voxel keys with a Morton rank for the
+     * voxel-sorted copy or dsc=pairs, fibre keys with a fibre rank */
+    const int voxel_keyed = voxel_rank && plan->voxel_order == LIFE_VOXEL_ORDER_MORTON &&
+                            (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL ||
+                             plan->dsc_kind == LIFE_DSC_PAIRS);
+    const int fiber_keyed = fiber_rank && plan->wc_kind == LIFE_WC_FIBER;
+    clpk_status st = life_build_kernels(plan, voxel_keyed, fiber_keyed);
+    if (st == CLPK_SUCCESS) st = life_upload_dictionary(plan, data);
+    if (st == CLPK_SUCCESS && data->signal)
+        st = life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal);
+    if (st == CLPK_SUCCESS && (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS))
+        st = life_upload_original(plan, data);
+    if (st == CLPK_SUCCESS && (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL))
         st = life_upload_sorted(plan, data, LIFE_ORDER_VOXEL,
                                 plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL, &plan->dsc_ptr,
                                 &plan->dsc_atom_off, NULL, &plan->dsc_fiber, &plan->dsc_phi, &plan->dsc_key);
@@ -360,8 +372,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         st = life_upload_pairs(plan, data, plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL);
     free(voxel_rank);
     free(fiber_rank);
-    CLPK_TRY(st);
-    return life_build_kernels(plan);
+    return st;
 }
 
 clpk_status clpk_life_plan_create(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
