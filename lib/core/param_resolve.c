@@ -28,6 +28,17 @@ static clpk_status check_all(const core_param_table *t, const core_params *p, cl
     return CLPK_SUCCESS;
 }
 
+clpk_status core_resolve_explicit(const core_param_table *t, clpk_device_kind kind, const core_params *caller,
+                                  core_resolved *out, clpk_error *err) {
+    memset(out, 0, sizeof *out);
+    if (caller) CLPK_TRY(check_all(t, caller, err));
+    core_params defaults;
+    core_param_defaults(t, kind, &defaults);
+    set_from(out, &defaults, CORE_SOURCE_DEFAULT);
+    if (caller) set_from(out, caller, CORE_SOURCE_CALLER);
+    return CLPK_SUCCESS;
+}
+
 clpk_status core_resolve(clpk_context *ctx, const core_resolve_request *req, core_resolved *out) {
     const core_param_table *t = req->table;
     memset(out, 0, sizeof *out);

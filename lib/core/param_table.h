@@ -124,6 +124,10 @@ clpk_status core_profile_choose_within(clpk_context *ctx, const char *family, co
  *  4. the caller's values last.
  * Logs at debug every parameter with its source. */
 clpk_status core_resolve(clpk_context *ctx, const core_resolve_request *req, core_resolved *out);
+/* The same without a context or profile (the footprint, the tuner's validity checks): the defaults of a device kind,
+ * then the caller's values, checked as core_resolve checks them. */
+clpk_status core_resolve_explicit(const core_param_table *t, clpk_device_kind kind, const core_params *caller,
+                                  core_resolved *out, clpk_error *err);
 core_param_source core_resolved_source(const core_resolved *r, const char *name);
 /* "tile=16 (profile), wg=256 (default), ..." */
 void core_resolved_describe(const core_resolved *r, char *buf, size_t size);

@@ -17,28 +17,13 @@ int spmv_search_values(const char *name, const char **out, char *storage, size_t
     return d ? core_param_search_values(d, out, storage, storage_size, capacity) : 0;
 }
 
-/* Sets `key` to `value` in r (the source of every item kept at its index). */
-static void set_with_source(core_resolved *r, const char *key, const char *value, core_param_source source) {
-    core_params_set(&r->params, key, value);
-    for (int i = 0; i < r->params.count; ++i)
-        if (strcmp(r->params.items[i].key, key) == 0) r->source[i] = (unsigned char)source;
-}
-
 clpk_status spmv_resolve_explicit(clpk_device_kind kind, const char *format, const core_params *caller,
                                   core_resolved *out, clpk_error *err) {
-    const core_param_table *t = &spmv_param_table;
-    memset(out, 0, sizeof *out);
-    core_param_defaults(t, kind, &out->params);
     core_params given;
     core_params_clear(&given);
     if (caller) given = *caller;
     if (format && *format && strcmp(format, "auto") != 0) core_params_set(&given, "format", format);
-    CLPK_TRY(core_param_check_keys(t, &given, err));
-    for (int i = 0; i < given.count; ++i) {
-        CLPK_TRY(core_param_check_value(t, core_param_find(t, given.items[i].key), given.items[i].value, err));
-        set_with_source(out, given.items[i].key, given.items[i].value, CORE_SOURCE_CALLER);
-    }
-    return CLPK_SUCCESS;
+    return core_resolve_explicit(&spmv_param_table, kind, &given, out, err);
 }
 
 /* block=HxW sets block_h and block_w, each unless a later source set it (the caller's block_h over a profile's
