@@ -1,9 +1,14 @@
-/* BCCOO / BCCOO+ host format: block counting, conversion from CSR, exact footprint, features for the profile. */
+/* BCCOO / BCCOO+ host format: block counting, conversion from CSR, exact footprint, features for the profile.
+ * Counting, filling and column compression run on every online core: each pass is split into parts (ranges of
+ * block rows balanced by entries, or ranges of work-items) that write disjoint places, and the offsets between
+ * parts come from sequential prefix sums, so the image is byte for byte the one a single thread builds. */
 #include "spmv_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err) {
     if (!A) return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: NULL matrix");
@@ -24,8 +29,8 @@ clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err) {
         for (int64_t k = b; k < e; ++k) {
             int32_t c = A->col[k];
             if (c < 0 || c >= A->cols)
-                return core_error_set(err, CLPK_ERROR_INVALID_DATA, "spmv: column %d out of range in row %d",
-                                      (int)c, (int)r);
+                return core_error_set(err, CLPK_ERROR_INVALID_DATA, "spmv: column %d out of range in row %d", (int)c,
+                                      (int)r);
             if (c <= prev)
                 return core_error_set(err, CLPK_ERROR_INVALID_DATA,
                                       "spmv: columns of row %d not sorted or duplicated (use clpk_coo_to_csr)", (int)r);
@@ -41,9 +46,9 @@ clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err) {
 /* Geometry shared by counting and building. */
 typedef struct geometry {
     int bh, bw, s;
-    int64_t br;        /* block rows per slice */
-    int64_t bc;        /* block columns */
-    int64_t slice_w;   /* block columns per slice */
+    int64_t br;      /* block rows per slice */
+    int64_t bc;      /* block columns */
+    int64_t slice_w; /* block columns per slice */
 } geometry;
 
 static geometry geometry_of(const clpk_csr *A, const spmv_config *cfg) {
@@ -56,6 +61,55 @@ static geometry geometry_of(const clpk_csr *A, const spmv_config *cfg) {
     g.slice_w = (g.bc + g.s - 1) / g.s;
     if (g.slice_w < 1) g.slice_w = 1;
     return g;
+}
+
+/* Parts of a pass: at most one per online core, and none below 64 K entries (a thread costs tens of microseconds). */
+enum { MAX_PARTS = 64, MIN_ENTRIES_PER_PART = 1 << 16 };
+
+static int auto_parts(int64_t entries) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t n = entries / MIN_ENTRIES_PER_PART;
+    if (cores < 1) cores = 1;
+    if (n > cores) n = cores;
+    if (n > MAX_PARTS) n = MAX_PARTS;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* Runs fn on each of n parts (stride part_size bytes), parts 1.. on their own threads; a part whose thread could not
+ * start runs here. */
+static void run_parts(void *(*fn)(void *), void *parts, size_t part_size, int n) {
+    pthread_t ids[MAX_PARTS];
+    int created[MAX_PARTS] = {0};
+    for (int i = 1; i < n; ++i)
+        created[i] = pthread_create(&ids[i], NULL, fn, (char *)parts + i * part_size) == 0;
+    for (int i = 0; i < n; ++i)
+        if (!created[i]) fn((char *)parts + i * part_size);
+    for (int i = 1; i < n; ++i)
+        if (created[i]) pthread_join(ids[i], NULL);
+}
+
+/* Entries before block row r plus r: the work up to r, so that empty rows count too. */
+static int64_t work_before(const clpk_csr *A, const geometry *g, int64_t r) {
+    int64_t row = r * g->bh;
+    return A->row_ptr[row < A->rows ? row : A->rows] + r;
+}
+
+/* bounds[0..n]: n ranges of block rows of about equal work (bounds[0] = 0, bounds[n] = br). */
+static void split_block_rows(const clpk_csr *A, const geometry *g, int n, int64_t *bounds) {
+    int64_t total = work_before(A, g, g->br);
+    bounds[0] = 0;
+    for (int i = 1; i < n; ++i) {
+        int64_t target = (int64_t)((double)total * i / n), lo = bounds[i - 1], hi = g->br;
+        while (lo < hi) { /* first block row with work_before >= target */
+            int64_t mid = lo + (hi - lo) / 2;
+            if (work_before(A, g, mid) < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        bounds[i] = lo;
+    }
+    bounds[n] = g->br;
 }
 
 /* Visits the distinct block columns of block row r in increasing order: calls emit(user, block_col, p) where p[i]
@@ -87,37 +141,64 @@ static inline int64_t merge_next(const clpk_csr *A, const geometry *g, merge_sta
     if (best < 0) return -1;
     for (int i = 0; i < g->bh; ++i) {
         begin[i] = m->p[i];
-        while (m->p[i] < m->e[i] && A->col[m->p[i]] / g->bw == best) m->p[i]++;
+        while (m->p[i] < m->e[i] && A->col[m->p[i]] / g->bw == best)
+            m->p[i]++;
     }
     return best;
 }
 
-/* counts[k*br + r] = real blocks of slice k in block row r. */
-static clpk_status count_blocks(const clpk_csr *A, const geometry *g, int64_t *counts) {
+/* One part of the counting pass: counts[k*br + r] = real blocks of slice k in block row r for r in [r0, r1), and
+ * the part's real and stored (real + dummy) blocks. */
+typedef struct count_part {
+    const clpk_csr *A;
+    const geometry *g;
+    int64_t r0, r1;
+    int64_t *counts;
+    int64_t real, total;
+} count_part;
+
+static void *count_range(void *arg) {
+    count_part *p = arg;
+    const clpk_csr *A = p->A;
+    const geometry *g = p->g;
     if (g->bh == 1 && g->bw == 1 && g->s == 1) {
-        for (int64_t r = 0; r < g->br; ++r) counts[r] = A->row_ptr[r + 1] - A->row_ptr[r];
-        return CLPK_SUCCESS;
+        for (int64_t r = p->r0; r < p->r1; ++r)
+            p->counts[r] = A->row_ptr[r + 1] - A->row_ptr[r];
+    } else {
+        int64_t begin[4];
+        for (int64_t r = p->r0; r < p->r1; ++r) {
+            merge_state m;
+            merge_init(A, g, r, &m);
+            int64_t c;
+            while ((c = merge_next(A, g, &m, begin)) >= 0)
+                p->counts[(c / g->slice_w) * g->br + r]++;
+        }
     }
-    int64_t begin[4];
-    for (int64_t r = 0; r < g->br; ++r) {
-        merge_state m;
-        merge_init(A, g, r, &m);
-        int64_t c;
-        while ((c = merge_next(A, g, &m, begin)) >= 0) counts[(c / g->slice_w) * g->br + r]++;
-    }
-    return CLPK_SUCCESS;
+    for (int64_t k = 0; k < g->s; ++k)
+        for (int64_t r = p->r0; r < p->r1; ++r) {
+            int64_t n = p->counts[k * g->br + r];
+            p->real += n;
+            p->total += n ? n : 1; /* an empty block row gets one all-zero dummy block */
+        }
+    return NULL;
 }
 
-static clpk_status count_all(const clpk_csr *A, const geometry *g, int64_t **counts_out, int64_t *real,
+static clpk_status count_all(const clpk_csr *A, const geometry *g, int parts, int64_t **counts_out, int64_t *real,
                              int64_t *total, clpk_error *err) {
     size_t n = (size_t)(g->s * g->br);
     int64_t *counts = calloc(n ? n : 1, sizeof *counts);
     if (!counts) return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory counting blocks");
-    count_blocks(A, g, counts);
+    if (parts > g->br) parts = g->br > 0 ? (int)g->br : 1;
+    int64_t bounds[MAX_PARTS + 1];
+    split_block_rows(A, g, parts, bounds);
+    count_part cp[MAX_PARTS];
+    for (int i = 0; i < parts; ++i)
+        cp[i] = (count_part){A, g, bounds[i], bounds[i + 1], counts, 0, 0};
+    run_parts(count_range, cp, sizeof cp[0], parts);
     int64_t re = 0, to = 0;
-    for (size_t i = 0; i < n; ++i) {
-        re += counts[i];
-        to += counts[i] ? counts[i] : 1; /* an empty block row gets one all-zero dummy block */
+    for (int i = 0; i < parts; ++i) {
+        re += cp[i].real;
+        to += cp[i].total;
     }
     *real = re;
     *total = to;
@@ -131,7 +212,7 @@ static clpk_status count_all(const clpk_csr *A, const geometry *g, int64_t **cou
 clpk_status spmv_bccoo_count(const clpk_csr *A, const spmv_config *cfg, int64_t *blocks, clpk_error *err) {
     geometry g = geometry_of(A, cfg);
     int64_t real = 0;
-    return count_all(A, &g, NULL, &real, blocks, err);
+    return count_all(A, &g, auto_parts(A->nnz), NULL, &real, blocks, err);
 }
 
 static int flag_words(const spmv_config *cfg) { return (cfg->tile + cfg->flag_bits - 1) / cfg->flag_bits; }
@@ -161,9 +242,9 @@ uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_pr
     sizes_of(A, cfg, precision, blocks, &b);
     size_t vs = clpk_precision_size(precision);
     uint64_t bytes = b.value_bytes + b.flag_bytes + b.col_bytes + b.entry_bytes;
-    bytes += 4 * sizeof(uint32_t);                                      /* sync words */
+    bytes += 4 * sizeof(uint32_t); /* sync words */
     if (cfg->col_delta) bytes += (uint64_t)(2 * b.nt + 1 + (n_esc ? n_esc : 1)) * sizeof(uint32_t);
-    bytes += (uint64_t)b.groups * sizeof(uint32_t);                     /* stop flags */
+    bytes += (uint64_t)b.groups * sizeof(uint32_t); /* stop flags */
     bytes += spmv_carry_bytes(b.groups, cfg->block_h, precision);
     if (cfg->format == SPMV_BCCOO_PLUS)
         bytes += (uint64_t)cfg->slices * b.block_rows * cfg->block_h * vs; /* partial rows of the slices */
@@ -222,10 +303,14 @@ static inline void put_col(const writer *w, int64_t pos, int64_t c) {
 
 /* A 1x1 block (the fast path): its column and value at pos, element types passed as flags the caller hoists. */
 static inline void put_entry(const writer *w, int c16, int f64, int64_t pos, int32_t col, double val) {
-    if (c16) ((uint16_t *)w->cols)[pos] = (uint16_t)col;
-    else ((uint32_t *)w->cols)[pos] = (uint32_t)col;
-    if (f64) ((double *)w->values)[pos] = val;
-    else ((float *)w->values)[pos] = (float)val;
+    if (c16)
+        ((uint16_t *)w->cols)[pos] = (uint16_t)col;
+    else
+        ((uint32_t *)w->cols)[pos] = (uint32_t)col;
+    if (f64)
+        ((double *)w->values)[pos] = val;
+    else
+        ((float *)w->values)[pos] = (float)val;
 }
 
 /* Clears the flag bit of block b (0 = row stop); bits are packed most significant first. */
@@ -236,14 +321,14 @@ static inline void put_stop(const writer *w, int64_t b) {
     int word = j / fb, bit = fb - 1 - j % fb;
     int64_t idx = w->cfg->online ? t * w->fw + word : (int64_t)word * w->nt + t;
     if (fb == 8)
-        ((uint8_t *)w->flags)[idx] &= (uint8_t)~(1u << bit);
+        ((uint8_t *)w->flags)[idx] &= (uint8_t) ~(1u << bit);
     else if (fb == 16)
-        ((uint16_t *)w->flags)[idx] &= (uint16_t)~(1u << bit);
+        ((uint16_t *)w->flags)[idx] &= (uint16_t) ~(1u << bit);
     else
         ((uint32_t *)w->flags)[idx] &= ~(1u << bit);
 }
 
-static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision,
+static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int parts,
                               spmv_bccoo *out, clpk_error *err);
 
 /* Which logical block the k-th block (in column order) of a row segment takes. interleave=0: the next one. With
@@ -282,9 +367,49 @@ static inline int64_t deal_next(dealer *d) {
 
 /* col=delta: replaces the full 32-bit column array by 16-bit deltas within each thread's segment. The first block
  * of a thread has delta 0 from col_base[t]; a delta outside [-32767, 32767] is stored as 0x8000 and its column goes
- * to esc[esc_start[t] + k] (k-th escape of the thread), so the kernel needs no search. */
-static clpk_status compress_columns(const spmv_config *cfg, spmv_bccoo *b, clpk_error *err) {
-    const uint32_t *full = b->cols;
+ * to esc[esc_start[t] + k] (k-th escape of the thread), so the kernel needs no search. Parts are ranges of threads:
+ * each counts its escapes, a prefix sum gives each its first escape, then each writes its range. */
+typedef struct delta_part {
+    const spmv_config *cfg;
+    spmv_bccoo *b;
+    const uint32_t *full;
+    uint16_t *delta;
+    int64_t t0, t1;
+    int64_t n_esc; /* escapes in [t0, t1) */
+    int64_t first; /* escapes before t0 */
+    int fill;      /* 0: count escapes, 1: write */
+} delta_part;
+
+static void *delta_range(void *arg) {
+    delta_part *p = arg;
+    const int64_t nt = p->b->nt, tile = p->cfg->tile;
+    int64_t n_esc = p->first;
+    for (int64_t t = p->t0; t < p->t1; ++t) {
+        if (p->fill) p->b->esc_start[t] = (uint32_t)n_esc;
+        int64_t prev = 0;
+        for (int64_t j = 0; j < tile; ++j) {
+            int64_t pos = p->cfg->online ? t * tile + j : j * nt + t;
+            int64_t c = p->full[pos];
+            if (j == 0) prev = c;
+            int64_t d = c - prev;
+            if (d >= -32767 && d <= 32767) {
+                if (p->fill) p->delta[pos] = (uint16_t)(int16_t)d;
+            } else {
+                if (p->fill) {
+                    p->delta[pos] = 0x8000u;
+                    p->b->esc[n_esc] = (uint32_t)c;
+                }
+                ++n_esc;
+            }
+            if (p->fill && j == 0) p->b->col_base[t] = (uint32_t)c;
+            prev = c;
+        }
+    }
+    p->n_esc = n_esc - p->first;
+    return NULL;
+}
+
+static clpk_status compress_columns(const spmv_config *cfg, int parts, spmv_bccoo *b, clpk_error *err) {
     int64_t nt = b->nt, tile = cfg->tile;
     b->col_base = malloc((size_t)nt * sizeof *b->col_base);
     b->esc_start = malloc((size_t)(nt + 1) * sizeof *b->esc_start);
@@ -293,38 +418,23 @@ static clpk_status compress_columns(const spmv_config *cfg, spmv_bccoo *b, clpk_
         free(delta);
         return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory compressing columns");
     }
+    if (parts > nt) parts = nt > 0 ? (int)nt : 1;
+    delta_part dp[MAX_PARTS];
+    for (int i = 0; i < parts; ++i)
+        dp[i] = (delta_part){cfg, b, b->cols, delta, nt * i / parts, nt * (i + 1) / parts, 0, 0, 0};
+    run_parts(delta_range, dp, sizeof dp[0], parts);
     int64_t n_esc = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        n_esc = 0;
-        for (int64_t t = 0; t < nt; ++t) {
-            if (pass == 1) b->esc_start[t] = (uint32_t)n_esc;
-            int64_t prev = 0;
-            for (int64_t j = 0; j < tile; ++j) {
-                int64_t pos = cfg->online ? t * tile + j : j * nt + t;
-                int64_t c = full[pos];
-                if (j == 0) prev = c;
-                int64_t d = c - prev;
-                if (d >= -32767 && d <= 32767) {
-                    if (pass == 1) delta[pos] = (uint16_t)(int16_t)d;
-                } else {
-                    if (pass == 1) {
-                        delta[pos] = 0x8000u;
-                        b->esc[n_esc] = (uint32_t)c;
-                    }
-                    ++n_esc;
-                }
-                if (pass == 1 && j == 0) b->col_base[t] = (uint32_t)c;
-                prev = c;
-            }
-        }
-        if (pass == 0) {
-            b->esc = malloc((size_t)(n_esc ? n_esc : 1) * sizeof *b->esc);
-            if (!b->esc) {
-                free(delta);
-                return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory compressing columns");
-            }
-        }
+    for (int i = 0; i < parts; ++i) {
+        dp[i].first = n_esc;
+        dp[i].fill = 1;
+        n_esc += dp[i].n_esc;
     }
+    b->esc = malloc((size_t)(n_esc ? n_esc : 1) * sizeof *b->esc);
+    if (!b->esc) {
+        free(delta);
+        return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory compressing columns");
+    }
+    run_parts(delta_range, dp, sizeof dp[0], parts);
     b->esc_start[nt] = (uint32_t)n_esc;
     b->n_esc = n_esc;
     free(b->cols);
@@ -333,24 +443,104 @@ static clpk_status compress_columns(const spmv_config *cfg, spmv_bccoo *b, clpk_
     return CLPK_SUCCESS;
 }
 
-clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, spmv_bccoo *out,
-                             clpk_error *err) {
-    if (!cfg->col_delta) return build_full(A, cfg, precision, out, err);
+clpk_status spmv_bccoo_build_parts(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int parts,
+                                   spmv_bccoo *out, clpk_error *err) {
+    if (parts <= 0) parts = auto_parts(A->nnz);
+    if (parts > MAX_PARTS) parts = MAX_PARTS;
+    if (!cfg->col_delta) return build_full(A, cfg, precision, parts, out, err);
     spmv_config wide = *cfg;
     wide.col_delta = 0;
     wide.col_bits = 32;
-    CLPK_TRY(build_full(A, &wide, precision, out, err));
-    clpk_status st = compress_columns(cfg, out, err);
+    CLPK_TRY(build_full(A, &wide, precision, parts, out, err));
+    clpk_status st = compress_columns(cfg, parts, out, err);
     if (st != CLPK_SUCCESS) spmv_bccoo_free(out);
     return st;
 }
 
-static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision,
+clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, spmv_bccoo *out,
+                             clpk_error *err) {
+    return spmv_bccoo_build_parts(A, cfg, precision, 0, out, err);
+}
+
+/* One part of the fill pass: the blocks of block rows [r0, r1), from their stacked positions `cursor`. */
+typedef struct fill_part {
+    const clpk_csr *A;
+    const geometry *g;
+    const writer *w;
+    const int64_t *counts, *cursor;
+    int64_t r0, r1;
+} fill_part;
+
+/* 1x1 blocks, one slice: one block per entry, in order; the storage position advances without divisions and the
+ * element types are fixed per loop (this path must convert at >= 50 M entries/s on one core). */
+static void *fill_entries(void *arg) {
+    const fill_part *p = arg;
+    const clpk_csr *A = p->A;
+    const writer *w = p->w;
+    const spmv_config *cfg = w->cfg;
+    const int64_t tile = cfg->tile, nt = w->nt;
+    const int online = cfg->online, f64 = w->f64, c16 = cfg->col_bits == 16;
+    if (p->r0 >= p->r1) return NULL;
+    int64_t t = p->cursor[p->r0] / tile, j = p->cursor[p->r0] - t * tile;
+    for (int64_t r = p->r0; r < p->r1; ++r) {
+        int64_t k = A->row_ptr[r], e = A->row_ptr[r + 1];
+        if (k == e) e = k + 1;                       /* the dummy block (already written) takes one slot */
+        if (cfg->interleave && j + (e - k) > tile) { /* the row spans threads: dealt step-major */
+            dealer d;
+            deal_start(&d, t * tile + j, e - k, cfg->tile, 1);
+            for (; k < e; ++k)
+                put_entry(w, c16, f64, position(w, deal_next(&d)), A->col[k], A->val[k]);
+            t = d.end / tile;
+            j = d.end - t * tile;
+            continue;
+        }
+        for (; k < e; ++k) {
+            int64_t pos = online ? t * tile + j : j * nt + t;
+            if (k < A->row_ptr[r + 1]) put_entry(w, c16, f64, pos, A->col[k], A->val[k]);
+            if (++j == tile) {
+                j = 0;
+                ++t;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Any shape or slicing: the block columns of each block row merged in order. */
+static void *fill_blocks(void *arg) {
+    const fill_part *p = arg;
+    const clpk_csr *A = p->A;
+    const geometry *g = p->g;
+    const writer *w = p->w;
+    int64_t begin[4];
+    dealer d = {0};
+    size_t dealing = (size_t)-1; /* the (slice, block row) being dealt: each one's blocks come in one run */
+    for (int64_t r = p->r0; r < p->r1; ++r) {
+        merge_state m;
+        merge_init(A, g, r, &m);
+        int64_t c;
+        while ((c = merge_next(A, g, &m, begin)) >= 0) {
+            size_t gi = (size_t)((c / g->slice_w) * g->br + r);
+            if (gi != dealing) {
+                deal_start(&d, p->cursor[gi], p->counts[gi], w->cfg->tile, w->cfg->interleave);
+                dealing = gi;
+            }
+            int64_t pos = position(w, deal_next(&d));
+            put_col(w, pos, c);
+            for (int i = 0; i < g->bh; ++i)
+                for (int64_t k = begin[i]; k < m.p[i]; ++k)
+                    put_value(w, i, pos, (int)(A->col[k] - c * g->bw), A->val[k]);
+        }
+    }
+    return NULL;
+}
+
+static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int parts,
                               spmv_bccoo *out, clpk_error *err) {
     memset(out, 0, sizeof *out);
     geometry g = geometry_of(A, cfg);
     int64_t *counts = NULL, real = 0, total = 0;
-    CLPK_TRY(count_all(A, &g, &counts, &real, &total, err));
+    CLPK_TRY(count_all(A, &g, parts, &counts, &real, &total, err));
     sizes_of(A, cfg, precision, total, out);
     int64_t nbp = out->nt * cfg->tile;
     if ((uint64_t)nbp * cfg->block_w * cfg->block_h >= UINT32_MAX || out->nt + 1 >= UINT32_MAX ||
@@ -378,8 +568,15 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory converting to BCCOO");
     }
     memset(out->flags, 0xff, out->flag_bytes); /* padding bits are 1 (no stop) */
-    writer w = {cfg,        out->nt,     nbp,      flag_words(cfg), precision == CLPK_PRECISION_F64,
-                spmv_value_vec(cfg, precision), out->values, out->flags, out->cols};
+    writer w = {cfg,
+                out->nt,
+                nbp,
+                flag_words(cfg),
+                precision == CLPK_PRECISION_F64,
+                spmv_value_vec(cfg, precision),
+                out->values,
+                out->flags,
+                out->cols};
 
     /* Stacked order: slice-major, then block row. cursor = first block of each (slice, block row). */
     int64_t at = 0;
@@ -411,55 +608,14 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         }
         put_stop(&w, cursor[i] + n - 1);
     }
-    /* Blocks. */
-    if (g.bh == 1 && g.bw == 1 && g.s == 1) {
-        /* fast path: one block per entry, in order; the storage position advances without divisions and the
-         * element types are fixed per loop (this path must convert at >= 50 M entries/s on one core) */
-        const int64_t tile = cfg->tile, nt = out->nt;
-        const int online = cfg->online, f64 = w.f64, c16 = cfg->col_bits == 16;
-        int64_t t = 0, j = 0;
-        for (int64_t r = 0; r < g.br; ++r) {
-            int64_t k = A->row_ptr[r], e = A->row_ptr[r + 1];
-            if (k == e) e = k + 1; /* the dummy block (already written) takes one slot */
-            if (cfg->interleave && j + (e - k) > tile) { /* the row spans threads: dealt step-major */
-                dealer d;
-                deal_start(&d, t * tile + j, e - k, cfg->tile, 1);
-                for (; k < e; ++k) put_entry(&w, c16, f64, position(&w, deal_next(&d)), A->col[k], A->val[k]);
-                t = d.end / tile;
-                j = d.end - t * tile;
-                continue;
-            }
-            for (; k < e; ++k) {
-                int64_t pos = online ? t * tile + j : j * nt + t;
-                if (k < A->row_ptr[r + 1]) put_entry(&w, c16, f64, pos, A->col[k], A->val[k]);
-                if (++j == tile) {
-                    j = 0;
-                    ++t;
-                }
-            }
-        }
-    } else {
-        int64_t begin[4];
-        dealer d = {0};
-        size_t dealing = (size_t)-1; /* the (slice, block row) being dealt: each one's blocks come in one run */
-        for (int64_t r = 0; r < g.br; ++r) {
-            merge_state m;
-            merge_init(A, &g, r, &m);
-            int64_t c;
-            while ((c = merge_next(A, &g, &m, begin)) >= 0) {
-                size_t gi = (size_t)((c / g.slice_w) * g.br + r);
-                if (gi != dealing) {
-                    deal_start(&d, cursor[gi], counts[gi], cfg->tile, cfg->interleave);
-                    dealing = gi;
-                }
-                int64_t pos = position(&w, deal_next(&d));
-                put_col(&w, pos, c);
-                for (int i = 0; i < g.bh; ++i)
-                    for (int64_t k = begin[i]; k < m.p[i]; ++k)
-                        put_value(&w, i, pos, (int)(A->col[k] - c * g.bw), A->val[k]);
-            }
-        }
-    }
+    /* Blocks: parts of block rows balanced by entries (each part's blocks lie at its own positions). */
+    if (parts > g.br) parts = g.br > 0 ? (int)g.br : 1;
+    int64_t bounds[MAX_PARTS + 1];
+    split_block_rows(A, &g, parts, bounds);
+    fill_part fp[MAX_PARTS];
+    for (int i = 0; i < parts; ++i)
+        fp[i] = (fill_part){A, &g, &w, counts, cursor, bounds[i], bounds[i + 1]};
+    run_parts(g.bh == 1 && g.bw == 1 && g.s == 1 ? fill_entries : fill_blocks, fp, sizeof fp[0], parts);
     free(cursor);
     free(counts);
     return CLPK_SUCCESS;
@@ -489,7 +645,7 @@ clpk_status spmv_features(const clpk_csr *A, clpk_precision precision, core_para
         cfg.block_w = shapes[s][1];
         geometry g = geometry_of(A, &cfg);
         int64_t real = 0, total = 0;
-        CLPK_TRY(count_all(A, &g, NULL, &real, &total, err));
+        CLPK_TRY(count_all(A, &g, auto_parts(A->nnz), NULL, &real, &total, err));
         char key[32];
         snprintf(key, sizeof key, "fill_%dx%d", shapes[s][0], shapes[s][1]);
         core_params_set_num(f, key, real ? (double)A->nnz / ((double)real * g.bh * g.bw) : 1.0);

@@ -89,6 +89,9 @@ clpk_status spmv_bccoo_count(const clpk_csr *A, const spmv_config *cfg, int64_t 
 /* Converts A; values in the given precision. */
 clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, spmv_bccoo *out,
                              clpk_error *err);
+/* The same on `parts` threads (0: one per online core, fewer for small matrices); the image does not depend on it. */
+clpk_status spmv_bccoo_build_parts(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int parts,
+                                   spmv_bccoo *out, clpk_error *err);
 void spmv_bccoo_free(spmv_bccoo *b);
 /* Exact device bytes of a BCCOO image of `blocks` blocks (matrix data + synchronization + temporaries). */
 /* Bytes of the per-group carry buffer: adjacent sync stores each 32 bits of a carry in a 64-bit (epoch, half) word;
