@@ -1,7 +1,10 @@
-/* CSR SpMV, the in-house baseline: y = alpha*A*x + beta*y.
+/* CSR SpMV: y = alpha*A*x + beta*y.
  * Option: IS_DOUBLE 0|1. The work-group size and the lanes per row of the vector kernel (vec, a power of two dividing
  * the work-group size; its lanes reduce through local memory `red` of one value per work-item, with barriers, no
- * lock-step assumption) are runtime arguments, so one program serves every CSR configuration. */
+ * lock-step assumption) are runtime arguments, so one program serves every CSR configuration.
+ * csr_kernel=rows: spmv_csr_scalar (one row per work-item) or spmv_csr_vector (vec work-items per row).
+ * csr_kernel=adaptive: spmv_csr_adaptive over row blocks made on the host (lib/spmv/spmv_csr.c), then, if some row
+ * was split, spmv_csr_adaptive_long. */
 #if IS_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double VT;
@@ -44,4 +47,67 @@ kernel void spmv_csr_vector(const global uint *restrict row_ptr, const global ui
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lane == 0 && r < rows) csr_store(y_base + y_off, r, red[lid], alpha, beta);
+}
+
+/* A row block's first row carries this bit when the block is one piece of a row split over several blocks. */
+#define CSR_PIECE 0x80000000u
+
+/* One work-group per row block. blocks[2b] = first row (| CSR_PIECE), blocks[2b+1] = first entry; the next pair
+ * ends the block (the last pair is (rows, nnz)). A block holds at most `cap` entries and at most a work-group's rows.
+ * Rows of a block: the entries' products are staged in local memory with coalesced loads, then each row is summed
+ * by `lanes` work-items (the most that let every row have its own, a power of two) and a tree in local memory. A
+ * piece of a long row: the whole work-group sums it straight from global memory and writes partial[b], which
+ * spmv_csr_adaptive_long adds up (no floating-point atomics). */
+kernel void spmv_csr_adaptive(const global uint *restrict row_ptr, const global uint *restrict col,
+                              const global VT *restrict val, const global VT *restrict x_base, const uint x_off,
+                              global VT *y_base, const uint y_off, const VT alpha, const VT beta,
+                              const global uint *restrict blocks, global VT *restrict partial, local VT *stage,
+                              local VT *red) {
+    const uint b = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+    const uint head = blocks[2 * b], k0 = blocks[2 * b + 1], k1 = blocks[2 * b + 3];
+    const uint r0 = head & ~CSR_PIECE, piece = (head & CSR_PIECE) != 0;
+    const global VT *x = x_base + x_off;
+    uint lanes = wg, i = 0, n = 0;
+    VT s = (VT)0;
+    if (piece) {
+        for (uint k = k0 + lid; k < k1; k += wg) s += val[k] * x[col[k]];
+    } else { /* uniform over the work-group: the barrier below is reached by all */
+        n = (blocks[2 * b + 2] & ~CSR_PIECE) - r0;
+        for (uint k = k0 + lid; k < k1; k += wg) stage[k - k0] = val[k] * x[col[k]];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        while (lanes > 1 && lanes * n > wg) lanes >>= 1;
+        i = lid / lanes;
+        if (i < n) {
+            const uint end = row_ptr[r0 + i + 1] - k0;
+            for (uint k = row_ptr[r0 + i] - k0 + (lid & (lanes - 1)); k < end; k += lanes) s += stage[k];
+        }
+    }
+    red[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint lane = lid & (lanes - 1);
+    for (uint h = lanes / 2; h > 0; h >>= 1) {
+        if (lane < h) red[lid] += red[lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane != 0) return;
+    if (piece)
+        partial[b] = red[0];
+    else if (i < n)
+        csr_store(y_base + y_off, r0 + i, red[lid], alpha, beta);
+}
+
+/* One work-group per split row: long_rows[3g] = row, [3g+1] = its first block, [3g+2] = its pieces. */
+kernel void spmv_csr_adaptive_long(const global uint *restrict long_rows, const global VT *restrict partial,
+                                   global VT *y_base, const uint y_off, const VT alpha, const VT beta, local VT *red) {
+    const uint g = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
+    const uint first = long_rows[3 * g + 1], pieces = long_rows[3 * g + 2];
+    VT s = (VT)0;
+    for (uint j = lid; j < pieces; j += wg) s += partial[first + j];
+    red[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint h = wg / 2; h > 0; h >>= 1) {
+        if (lid < h) red[lid] += red[lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) csr_store(y_base + y_off, long_rows[3 * g], red[0], alpha, beta);
 }

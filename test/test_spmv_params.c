@@ -146,7 +146,13 @@ static void test_derived(void) {
           "BCCOO+ strategy 2: %s", text);
     CHECK(explicit_config(CLPK_DEVICE_CPU, "csr", "csr_vec=4,tile=8", &c, &r, &err) == CLPK_SUCCESS, "csr");
     core_param_format(table, &c, text, sizeof text);
-    CHECK(!strcmp(text, "format=csr,wg=64,csr_vec=4"), "CSR: %s", text);
+    CHECK(!strcmp(text, "format=csr,wg=64,csr_kernel=rows,csr_vec=4"), "CSR: %s", text);
+    /* csr_vec belongs to csr_kernel=rows only */
+    CHECK(explicit_config(CLPK_DEVICE_CPU, "csr", "csr_kernel=adaptive,csr_vec=4", &c, &r, &err) == CLPK_SUCCESS,
+          "csr adaptive");
+    core_param_format(table, &c, text, sizeof text);
+    CHECK(!strcmp(text, "format=csr,wg=64,csr_kernel=adaptive") && c.csr_kernel == SPMV_CSR_ADAPTIVE,
+          "CSR adaptive: %s", text);
 }
 
 /* A profile for this device: f32 problems get a tuned entry, f64 problems a stale one (a key the table lacks). */

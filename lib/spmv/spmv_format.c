@@ -251,10 +251,6 @@ uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_pr
     return bytes;
 }
 
-uint64_t spmv_csr_footprint(const clpk_csr *A, clpk_precision precision) {
-    return (uint64_t)(A->rows + 1) * 4 + (uint64_t)A->nnz * (4 + clpk_precision_size(precision));
-}
-
 void spmv_bccoo_free(spmv_bccoo *b) {
     if (!b) return;
     free(b->values);

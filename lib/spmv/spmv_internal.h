@@ -12,6 +12,7 @@ extern const core_param_table spmv_param_table;
 typedef enum spmv_format { SPMV_CSR = 0, SPMV_BCCOO = 1, SPMV_BCCOO_PLUS = 2 } spmv_format;
 typedef enum spmv_col { SPMV_COL_AUTO = 0, SPMV_COL_SHORT, SPMV_COL_INT, SPMV_COL_DELTA } spmv_col;
 typedef enum spmv_sync { SPMV_SYNC_AUTO = 0, SPMV_SYNC_ADJACENT, SPMV_SYNC_FALLBACK } spmv_sync;
+typedef enum spmv_csr_kernel { SPMV_CSR_ROWS = 0, SPMV_CSR_ADAPTIVE } spmv_csr_kernel;
 
 /* Every parameter of a plan, resolved (no "auto" left except sync, resolved at plan creation). The int fields of
  * the table's rows hold their values (names as indices); the rest follows from them (spmv_config_read). Fields of
@@ -33,6 +34,7 @@ typedef struct spmv_config {
     int online;           /* 0 offline transpose, 1 natural order */
     int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
+    int csr_kernel;       /* CSR: spmv_csr_kernel (rows: csr_vec work-items per row; adaptive: row blocks) */
     int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
     int interleave;       /* BCCOO: a row's blocks dealt across the threads its segment spans, step-major, so that
                            * the x loads of one step are consecutive across lanes (lib/spmv/spmv_format.c) */
@@ -100,6 +102,19 @@ uint64_t spmv_carry_bytes(int64_t groups, int block_h, clpk_precision precision)
 uint64_t spmv_bccoo_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
                               int64_t n_esc);
 uint64_t spmv_csr_footprint(const clpk_csr *A, clpk_precision precision);
+/* The footprint of a CSR plan of this configuration (csr_kernel=adaptive adds its row blocks). */
+uint64_t spmv_csr_config_footprint(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision);
+
+/* CSR plans (spmv_csr.c): entries of an adaptive row block, local memory of the kernel, program and upload, and the
+ * launch of csr_kernel=adaptive (one or two kernels; *first / *last as for spmv_enqueue). */
+int64_t spmv_csr_block_entries(const spmv_config *cfg);
+size_t spmv_csr_local_bytes(const spmv_config *cfg, clpk_precision precision);
+clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A);
+clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, cl_uint x_off, double beta,
+                                      cl_mem y, cl_uint y_off, cl_uint n_wait, const cl_event *wait, cl_event *first,
+                                      cl_event *last);
+/* Fails when the built kernel allows fewer work-items per group than the plan's wg (spmv_plan.c). */
+clpk_status spmv_check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *name);
 
 /* Features for the profile class: rows, cols, nnz, nnz_row_mean, nnz_row_std, max_row, fill_2x2, fill_4x4 and
  * precision. */
@@ -125,6 +140,11 @@ struct clpk_spmv_plan {
     /* CSR */
     cl_mem row_ptr, col, val;
     cl_kernel csr_kernel;
+    /* CSR csr_kernel=adaptive: row blocks (first row | piece bit, first entry), split rows (row, first block,
+     * pieces), a piece's partial sum per block; the kernel adding the pieces of split rows */
+    cl_mem csr_blocks, csr_long, csr_partial;
+    cl_kernel csr_long_kernel;
+    int64_t csr_blocks_n, csr_long_n;
     /* BCCOO */
     int64_t block_rows, nt, groups;
     cl_mem values, flags, cols_idx, entries;

@@ -188,6 +188,9 @@ clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_
         clReleaseEvent(ev);
         return CLPK_SUCCESS;
     }
+    if (plan->cfg.format == SPMV_CSR && plan->cfg.csr_kernel == SPMV_CSR_ADAPTIVE)
+        return spmv_csr_adaptive_enqueue(plan, alpha, x, (cl_uint)x_off, beta, y, (cl_uint)y_off, n_wait, wait, first,
+                                         last);
     if (plan->cfg.format == SPMV_CSR) {
         cl_event ev = NULL;
         CLPK_TRY(enqueue_csr(plan, alpha, x, (cl_uint)x_off, beta, y, (cl_uint)y_off, n_wait, wait, &ev));

@@ -137,6 +137,17 @@ static const core_param_def spmv_param_defs[] = {
      .search = "2|4|8|16|32",
      .when = "format=bccoo+",
      .help = "BCCOO+: vertical slices"},
+    /* adaptive: rows in blocks of at most 4*wg entries; irregular rows are no trap (docs/perf-spmv.md) */
+    {.name = "csr_kernel",
+     .type = CORE_PARAM_NAME,
+     .values = "rows|adaptive",
+     .default_gpu = "rows",
+     .field = FIELD(csr_kernel),
+     .search = "rows|adaptive",
+     .when = "format=csr",
+     .help = "CSR: rows (csr_vec work-items per row) or adaptive (row blocks of up to 4*wg entries: short rows "
+             "staged in local memory, long rows split over work-groups)"},
+    /* the tuner's condition is the first clause */
     {.name = "csr_vec",
      .type = CORE_PARAM_INT,
      .values = "pow2",
@@ -146,7 +157,7 @@ static const core_param_def spmv_param_defs[] = {
      .default_cpu = "1",
      .field = FIELD(csr_vec),
      .search = "1|2|4|8|16|32",
-     .when = "format=csr",
+     .when = "format=csr;csr_kernel=rows",
      .help = "CSR: work-items per row (1: the scalar kernel)"},
     /* GPUs: vector value loads (H100: 1.08x geometric mean over 16-byte-or-wider blocks, docs/perf-spmv.md row 4) */
     {.name = "vload",

@@ -52,11 +52,12 @@ void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
     if (!plan) return;
     cl_mem *mems[] = {&plan->row_ptr,  &plan->col,  &plan->val,     &plan->values,   &plan->flags,     &plan->cols_idx,
                       &plan->entries,  &plan->sync, &plan->grp_sum, &plan->col_base, &plan->esc_start, &plan->esc,
-                      &plan->grp_stop, &plan->tmp,  &plan->bench_x, &plan->bench_y};
+                      &plan->grp_stop, &plan->tmp,  &plan->bench_x, &plan->bench_y,  &plan->csr_blocks, &plan->csr_long,
+                      &plan->csr_partial};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         if (*mems[i]) clReleaseMemObject(*mems[i]);
-    cl_kernel ks[] = {plan->csr_kernel, plan->main_kernel, plan->carry_kernel, plan->combine_kernel,
-                      plan->main_kernel_xu};
+    cl_kernel ks[] = {plan->csr_kernel,     plan->main_kernel,    plan->carry_kernel, plan->combine_kernel,
+                      plan->main_kernel_xu, plan->csr_long_kernel};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i]) clReleaseKernel(ks[i]);
     free(plan);
@@ -78,7 +79,7 @@ static clpk_status make_zero_buffer(clpk_context *ctx, size_t bytes, cl_mem *out
     return st;
 }
 
-static clpk_status check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *name) {
+clpk_status spmv_check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *name) {
     size_t max = 0;
     cl_int rc =
         clGetKernelWorkGroupInfo(k, clpk_context_device(plan->ctx), CL_KERNEL_WORK_GROUP_SIZE, sizeof max, &max, NULL);
@@ -86,43 +87,6 @@ static clpk_status check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char
     if (max < (size_t)plan->cfg.wg)
         return core_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED, "spmv: kernel %s allows work-groups of %zu, not wg=%d",
                          name, max, plan->cfg.wg);
-    return CLPK_SUCCESS;
-}
-
-static clpk_status setup_csr(clpk_spmv_plan *plan, const clpk_csr *A) {
-    clpk_context *ctx = plan->ctx;
-    /* the program before the upload (see setup_bccoo) */
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
-    const char *src[] = {"spmv_csr"};
-    cl_program prog = NULL;
-    CLPK_TRY(core_program_get(ctx, src, 1, opts, &prog));
-    const char *name = plan->cfg.csr_vec == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
-    CLPK_TRY(core_kernel_create(ctx, prog, name, &plan->csr_kernel));
-    CLPK_TRY(check_kernel_wg(plan, plan->csr_kernel, name));
-    size_t vs = clpk_precision_size(plan->precision);
-    uint32_t *rp = malloc(sizeof *rp * (size_t)(A->rows + 1));
-    void *val = malloc(vs * (size_t)(A->nnz ? A->nnz : 1));
-    if (!rp || !val) {
-        free(rp);
-        free(val);
-        return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
-    for (int32_t r = 0; r <= A->rows; ++r)
-        rp[r] = (uint32_t)A->row_ptr[r];
-    for (int64_t k = 0; k < A->nnz; ++k) {
-        if (plan->precision == CLPK_PRECISION_F64)
-            ((double *)val)[k] = A->val[k];
-        else
-            ((float *)val)[k] = (float)A->val[k];
-    }
-    clpk_status st = make_buffer(ctx, sizeof *rp * (size_t)(A->rows + 1), rp, &plan->row_ptr);
-    if (st == CLPK_SUCCESS) st = make_buffer(ctx, vs * (size_t)A->nnz, A->nnz ? val : NULL, &plan->val);
-    if (st == CLPK_SUCCESS) st = make_buffer(ctx, 4 * (size_t)A->nnz, A->nnz ? A->col : NULL, &plan->col);
-    free(rp);
-    free(val);
-    CLPK_TRY(st);
-    plan->footprint = spmv_csr_footprint(A, plan->precision);
     return CLPK_SUCCESS;
 }
 
@@ -154,7 +118,7 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
     cl_program prog = NULL;
     CLPK_TRY(core_program_get(ctx, src, 1, opts, &prog));
     CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo", &plan->main_kernel));
-    CLPK_TRY(check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
+    CLPK_TRY(spmv_check_kernel_wg(plan, plan->main_kernel, "spmv_bccoo"));
     if (!c->sync_adjacent) CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo_carry", &plan->carry_kernel));
     if (c->format == SPMV_BCCOO_PLUS)
         CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
@@ -244,7 +208,7 @@ clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_pre
     plan->cols = A->cols;
     plan->nnz = A->nnz;
     clpk_status st = choose_params(ctx, A, precision, format, params, &plan->cfg);
-    if (st == CLPK_SUCCESS) st = plan->cfg.format == SPMV_CSR ? setup_csr(plan, A) : setup_bccoo(plan, A);
+    if (st == CLPK_SUCCESS) st = plan->cfg.format == SPMV_CSR ? spmv_csr_setup(plan, A) : setup_bccoo(plan, A);
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(plan);
         return st;
@@ -288,7 +252,7 @@ clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision precision, con
     spmv_config cfg;
     CLPK_TRY(spmv_config_read(&resolved, A, &cfg, err));
     if (cfg.format == SPMV_CSR) {
-        *bytes = spmv_csr_footprint(A, precision);
+        *bytes = spmv_csr_config_footprint(A, &cfg, precision);
         return CLPK_SUCCESS;
     }
     int64_t blocks = 0;
@@ -317,7 +281,8 @@ clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
     const cl_mem mems[] = {plan->row_ptr,  plan->col,      plan->val,       plan->values,  plan->flags,
                            plan->cols_idx, plan->entries,  plan->sync,      plan->grp_sum, plan->grp_stop,
-                           plan->tmp,      plan->col_base, plan->esc_start, plan->esc};
+                           plan->tmp,      plan->col_base, plan->esc_start, plan->esc,     plan->csr_blocks,
+                           plan->csr_long, plan->csr_partial};
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {
         size_t size = 0;
