@@ -169,6 +169,8 @@ static void print_table(const tune_report *r) {
                        x->evaluated, text);
             }
         }
+        for (int m = 0; m < r->model_count; ++m)
+            if (!strcmp(r->model_family[m], fam)) printf("  %s: %s\n", fam, r->model_note[m]);
         print_cost(r, fam);
         int n;
         double g = geometric_mean_speedup(r, fam, &n);

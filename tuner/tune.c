@@ -2,6 +2,7 @@
  * and the selection of problems and families. */
 #include "tune_engine.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,9 +54,13 @@ void tune_config_defaults(tune_config *cfg) {
     cfg->opts.seed = 1;
 }
 
+void tune_model_free(void *model_json) { cJSON_Delete(model_json); }
+
 void tune_report_free(tune_report *report) {
     if (!report) return;
     free(report->items);
+    for (int i = 0; i < report->model_count; ++i)
+        tune_model_free(report->models[i]);
     memset(report, 0, sizeof *report);
 }
 

@@ -91,6 +91,16 @@ typedef struct tune_problem {
     void *state;
 } tune_problem;
 
+/* What a family that trains a cost model (train_model) gets: the run's options, when to stop, the run's clock and
+ * the threads that may compile programs ahead. */
+typedef struct tune_model_request {
+    const tune_options *opts;
+    double deadline; /* on the run's clock; INFINITY: none */
+    double (*now)(void *clock_user);
+    void *clock_user;
+    int build_threads;
+} tune_model_request;
+
 typedef struct tune_family {
     const char *name; /* profile key: "spmv", "life", "sshopm", "xcorr" */
     /* Number of training problems for these options. */
@@ -120,6 +130,14 @@ typedef struct tune_family {
      * (core_program_prebuild). 0 (fakes, or families whose plans do not build through the cache): never. */
     int prebuild_safe;
 } tune_family;
+
+/* A family whose automatic choice is a cost model rather than per-problem profile entries: the run calls its
+ * trainer instead of searching its problems; it measures what the model needs within the deadline and returns the
+ * model as a JSON object (a cJSON *, the caller's to free) for the profile's "models"; `note` says what it fitted. */
+typedef clpk_status (*tune_model_trainer)(clpk_context *ctx, const tune_model_request *req, void **model_json,
+                                          char *note, size_t note_size);
+/* The trainer of a built-in family, or NULL (searched per problem). */
+tune_model_trainer tune_family_trainer(const tune_family *family);
 
 /* NULL-terminated list of all families built in (generated). */
 extern const tune_family *const tune_families[];

@@ -146,6 +146,11 @@ clpk_status tune_profile_text(const clpk_device_info *dev, const tune_report *re
         }
         if (array) cJSON_AddItemToObject(families, report->families[f], array);
     }
+    if (report->model_count) {
+        cJSON *models = cJSON_AddObjectToObject(root, "models");
+        for (int i = 0; models && i < report->model_count; ++i)
+            cJSON_AddItemToObject(models, report->model_family[i], cJSON_Duplicate(report->models[i], 1));
+    }
     *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!*text) return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -224,6 +229,13 @@ clpk_status tune_profile_merge(const char *const *paths, int count, const char *
                                 tune_json_string(dev, "driver") ? tune_json_string(dev, "driver") : "?", paths[0],
                                 tune_json_string(dev0, "name"),
                                 tune_json_string(dev0, "driver") ? tune_json_string(dev0, "driver") : "?");
+        }
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "models")) {
+            cJSON *models = cJSON_GetObjectItemCaseSensitive(merged, "models");
+            if (!models) models = cJSON_AddObjectToObject(merged, "models");
+            cJSON_DeleteItemFromObjectCaseSensitive(models, m->string);
+            cJSON_AddItemToObject(models, m->string, cJSON_Duplicate(m, 1));
         }
         cJSON *f;
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(root, "families")) {

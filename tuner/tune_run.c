@@ -180,6 +180,41 @@ static clpk_status run_family(run_state *run, const tune_family *fam, int proble
     return CLPK_SUCCESS;
 }
 
+static double run_clock(void *cfg) { return tune_now_s(cfg); }
+
+/* A family with a cost model: trained once within the family's deadline (the run's budget split over the problems
+ * gives it the share of one problem per precision at least), the model kept in the report for the profile. */
+static clpk_status train_family_model(run_state *run, const tune_family *fam, double deadline) {
+    if (tune_stop_requested(run)) return CLPK_SUCCESS;
+    if (run->split && isfinite(run->round_end)) {
+        double now = tune_now_s(run->cfg), share = (run->round_end - now) / (run->round_left + 2) * 2;
+        if (now + share < deadline) deadline = now + share;
+    }
+    tune_model_request req = {.opts = &run->cfg->opts,
+                              .deadline = deadline,
+                              .now = run_clock,
+                              .clock_user = (void *)run->cfg,
+                              .build_threads = run->build_threads};
+    void *json = NULL;
+    char note[200] = "";
+    clpk_status st = tune_family_trainer(fam)(run->ctx, &req, &json, note, sizeof note);
+    tune_report *report = run->report;
+    if (st != CLPK_SUCCESS) {
+        snprintf(note, sizeof note, "cost model not trained: %s", clpk_status_string(st));
+        st = CLPK_SUCCESS; /* the other families go on; the profile has no model for this one */
+    }
+    if (json && report->model_count < TUNE_MAX_FAMILIES) {
+        report->models[report->model_count] = json;
+        snprintf(report->model_family[report->model_count], sizeof report->model_family[0], "%s", fam->name);
+        snprintf(report->model_note[report->model_count], sizeof report->model_note[0], "%s", note);
+        ++report->model_count;
+    } else {
+        tune_model_free(json);
+        core_log(run->ctx, CLPK_LOG_WARN, "%s: %s", fam->name, note);
+    }
+    return st;
+}
+
 /* The second round: the searches the first cut short (or never started) for lack of time, in the run's order, each
  * with an equal share of what is left. A search replays its measured points from the cache (same seed, same
  * draws), so it continues where it stopped. Needs the cache. */
@@ -255,7 +290,7 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
     int nfam = 0;
     for (; families[nfam] && nfam < TUNE_MAX_FAMILIES; ++nfam) {
         const tune_family *f = families[nfam];
-        counts[nfam] = tune_family_usable(f) ? f->problem_count(&cfg->opts) : 0;
+        counts[nfam] = tune_family_usable(f) && !tune_family_trainer(f) ? f->problem_count(&cfg->opts) : 0;
         if (counts[nfam] < 0) counts[nfam] = 0;
         run.total_problems += selected_count(cfg, counts[nfam]);
         snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
@@ -292,7 +327,7 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
         }
         double now = tune_now_s(run.cfg), deadline = run.deadline;
         if (cfg->family_budget_s > 0 && now + family_budget < deadline) deadline = now + family_budget;
-        st = run_family(&run, fam, counts[f], deadline);
+        st = tune_family_trainer(fam) ? train_family_model(&run, fam, deadline) : run_family(&run, fam, counts[f], deadline);
     }
     if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
     /* After every search (a second round may change a result): each family's entries measured on its other

@@ -127,7 +127,15 @@ typedef struct tune_report {
     int stopped;          /* the stop flag ended the run */
     int budget_exhausted; /* a budget cut the run */
     char cross_note[256]; /* why a cross-check was skipped or cut ("" when it ran everywhere or was off) */
+    /* Cost models of the families that train one (tune_family.train_model): cJSON objects for "models" */
+    int model_count;
+    void *models[16];
+    char model_family[16][32];
+    char model_note[16][200];
 } tune_report;
+
+/* Frees a model JSON object (a cJSON *). */
+void tune_model_free(void *model_json);
 
 void tune_report_free(tune_report *report);
 

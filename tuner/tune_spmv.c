@@ -17,6 +17,7 @@
  * classes at training size. */
 #include "spmv_internal.h"
 #include "tune.h"
+#include "tune_spmv_model.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -345,3 +346,7 @@ const tune_family tune_family_spmv = {
     spmv_defaults,
     1, /* prebuild_safe: plan creation requests its program before it runs anything */
 };
+
+tune_model_trainer tune_family_trainer(const tune_family *family) {
+    return family == &tune_family_spmv ? tune_spmv_model_train : NULL;
+}

@@ -145,6 +145,8 @@ double core_class_distance(const core_params *klass, const core_params *features
 /* Profile loading internals, exposed for clpk-tune and the tests. `json` is a cJSON* (opaque here). */
 clpk_profile_level core_profile_match_level(const clpk_device_info *dev, const char *name, const char *vendor,
                                             const char *driver, const char *type);
+/* The context's profile's model of a family (a cJSON object under "models"; its family reads it), or NULL. */
+const void *core_profile_model(const clpk_context *ctx, const char *family);
 /* Which profile a device would use and where ("" for defaults), without creating a context (clpk-info). */
 clpk_profile_level core_profile_for_device(const clpk_device_info *dev, char *path, size_t path_size);
 /* The search directories in order ($CLPK_PROFILE_DIR, the installed profiles, the source tree's profiles/).

@@ -70,6 +70,8 @@ static int validate(const cJSON *root, char *why, size_t size) {
         return snprintf(why, size, "\"device\" must be an object with string \"name\" and \"vendor\""), 0;
     const cJSON *families = cJSON_GetObjectItemCaseSensitive(root, "families");
     if (!cJSON_IsObject(families)) return snprintf(why, size, "\"families\" must be an object"), 0;
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(root, "models");
+    if (models && !cJSON_IsObject(models)) return snprintf(why, size, "\"models\" must be an object"), 0;
     const cJSON *fam;
     cJSON_ArrayForEach(fam, families) {
         if (!cJSON_IsArray(fam)) return snprintf(why, size, "family \"%s\" is not an array", fam->string), 0;
@@ -206,6 +208,11 @@ clpk_status core_profile_load_for_context(clpk_context *ctx) {
     ctx->profile_json = find_profile(ctx, &ctx->info, ctx->profile_path, sizeof ctx->profile_path,
                                      &ctx->profile_level);
     return CLPK_SUCCESS;
+}
+
+const void *core_profile_model(const clpk_context *ctx, const char *family) {
+    if (!ctx || !ctx->profile_json) return NULL;
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ctx->profile_json, "models"), family);
 }
 
 /* For clpk-info: which profile a device would use, without creating a context. */

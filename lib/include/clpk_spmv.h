@@ -72,6 +72,8 @@ CLPK_API clpk_status clpk_spmv_footprint(const clpk_csr *A, clpk_precision preci
  *   "fem3d:N" (3x3 node blocks, 27-point stencil on N^3 nodes), "dense:N", "protein:N" (~120/row clustered),
  *   "circuit:N" (~6/row irregular), "epidem:N" (4/row banded), "webgraph:N" (Zipf rows and columns),
  *   "shortrow:N" (~3/row), "qchem:N" (~70/row, wide bandwidth); N = rows (nodes per side for fem3d);
+ *   "nodes:N:B:K" N nodes of B unknowns (B <= 4), each coupled to K random nodes within +-N/64: dense BxB blocks
+ *   at irregular block columns;
  *   "replicate:K:PATH" K copies of the Matrix Market matrix PATH along the diagonal, each coupled to the next by
  *   a sparse random block (~1 % of a copy's nonzeros): real structure at GPU scale.
  * Values are drawn from `seed` in [-1, 1). */

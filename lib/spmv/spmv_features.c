@@ -18,6 +18,7 @@ typedef struct sums {
     double blocks[SPMV_SHAPE_COUNT]; /* indexed like spmv_shapes */
     double lines[2];
     double nnz, jump, jumps, span, spanned, rows;
+    double far; /* nonzeros whose column lies >= 32768 from the previous one's in row-major order */
 } sums;
 
 typedef struct job {
@@ -103,8 +104,14 @@ static void read_window(job *j, int64_t window) {
     }
     for (int32_t r = w0; r < w0 + WINDOW_ROWS && r < A->rows; r += LOCALITY_ROWS)
         if (count_lines(j, r, LOCALITY_ROWS) != 0) j->failed = 1;
+    int32_t prev = 0;
     for (int32_t r = w0; r < w0 + WINDOW_ROWS && r < A->rows; ++r) {
         int64_t k0 = A->row_ptr[r], k1 = A->row_ptr[r + 1];
+        for (int64_t k = k0; k < k1; ++k) {
+            int64_t step = (int64_t)A->col[k] - prev;
+            j->s.far += step >= 32768 || step <= -32768;
+            prev = A->col[k];
+        }
         j->s.rows += 1;
         j->s.nnz += (double)(k1 - k0);
         if (k1 == k0) continue;
@@ -204,6 +211,7 @@ clpk_status spmv_matrix_features_compute(const clpk_csr *A, int threads, int64_t
         s.span += jobs[t].s.span;
         s.spanned += jobs[t].s.spanned;
         s.rows += jobs[t].s.rows;
+        s.far += jobs[t].s.far;
         failed |= jobs[t].failed;
         free(jobs[t].scratch);
     }
@@ -217,6 +225,7 @@ clpk_status spmv_matrix_features_compute(const clpk_csr *A, int threads, int64_t
     for (int p = 0; p < 2; ++p)
         f->x_lines_per_nnz[p] = s.nnz > 0 ? s.lines[p] / s.nnz : 0;
     f->col_jump_mean = s.jumps > 0 ? s.jump / s.jumps : 0;
+    f->far_steps = s.nnz > 0 ? s.far / s.nnz : 0;
     f->row_span = s.spanned > 0 ? s.span / s.spanned : 0;
     f->sampled_rows = A->rows > 0 ? s.rows / A->rows : 1;
     f->seconds = core_wall_seconds() - t0;

@@ -20,6 +20,9 @@ typedef struct spmv_matrix_features {
      * rows, about 1 for scattered columns. Index 0: f32, 1: f64. */
     double x_lines_per_nnz[2];
     double col_jump_mean;            /* mean |column step| between consecutive nonzeros of a row */
+    /* Fraction of nonzeros whose column lies 32768 or more from the previous nonzero's in row-major order: an
+     * estimate of the escapes of 16-bit delta-coded columns (col=delta). */
+    double far_steps;
     double row_span;                 /* mean over non-empty rows of (last - first column + 1) / cols */
     double fill[SPMV_SHAPE_COUNT];   /* nonzeros / (blocks * h * w) */
     double blocks[SPMV_SHAPE_COUNT]; /* blocks of each shape (estimated when sampled) */

@@ -187,6 +187,34 @@ static clpk_status generate_table3(const char *kind, int64_t n, uint64_t *rng, c
     return st;
 }
 
+/* nodes:N:B:K  N nodes of B unknowns each, every node coupled to itself and K others drawn within +-N/64 nodes (an
+ * unstructured mesh's graph after a bandwidth-reducing order): dense BxB blocks at irregular block columns. */
+static clpk_status generate_nodes(int64_t n, int bs, int k, uint64_t *rng, clpk_csr *out, clpk_error *err) {
+    builder b;
+    int64_t band = n / 64 > 1 ? n / 64 : 1;
+    CLPK_TRY(builder_init(&b, out, n * bs, n * bs, n * bs * (int64_t)(k + 1) * bs, err));
+    int32_t nodes[65];
+    for (int64_t i = 0; i < n; ++i) {
+        nodes[0] = (int32_t)i;
+        for (int t = 1; t <= k; ++t)
+            nodes[t] = clamp_col(i + (int64_t)(next_rand(rng) % (uint64_t)(2 * band + 1)) - band, n);
+        qsort(nodes, (size_t)k + 1, sizeof *nodes, cmp_i32);
+        for (int d = 0; d < bs; ++d) {
+            int64_t r = i * bs + d;
+            for (int t = 0; t <= k; ++t) {
+                if (t > 0 && nodes[t] == nodes[t - 1]) continue;
+                for (int e = 0; e < bs; ++e) {
+                    double v = rand_value(rng);
+                    if (nodes[t] == i && e == d) v += 4.0 * (k + 1) * bs; /* diagonally dominant */
+                    CLPK_TRY(builder_push(&b, (int32_t)(nodes[t] * bs + e), v, err));
+                }
+            }
+            out->row_ptr[r + 1] = out->nnz;
+        }
+    }
+    return CLPK_SUCCESS;
+}
+
 static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk_error *err) {
     long long a = 0, b2 = 0, c = 0;
     uint64_t rng = seed ^ 0x5eed5eedull;
@@ -270,6 +298,12 @@ static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk
         free(scratch);
         return st;
     }
+    if (sscanf(spec, "nodes:%lld:%lld:%lld", &a, &b2, &c) == 3) {
+        if (a < 1 || a > 10000000 || b2 < 1 || b2 > 4 || c < 0 || c > 64 || a * b2 > INT32_MAX)
+            return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+                                  "nodes:N:B:K needs 1 <= N <= 10000000, 1 <= B <= 4, 0 <= K <= 64");
+        return generate_nodes(a, (int)b2, (int)c, &rng, out, err);
+    }
     if (!strncmp(spec, "replicate:", 10)) {
         const char *path = strchr(spec + 10, ':');
         if (sscanf(spec + 10, "%lld", &a) != 1 || !path || !path[1])
@@ -280,7 +314,7 @@ static clpk_status generate(const char *spec, uint64_t seed, clpk_csr *out, clpk
     return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
                           "spmv generate: unknown spec '%s' (fem:N, stencil3d:N, random:R:C:K, powerlaw:N, "
                           "longrow:R:C:L, fem3d:N, dense:N, protein:N, circuit:N, epidem:N, webgraph:N, shortrow:N, "
-                          "qchem:N, replicate:K:PATH)",
+                          "qchem:N, nodes:N:B:K, replicate:K:PATH)",
                           spec);
 }
 

@@ -1,0 +1,140 @@
+/* The automatic SpMV plan from the profile's cost model (issue #22; spmv_model.h): the feature pass, a predicted time
+ * for every variant the model knows, then the plan of the best prediction, or, with verify, the fastest of the few
+ * best predictions measured on the matrix. The caller's parameters apply over the variant's. */
+#include "spmv_model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { VERIFY_MAX = 3, VERIFY_WARMUP = 2, VERIFY_RUNS = 10 };
+/* auto verifies the variants predicted within this factor of the best */
+static const double VERIFY_CLOSE = 1.10;
+/* a measured variant replaces the model's first choice only when faster beyond the timing noise */
+static const double VERIFY_MARGIN = 0.95;
+
+/* The variant's parameters with the caller's over them; `format` receives the variant's format. */
+static clpk_status merge_params(clpk_context *ctx, const char *variant, const core_params *caller, char *format,
+                                size_t format_size, char *out, size_t size) {
+    core_params p;
+    core_params_clear(&p);
+    clpk_error err = {0};
+    if (core_params_parse(&p, variant, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    for (int i = 0; i < caller->count; ++i)
+        if (core_params_set(&p, caller->items[i].key, caller->items[i].value) != CLPK_SUCCESS)
+            return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv: too many parameters");
+    const char *f = core_params_get(&p, "format");
+    snprintf(format, format_size, "%s", f ? f : "bccoo");
+    core_params_format(&p, out, size);
+    return CLPK_SUCCESS;
+}
+
+static int is_unsupported(clpk_status st) { return st == CLPK_ERROR_UNSUPPORTED || st == CLPK_ERROR_OUT_OF_MEMORY; }
+
+clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
+                             clpk_spmv_plan **out, int *chose) {
+    *chose = 0;
+    *out = NULL;
+    const void *json = core_profile_model(ctx, "spmv");
+    if (!json) return CLPK_SUCCESS;
+    spmv_model *model = malloc(sizeof *model);
+    if (!model) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    char why[256];
+    if (!spmv_model_read(json, precision, model, why, sizeof why)) {
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv: profile model not used (%s); defaults and profile entries decide", why);
+        free(model);
+        return CLPK_SUCCESS;
+    }
+    core_params caller;
+    core_params_clear(&caller);
+    clpk_error err = {0};
+    clpk_status st = CLPK_SUCCESS;
+    if (params && core_params_parse(&caller, params, &err) != CLPK_SUCCESS) st = core_fail_from(ctx, &err);
+    const char *verify = core_params_get(&caller, "verify");
+    if (st == CLPK_SUCCESS && verify && strcmp(verify, "auto") && strcmp(verify, "off") && strcmp(verify, "on"))
+        st = core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv: verify=%s (allowed: auto, off, on)", verify);
+    spmv_matrix_features f;
+    if (st == CLPK_SUCCESS && spmv_matrix_features_compute(A, 0, 0, &f, &err) != CLPK_SUCCESS)
+        st = core_fail_from(ctx, &err);
+    spmv_ranked ranked[SPMV_MODEL_MAX_VARIANTS];
+    int n = 0;
+    if (st == CLPK_SUCCESS)
+        n = spmv_model_rank(model, A, &f, precision, clpk_context_device_info(ctx)->kind, ranked,
+                            SPMV_MODEL_MAX_VARIANTS);
+    if (st != CLPK_SUCCESS || n == 0) {
+        if (st == CLPK_SUCCESS)
+            core_log(ctx, CLPK_LOG_DEBUG, "spmv: the profile model has no variant for this matrix; defaults decide");
+        free(model);
+        return st;
+    }
+    /* how many to measure: auto those predicted within VERIFY_CLOSE of the best (one alone: none), on the best few */
+    int measure = 1;
+    if (!verify || strcmp(verify, "auto") == 0) {
+        while (measure < n && measure < VERIFY_MAX && ranked[measure].ms <= ranked[0].ms * VERIFY_CLOSE)
+            ++measure;
+    } else if (strcmp(verify, "on") == 0) {
+        measure = n < VERIFY_MAX ? n : VERIFY_MAX;
+    }
+    char text[1024];
+    size_t at = 0;
+    for (int i = 0; i < n && i < 4 && at < sizeof text; ++i)
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s %.4g ms", i ? "; " : "",
+                               model->variants[ranked[i].index].params, ranked[i].ms);
+    core_log(ctx, CLPK_LOG_DEBUG, "spmv model (features %.3f s): %s", f.seconds, text);
+
+    clpk_spmv_plan *best = NULL;
+    double best_ms = INFINITY, first_ms = INFINITY;
+    int tried = 0, measured = 0;
+    for (int i = 0; i < n && st == CLPK_SUCCESS && tried < measure; ++i) {
+        char format[16], merged[1024];
+        st = merge_params(ctx, model->variants[ranked[i].index].params, &caller, format, sizeof format, merged,
+                          sizeof merged);
+        if (st != CLPK_SUCCESS) break;
+        clpk_spmv_plan *plan = NULL;
+        st = spmv_plan_create_checked(ctx, A, precision, format, merged, &plan);
+        if (is_unsupported(st)) { /* e.g. local memory: the next prediction */
+            core_log(ctx, CLPK_LOG_DEBUG, "spmv model: %s not possible here; next", merged);
+            st = CLPK_SUCCESS;
+            continue;
+        }
+        if (st != CLPK_SUCCESS) break;
+        ++tried;
+        if (measure == 1) {
+            best = plan;
+            break;
+        }
+        clpk_bench_stats stats;
+        st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
+        if (st != CLPK_SUCCESS) {
+            clpk_spmv_plan_destroy(plan);
+            break;
+        }
+        ++measured;
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s predicted %.4g ms, measured %.4g ms", merged, ranked[i].ms,
+                 stats.median_ms);
+        if (!best) first_ms = stats.median_ms;
+        /* the first measured is the model's choice; another replaces it only beyond the noise */
+        if (!best || (stats.median_ms < best_ms && stats.median_ms < first_ms * VERIFY_MARGIN)) {
+            clpk_spmv_plan_destroy(best);
+            best = plan;
+            best_ms = stats.median_ms;
+        } else {
+            clpk_spmv_plan_destroy(plan);
+        }
+    }
+    free(model);
+    if (st != CLPK_SUCCESS) {
+        clpk_spmv_plan_destroy(best);
+        return st;
+    }
+    if (!best) {
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv model: no predicted variant could be built; defaults decide");
+        return CLPK_SUCCESS;
+    }
+    char desc[512];
+    clpk_spmv_plan_describe(best, desc, sizeof desc);
+    core_log(ctx, CLPK_LOG_DEBUG, "spmv model chose %s (%d measured)", desc, measured);
+    *out = best;
+    *chose = 1;
+    return CLPK_SUCCESS;
+}

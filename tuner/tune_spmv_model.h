@@ -1,0 +1,10 @@
+/* Training of the spmv cost model (tune_spmv_model.c): the spmv family's train_model. */
+#ifndef CLPK_TUNE_SPMV_MODEL_H
+#define CLPK_TUNE_SPMV_MODEL_H
+
+#include "tune.h"
+
+clpk_status tune_spmv_model_train(clpk_context *ctx, const tune_model_request *req, void **model_json, char *note,
+                                  size_t note_size);
+
+#endif
