@@ -6,13 +6,17 @@
 #                 [--precision f32,f64] [--repeats N] [--impls ...] [--tune-budget N] [--device SEL]
 #                 [--corpus FILE]   (LABEL SPEC lines, e.g. bench/spmv_corpus.txt: the held-out evaluation corpus;
 #                                    MATRICES in a spec stands for the real matrices' folder)
+#                 [--only a,b,...]  (only these labels of the corpus: to split it across device calls)
+#                 [--oracle-max-points N]  (with --impls ...,clpk-oracle: points measured per matrix and precision)
+# The held-out evaluation (issue #22): --cases none --corpus bench/spmv_corpus.txt --impls clpk-auto,clpk-oracle;
+# spmv.md then sets the automatic plan against the per-matrix oracle and cuSPARSE.
 # On the H100 (see docs/perf-spmv.md):  . .gpu/enter && bench/spmv.sh --out "$OUT" --bin .gpu/build/bin
 # Peers are skipped (with a message) where `import cupy` fails; charts where matplotlib is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${OUT:-spmv-bench-out} bin="" scale=1 cases="" matrices="" precision=f32,f64 repeats=100 impls="" device="" tune_budget=""
-corpus=""
+corpus="" only="" oracle_max=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out=$2; shift 2 ;;
@@ -26,7 +30,9 @@ while [ $# -gt 0 ]; do
         --device) device=$2; shift 2 ;;
         --tune-budget) tune_budget=$2; shift 2 ;;
         --corpus) corpus=$2; shift 2 ;;
-        -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+        --only) only=$2; shift 2 ;;
+        --oracle-max-points) oracle_max=$2; shift 2 ;;
+        -h|--help) sed -n 2,15p "$0"; exit 0 ;;
         *) echo "spmv.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -47,6 +53,7 @@ args=(--scale "$scale" --precision "$precision" --repeats "$repeats" --npy-dir "
 [ -n "$impls" ] && args+=(--impls "$impls")
 [ -n "$device" ] && args+=(--device "$device")
 [ -n "$tune_budget" ] && args+=(--tune-budget "$tune_budget")
+[ -n "$oracle_max" ] && args+=(--oracle-max-points "$oracle_max")
 if [ -n "$corpus" ]; then
     real=${matrices:-}
     if [ -z "$real" ] || [ "$real" = none ]; then
@@ -56,6 +63,7 @@ if [ -n "$corpus" ]; then
     fi
     while read -r label spec; do
         case "$label" in ''|'#'*) continue ;; esac
+        [ -z "$only" ] || [[ ",$only," == *",$label,"* ]] || continue
         args+=(--spec "$label=${spec//MATRICES/$real}")
     done <"$corpus"
     matrices=none

@@ -1,11 +1,13 @@
 /* clpk-bench-spmv: SpMV benchmark over the classes of seed 001's Table III (generated, sized by --scale) and real
  * Matrix Market files: clpk's CSR baseline, its automatic choice (profile / defaults) and its online quick tune,
  * each checked against a double CPU reference and timed with profiling events, shown against the device's copy
- * bandwidth measured in the same run. Writes the matrices as CSR .npy directories for the cuSPARSE peer
- * (bench/peers/cusparse_spmv.py) and the records as JSON; bench/spmv.sh runs everything. */
+ * bandwidth measured in the same run; clpk-oracle, the per-matrix best of an exhaustive sub-space of explicit plans
+ * (tools/cli_spmv_oracle.h), is the yardstick of the automatic choice. Writes the matrices as CSR .npy directories for
+ * the cuSPARSE peer (bench/peers/cusparse_spmv.py) and the records as JSON; bench/spmv.sh runs everything. */
 #include "clpk.h"
 #include "cli_args.h"
 #include "cli_clock.h"
+#include "cli_spmv_oracle.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -169,7 +171,7 @@ typedef struct variant {
 } variant;
 
 typedef struct run_opts {
-    int warmup, repeats, tune_budget;
+    int warmup, repeats, tune_budget, oracle_max_points;
     double copy_gbps;
     double size_copy_gbps; /* the copy probe moving the case's ideal bytes (values + x + y): the attainable rate at
                             * this size, where launch, ramp-up and drain are not amortised as in the 256 MiB probe */
@@ -178,78 +180,228 @@ typedef struct run_opts {
     int records;
 } run_opts;
 
+/* One plan built, checked against the double reference and timed. */
+typedef struct measurement {
+    clpk_status status; /* CLPK_SUCCESS when built, checked and timed; else the first failure's */
+    char message[256];  /* the failure's clpk_last_error */
+    double plan_s, err;
+    int correct;
+    clpk_bench_stats s;
+    char desc[512];
+    uint64_t footprint;
+    clpk_spmv_tune_report rep;
+} measurement;
+
+/* `tune`: clpk_spmv_plan_tune; else clpk_spmv_plan_create with `format` and `params`. */
+static void measure(clpk_context *ctx, const run_opts *o, const clpk_csr *A, clpk_precision prec, int tune,
+                    const char *format, const char *params, const double *x, const double *ref, const double *scale,
+                    double *y, measurement *m) {
+    memset(m, 0, sizeof *m);
+    clpk_spmv_plan *plan = NULL;
+    double t0 = cli_wall_seconds();
+    if (tune)
+        m->status = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &m->rep);
+    else
+        m->status = clpk_spmv_plan_create(ctx, A, prec, format, params, &plan);
+    m->plan_s = cli_wall_seconds() - t0;
+    if (m->status == CLPK_SUCCESS) {
+        for (int32_t r = 0; r < A->rows; ++r)
+            y[r] = NAN;
+        m->status = clpk_spmv_host(plan, 1.0, x, 0.0, y);
+    }
+    m->err = m->status == CLPK_SUCCESS ? scaled_error(A, ref, scale, y) : INFINITY;
+    m->correct = m->err <= (prec == CLPK_PRECISION_F64 ? 1e-11 : 2e-4);
+    if (m->status == CLPK_SUCCESS) m->status = clpk_spmv_plan_bench(plan, o->warmup, o->repeats, &m->s);
+    if (m->status != CLPK_SUCCESS) snprintf(m->message, sizeof m->message, "%s", clpk_last_error(ctx));
+    clpk_spmv_plan_describe(plan, m->desc, sizeof m->desc);
+    m->footprint = clpk_spmv_plan_footprint(plan);
+    clpk_spmv_plan_destroy(plan);
+}
+
+static double bytes_per_nnz(const clpk_csr *A, const measurement *m) {
+    return A->nnz ? (double)m->footprint / (double)A->nnz : 0;
+}
+
+static void print_row(const run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec, const char *impl,
+                      const measurement *m) {
+    double pct = o->copy_gbps > 0 ? 100.0 * m->s.gbps / o->copy_gbps : 0;
+    printf("%-14s %-4s %-11s %10.4f %9.2f %9.2f %6.1f%% %7.2f  %s%s\n", c->label, clpk_precision_name(prec), impl,
+           m->s.median_ms, m->s.gflops, m->s.gbps, pct, bytes_per_nnz(A, m), m->correct ? "" : "WRONG ", m->desc);
+    fflush(stdout);
+}
+
+/* Writes a record's common fields, up to its params; the caller adds its own and closes with json_end. */
+static void json_begin(run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec, const char *impl,
+                       const measurement *m) {
+    const clpk_bench_stats *s = &m->s;
+    double pct = o->copy_gbps > 0 ? 100.0 * s->gbps / o->copy_gbps : 0;
+    fprintf(o->json, "%s{\"family\": \"spmv\", \"case\": ", o->records++ ? ",\n " : "");
+    json_text(o->json, c->label);
+    fprintf(o->json, ", \"spec\": ");
+    json_text(o->json, c->spec[0] ? c->spec : c->path);
+    fprintf(o->json,
+            ", \"impl\": \"%s\", \"precision\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %lld, "
+            "\"median_ms\": %.6g, \"min_ms\": %.6g, \"p90_ms\": %.6g, \"runs\": %d, \"gflops\": %.6g, "
+            "\"gbps\": %.6g, \"bytes\": %.6g, \"format_bytes\": %llu, \"bytes_per_nnz\": %.4g, "
+            "\"copy_gbps\": %.6g, \"pct_copy_bw\": %.4g, \"size_copy_gbps\": %.6g, \"pct_size_copy_bw\": %.4g, "
+            "\"rel_error\": %.3g, \"correct\": %s, \"plan_s\": %.4g, \"params\": ",
+            impl, clpk_precision_name(prec), (int)A->rows, (int)A->cols, (long long)A->nnz, s->median_ms, s->min_ms,
+            s->p90_ms, s->runs, s->gflops, s->gbps, s->bytes, (unsigned long long)m->footprint, bytes_per_nnz(A, m),
+            o->copy_gbps, pct, o->size_copy_gbps, o->size_copy_gbps > 0 ? 100.0 * s->gbps / o->size_copy_gbps : 0.0,
+            m->err, m->correct ? "true" : "false", m->plan_s);
+    json_text(o->json, m->desc);
+}
+
+static void json_end(run_opts *o) {
+    fprintf(o->json, ", \"device\": ");
+    json_text(o->json, o->device);
+    fprintf(o->json, "}");
+    fflush(o->json);
+}
+
 /* One implementation on one case and precision: plan, check, time, print, record. Returns 0 when correct. `params`:
- * explicit plan parameters of a --variant (NULL for the built-in implementations). */
+ * explicit plan parameters of a --variant (NULL for the built-in implementations). The plan's description goes to
+ * `desc` (may be NULL). */
 static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec,
                     const char *impl, const char *params, const double *x, const double *ref, const double *scale,
-                    double *y) {
-    clpk_spmv_plan *plan = NULL;
-    clpk_spmv_tune_report rep;
-    memset(&rep, 0, sizeof rep);
-    double t0 = cli_wall_seconds();
-    clpk_status st;
-    if (!strcmp(impl, "clpk-tuned"))
-        st = clpk_spmv_plan_tune(ctx, A, prec, o->tune_budget, &plan, &rep);
-    else if (params)
-        st = clpk_spmv_plan_create(ctx, A, prec, NULL, params, &plan);
-    else
-        st = clpk_spmv_plan_create(ctx, A, prec, !strcmp(impl, "clpk-csr") ? "csr" : NULL, NULL, &plan);
-    double plan_s = cli_wall_seconds() - t0;
-    if (st != CLPK_SUCCESS) {
+                    double *y, char desc[512]) {
+    measurement m;
+    int tuned = !strcmp(impl, "clpk-tuned");
+    const char *format = !params && !strcmp(impl, "clpk-csr") ? "csr" : NULL; /* a --variant's params name theirs */
+    measure(ctx, o, A, prec, tuned, format, params, x, ref, scale, y, &m);
+    if (desc) snprintf(desc, 512, "%s", m.status == CLPK_SUCCESS ? m.desc : "");
+    if (m.status != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-bench-spmv: %s %s %s: %s: %s\n", c->label, clpk_precision_name(prec), impl,
-                clpk_status_string(st), clpk_last_error(ctx));
+                clpk_status_string(m.status), m.message);
         return 1;
     }
-    for (int32_t r = 0; r < A->rows; ++r)
-        y[r] = NAN;
-    st = clpk_spmv_host(plan, 1.0, x, 0.0, y);
-    double err = st == CLPK_SUCCESS ? scaled_error(A, ref, scale, y) : INFINITY;
-    double tol = prec == CLPK_PRECISION_F64 ? 1e-11 : 2e-4;
-    clpk_bench_stats s;
-    memset(&s, 0, sizeof s);
-    if (st == CLPK_SUCCESS) st = clpk_spmv_plan_bench(plan, o->warmup, o->repeats, &s);
-    char desc[512];
-    clpk_spmv_plan_describe(plan, desc, sizeof desc);
-    uint64_t fp = clpk_spmv_plan_footprint(plan);
-    clpk_spmv_plan_destroy(plan);
-    if (st != CLPK_SUCCESS) {
-        fprintf(stderr, "clpk-bench-spmv: %s %s %s: %s: %s\n", c->label, clpk_precision_name(prec), impl,
-                clpk_status_string(st), clpk_last_error(ctx));
-        return 1;
-    }
-    int ok = err <= tol;
-    double pct = o->copy_gbps > 0 ? 100.0 * s.gbps / o->copy_gbps : 0;
-    double bpn = A->nnz ? (double)fp / (double)A->nnz : 0;
-    printf("%-14s %-4s %-11s %10.4f %9.2f %9.2f %6.1f%% %7.2f  %s%s\n", c->label, clpk_precision_name(prec), impl,
-           s.median_ms, s.gflops, s.gbps, pct, bpn, ok ? "" : "WRONG ", desc);
-    fflush(stdout);
+    print_row(o, c, A, prec, impl, &m);
     if (o->json) {
-        fprintf(o->json, "%s{\"family\": \"spmv\", \"case\": ", o->records++ ? ",\n " : "");
-        json_text(o->json, c->label);
-        fprintf(o->json, ", \"spec\": ");
-        json_text(o->json, c->spec[0] ? c->spec : c->path);
-        fprintf(o->json,
-                ", \"impl\": \"%s\", \"precision\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %lld, "
-                "\"median_ms\": %.6g, \"min_ms\": %.6g, \"p90_ms\": %.6g, \"runs\": %d, \"gflops\": %.6g, "
-                "\"gbps\": %.6g, \"bytes\": %.6g, \"format_bytes\": %llu, \"bytes_per_nnz\": %.4g, "
-                "\"copy_gbps\": %.6g, \"pct_copy_bw\": %.4g, \"size_copy_gbps\": %.6g, \"pct_size_copy_bw\": %.4g, "
-                "\"rel_error\": %.3g, \"correct\": %s, \"plan_s\": %.4g, \"params\": ",
-                impl, clpk_precision_name(prec), (int)A->rows, (int)A->cols, (long long)A->nnz, s.median_ms, s.min_ms,
-                s.p90_ms, s.runs, s.gflops, s.gbps, s.bytes, (unsigned long long)fp, bpn, o->copy_gbps, pct,
-                o->size_copy_gbps, o->size_copy_gbps > 0 ? 100.0 * s.gbps / o->size_copy_gbps : 0.0, err,
-                ok ? "true" : "false", plan_s);
-        json_text(o->json, desc);
-        if (!strcmp(impl, "clpk-tuned"))
+        json_begin(o, c, A, prec, impl, &m);
+        if (tuned)
             fprintf(o->json,
                     ", \"tune_candidates\": %d, \"tune_rejected\": %d, \"tune_multiplies\": %d, "
                     "\"tune_default_ms\": %.6g, \"tune_chose_default\": %s",
-                    rep.candidates, rep.rejected, rep.multiplies, rep.default_ms, rep.chose_default ? "true" : "false");
-        fprintf(o->json, ", \"device\": ");
-        json_text(o->json, o->device);
-        fprintf(o->json, "}");
-        fflush(o->json);
+                    m.rep.candidates, m.rep.rejected, m.rep.multiplies, m.rep.default_ms,
+                    m.rep.chose_default ? "true" : "false");
+        json_end(o);
     }
-    return ok ? 0 : 1;
+    return m.correct ? 0 : 1;
+}
+
+/* One point of the oracle's sweep. */
+typedef struct oracle_result {
+    char point[160]; /* "auto" (the automatic plan's choice, made explicit) or "<format> <params>" */
+    measurement m;
+} oracle_result;
+
+static const char *outcome(const measurement *m) {
+    if (m->status == CLPK_ERROR_UNSUPPORTED) return "unsupported";
+    if (m->status != CLPK_SUCCESS) return "error";
+    return m->correct ? "ok" : "wrong";
+}
+
+/* clpk-oracle: every point of the exhaustive sub-space of cli_spmv_oracle.h (capped at --oracle-max-points, most
+ * plausible first), plus the automatic plan's own choice, each checked and timed like the other implementations;
+ * the record is the fastest correct point, with every point's time in "oracle_points". `auto_desc`: the automatic
+ * plan's description when clpk-auto already ran on this case and precision, else "" (then a plan is made for it).
+ * Returns the number of failures (wrong results, errors other than UNSUPPORTED, no correct point). */
+static int run_oracle(clpk_context *ctx, run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec,
+                      const char *auto_desc, const double *x, const double *ref, const double *scale, double *y) {
+    const char *pname = clpk_precision_name(prec);
+    double t0 = cli_wall_seconds();
+    clpk_error err = {0};
+    cli_oracle_space space;
+    if (cli_oracle_space_build(A, prec, &space, &err) != CLPK_SUCCESS) {
+        fprintf(stderr, "clpk-bench-spmv: %s %s clpk-oracle: %s\n", c->label, pname, err.message);
+        return 1;
+    }
+    /* the automatic choice joins the sweep so that the oracle is never slower than a plan clpk itself chose (its
+     * parameters may lie outside the sub-space, e.g. a profile's wg or tile) */
+    char auto_params[512] = "";
+    snprintf(auto_params, sizeof auto_params, "%s", auto_desc ? auto_desc : "");
+    if (!auto_params[0]) {
+        clpk_spmv_plan *plan = NULL;
+        if (clpk_spmv_plan_create(ctx, A, prec, NULL, NULL, &plan) == CLPK_SUCCESS)
+            clpk_spmv_plan_describe(plan, auto_params, sizeof auto_params);
+        clpk_spmv_plan_destroy(plan);
+    }
+    int total = space.count + (auto_params[0] != 0);
+    int n = total < o->oracle_max_points ? total : o->oracle_max_points;
+    oracle_result *res = calloc((size_t)(n ? n : 1), sizeof *res);
+    if (!res) {
+        cli_oracle_space_free(&space);
+        fprintf(stderr, "clpk-bench-spmv: out of memory\n");
+        return 1;
+    }
+    printf("# %s %s clpk-oracle: %d of %d points (%d more BCCOO points left out: footprint > %.0fx the smallest "
+           "BCCOO footprint, %.2f B/nnz; footprints counted in %.2f s); auto = %s\n",
+           c->label, pname, n, total, space.pruned, CLI_ORACLE_FOOTPRINT_RATIO,
+           A->nnz ? (double)space.min_bccoo_footprint / (double)A->nnz : 0.0, cli_wall_seconds() - t0,
+           auto_params[0] ? auto_params : "(no automatic plan)");
+    int best = -1, unsupported = 0, failed = 0, wrong = 0;
+    for (int i = 0; i < n; ++i) {
+        oracle_result *r = &res[i];
+        int k = i - (auto_params[0] != 0);
+        if (k < 0) {
+            /* explicit: the description names every parameter, and an explicit format applies no profile */
+            char format[16] = "";
+            const char *f = strstr(auto_params, "format=");
+            if (f) snprintf(format, sizeof format, "%.*s", (int)strcspn(f + 7, ","), f + 7);
+            snprintf(r->point, sizeof r->point, "auto");
+            measure(ctx, o, A, prec, 0, format[0] ? format : NULL, auto_params, x, ref, scale, y, &r->m);
+        } else {
+            const cli_oracle_point *p = &space.points[k];
+            snprintf(r->point, sizeof r->point, "%s %s", p->format, p->params);
+            measure(ctx, o, A, prec, 0, p->format, p->params, x, ref, scale, y, &r->m);
+        }
+        const char *how = outcome(&r->m);
+        if (r->m.status == CLPK_ERROR_UNSUPPORTED)
+            ++unsupported;
+        else if (r->m.status != CLPK_SUCCESS || !r->m.correct) {
+            ++*(r->m.status != CLPK_SUCCESS ? &failed : &wrong);
+            fprintf(stderr, "clpk-bench-spmv: %s %s clpk-oracle %s: %s%s%s\n", c->label, pname, r->point,
+                    r->m.status != CLPK_SUCCESS ? clpk_status_string(r->m.status) : "WRONG",
+                    r->m.status != CLPK_SUCCESS ? ": " : "", r->m.message);
+        } else if (best < 0 || r->m.s.median_ms < res[best].m.s.median_ms)
+            best = i;
+        printf("#   %-44s %10.4f ms %7.2f B/nnz  plan %6.2f s  %s\n", r->point, r->m.s.median_ms,
+               bytes_per_nnz(A, &r->m), r->m.plan_s, how);
+        fflush(stdout);
+    }
+    double sweep_s = cli_wall_seconds() - t0;
+    int measured = n - unsupported - failed - wrong;
+    if (best < 0) {
+        fprintf(stderr, "clpk-bench-spmv: %s %s clpk-oracle: no correct point among %d\n", c->label, pname, n);
+    } else {
+        print_row(o, c, A, prec, "clpk-oracle", &res[best].m);
+        printf("# %s %s clpk-oracle: best %s of %d measured (%d unsupported, %d failed, %d wrong), sweep %.1f s\n",
+               c->label, pname, res[best].point, measured, unsupported, failed, wrong, sweep_s);
+    }
+    if (o->json && best >= 0) {
+        json_begin(o, c, A, prec, "clpk-oracle", &res[best].m);
+        fprintf(o->json, ", \"oracle_point\": ");
+        json_text(o->json, res[best].point);
+        fprintf(o->json,
+                ", \"oracle_best_is_auto\": %s, \"oracle_space\": %d, \"oracle_tried\": %d, \"oracle_measured\": %d, "
+                "\"oracle_unsupported\": %d, \"oracle_failed\": %d, \"oracle_wrong\": %d, \"oracle_capped\": %d, "
+                "\"oracle_pruned\": %d, \"oracle_footprint_ratio\": %g, \"oracle_s\": %.4g, \"oracle_points\": [",
+                auto_params[0] && best == 0 ? "true" : "false", total + space.pruned, n, measured, unsupported, failed,
+                wrong, total - n, space.pruned, CLI_ORACLE_FOOTPRINT_RATIO, sweep_s);
+        for (int i = 0; i < n; ++i) {
+            fprintf(o->json, "%s{\"point\": ", i ? ", " : "");
+            json_text(o->json, res[i].point);
+            fprintf(o->json, ", \"params\": ");
+            json_text(o->json, res[i].m.desc);
+            fprintf(o->json, ", \"outcome\": \"%s\", \"median_ms\": %.6g, \"bytes_per_nnz\": %.4g, \"plan_s\": %.4g}",
+                    outcome(&res[i].m), res[i].m.s.median_ms, bytes_per_nnz(A, &res[i].m), res[i].m.plan_s);
+        }
+        fprintf(o->json, "]");
+        json_end(o);
+    }
+    free(res);
+    cli_oracle_space_free(&space);
+    return failed + wrong + (best < 0);
 }
 
 static const char *const all_generated[] = {"fem3d",    "dense",    "protein", "circuit", "epidem",
@@ -276,7 +428,7 @@ int main(int argc, char **argv) {
     cli_list files = {0}, variant_args = {0}, spec_args = {0};
     int list = 0, n_var = 0;
     static variant vars[MAX_VARIANTS];
-    long long seed = 1, repeats = 100, warmup = 10, tune_budget = 0;
+    long long seed = 1, repeats = 100, warmup = 10, tune_budget = 0, oracle_max_points = 60;
     run_opts o = {.device = ""};
     const cli_option options[] = {
         {"--scale", CLI_DOUBLE, &scale, "S",
@@ -291,7 +443,13 @@ int main(int argc, char **argv) {
          "adds Matrix Market files (a directory: every non-complex *.mtx in it)"},
         {"--precision", CLI_STRING, &precs, "f32,f64", "precisions (default both)"},
         {"--impls", CLI_STRING, &impls, "LIST",
-         "clpk-csr, clpk-auto, clpk-tuned (default all three); 'none' runs only the --variant plans"},
+         "clpk-csr, clpk-auto, clpk-tuned (default these three), clpk-oracle; 'none' runs only the --variant\n"
+         "plans. clpk-oracle: the fastest correct plan of an exhaustive sub-space (CSR csr_vec; BCCOO every\n"
+         "block shape within 2x the smallest BCCOO footprint x col auto|delta x tile 16|8|32; BCCOO+ slices\n"
+         "2|4|8 too when wider than tall) and the automatic plan's own choice, each timed like the others"},
+        {"--oracle-max-points", CLI_INT, &oracle_max_points, "N",
+         "clpk-oracle measures at most N points per case and precision, the most plausible first (the\n"
+         "automatic choice, CSR, then BCCOO by footprint, smallest first); default 60"},
         {"--repeats", CLI_INT, &repeats, "N", "timed multiplies, median of the profiling events (default 100)"},
         {"--warmup", CLI_INT, &warmup, "N", "untimed multiplies first (default 10)"},
         {"--tune-budget", CLI_INT, &tune_budget, "N",
@@ -317,9 +475,10 @@ int main(int argc, char **argv) {
     if (parsed) return parsed == 1 ? 0 : 2;
     if (!(scale > 0 && scale <= 64)) return cli_fail(tool, "--scale needs 0 < S <= 64");
     if (repeats < 1 || warmup < 0 || tune_budget < 0 || repeats > 1000000000 || warmup > 1000000000 ||
-        tune_budget > 1000000000)
-        return cli_fail(tool, "--repeats >= 1, --warmup >= 0, --tune-budget >= 0");
+        tune_budget > 1000000000 || oracle_max_points < 1 || oracle_max_points > 100000)
+        return cli_fail(tool, "--repeats >= 1, --warmup >= 0, --tune-budget >= 0, 1 <= --oracle-max-points <= 100000");
     o.repeats = (int)repeats, o.warmup = (int)warmup, o.tune_budget = (int)tune_budget;
+    o.oracle_max_points = (int)oracle_max_points;
     for (int i = 0; i < variant_args.count; ++i) {
         if (n_var == MAX_VARIANTS || !parse_variant(variant_args.items[i], &vars[n_var]))
             return cli_fail(tool, "--variant wants [f32:|f64:]LABEL=PARAMS (at most %d, label < 32)", MAX_VARIANTS);
@@ -372,15 +531,17 @@ int main(int argc, char **argv) {
                 return 2;
             }
     }
-    char impl_list[3][16];
+    char impl_list[4][16];
     int n_impl = 0;
     {
         char buf[128];
         snprintf(buf, sizeof buf, "%s", impls);
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n_impl < 3; t = strtok_r(NULL, ",", &save)) {
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n_impl < 4; t = strtok_r(NULL, ",", &save)) {
             if (!strcmp(t, "none")) continue;
-            if (strcmp(t, "clpk-csr") && strcmp(t, "clpk-auto") && strcmp(t, "clpk-tuned")) {
-                fprintf(stderr, "clpk-bench-spmv: unknown impl '%s' (clpk-csr, clpk-auto, clpk-tuned, none)\n", t);
+            if (strcmp(t, "clpk-csr") && strcmp(t, "clpk-auto") && strcmp(t, "clpk-tuned") &&
+                strcmp(t, "clpk-oracle")) {
+                fprintf(stderr,
+                        "clpk-bench-spmv: unknown impl '%s' (clpk-csr, clpk-auto, clpk-tuned, clpk-oracle, none)\n", t);
                 return 2;
             }
             snprintf(impl_list[n_impl++], sizeof impl_list[0], "%s", t);
@@ -469,12 +630,17 @@ int main(int argc, char **argv) {
                        cs[i].label, clpk_precision_name(prec_list[p]), (double)ideal / 2 / 1048576.0, sc_copy.gbps,
                        o.copy_gbps > 0 ? 100.0 * sc_copy.gbps / o.copy_gbps : 0.0);
             }
+            char auto_desc[512] = ""; /* clpk-auto's choice, which clpk-oracle measures too */
             for (int m = 0; m < n_impl; ++m)
-                failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], NULL, x, ref, sc, y);
+                if (!strcmp(impl_list[m], "clpk-oracle"))
+                    failures += run_oracle(ctx, &o, &cs[i], &A, prec_list[p], auto_desc, x, ref, sc, y);
+                else
+                    failures += run_impl(ctx, &o, &cs[i], &A, prec_list[p], impl_list[m], NULL, x, ref, sc, y,
+                                         !strcmp(impl_list[m], "clpk-auto") ? auto_desc : NULL);
             for (int m = 0; m < n_var; ++m)
                 if (!vars[m].precision || vars[m].precision == (int)prec_list[p] + 1)
                     failures +=
-                        run_impl(ctx, &o, &cs[i], &A, prec_list[p], vars[m].label, vars[m].params, x, ref, sc, y);
+                        run_impl(ctx, &o, &cs[i], &A, prec_list[p], vars[m].label, vars[m].params, x, ref, sc, y, NULL);
         }
         free(x), free(ref), free(sc), free(y);
         clpk_csr_free(&A);
