@@ -88,6 +88,9 @@ run_check n-to-m left2.npy right6.npy local --search-size 3x5 --params rows=4,sh
 run_check n-to-mn left2.npy right6.npy naive --search-size 5 --precision f64
 run_check one-to-one left2.npy right2.npy split-row --precision f64 --params combine=atomic,rows_per_worker=2
 run_check n-to-mn left2.npy right6.npy split-row --params distribution=triangle,rows_per_worker=2
+run_check one-to-many left1.npy right6.npy fused-fft --search-size 3x5
+run_check n-to-m left2.npy right6.npy fused-fft --params rows=2,wg=64,fused_batch=2
+run_check n-to-mn left2.npy right6.npy fused-fft --precision f64 --params fft_pad=pow2
 # The shuffle form: checked where the device has a sub-group (warp) shuffle with one of these teams as a sub-group
 # (32: NVIDIA's warps; 16 or 8: Intel's CPU runtime picks 16 or 8 lanes), else a clear UNSUPPORTED refusal.
 for team in 32 16 8; do
@@ -116,7 +119,6 @@ expect_fail "unknown pattern" "unknown pattern" "$cli" --pattern many --left "$t
 expect_fail "unknown algorithm" "unknown algorithm" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm fastest
 expect_fail "unknown parameter" "shiftz" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm grouped --params shiftz=2
 expect_fail "bad parameter value" "wg=0" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm naive --params wg=0
-expect_fail "fused-fft pattern" "only the one-to-one pattern" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --algorithm fused-fft
 expect_fail "even window" "odd" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --search-size 4
 expect_fail "window too big" "at most 9x7" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --search-size 11x7
 expect_fail "bench count" "bench" "$cli" --pattern n-to-m --left "$tmp/left2.npy" --right "$tmp/right6.npy" --out "$tmp/o.npy" --bench 0

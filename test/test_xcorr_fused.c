@@ -2,7 +2,8 @@
  * 1x1 .. 96x96 (odd, rectangular, a single row or column, 2^i 3^j padded sizes), full outputs and search windows,
  * batches of several pairs with distinct data, buffer offsets, NaN-poisoned outputs and guards (test/support
  * xcorr_run), every value of every tuner parameter (fft_pad x rows (FFT lines per work-group) x wg: runtime arguments,
- * one program per precision), chunking (fused_batch), f64, bit-identical reruns, clean refusals. Error bounds: those of
+ * one program per precision), chunking (fused_batch), f64, bit-identical reruns, clean refusals; the built-in choice
+ * for the other patterns (their fused path: test_xcorr_fused_many). Error bounds: those of
  * the plan-level checks (1e-5 f32, 1e-12 f64, max-norm relative). */
 #include "check.h"
 #include "clpk_internal.h"
@@ -128,12 +129,6 @@ static void expect_refusal(clpk_context *ctx, const clpk_xcorr_shape *s, const c
 static void refusals(clpk_context *ctx) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_xcorr_shape s = one_to_one(8, 8, 2, 0, 0, CLPK_PRECISION_F32);
-    s.pattern = CLPK_XCORR_ONE_TO_MANY;
-    s.n_left = 1;
-    expect_refusal(ctx, &s, NULL, CLPK_ERROR_UNSUPPORTED, "one-to-one", "one-to-many");
-    s.pattern = CLPK_XCORR_N_TO_M;
-    expect_refusal(ctx, &s, NULL, CLPK_ERROR_UNSUPPORTED, "one-to-one", "n-to-m");
-    s = one_to_one(8, 8, 2, 0, 0, CLPK_PRECISION_F32);
     expect_refusal(ctx, &s, "rows=0", CLPK_ERROR_INVALID_ARGUMENT, "rows", "lines 0");
     expect_refusal(ctx, &s, "rows=17", CLPK_ERROR_INVALID_ARGUMENT, "rows", "lines 17");
     expect_refusal(ctx, &s, "fft_pad=prime", CLPK_ERROR_INVALID_ARGUMENT, "fft_pad", "pad");
@@ -156,7 +151,8 @@ static void refusals(clpk_context *ctx) {
 }
 
 /* The built-in choice: on GPUs one-to-one takes fused-fft where the rule picks the FFT path (64^2 x 300 pairs); on
- * CPUs (PoCL) it keeps VkFFT or a direct variant; other patterns never get fused-fft. Plan creation only. */
+ * CPUs (PoCL) it keeps VkFFT or a direct variant; other patterns never get fused-fft from the built-in rule (they may
+ * from a profile: test_xcorr_fused_many runs them). Plan creation only. */
 static void auto_choice(clpk_context *ctx) {
     const int gpu = clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU;
     clpk_xcorr_shape s = one_to_one(64, 64, 300, 0, 0, CLPK_PRECISION_F32);
@@ -169,13 +165,17 @@ static void auto_choice(clpk_context *ctx) {
               gpu ? "GPU" : "CPU");
     }
     clpk_xcorr_plan_destroy(plan);
-    s.pattern = CLPK_XCORR_ONE_TO_MANY;
-    s.n_left = 1;
-    plan = NULL;
-    st = clpk_xcorr_plan_create(ctx, &s, "auto", NULL, &plan);
-    if (CHECK(st == CLPK_SUCCESS, "auto one-to-many 64^2 x300: %s", clpk_last_error(ctx)))
-        CHECK(strcmp(clpk_xcorr_plan_algorithm(plan), "fused-fft") != 0, "auto chose fused-fft for one-to-many");
-    clpk_xcorr_plan_destroy(plan);
+    const clpk_xcorr_shape others[] = {{CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 300, 0, 0, CLPK_PRECISION_F32},
+                                       {CLPK_XCORR_N_TO_M, 64, 64, 20, 15, 0, 0, CLPK_PRECISION_F32},
+                                       {CLPK_XCORR_N_TO_MN, 64, 64, 3, 300, 0, 0, CLPK_PRECISION_F32}};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
+        const char *name = clpk_xcorr_pattern_name(others[i].pattern);
+        plan = NULL;
+        st = clpk_xcorr_plan_create(ctx, &others[i], "auto", NULL, &plan);
+        if (CHECK(st == CLPK_SUCCESS, "auto %s 64^2: %s", name, clpk_last_error(ctx)))
+            CHECK(strcmp(clpk_xcorr_plan_algorithm(plan), "fused-fft") != 0, "auto chose fused-fft for %s", name);
+        clpk_xcorr_plan_destroy(plan);
+    }
 }
 
 int main(void) {

@@ -398,7 +398,6 @@ static int applicable(const clpk_xcorr_shape *s, const char *name) {
     variant_parts(name, variant, sizeof variant, params, sizeof params);
     if (strcmp(variant, "multi-right") == 0) return s->pattern != CLPK_XCORR_ONE_TO_ONE;
     if (strcmp(variant, "multi-both") == 0) return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1;
-    if (strcmp(variant, "fused-fft") == 0) return s->pattern == CLPK_XCORR_ONE_TO_ONE;
     return 1;
 }
 

@@ -178,7 +178,8 @@ static clpk_status space(clpk_context *ctx, const tune_problem *problem, tune_sp
         if (a == XCORR_MULTI_RIGHT && p->shape.pattern == CLPK_XCORR_ONE_TO_ONE) continue;
         if (a == XCORR_MULTI_BOTH && p->shape.pattern != CLPK_XCORR_N_TO_M) continue;
         if (a == XCORR_FFT && !fft_available(ctx, &p->shape)) continue;
-        /* fused-fft: one-to-one where one FFT line per work-group fits local memory (valid() checks each rows). */
+        /* fused-fft: every pattern, where one FFT line per work-group fits local memory (valid() checks each
+         * rows). */
         if (a == XCORR_FUSED_FFT && !xcorr_fused_fits(ctx, &p->shape, 1, 1)) continue;
         /* local: only where both matrices fit the device's local memory. */
         if (a == XCORR_LOCAL && xcorr_local_bytes(&p->shape) > clpk_context_device_info(ctx)->local_mem_bytes) continue;

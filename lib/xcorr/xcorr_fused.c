@@ -2,19 +2,14 @@
  * spectrum separation + product + inverse column FFTs of the needed output rows, K3 inverse row FFTs + scale + crop
  * straight into the user's output (cl/xcorr_fused.cl; design and correctness in docs/xcorr.md). Pairs are processed
  * in chunks of at most `batch` pairs (three launches per chunk) so the intermediates stay within the allocation
- * budget. */
+ * budget. The other patterns go to xcorr_fused_many.c behind the same interface. */
 #include "xcorr_fused.h"
+#include "xcorr_fused_common.h"
+#include "xcorr_fused_many.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Local-memory gaps (cl/xcorr_fused.cl LX): shift 2 = one gap per 4 complex values (fused_gaps=1, default), 31 =
- * none. */
-#define GAPS_SHIFT 2u
-#define NO_GAPS_SHIFT 31u
-static size_t padded_len(size_t t, unsigned sh) { return t + (t >> sh) + 1; }
 
 struct xcorr_fused {
     clpk_context *ctx;
@@ -26,57 +21,36 @@ struct xcorr_fused {
     size_t wg, batch, n_pairs;
     cl_mem tw_c, tw_r, t1, t2;
     cl_kernel rows, columns, out;
+    xcorr_fused_many *many; /* the other patterns: everything above unused */
 };
 
-static int smooth23(size_t n) {
-    while (n % 2 == 0)
-        n /= 2;
-    while (n % 3 == 0)
-        n /= 3;
-    return n == 1;
-}
-
-/* Smallest 2^i (pow2) or 2^i 3^j >= max(n, 2), even when `even`. */
-static size_t pad_size(size_t n, int pow2, int even) {
-    if (n < 2) n = 2;
-    for (size_t m = n;; ++m)
-        if ((!even || m % 2 == 0) && (pow2 ? (m & (m - 1)) == 0 : smooth23(m))) return m;
-}
-
-static void padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
-    const size_t orows = s->search_rows ? (size_t)s->search_rows : 2 * (size_t)s->rows - 1;
-    const size_t ocols = s->search_cols ? (size_t)s->search_cols : 2 * (size_t)s->cols - 1;
-    /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr/xcorr_fft.c)
-     */
-    *pr = pad_size((size_t)s->rows + (orows - 1) / 2, pow2, 0);
-    *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1);
-}
-
 static size_t local_k2(size_t pr, int lines, size_t cpx, unsigned sh) {
-    return 2 * padded_len(2 * (size_t)lines * pr, sh) * cpx;
+    return 2 * xcorr_fused_padded_len(2 * (size_t)lines * pr, sh) * cpx;
 }
 static size_t local_k13(size_t pc, int lines, size_t cpx, unsigned sh) {
-    return 2 * padded_len((size_t)lines * pc, sh) * cpx;
+    return 2 * xcorr_fused_padded_len((size_t)lines * pc, sh) * cpx;
 }
 
 /* Local bytes of the largest kernel: K2 holds 2*lines columns and as much scratch, K1/K3 2*lines rows (gaps
  * included: the default layout). */
 static size_t local_need(size_t pr, size_t pc, int lines, size_t cpx) {
-    const size_t k2 = local_k2(pr, lines, cpx, GAPS_SHIFT), k13 = local_k13(pc, lines, cpx, GAPS_SHIFT);
+    const size_t k2 = local_k2(pr, lines, cpx, XCORR_FUSED_GAPS_SHIFT),
+                 k13 = local_k13(pc, lines, cpx, XCORR_FUSED_GAPS_SHIFT);
     return k2 > k13 ? k2 : k13;
 }
 
 int xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lines, int pow2) {
-    if (s->pattern != CLPK_XCORR_ONE_TO_ONE || lines < 1) return 0;
+    if (lines < 1) return 0;
+    if (s->pattern != CLPK_XCORR_ONE_TO_ONE) return xcorr_fused_many_fits(ctx, s, lines, pow2);
     size_t pr, pc;
-    padded(s, pow2, &pr, &pc);
+    xcorr_fused_padded(s, pow2, &pr, &pc);
     return local_need(pr, pc, lines, 2 * clpk_precision_size(s->precision)) <=
            clpk_context_device_info(ctx)->local_mem_bytes;
 }
 
 void xcorr_fused_defaults(const clpk_xcorr_shape *s, core_params *out) {
     size_t pr, pc;
-    padded(s, 0, &pr, &pc);
+    xcorr_fused_padded(s, 0, &pr, &pc);
     /* Up to 1024 complex values per work-group within ~41 KiB of local memory (every GPU of the project has 48 KiB;
      * 5 groups per SM on the H100): more lines make K2's column reads wider (lines consecutive complex values
      * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. */
@@ -90,55 +64,6 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, core_params *out) {
     core_params_set_int(out, "wg", (long long)wg);
 }
 
-/* Twiddle table exp(-2 pi i t / n), t < n, computed in double (exact quadrant values by symmetry of the argument). */
-static clpk_status twiddles(xcorr_fused *f, size_t n, cl_mem *out) {
-    void *host = malloc(n * f->cpx);
-    if (!host) return core_fail(f->ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
-    for (size_t t = 0; t < n; ++t) {
-        const double a = 6.283185307179586476925286766559 * (double)t / (double)n;
-        double c = cos(a), s = -sin(a);
-        if (4 * t % n == 0) { /* quarter turns exactly */
-            const size_t q = 4 * t / n;
-            c = q == 0 ? 1.0 : (q == 2 ? -1.0 : 0.0);
-            s = q == 1 ? -1.0 : (q == 3 ? 1.0 : 0.0);
-        }
-        if (f->elem == sizeof(double)) {
-            ((double *)host)[2 * t] = c;
-            ((double *)host)[2 * t + 1] = s;
-        } else {
-            ((float *)host)[2 * t] = (float)c;
-            ((float *)host)[2 * t + 1] = (float)s;
-        }
-    }
-    cl_int rc = CL_SUCCESS;
-    *out =
-        clCreateBuffer(clpk_context_cl_context(f->ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * f->cpx, host, &rc);
-    free(host);
-    if (rc != CL_SUCCESS) return core_fail_cl(f->ctx, rc, "clCreateBuffer(xcorr fused-fft twiddles)");
-    return CLPK_SUCCESS;
-}
-
-static clpk_status check_kernel(xcorr_fused *f, cl_kernel k, size_t local_bytes, const char *name) {
-    const clpk_device_info *dev = clpk_context_device_info(f->ctx);
-    size_t kwg = 0;
-    cl_ulong own = 0;
-    cl_device_id d = clpk_context_device(f->ctx);
-    CLPK_CL_TRY(f->ctx, clGetKernelWorkGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL));
-    CLPK_CL_TRY(f->ctx, clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof own, &own, NULL));
-    if (f->wg > kwg)
-        return core_fail(f->ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr fused-fft: wg=%zu exceeds %s's limit of %zu for %s on %s", f->wg, name, kwg, name,
-                         dev->name);
-    if (own + local_bytes > dev->local_mem_bytes)
-        return core_fail(f->ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr fused-fft: %s needs %zu + %llu bytes of local memory, %s has %llu: lower rows (FFT "
-                         "lines per work-group) "
-                         "or use another algorithm",
-                         name, local_bytes, (unsigned long long)own, dev->name,
-                         (unsigned long long)dev->local_mem_bytes);
-    return CLPK_SUCCESS;
-}
-
 clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
                                xcorr_fused **out) {
     if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
@@ -147,24 +72,27 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     *out = NULL;
     const clpk_xcorr_shape *s = shape;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    if (s->pattern != CLPK_XCORR_ONE_TO_ONE)
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr fused-fft: only the one-to-one pattern is supported (not %s): use fft",
-                         clpk_xcorr_pattern_name(s->pattern));
     if (s->precision == CLPK_PRECISION_F64 && !dev->has_fp64)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: f64 requested but %s has no double precision",
                          dev->name);
-    cl_command_queue_properties qprops = 0;
-    if (clGetCommandQueueInfo(clpk_context_queue(ctx), CL_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL) ==
-            CL_SUCCESS &&
-        (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr fused-fft: needs an in-order command queue (its three passes carry no events)");
+    CLPK_TRY(xcorr_fused_check_queue(ctx));
+    if ((size_t)config->wg > dev->max_work_group_size)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: wg=%d exceeds the device's limit %zu",
+                         config->wg, dev->max_work_group_size);
+    if (s->pattern != CLPK_XCORR_ONE_TO_ONE) {
+        xcorr_fused *f = calloc(1, sizeof *f);
+        if (!f) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
+        f->ctx = ctx;
+        const clpk_status st = xcorr_fused_many_create(ctx, s, config, &f->many);
+        if (st != CLPK_SUCCESS) {
+            free(f);
+            return st;
+        }
+        *out = f;
+        return CLPK_SUCCESS;
+    }
     const int pow2 = config->fft_pad == 1;
     const long lines = config->rows, wg = config->wg, batch = config->fused_batch, gaps = config->fused_gaps;
-    if ((size_t)wg > dev->max_work_group_size)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: wg=%ld exceeds the device's limit %zu", wg,
-                         dev->max_work_group_size);
 
     xcorr_fused *f = calloc(1, sizeof *f);
     if (!f) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
@@ -173,9 +101,9 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     f->elem = clpk_precision_size(s->precision);
     f->cpx = 2 * f->elem;
     size_t pr, pc;
-    padded(s, pow2, &pr, &pc);
+    xcorr_fused_padded(s, pow2, &pr, &pc);
     clpk_status st = CLPK_SUCCESS;
-    const cl_uint sh = gaps ? GAPS_SHIFT : NO_GAPS_SHIFT;
+    const cl_uint sh = gaps ? XCORR_FUSED_GAPS_SHIFT : XCORR_FUSED_NO_GAPS_SHIFT;
     const size_t l13 = local_k13(pc, (int)lines, f->cpx, sh), l2 = local_k2(pr, (int)lines, f->cpx, sh);
     const size_t need = l13 > l2 ? l13 : l2;
     if (pr > 65536 || pc > 65536 || need > dev->local_mem_bytes) {
@@ -224,19 +152,17 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
         goto fail;
     }
 
-    const char *names[] = {"xcorr_fused"};
-    const char *options = s->precision == CLPK_PRECISION_F64 ? "-DVALUE_T=double -DVALUE2_T=double2 -DCLPK_FP64"
-                                                             : "-DVALUE_T=float -DVALUE2_T=float2";
     cl_program prog = NULL;
-    if ((st = core_program_get(ctx, names, 1, options, &prog)) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_program(ctx, "xcorr_fused", s->precision, &prog)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_rows", &f->rows)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_columns", &f->columns)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_out", &f->out)) != CLPK_SUCCESS) goto fail;
-    if ((st = check_kernel(f, f->rows, l13, "clpk_xcorr_fused_rows")) != CLPK_SUCCESS) goto fail;
-    if ((st = check_kernel(f, f->columns, l2, "clpk_xcorr_fused_columns")) != CLPK_SUCCESS) goto fail;
-    if ((st = check_kernel(f, f->out, l13, "clpk_xcorr_fused_out")) != CLPK_SUCCESS) goto fail;
-    if ((st = twiddles(f, pc, &f->tw_c)) != CLPK_SUCCESS) goto fail;
-    if ((st = twiddles(f, pr, &f->tw_r)) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_check_kernel(ctx, f->rows, f->wg, l13, "clpk_xcorr_fused_rows")) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_check_kernel(ctx, f->columns, f->wg, l2, "clpk_xcorr_fused_columns")) != CLPK_SUCCESS)
+        goto fail;
+    if ((st = xcorr_fused_check_kernel(ctx, f->out, f->wg, l13, "clpk_xcorr_fused_out")) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_twiddles(ctx, pc, f->elem, &f->tw_c)) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_twiddles(ctx, pr, f->elem, &f->tw_r)) != CLPK_SUCCESS) goto fail;
     cl_int rc = CL_SUCCESS;
     cl_context c = clpk_context_cl_context(ctx);
     f->t1 = clCreateBuffer(c, CL_MEM_READ_WRITE, f->batch * t1_pair, NULL, &rc);
@@ -298,23 +224,9 @@ fail:
     return st;
 }
 
-static clpk_status check_size(xcorr_fused *f, cl_mem m, size_t offset, size_t count, const char *what) {
-    size_t bytes = 0;
-    CLPK_CL_TRY(f->ctx, clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
-    if (offset > bytes / f->elem || count > bytes / f->elem - offset)
-        return core_fail(f->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "xcorr fused-fft: %s buffer of %zu bytes is too small for %zu elements at offset %zu", what,
-                         bytes, count, offset);
-    return CLPK_SUCCESS;
-}
-
 static clpk_status launch(xcorr_fused *f, cl_kernel k, size_t groups, cl_uint n_wait, const cl_event *wait,
                           cl_event *ev, const char *name) {
-    const size_t global = groups * f->wg;
-    cl_int rc = clEnqueueNDRangeKernel(clpk_context_queue(f->ctx), k, 1, NULL, &global, &f->wg, n_wait,
-                                       n_wait ? wait : NULL, ev);
-    if (rc != CL_SUCCESS) return core_fail_cl(f->ctx, rc, name);
-    return CLPK_SUCCESS;
+    return xcorr_fused_launch(f->ctx, k, groups, f->wg, n_wait, wait, ev, name);
 }
 
 clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,
@@ -325,11 +237,14 @@ clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset,
     if (done) *done = NULL;
     if (!left || !right || !out || (n_wait && !wait))
         return core_fail(f->ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: NULL buffer or wait list");
+    if (f->many)
+        return xcorr_fused_many_execute(f->many, left, left_offset, right, right_offset, out, out_offset, n_wait, wait,
+                                        first, done);
     const clpk_xcorr_shape *s = &f->shape;
     const size_t mat = (size_t)s->rows * s->cols, omat = (size_t)f->out_rows * f->out_cols;
-    CLPK_TRY(check_size(f, left, left_offset, f->n_pairs * mat, "left"));
-    CLPK_TRY(check_size(f, right, right_offset, f->n_pairs * mat, "right"));
-    CLPK_TRY(check_size(f, out, out_offset, f->n_pairs * omat, "output"));
+    CLPK_TRY(xcorr_fused_check_size(f->ctx, left, left_offset, f->n_pairs * mat, f->elem, "left"));
+    CLPK_TRY(xcorr_fused_check_size(f->ctx, right, right_offset, f->n_pairs * mat, f->elem, "right"));
+    CLPK_TRY(xcorr_fused_check_size(f->ctx, out, out_offset, f->n_pairs * omat, f->elem, "output"));
     const cl_ulong lo = left_offset, ro = right_offset;
     core_args a;
     core_args_begin(&a, f->ctx, f->rows, 0);
@@ -365,6 +280,7 @@ clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset,
 
 void xcorr_fused_destroy(xcorr_fused *f) {
     if (!f) return;
+    xcorr_fused_many_destroy(f->many);
     if (f->rows) clReleaseKernel(f->rows);
     if (f->columns) clReleaseKernel(f->columns);
     if (f->out) clReleaseKernel(f->out);

@@ -1,5 +1,6 @@
-/* lib/xcorr/xcorr_fused.h: the fused FFT path of the cross-correlation family ("fused-fft": three launches,
- * local-memory FFTs, zeros never stored; cl/xcorr_fused.cl). One-to-one only. */
+/* lib/xcorr/xcorr_fused.h: the fused FFT path of the cross-correlation family ("fused-fft": local-memory FFTs, zeros
+ * never stored). One-to-one: three launches per chunk of pairs (cl/xcorr_fused.cl); the other patterns: spectra of
+ * the lefts computed once, rights transformed two at a time (xcorr_fused_many.c, cl/xcorr_fused_many.cl). */
 #ifndef CLPK_XCORR_FUSED_H
 #define CLPK_XCORR_FUSED_H
 
@@ -10,9 +11,11 @@
 typedef struct xcorr_fused xcorr_fused;
 
 /* Reads of `config` (keys shared with other algorithms keep the tuner space small): fft_pad (smooth: 2^i 3^j, or
- * pow2), rows (FFT lines per work-group), wg, fused_batch (max pairs per chunk of launches, 0: intermediates within
- * min(max allocation / 4, 512 MiB)), fused_gaps (1: a gap per 4 complex values in local memory against bank
- * conflicts, or 0). UNSUPPORTED for other patterns or lines past local memory. */
+ * pow2), rows (FFT lines per work-group), wg, fused_batch (max pairs, i.e. output matrices, per chunk of launches,
+ * rounded up to even for the patterns other than one-to-one; 0: intermediates within min(max allocation / 4,
+ * 512 MiB)), fused_gaps
+ * (1: a gap per 4 complex values in local memory against bank conflicts, or 0). UNSUPPORTED for lines past local
+ * memory. */
 clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
                                xcorr_fused **out);
 /* `first` (may be NULL) receives the event of the first command, `done` (may be NULL) of the last. */
@@ -25,7 +28,7 @@ void xcorr_fused_destroy(xcorr_fused *f);
 void xcorr_fused_defaults(const clpk_xcorr_shape *shape, core_params *out);
 
 /* Whether fused-fft can serve the shape with `lines` lines per work-group and the given padding on this device
- * (pattern and local memory; the kernels' own local memory is checked at creation). */
+ * (local memory of the pattern's kernels; the kernels' own local memory is checked at creation). */
 int xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *shape, int lines, int pow2);
 
 #endif

@@ -134,8 +134,8 @@ static const core_param_def xcorr_param_defs[] = {
      .default_gpu = "0",
      .field = FIELD(fused_batch),
      .when = "algorithm=fused-fft",
-     .help = "pairs per chunk of launches (0: intermediates within a quarter of the largest allocation, at most "
-             "512 MiB)"},
+     .help = "pairs (output matrices) per chunk of launches, rounded up to even except for one-to-one (0: "
+             "intermediates within a quarter of the largest allocation, at most 512 MiB)"},
     {.name = "fused_gaps",
      .type = CORE_PARAM_INT,
      .values = "0|1",

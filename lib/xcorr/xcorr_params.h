@@ -38,7 +38,7 @@ typedef struct xcorr_config {
     int lefts, rights;   /* grouped, multi-*: matrices per work-item */
     int fft_pad;         /* fft, fused-fft: 0 smooth, 1 pow2 */
     int fft_batch;       /* fft: matrices per transform batch, 0 by memory */
-    int fused_batch;     /* fused-fft: pairs per chunk of launches, 0 by memory */
+    int fused_batch;     /* fused-fft: pairs (output matrices) per chunk of launches, 0 by memory */
     int fused_gaps;      /* fused-fft: a gap per 4 complex values in local memory (1) or none (0) */
 } xcorr_config;
 

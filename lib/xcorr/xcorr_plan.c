@@ -66,9 +66,10 @@ static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
  * once, writes/reads R x P_c complex (T1) and out_rows x (P_c/2+1) complex (T2) once each and writes the output:
  * ~12 P_r P_c bytes (0.36 MB), so at equal bandwidth it should take ~1/3 of the time (docs/perf-xcorr.md). Both are
  * memory bound (an FFT of length P costs ~5 P log2 P flops, ~0.1 flop per byte here). On CPUs (PoCL) the rule keeps
- * VkFFT: not measured there. Profiles may override either way. */
+ * VkFFT: not measured there. The other patterns keep VkFFT until fused-fft's path for them is measured (it is
+ * offered to the tuner and to explicit plans). Profiles may override either way. */
 static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
-    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
+    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU || s->pattern != CLPK_XCORR_ONE_TO_ONE) return 0;
     core_params d;
     core_params_clear(&d);
     xcorr_fused_defaults(s, &d);

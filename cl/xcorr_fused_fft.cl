@@ -1,0 +1,114 @@
+/* Local-memory FFTs shared by the fused FFT paths of the cross-correlation family (cl/xcorr_fused.cl: one-to-one,
+ * cl/xcorr_fused_many.cl: the other patterns; this file comes first in both programs): complex helpers, the
+ * division-free index stepping, the padded local layout and fft_lines, which transforms several lines of length
+ * 2^i 3^j at once (Stockham autosort, radices 4, 2, 3, barriers between stages, all items of a work-group
+ * cooperating). Twiddles come from a table exp(-2 pi i t / n) computed in double on the host. Build options:
+ * -DVALUE_T=float|double -DVALUE2_T=float2|double2 (-DCLPK_FP64 for double). */
+#ifdef CLPK_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+typedef VALUE_T real_t;
+typedef VALUE2_T cpx_t;
+
+static inline cpx_t cmul(cpx_t a, cpx_t b) { return (cpx_t)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+static inline cpx_t conj_c(cpx_t a) { return (cpx_t)(a.x, -a.y); }
+/* i * a */
+static inline cpx_t mul_i(cpx_t a) { return (cpx_t)(-a.y, a.x); }
+
+/* (q, r) = (e / d, e mod d) for e = lid, lid + wg, ...: one division at the start, then an add with one carry per
+ * step (no integer division by a run-time value inside the loops, ~20 instructions each on GPUs). */
+typedef struct {
+    uint q, r, dq, dr, d;
+} qr_t;
+static inline qr_t qr_start(uint lid, uint wg, uint d) {
+    qr_t s;
+    s.d = d;
+    s.q = lid / d;
+    s.r = lid - s.q * d;
+    s.dq = wg / d;
+    s.dr = wg - s.dq * d;
+    return s;
+}
+static inline void qr_next(qr_t *s) {
+    s->r += s->dr;
+    s->q += s->dq;
+    if (s->r >= s->d) {
+        s->r -= s->d;
+        ++s->q;
+    }
+}
+
+/* Local-memory layout: element x of a buffer lives at LX(x) = x + (x >> sh) (sh = 2: one gap per 4 complex values, so
+ * the stride-4 stores of the first radix-4 stages hit distinct banks; sh = 31: no gaps). A buffer of t values takes
+ * padded_len(t) slots. */
+#define LX(x) ((x) + ((x) >> sh))
+static inline uint padded_len(uint t, uint sh) { return t + (t >> sh) + 1; }
+
+/* Transforms n_lines lines of n complex values (stored one after another in `a`; `b` is scratch of the same size) in
+ * direction sign (+1: exp(-2 pi i jk/n), -1: exp(+2 pi i jk/n), unnormalised). n = 2^i 3^j. Every item of the group
+ * must call it (barriers inside; the caller puts a barrier after filling `a`). Returns the buffer holding the result
+ * (a or b), whose contents are visible to the whole group. tw: n entries exp(-2 pi i t / n). */
+static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines, uint n, real_t sign,
+                                __global const cpx_t *tw, uint sh) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    uint ns = 1; /* product of the radices done so far */
+    while (ns < n) {
+        const uint rest = n / ns;
+        const uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
+        const uint m = n / r;          /* butterflies per line */
+        const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
+        /* Butterfly index i = line * m + j stepped by wg (qr_t), and j / ns from a float reciprocal corrected by one
+         * step (j, ns < 2^24: the estimate is off by at most 1): no run-time integer division in the loop. */
+        const float inv_ns = 1.0f / (float)ns;
+        qr_t it = qr_start(lid, wg, m);
+        for (uint i = lid; i < n_lines * m; i += wg, qr_next(&it)) {
+            const uint line = it.q, j = it.r;
+            const uint base = line * n;
+            uint jq = (uint)((float)j * inv_ns);
+            if (jq * ns > j) --jq;
+            else if ((jq + 1) * ns <= j) ++jq;
+            const uint jm = j - jq * ns;
+            cpx_t v0 = a[LX(base + j)], v1 = a[LX(base + j + m)], v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
+            cpx_t w = tw[jm * tstride];
+            w.y *= sign;
+            v1 = cmul(v1, w);
+            if (r >= 3) {
+                cpx_t w2 = tw[2 * jm * tstride];
+                w2.y *= sign;
+                v2 = cmul(a[LX(base + j + 2 * m)], w2);
+            }
+            if (r == 4) {
+                cpx_t w3 = tw[3 * jm * tstride];
+                w3.y *= sign;
+                v3 = cmul(a[LX(base + j + 3 * m)], w3);
+            }
+            const uint o = base + jq * ns * r + jm;
+            if (r == 2) {
+                b[LX(o)] = v0 + v1;
+                b[LX(o + ns)] = v0 - v1;
+            } else if (r == 4) {
+                /* X1 = v0 - i s v1 - v2 + i s v3, X3 = v0 + i s v1 - v2 - i s v3 */
+                const cpx_t s02 = v0 + v2, d02 = v0 - v2, s13 = v1 + v3, d13 = mul_i(v1 - v3) * sign;
+                b[LX(o)] = s02 + s13;
+                b[LX(o + ns)] = d02 - d13;
+                b[LX(o + 2 * ns)] = s02 - s13;
+                b[LX(o + 3 * ns)] = d02 + d13;
+            } else {
+                /* X1,2 = v0 - (v1 + v2)/2 -/+ i s (sqrt(3)/2) (v1 - v2) */
+                const cpx_t s12 = v1 + v2;
+                const cpx_t base = v0 - s12 * (real_t)0.5;
+                const cpx_t rot = mul_i(v1 - v2) * (sign * (real_t)0.86602540378443864676);
+                b[LX(o)] = v0 + s12;
+                b[LX(o + ns)] = base - rot;
+                b[LX(o + 2 * ns)] = base + rot;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local cpx_t *t = a;
+        a = b;
+        b = t;
+        ns *= r;
+    }
+    return a;
+}

@@ -1,0 +1,169 @@
+/* Fused FFT path of the cross-correlation family for the patterns with shared matrices (one-to-many, n-to-m, n-to-mn).
+ * Each left is transformed once per execution into a stored spectrum; the rights are transformed two at a time
+ * (z = b1 + i b2, both paired with the same left) and each pair of outputs comes out of one complex inverse:
+ *   S1 clpk_xcorr_many_rows (pack 1):  per left row, forward FFT of length PC (T1: R x PC complex per left).
+ *   S2 clpk_xcorr_many_spectrum:       per column of T1, forward FFT of length PR, stores conj(A) (PR x PC complex
+ *                                      per left, row-major) in `spec`.
+ *   K1 clpk_xcorr_many_rows (pack 2):  per row of a right pair, z = b1 + i b2, forward FFT of length PC (T1).
+ *   K2 clpk_xcorr_many_columns:        per column of T1 of a right pair, forward FFT of length PR, then for each of
+ *                                      the pair's lefts: V = conj(A) Z, inverse FFT, the needed output rows (T2:
+ *                                      out_rows x PC complex per (pair, left)).
+ *   K3 clpk_xcorr_many_out:            per row of T2, inverse FFT of length PC, scale 1/(PR*PC): the real part is the
+ *                                      output of (left, b1), the imaginary part that of (left, b2); only the needed
+ *                                      columns are written.
+ * Why no separation of the two rights' spectra is needed: v = IFFT2(conj(A) Z) is the circular correlation
+ * v(t) = sum_x a[x] z[x + t] = y1(-t) + i y2(-t), where y(s) = sum_x a[x + s] b[x] is the library's output at shift
+ * s; a, b1, b2 are real, so the real and imaginary parts hold the two outputs exactly, read at t = -s.
+ *
+ * A right pair p (items of the pattern, in order) is u = p / inter, i = p mod inter: b1 = pack*u*inter + i and, when
+ * pack = 2 and 2u + 1 < m_count, b2 = b1 + inter. one-to-many and n-to-m: inter = 1 (rights 2u, 2u + 1); n-to-mn:
+ * inter = n_left, m_count = n_right / n_left (rights (2u) n + i and (2u + 1) n + i share left i). The left of pair p
+ * and loop index j is i + l0 + j (n-to-m: inter = 1 and j runs over the lefts; otherwise l0 = j = 0); its outputs
+ * are o1 = (l0 + j) * out_stride + b1 (out_stride: n_right for n-to-m, else 0) and o2 = o1 + inter.
+ * The FFTs come from cl/xcorr_fused_fft.cl (built ahead of this file). */
+
+/* Per line of a work-group (at most 16, the plan's limit). */
+#define MAX_LINES 16
+
+/* S1/K1. Row g = group * lines + line of this chunk (g < n_rows = pairs * rows) is row g mod rows of pair
+ * first_pair + g / rows. buf: 2 * lines * pc complex. */
+__kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset, ulong first_pair, ulong n_rows,
+                                   uint rows, uint cols, uint pc, uint lines, uint inter, uint m_count, uint pack,
+                                   __global const cpx_t *tw, __global cpx_t *t1, uint sh, __local cpx_t *buf) {
+    /* per line: element offsets of its real and imaginary source rows (imaginary: none when `im_ok` is 0) */
+    __local ulong line_re[MAX_LINES], line_im[MAX_LINES];
+    __local uint line_ok[MAX_LINES];
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const ulong g0 = (ulong)get_group_id(0) * lines;
+    const ulong mat = (ulong)rows * cols;
+    for (uint l = lid; l < lines; l += wg) {
+        const ulong g = g0 + l, q = g / rows, p = first_pair + q, u = p / inter, i = p - u * inter;
+        const ulong r = g - q * rows, b1 = (ulong)pack * u * inter + i;
+        line_re[l] = src_offset + b1 * mat + r * cols;
+        line_im[l] = line_re[l] + (ulong)inter * mat;
+        line_ok[l] = (g < n_rows ? 1u : 0u) | (pack == 2 && 2 * u + 1 < m_count ? 2u : 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    qr_t it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const uint line = it.q, j = it.r, ok = line_ok[line];
+        cpx_t z = (cpx_t)(0, 0);
+        if ((ok & 1u) && j < cols) {
+            z.x = src[line_re[line] + j];
+            if (ok & 2u) z.y = src[line_im[line] + j];
+        }
+        buf[LX(e)] = z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
+    it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const ulong g = g0 + it.q;
+        if (g < n_rows) t1[g * pc + it.r] = res[LX(e)];
+    }
+}
+
+/* Loads columns m0 .. m0 + lines - 1 (those < pc) of one matrix's T1 (rows x pc, zeros from row `rows` to pr) as
+ * lines of length pr into `buf`; consecutive items read consecutive columns of one row. Ends with a barrier. */
+static void load_columns(__global const cpx_t *src, uint rows, uint pr, uint pc, uint m0, uint lines,
+                         __local cpx_t *buf, uint sh) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    qr_t it = qr_start(lid, wg, lines);
+    for (uint e = lid; e < lines * pr; e += wg, qr_next(&it)) {
+        const uint r = it.q, l = it.r, m = m0 + l;
+        buf[LX(l * pr + r)] = r < rows && m < pc ? src[r * pc + m] : (cpx_t)(0, 0);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* S2. Group = (left first_left + group / blocks of this chunk, columns m0 = (group mod blocks) * lines ..): forward
+ * column FFTs, conj(A) stored row-major (pr x pc per left). buf: 2 * lines * pr complex. */
+__kernel void clpk_xcorr_many_spectrum(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
+                                       ulong first_left, __global const cpx_t *tw, __global cpx_t *spec, uint sh,
+                                       __local cpx_t *buf) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const uint grp = get_group_id(0), q = grp / blocks, m0 = (grp - q * blocks) * lines;
+    load_columns(t1 + (ulong)q * rows * pc, rows, pr, pc, m0, lines, buf, sh);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pr, sh), lines, pr, (real_t)1, tw, sh);
+    __global cpx_t *dst = spec + (first_left + q) * pr * pc;
+    qr_t it = qr_start(lid, wg, lines);
+    for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {
+        const uint ky = it.q, l = it.r, m = m0 + l;
+        if (m < pc) dst[ky * pc + m] = conj_c(res[LX(l * pr + ky)]);
+    }
+}
+
+/* K2. Group = (right pair first_pair + q, q = group / blocks, columns m0 = (group mod blocks) * lines ..): forward
+ * column FFTs of the pair's T1, then for each of its n_lefts lefts (l0 + j, see the header): product with the stored
+ * conj(A), inverse FFT, output row k from circular row (half_r - k) mod pr into T2 item q * n_lefts + j. buf: three
+ * regions of lines * pr complex (the forward result stays in one while the other two serve each left). */
+__kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
+                                      uint out_rows, uint half_r, ulong first_pair, uint inter, uint l0, uint n_lefts,
+                                      __global const cpx_t *spec, __global const cpx_t *tw, __global cpx_t *t2, uint sh,
+                                      __local cpx_t *buf) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const uint grp = get_group_id(0), q = grp / blocks, m0 = (grp - q * blocks) * lines;
+    const ulong p = first_pair + q;
+    const uint i = (uint)(p % inter);
+    const uint len = padded_len(lines * pr, sh);
+    load_columns(t1 + (ulong)q * rows * pc, rows, pr, pc, m0, lines, buf, sh);
+    __local const cpx_t *res = fft_lines(buf, buf + len, lines, pr, (real_t)1, tw, sh);
+    __local cpx_t *prod = buf + 2 * len;
+    __local cpx_t *scratch = res == buf ? buf + len : buf;
+    for (uint j = 0; j < n_lefts; ++j) {
+        __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pc;
+        qr_t it = qr_start(lid, wg, lines);
+        for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {
+            const uint ky = it.q, l = it.r, m = m0 + l;
+            prod[LX(l * pr + ky)] = m < pc ? cmul(a[ky * pc + m], res[LX(l * pr + ky)]) : (cpx_t)(0, 0);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local const cpx_t *fin = fft_lines(prod, scratch, lines, pr, (real_t)-1, tw, sh);
+        __global cpx_t *dst = t2 + ((ulong)q * n_lefts + j) * out_rows * pc;
+        it = qr_start(lid, wg, lines);
+        for (uint e = lid; e < out_rows * lines; e += wg, qr_next(&it)) {
+            const uint k = it.q, l = it.r, m = m0 + l;
+            const uint t = k <= half_r ? half_r - k : pr - (k - half_r);
+            if (m < pc) dst[k * pc + m] = fin[LX(l * pr + t)];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the next left overwrites prod and scratch */
+    }
+}
+
+/* K3. Line g = group * lines + line (g < n_lines) is row g of T2: output row k = g mod out_rows of item
+ * q = g / out_rows = (pair first_pair + q / n_lefts, left index l0 + q mod n_lefts). buf: 2 * lines * pc complex. */
+__kernel void clpk_xcorr_many_out(__global const cpx_t *t2, ulong n_lines, uint out_rows, uint out_cols, uint half_c,
+                                  uint pc, uint lines, real_t scale, ulong first_pair, uint inter, uint m_count,
+                                  uint l0, uint n_lefts, ulong out_stride, __global const cpx_t *tw,
+                                  __global real_t *out, ulong out_offset, uint sh, __local cpx_t *buf) {
+    /* per line: the first element of its row in each of the two outputs; which of them exist (bit 0: the line,
+     * bit 1: the second output) */
+    __local ulong line_o1[MAX_LINES], line_o2[MAX_LINES];
+    __local uint line_ok[MAX_LINES];
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const ulong g0 = (ulong)get_group_id(0) * lines;
+    for (uint l = lid; l < lines; l += wg) {
+        const ulong g = g0 + l, q = g / out_rows, k = g - q * out_rows;
+        const ulong pq = q / n_lefts, j = q - pq * n_lefts, p = first_pair + pq, u = p / inter, i = p - u * inter;
+        const ulong o1 = (l0 + j) * out_stride + 2 * u * inter + i;
+        line_o1[l] = out_offset + (o1 * out_rows + k) * out_cols;
+        line_o2[l] = out_offset + ((o1 + inter) * out_rows + k) * out_cols;
+        line_ok[l] = (g < n_lines ? 1u : 0u) | (2 * u + 1 < m_count ? 2u : 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    qr_t it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const ulong g = g0 + it.q;
+        buf[LX(e)] = g < n_lines ? t2[g * pc + it.r] : (cpx_t)(0, 0);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)-1, tw, sh);
+    it = qr_start(lid, wg, 2 * out_cols);
+    for (uint e = lid; e < lines * 2 * out_cols; e += wg, qr_next(&it)) {
+        const uint line = it.q, which = it.r >= out_cols, l = it.r - which * out_cols, ok = line_ok[line];
+        if (!(ok & 1u) || (which && !(ok & 2u))) continue;
+        const uint u = l <= half_c ? half_c - l : pc - (l - half_c);
+        const cpx_t v = res[LX(line * pc + u)];
+        out[(which ? line_o2[line] : line_o1[line]) + l] = (which ? v.y : v.x) * scale;
+    }
+}

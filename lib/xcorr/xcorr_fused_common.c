@@ -1,0 +1,117 @@
+/* What the two fused FFT paths of the cross-correlation family share (see xcorr_fused_common.h). */
+#include "xcorr_fused_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+size_t xcorr_fused_padded_len(size_t t, unsigned sh) { return t + (t >> sh) + 1; }
+
+static int smooth23(size_t n) {
+    while (n % 2 == 0)
+        n /= 2;
+    while (n % 3 == 0)
+        n /= 3;
+    return n == 1;
+}
+
+/* Smallest 2^i (pow2) or 2^i 3^j >= max(n, 2), even when `even`. */
+static size_t pad_size(size_t n, int pow2, int even) {
+    if (n < 2) n = 2;
+    for (size_t m = n;; ++m)
+        if ((!even || m % 2 == 0) && (pow2 ? (m & (m - 1)) == 0 : smooth23(m))) return m;
+}
+
+void xcorr_fused_padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
+    const size_t orows = s->search_rows ? (size_t)s->search_rows : 2 * (size_t)s->rows - 1;
+    const size_t ocols = s->search_cols ? (size_t)s->search_cols : 2 * (size_t)s->cols - 1;
+    /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr/xcorr_fft.c)
+     */
+    *pr = pad_size((size_t)s->rows + (orows - 1) / 2, pow2, 0);
+    *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1);
+}
+
+clpk_status xcorr_fused_twiddles(clpk_context *ctx, size_t n, size_t elem, cl_mem *out) {
+    void *host = malloc(n * 2 * elem);
+    if (!host) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
+    for (size_t t = 0; t < n; ++t) {
+        const double a = 6.283185307179586476925286766559 * (double)t / (double)n;
+        double c = cos(a), s = -sin(a);
+        if (4 * t % n == 0) { /* quarter turns exactly */
+            const size_t q = 4 * t / n;
+            c = q == 0 ? 1.0 : (q == 2 ? -1.0 : 0.0);
+            s = q == 1 ? -1.0 : (q == 3 ? 1.0 : 0.0);
+        }
+        if (elem == sizeof(double)) {
+            ((double *)host)[2 * t] = c;
+            ((double *)host)[2 * t + 1] = s;
+        } else {
+            ((float *)host)[2 * t] = (float)c;
+            ((float *)host)[2 * t + 1] = (float)s;
+        }
+    }
+    cl_int rc = CL_SUCCESS;
+    *out =
+        clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 2 * elem, host, &rc);
+    free(host);
+    if (rc != CL_SUCCESS) {
+        *out = NULL;
+        return core_fail_cl(ctx, rc, "clCreateBuffer(xcorr fused-fft twiddles)");
+    }
+    return CLPK_SUCCESS;
+}
+
+clpk_status xcorr_fused_program(clpk_context *ctx, const char *source, clpk_precision precision, cl_program *out) {
+    const char *names[] = {"xcorr_fused_fft", source};
+    const char *options = precision == CLPK_PRECISION_F64 ? "-DVALUE_T=double -DVALUE2_T=double2 -DCLPK_FP64"
+                                                          : "-DVALUE_T=float -DVALUE2_T=float2";
+    return core_program_get(ctx, names, 2, options, out);
+}
+
+clpk_status xcorr_fused_check_kernel(clpk_context *ctx, cl_kernel k, size_t wg, size_t local_bytes, const char *name) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    size_t kwg = 0;
+    cl_ulong own = 0;
+    cl_device_id d = clpk_context_device(ctx);
+    CLPK_CL_TRY(ctx, clGetKernelWorkGroupInfo(k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL));
+    CLPK_CL_TRY(ctx, clGetKernelWorkGroupInfo(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof own, &own, NULL));
+    if (wg > kwg)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: wg=%zu exceeds %s's limit of %zu on %s", wg,
+                         name, kwg, dev->name);
+    if (own + local_bytes > dev->local_mem_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr fused-fft: %s needs %zu + %llu bytes of local memory, %s has %llu: lower rows (FFT "
+                         "lines per work-group) or use another algorithm",
+                         name, local_bytes, (unsigned long long)own, dev->name,
+                         (unsigned long long)dev->local_mem_bytes);
+    return CLPK_SUCCESS;
+}
+
+clpk_status xcorr_fused_check_queue(clpk_context *ctx) {
+    cl_command_queue_properties qprops = 0;
+    if (clGetCommandQueueInfo(clpk_context_queue(ctx), CL_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL) ==
+            CL_SUCCESS &&
+        (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr fused-fft: needs an in-order command queue (its passes carry no events)");
+    return CLPK_SUCCESS;
+}
+
+clpk_status xcorr_fused_check_size(clpk_context *ctx, cl_mem m, size_t offset, size_t count, size_t elem,
+                                   const char *what) {
+    size_t bytes = 0;
+    CLPK_CL_TRY(ctx, clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof bytes, &bytes, NULL));
+    if (offset > bytes / elem || count > bytes / elem - offset)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr fused-fft: %s buffer of %zu bytes is too small for %zu elements at offset %zu", what,
+                         bytes, count, offset);
+    return CLPK_SUCCESS;
+}
+
+clpk_status xcorr_fused_launch(clpk_context *ctx, cl_kernel k, size_t groups, size_t wg, cl_uint n_wait,
+                               const cl_event *wait, cl_event *ev, const char *name) {
+    const size_t global = groups * wg;
+    cl_int rc =
+        clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &wg, n_wait, n_wait ? wait : NULL, ev);
+    if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, name);
+    return CLPK_SUCCESS;
+}

@@ -1,0 +1,192 @@
+/* The fused FFT path for one-to-many, n-to-m and n-to-mn ("fused-fft", lib/xcorr/xcorr_fused_many.c,
+ * cl/xcorr_fused_many.cl) against the double CPU reference (test/support xcorr_check_case: seeded uniform inputs,
+ * NaN-poisoned outputs, guard elements, buffer offsets, max-norm relative error 1e-5 f32 / 1e-12 f64): sizes 1x1 ..
+ * 64x64 (odd, rectangular, a single row or column, radix-3 padding), odd and even counts of rights (the last right
+ * pair half empty), search windows, every value of every tuner parameter on each pattern, chunks of right pairs and
+ * of lefts (fused_batch), both local layouts, f64, bit-identical reruns, the local-memory limit. */
+#include "check.h"
+#include "clpk_internal.h"
+#include "clpk_xcorr.h"
+#include "param_table.h"
+#include "xcorr_fused.h"
+#include "xcorr_params.h"
+#include "xcorr_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static clpk_xcorr_shape shape(clpk_xcorr_pattern pattern, int rows, int cols, int n_left, int n_right, int srows,
+                              int scols, clpk_precision p) {
+    clpk_xcorr_shape s = {pattern, rows, cols, n_left, n_right, srows, scols, p};
+    return s;
+}
+
+static void run_case(clpk_context *ctx, uint64_t *rng, const clpk_xcorr_shape *s, const char *params, size_t offset) {
+    char label[256];
+    snprintf(label, sizeof label, "fused-fft %s %s %dx%d %d/%d win %dx%d {%s}", clpk_xcorr_pattern_name(s->pattern),
+             clpk_precision_name(s->precision), s->rows, s->cols, s->n_left, s->n_right, s->search_rows, s->search_cols,
+             params ? params : "defaults");
+    xcorr_check_case(ctx, rng, s, "fused-fft", params, offset, label);
+}
+
+/* Each pattern at each size, with odd and even counts (n-to-mn: an odd and an even number of rights per left). */
+static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
+    static const int dims[][2] = {{1, 1}, {1, 7},   {7, 1},   {2, 2},   {3, 5},
+                                  {8, 8}, {17, 13}, {24, 24}, {31, 17}, {64, 64}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; ++i) {
+        const int r = dims[i][0], c = dims[i][1], big = r * c > 1024;
+        if (p == CLPK_PRECISION_F64 && big) continue; /* f64: the small and mid sizes */
+        const clpk_xcorr_shape a = shape(CLPK_XCORR_ONE_TO_MANY, r, c, 1, big ? 3 : (int)(4 + i % 2), 0, 0, p);
+        const clpk_xcorr_shape b = shape(CLPK_XCORR_N_TO_M, r, c, big ? 2 : 3, big ? 3 : (int)(4 + i % 2), 0, 0, p);
+        const clpk_xcorr_shape d = shape(CLPK_XCORR_N_TO_MN, r, c, 2, big ? 2 : (int)(6 + 2 * (i % 2)), 0, 0, p);
+        run_case(ctx, rng, &a, NULL, i % 3);
+        run_case(ctx, rng, &b, NULL, (i + 1) % 3);
+        run_case(ctx, rng, &d, NULL, (i + 2) % 3);
+    }
+    /* one right; one left and one right of n-to-m; n-to-mn with one right per left */
+    const clpk_xcorr_shape one = shape(CLPK_XCORR_ONE_TO_MANY, 9, 6, 1, 1, 0, 0, p);
+    const clpk_xcorr_shape nm11 = shape(CLPK_XCORR_N_TO_M, 5, 8, 1, 1, 0, 0, p);
+    const clpk_xcorr_shape nmn = shape(CLPK_XCORR_N_TO_MN, 6, 5, 3, 3, 0, 0, p);
+    run_case(ctx, rng, &one, NULL, 1);
+    run_case(ctx, rng, &nm11, NULL, 0);
+    run_case(ctx, rng, &nmn, NULL, 2);
+    /* search windows (centred, odd), smaller padding */
+    const clpk_xcorr_shape w1 = shape(CLPK_XCORR_ONE_TO_MANY, 31, 17, 1, 5, 9, 15, p);
+    const clpk_xcorr_shape w2 = shape(CLPK_XCORR_N_TO_M, 24, 24, 2, 3, 5, 47, p);
+    const clpk_xcorr_shape w3 = shape(CLPK_XCORR_N_TO_MN, 9, 12, 3, 9, 17, 1, p);
+    run_case(ctx, rng, &w1, NULL, 1);
+    run_case(ctx, rng, &w2, NULL, 0);
+    run_case(ctx, rng, &w3, NULL, 2);
+}
+
+/* The values the table (lib/xcorr/xcorr_params.c) searches for parameter `name`. */
+static int searched(const char *name, const char **out, char *storage, size_t size) {
+    return core_param_search_values(core_param_find(&xcorr_param_table, name), out, storage, size, 16);
+}
+
+/* Every point of the tuner's space for fused-fft (fft_pad x rows x wg from 64, as test_xcorr_fused) on each pattern,
+ * with partial work-groups (odd rows, odd counts, a window); then chunks and the layout without gaps. */
+static void sweep(clpk_context *ctx, uint64_t *rng) {
+    const char *pads[16], *line_values[16], *wg_values[16];
+    char pad_s[128], line_s[128], wg_s[128];
+    const int n_pads = searched("fft_pad", pads, pad_s, sizeof pad_s);
+    const int n_lines = searched("rows", line_values, line_s, sizeof line_s);
+    const int n_wg_values = searched("wg", wg_values, wg_s, sizeof wg_s);
+    int lines[16], wgs[16], n_wgs = 0;
+    for (int i = 0; i < n_lines; ++i)
+        lines[i] = atoi(line_values[i]);
+    for (int i = 0; i < n_wg_values; ++i)
+        if (atoi(wg_values[i]) >= 64) wgs[n_wgs++] = atoi(wg_values[i]);
+    CHECK(n_pads == 2 && n_lines >= 4 && n_wgs >= 3, "the table's fused-fft values changed: extend the sweep");
+    if (n_pads < 2 || n_lines < 4 || n_wgs < 3) return;
+    const clpk_xcorr_shape shapes[] = {
+        shape(CLPK_XCORR_ONE_TO_MANY, 17, 13, 1, 5, 0, 0, CLPK_PRECISION_F32),
+        shape(CLPK_XCORR_N_TO_M, 12, 20, 2, 3, 7, 9, CLPK_PRECISION_F32),
+        shape(CLPK_XCORR_N_TO_MN, 11, 10, 2, 6, 0, 0, CLPK_PRECISION_F32),
+    };
+    char params[128];
+    for (int p = 0; p < n_pads; ++p)
+        for (int l = 0; l < n_lines; ++l)
+            for (int w = 0; w < n_wgs; ++w) {
+                snprintf(params, sizeof params, "fft_pad=%s,rows=%d,wg=%d", pads[p], lines[l], wgs[w]);
+                for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+                    run_case(ctx, rng, &shapes[k], params, (size_t)(w + l + (int)k) % 3);
+            }
+    /* chunks: right pairs (one-to-many 7 rights: 4 pairs in 1+1+1+1 or 2+2, or 3+1), lefts within a chunk (n-to-m:
+     * fused_batch below 2 x lefts splits the lefts), lefts' spectra in several chunks (n_left > pairs per chunk) */
+    const clpk_xcorr_shape c1 = shape(CLPK_XCORR_ONE_TO_MANY, 10, 6, 1, 7, 0, 0, CLPK_PRECISION_F32);
+    const clpk_xcorr_shape c2 = shape(CLPK_XCORR_N_TO_M, 5, 9, 3, 5, 3, 0, CLPK_PRECISION_F32);
+    const clpk_xcorr_shape c3 = shape(CLPK_XCORR_N_TO_MN, 7, 7, 3, 9, 0, 0, CLPK_PRECISION_F32);
+    static const char *const chunks[] = {"fused_batch=1", "fused_batch=2,rows=4", "fused_batch=3,rows=8,wg=64",
+                                         "fused_batch=4", "fused_batch=6,rows=2", "fused_batch=13"};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; ++i) {
+        run_case(ctx, rng, &c1, chunks[i], i % 3);
+        run_case(ctx, rng, &c2, chunks[i], (i + 1) % 3);
+        run_case(ctx, rng, &c3, chunks[i], (i + 2) % 3);
+    }
+    /* local memory without gaps (fused_gaps=0), every rows value, smooth and pow2 */
+    for (int l = 0; l < 4; ++l) {
+        snprintf(params, sizeof params, "fused_gaps=0,rows=%d,wg=%d,fft_pad=%s", lines[l], wgs[l % 3], pads[l % 2]);
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+            run_case(ctx, rng, &shapes[k], params, k);
+    }
+}
+
+/* Two runs of one plan on the same data give the same bits. */
+static void determinism(clpk_context *ctx, uint64_t *rng) {
+    const clpk_xcorr_shape s = shape(CLPK_XCORR_N_TO_M, 14, 19, 2, 3, 0, 0, CLPK_PRECISION_F32);
+    const size_t mat = (size_t)s.rows * s.cols;
+    const size_t no = clpk_xcorr_output_count(&s) * (size_t)clpk_xcorr_output_rows(&s) * clpk_xcorr_output_cols(&s);
+    double *l = malloc(mat * 2 * sizeof *l), *r = malloc(mat * 3 * sizeof *r);
+    double *o1 = malloc(no * sizeof *o1), *o2 = malloc(no * sizeof *o2);
+    clpk_xcorr_plan *plan = NULL;
+    if (CHECK(l && r && o1 && o2, "determinism: out of memory") &&
+        CHECK(clpk_xcorr_plan_create(ctx, &s, "fused-fft", NULL, &plan) == CLPK_SUCCESS, "determinism plan: %s",
+              clpk_last_error(ctx))) {
+        xcorr_fill_random(rng, l, mat * 2);
+        xcorr_fill_random(rng, r, mat * 3);
+        int g1 = 0, g2 = 0;
+        const clpk_status s1 = xcorr_run(ctx, plan, &s, l, r, 0, o1, &g1);
+        const clpk_status s2 = xcorr_run(ctx, plan, &s, l, r, 3, o2, &g2);
+        CHECK(s1 == CLPK_SUCCESS && s2 == CLPK_SUCCESS && g1 && g2, "determinism runs");
+        CHECK(memcmp(o1, o2, no * sizeof *o1) == 0, "fused-fft n-to-m: two runs differ");
+    }
+    clpk_xcorr_plan_destroy(plan);
+    free(l);
+    free(r);
+    free(o1);
+    free(o2);
+}
+
+/* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */
+static void limits(clpk_context *ctx) {
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    /* K2 holds 3 * pr complex values with one line */
+    const int rows = (int)(dev->local_mem_bytes / 24 + 1);
+    clpk_xcorr_shape s = shape(CLPK_XCORR_ONE_TO_MANY, rows, 1, 1, 2, 1, 1, CLPK_PRECISION_F32);
+    clpk_xcorr_plan *plan = NULL;
+    const clpk_status st = clpk_xcorr_plan_create(ctx, &s, "fused-fft", "rows=1", &plan);
+    clpk_xcorr_plan_destroy(plan);
+    CHECK(st == CLPK_ERROR_UNSUPPORTED && strstr(clpk_last_error(ctx), "local memory"),
+          "rows past local memory: %s (%s)", clpk_status_string(st), clpk_last_error(ctx));
+    CHECK(!xcorr_fused_fits(ctx, &s, 1, 0), "fits() accepts %d rows", rows);
+    s = shape(CLPK_XCORR_N_TO_MN, 8, 8, 2, 4, 0, 0, CLPK_PRECISION_F32);
+    CHECK(xcorr_fused_fits(ctx, &s, 8, 0), "fits() refuses 8x8 n-to-mn");
+    CHECK(!xcorr_fused_fits(ctx, &s, 17, 0), "fits() accepts 17 lines");
+    if (dev->local_mem_bytes >= 48 * 1024) {
+        s = shape(CLPK_XCORR_N_TO_M, 256, 256, 2, 2, 0, 0, CLPK_PRECISION_F32);
+        CHECK(xcorr_fused_fits(ctx, &s, 1, 0), "256^2 f32 does not fit 48 KiB with one line");
+        s.precision = CLPK_PRECISION_F64;
+        CHECK(xcorr_fused_fits(ctx, &s, 1, 0), "256^2 f64 does not fit 48 KiB with one line");
+    }
+}
+
+int main(void) {
+    uint64_t rng = check_seed();
+    clpk_context *ctx = NULL;
+    clpk_status st = clpk_context_create(&ctx, NULL);
+    if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    printf("device: %s, local memory %llu bytes\n", dev->name, (unsigned long long)dev->local_mem_bytes);
+    const double t0 = core_wall_seconds();
+    sizes(ctx, &rng, CLPK_PRECISION_F32);
+    printf("f32 sizes: %.1f s\n", core_wall_seconds() - t0);
+    sweep(ctx, &rng);
+    printf("sweep: %.1f s\n", core_wall_seconds() - t0);
+    if (dev->has_fp64) {
+        sizes(ctx, &rng, CLPK_PRECISION_F64);
+        const clpk_xcorr_shape a = shape(CLPK_XCORR_N_TO_M, 17, 13, 2, 5, 0, 0, CLPK_PRECISION_F64);
+        const clpk_xcorr_shape b = shape(CLPK_XCORR_N_TO_MN, 13, 17, 3, 9, 5, 7, CLPK_PRECISION_F64);
+        run_case(ctx, &rng, &a, "fft_pad=pow2,rows=8,wg=64", 1);
+        run_case(ctx, &rng, &a, "rows=2,wg=256,fused_batch=2", 0);
+        run_case(ctx, &rng, &b, "rows=4,wg=128,fused_batch=3,fused_gaps=0", 2);
+    } else {
+        printf("skip f64: %s has no double precision\n", dev->name);
+    }
+    printf("f64: %.1f s\n", core_wall_seconds() - t0);
+    determinism(ctx, &rng);
+    limits(ctx);
+    printf("total: %.1f s\n", core_wall_seconds() - t0);
+    clpk_context_destroy(ctx);
+    return check_summary();
+}
