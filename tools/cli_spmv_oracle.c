@@ -40,21 +40,21 @@ static void keep_searched(const value_list *all, const char *const *wanted, int 
             if (!strcmp(all->v[j], wanted[i])) snprintf(out->v[out->count++], sizeof out->v[0], "%s", wanted[i]);
 }
 
-typedef struct group {
+typedef struct shape_group {
     const char *format;
     char params[48]; /* block=HxW[,slices=S] */
     uint64_t footprint;
     int order;
-} group;
+} shape_group;
 
 static int by_footprint(const void *a, const void *b) {
-    const group *x = a, *y = b;
+    const shape_group *x = a, *y = b;
     if (x->footprint != y->footprint) return x->footprint < y->footprint ? -1 : 1;
     return x->order - y->order;
 }
 
-static clpk_status add_point(cli_oracle_space *s, int cap, const char *format, uint64_t footprint, const char *fmt,
-                             const char *a, const char *b, clpk_error *err) {
+static clpk_status add_point(cli_oracle_space *s, int cap, const char *format, uint64_t footprint, int group, int later,
+                             const char *fmt, const char *a, const char *b, clpk_error *err) {
     if (s->count == cap) {
         snprintf(err->message, sizeof err->message, "oracle space: more than %d points", cap);
         return err->status = CLPK_ERROR_INTERNAL;
@@ -63,6 +63,8 @@ static clpk_status add_point(cli_oracle_space *s, int cap, const char *format, u
     snprintf(p->format, sizeof p->format, "%s", format);
     snprintf(p->params, sizeof p->params, fmt, a, b);
     p->footprint = footprint;
+    p->group = group;
+    p->later = later;
     return CLPK_SUCCESS;
 }
 
@@ -88,7 +90,7 @@ clpk_status cli_oracle_space_build(const clpk_csr *A, clpk_precision precision, 
     keep_searched(&all_slices, slice_counts, 3, &slices);
     int wide = A->cols > A->rows;
     int n_groups = blocks.count * (1 + (wide ? slices.count : 0));
-    group *groups = calloc((size_t)n_groups, sizeof *groups);
+    shape_group *groups = calloc((size_t)n_groups, sizeof *groups);
     int cap = csr_vecs.count + csr_kernels.count + n_groups * cols.count * tile.count;
     space->points = calloc((size_t)cap, sizeof *space->points);
     if (!groups || !space->points) {
@@ -102,15 +104,15 @@ clpk_status cli_oracle_space_build(const clpk_csr *A, clpk_precision precision, 
     /* CSR kernels, where the table has a choice of them: "rows" takes csr_vec work-items per row, the others no
      * further parameter; without the choice, the rows kernel alone */
     for (int i = 0; st == CLPK_SUCCESS && i < csr_vecs.count; ++i)
-        st = add_point(space, cap, "csr", csr_bytes, "%scsr_vec=%s", csr_kernels.count ? "csr_kernel=rows," : "",
+        st = add_point(space, cap, "csr", csr_bytes, -1, 0, "%scsr_vec=%s", csr_kernels.count ? "csr_kernel=rows," : "",
                        csr_vecs.v[i], err);
     for (int i = 0; st == CLPK_SUCCESS && i < csr_kernels.count; ++i)
         if (strcmp(csr_kernels.v[i], "rows"))
-            st = add_point(space, cap, "csr", csr_bytes, "csr_kernel=%s%s", csr_kernels.v[i], "", err);
+            st = add_point(space, cap, "csr", csr_bytes, -1, 0, "csr_kernel=%s%s", csr_kernels.v[i], "", err);
     int g = 0;
     for (int k = -1; st == CLPK_SUCCESS && k < (wide ? slices.count : 0); ++k)
         for (int i = 0; st == CLPK_SUCCESS && i < blocks.count; ++i) {
-            group *gr = &groups[g];
+            shape_group *gr = &groups[g];
             gr->format = k < 0 ? "bccoo" : "bccoo+";
             gr->order = g;
             if (k < 0)
@@ -129,12 +131,13 @@ clpk_status cli_oracle_space_build(const clpk_csr *A, clpk_precision precision, 
                 space->pruned += cols.count * tile.count;
                 continue;
             }
+            int group = space->groups++;
             for (int c = 0; st == CLPK_SUCCESS && c < cols.count; ++c)
                 for (int t = 0; st == CLPK_SUCCESS && t < tile.count; ++t) {
                     char rest[48];
                     snprintf(rest, sizeof rest, "col=%s,tile=%s", cols.v[c], tile.v[t]);
-                    st = add_point(space, cap, groups[i].format, groups[i].footprint, "%s,%s", groups[i].params, rest,
-                                   err);
+                    st = add_point(space, cap, groups[i].format, groups[i].footprint, group, t > 0, "%s,%s",
+                                   groups[i].params, rest, err);
                 }
         }
     }

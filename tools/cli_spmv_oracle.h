@@ -1,5 +1,7 @@
 /* The search space of clpk-bench-spmv's clpk-oracle: the explicit SpMV plans it measures for one matrix and
- * precision, most plausible first, so that a cap on the number of points drops the least plausible ones. */
+ * precision, in an order that lets a cap on the number of points drop the least plausible ones: CSR, then each BCCOO
+ * group (format, block shape, slices) at its first tile, smallest footprint first, then the other tiles (the bench
+ * orders those by their group's measured time). */
 #ifndef CLPK_TOOLS_CLI_SPMV_ORACLE_H
 #define CLPK_TOOLS_CLI_SPMV_ORACLE_H
 
@@ -14,11 +16,13 @@ typedef struct cli_oracle_point {
     char format[8];     /* csr, bccoo or bccoo+ */
     char params[96];    /* explicit parameters besides the format; the rest are the device's defaults */
     uint64_t footprint; /* bytes of the point's format and block shape (and slices) with col=auto; CSR's own */
+    int group;          /* BCCOO: the index of its format and block shape (and slices) in the space; CSR: -1 */
+    int later;          /* BCCOO at a tile after the first: worth measuring only where its group is fast */
 } cli_oracle_point;
 
 typedef struct cli_oracle_space {
     cli_oracle_point *points; /* CSR first (cheap to build), then BCCOO groups by footprint, smallest first */
-    int count;
+    int count, groups;
     int pruned; /* BCCOO points left out for footprint > CLI_ORACLE_FOOTPRINT_RATIO x the smallest */
     uint64_t min_bccoo_footprint;
 } cli_oracle_space;

@@ -292,8 +292,47 @@ static int run_impl(clpk_context *ctx, run_opts *o, const bench_case *c, const c
 /* One point of the oracle's sweep. */
 typedef struct oracle_result {
     char point[160]; /* "auto" (the automatic plan's choice, made explicit) or "<format> <params>" */
+    int index;       /* in the space; -1 for auto */
     measurement m;
 } oracle_result;
+
+typedef struct ranked {
+    double key;
+    int index;
+} ranked;
+
+static int by_key(const void *a, const void *b) {
+    const ranked *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* The space's later points (tiles after a group's first) by the best time measured so far in their group (groups
+ * without a correct time last), appended to seq; returns the new length. */
+static int append_later(const cli_oracle_space *space, const oracle_result *res, int measured, int *seq, int len) {
+    double *best = malloc((size_t)(space->groups ? space->groups : 1) * sizeof *best);
+    ranked *later = malloc((size_t)(space->count ? space->count : 1) * sizeof *later);
+    if (!best || !later) {
+        free(best), free(later);
+        return len;
+    }
+    for (int g = 0; g < space->groups; ++g)
+        best[g] = INFINITY;
+    for (int i = 0; i < measured; ++i) {
+        int k = res[i].index;
+        if (k < 0 || space->points[k].group < 0 || res[i].m.status != CLPK_SUCCESS || !res[i].m.correct) continue;
+        double *b = &best[space->points[k].group];
+        if (res[i].m.s.median_ms < *b) *b = res[i].m.s.median_ms;
+    }
+    int n = 0;
+    for (int k = 0; k < space->count; ++k)
+        if (space->points[k].later) later[n++] = (ranked){best[space->points[k].group], k};
+    qsort(later, (size_t)n, sizeof *later, by_key);
+    for (int i = 0; i < n; ++i)
+        seq[len++] = later[i].index;
+    free(best), free(later);
+    return len;
+}
 
 static const char *outcome(const measurement *m) {
     if (m->status == CLPK_ERROR_UNSUPPORTED) return "unsupported";
@@ -302,10 +341,11 @@ static const char *outcome(const measurement *m) {
 }
 
 /* clpk-oracle: every point of the exhaustive sub-space of cli_spmv_oracle.h (capped at --oracle-max-points, most
- * plausible first), plus the automatic plan's own choice, each checked and timed like the other implementations;
- * the record is the fastest correct point, with every point's time in "oracle_points". `auto_desc`: the automatic
- * plan's description when clpk-auto already ran on this case and precision, else "" (then a plan is made for it).
- * Returns the number of failures (wrong results, errors other than UNSUPPORTED, no correct point). */
+ * plausible first: see the measuring order below), plus the automatic plan's own choice, each checked and timed like
+ * the other implementations; the record is the fastest correct point, with every point's time in "oracle_points".
+ * `auto_desc`: the automatic plan's description when clpk-auto already ran on this case and precision, else "" (then a
+ * plan is made for it). Returns the number of failures (wrong results, errors other than UNSUPPORTED, no correct
+ * point). */
 static int run_oracle(clpk_context *ctx, run_opts *o, const bench_case *c, const clpk_csr *A, clpk_precision prec,
                       const char *auto_desc, const double *x, const double *ref, const double *scale, double *y) {
     const char *pname = clpk_precision_name(prec);
@@ -329,7 +369,15 @@ static int run_oracle(clpk_context *ctx, run_opts *o, const bench_case *c, const
     int total = space.count + (auto_params[0] != 0);
     int n = total < o->oracle_max_points ? total : o->oracle_max_points;
     oracle_result *res = calloc((size_t)(n ? n : 1), sizeof *res);
-    if (!res) {
+    /* the measuring order: auto, CSR, each BCCOO group's first tile (footprint order); the later tiles are appended
+     * once those are measured, fastest group first */
+    int *seq = malloc((size_t)(total ? total : 1) * sizeof *seq), len = 0;
+    if (seq && auto_params[0]) seq[len++] = -1;
+    for (int k = 0; seq && k < space.count; ++k)
+        if (!space.points[k].later) seq[len++] = k;
+    int first_round = len;
+    if (!res || !seq) {
+        free(res), free(seq);
         cli_oracle_space_free(&space);
         fprintf(stderr, "clpk-bench-spmv: out of memory\n");
         return 1;
@@ -341,8 +389,9 @@ static int run_oracle(clpk_context *ctx, run_opts *o, const bench_case *c, const
            auto_params[0] ? auto_params : "(no automatic plan)");
     int best = -1, unsupported = 0, failed = 0, wrong = 0;
     for (int i = 0; i < n; ++i) {
+        if (i == first_round) len = append_later(&space, res, i, seq, len);
         oracle_result *r = &res[i];
-        int k = i - (auto_params[0] != 0);
+        int k = r->index = seq[i];
         if (k < 0) {
             /* explicit: the description names every parameter, and an explicit format applies no profile */
             char format[16] = "";
@@ -399,7 +448,7 @@ static int run_oracle(clpk_context *ctx, run_opts *o, const bench_case *c, const
         fprintf(o->json, "]");
         json_end(o);
     }
-    free(res);
+    free(res), free(seq);
     cli_oracle_space_free(&space);
     return failed + wrong + (best < 0);
 }
@@ -448,8 +497,9 @@ int main(int argc, char **argv) {
          "block shape within 2x the smallest BCCOO footprint x col auto|delta x tile 16|8|32; BCCOO+ slices\n"
          "2|4|8 too when wider than tall) and the automatic plan's own choice, each timed like the others"},
         {"--oracle-max-points", CLI_INT, &oracle_max_points, "N",
-         "clpk-oracle measures at most N points per case and precision, the most plausible first (the\n"
-         "automatic choice, CSR, then BCCOO by footprint, smallest first); default 60"},
+         "clpk-oracle measures at most N points per case and precision, the most plausible first: the\n"
+         "automatic choice, CSR, each BCCOO shape at tile 16 (smallest footprint first), then the other\n"
+         "tiles, fastest shape first; default 60"},
         {"--repeats", CLI_INT, &repeats, "N", "timed multiplies, median of the profiling events (default 100)"},
         {"--warmup", CLI_INT, &warmup, "N", "untimed multiplies first (default 10)"},
         {"--tune-budget", CLI_INT, &tune_budget, "N",
