@@ -66,25 +66,25 @@ kernel void spmv_csr_adaptive(const global uint *restrict row_ptr, const global 
     const uint b = get_group_id(0), lid = get_local_id(0), wg = get_local_size(0);
     const uint head = blocks[2 * b], k0 = blocks[2 * b + 1], k1 = blocks[2 * b + 3];
     const uint r0 = head & ~CSR_PIECE, piece = (head & CSR_PIECE) != 0;
+    const uint n = piece ? 1 : (blocks[2 * b + 2] & ~CSR_PIECE) - r0; /* rows, 1..wg */
     const global VT *x = x_base + x_off;
-    uint lanes = wg, i = 0, n = 0;
+    /* barriers only outside branches: PoCL's CPU device crashed on this kernel with the staging barrier inside the
+     * (uniform) branch of row blocks */
+    if (!piece)
+        for (uint k = k0 + lid; k < k1; k += wg) stage[k - k0] = val[k] * x[col[k]];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint lanes = wg;
+    while (lanes > 1 && lanes * n > wg) lanes >>= 1;
+    const uint i = lid / lanes, lane = lid & (lanes - 1);
     VT s = (VT)0;
     if (piece) {
         for (uint k = k0 + lid; k < k1; k += wg) s += val[k] * x[col[k]];
-    } else { /* uniform over the work-group: the barrier below is reached by all */
-        n = (blocks[2 * b + 2] & ~CSR_PIECE) - r0;
-        for (uint k = k0 + lid; k < k1; k += wg) stage[k - k0] = val[k] * x[col[k]];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        while (lanes > 1 && lanes * n > wg) lanes >>= 1;
-        i = lid / lanes;
-        if (i < n) {
-            const uint end = row_ptr[r0 + i + 1] - k0;
-            for (uint k = row_ptr[r0 + i] - k0 + (lid & (lanes - 1)); k < end; k += lanes) s += stage[k];
-        }
+    } else if (i < n) {
+        const uint end = row_ptr[r0 + i + 1] - k0;
+        for (uint k = row_ptr[r0 + i] - k0 + lane; k < end; k += lanes) s += stage[k];
     }
     red[lid] = s;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint lane = lid & (lanes - 1);
     for (uint h = lanes / 2; h > 0; h >>= 1) {
         if (lane < h) red[lid] += red[lid + h];
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -38,8 +38,9 @@
 #        BW > 1 at x offset 0), PREFETCH 1|4|8. Runtime switches: skip_scan, cache (strategy 2), slices (bccoo+),
 #        interleave (host layout), online mode. 24 BCCOO points (12 shapes x f32/f64) carry every value of every
 #        list, each precision every combination of strategy x sync x format, online staged and unstaged, and each
-#        vload code; CSR: both kernels (scalar, vector) with every csr_vec, both precisions. Matrices have long rows
-#        spanning threads and groups, empty rows, and sizes that are multiples of no block side.
+#        vload code; CSR: both kernels (scalar, vector) with every csr_vec, both precisions, and csr_kernel=adaptive
+#        with and without split rows. Matrices have long rows spanning threads and groups, empty rows, and sizes that
+#        are multiples of no block side.
 #  xcorr (lib/xcorr/xcorr_direct.c algorithms[], lib/xcorr/xcorr_fft.c, lib/xcorr/xcorr_fused.c, tuner/tune_xcorr.c). Every algorithm
 #        on every pattern it accepts (multi-right: not one-to-one; multi-both: n-to-m), every
 #        value of its tuner parameters (TEAM, WPO_WG, LOCAL_WG, SHIFTS/ROWS/LEFTS/RIGHTS and BLOCK_ROWS/COLS are
@@ -136,6 +137,14 @@ for p in "f32 1 64" "f64 1 128" "f32 2 256" "f64 4 512" "f32 8 64" "f64 16 128" 
     read -r prec vec wg <<<"$p"
     add "spmv $prec format=csr csr_vec=$vec,wg=$wg" "$spmv_ok" \
         '"$bin/clpk-spmv"' --generate "$A" --precision "$prec" --format csr --params "csr_vec=$vec,wg=$wg" --check
+done
+# CSR csr_kernel=adaptive: row blocks of 4*wg entries; at wg <= 32, A's 150-entry rows are split into pieces (the
+# second kernel adds them); B's blocks hold several rows each.
+for p in "f32 16 A" "f64 32 A" "f32 1 A" "f32 64 B" "f64 256 B"; do
+    read -r prec wg m <<<"$p"
+    add "spmv $prec format=csr csr_kernel=adaptive,wg=$wg" "$spmv_ok" \
+        '"$bin/clpk-spmv"' --generate "${!m}" --precision "$prec" --format csr --params "csr_kernel=adaptive,wg=$wg" \
+        --check
 done
 
 # xcorr: 9x7 matrices; patterns with their inputs (left, right).
@@ -292,6 +301,7 @@ if [ -z "$filter" ]; then
         covers spmv $k
     done
     covers spmv col auto # auto = short or int by size: both run
+    covers spmv csr_kernel rows # rows: the csr_vec variants
     shapes=$(table_values spmv block)
     [ -n "$shapes" ] || { echo "coverage: no block values in lib/spmv/spmv_params.c" >&2; coverage_fail=1; }
     for s in $shapes; do # build_space ranks all the table's shapes

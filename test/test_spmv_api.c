@@ -230,6 +230,8 @@ static void test_footprint(clpk_context *ctx) {
     const struct {
         const char *format, *params;
     } cases[] = {{"csr", "csr_vec=8,wg=64"},
+                 {"csr", "csr_kernel=adaptive,wg=64"},
+                 {"csr", "csr_kernel=adaptive,wg=4"},
                  {"bccoo", "tile=4,wg=32,sync=adjacent,strategy=1"},
                  {"bccoo", "block_h=2,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent"},
                  {"bccoo", "block_h=1,block_w=2,tile=7,wg=16,strategy=1,sync=adjacent,col=delta"},
