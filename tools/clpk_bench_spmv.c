@@ -493,7 +493,7 @@ int main(int argc, char **argv) {
         {"--precision", CLI_STRING, &precs, "f32,f64", "precisions (default both)"},
         {"--impls", CLI_STRING, &impls, "LIST",
          "clpk-csr, clpk-auto, clpk-tuned (default these three), clpk-oracle; 'none' runs only the --variant\n"
-         "plans. clpk-oracle: the fastest correct plan of an exhaustive sub-space (CSR csr_vec; BCCOO every\n"
+         "plans. clpk-oracle: the fastest correct plan of an exhaustive sub-space (CSR kernels x csr_vec; BCCOO every\n"
          "block shape within 2x the smallest BCCOO footprint x col auto|delta x tile 16|8|32; BCCOO+ slices\n"
          "2|4|8 too when wider than tall) and the automatic plan's own choice, each timed like the others"},
         {"--oracle-max-points", CLI_INT, &oracle_max_points, "N",
