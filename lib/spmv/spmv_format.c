@@ -43,9 +43,18 @@ clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err) {
     return CLPK_SUCCESS;
 }
 
+/* log2 of a power of two */
+static int log2_of(int v) {
+    int n = 0;
+    while ((1 << n) < v)
+        ++n;
+    return n;
+}
+
 /* Geometry shared by counting and building. */
 typedef struct geometry {
     int bh, bw, s;
+    int bw_shift;    /* block_w = 1 << bw_shift: the merge's hot loop shifts instead of dividing */
     int64_t br;      /* block rows per slice */
     int64_t bc;      /* block columns */
     int64_t slice_w; /* block columns per slice */
@@ -55,6 +64,7 @@ static geometry geometry_of(const clpk_csr *A, const spmv_config *cfg) {
     geometry g;
     g.bh = cfg->block_h;
     g.bw = cfg->block_w;
+    g.bw_shift = log2_of(g.bw);
     g.s = cfg->format == SPMV_BCCOO_PLUS ? cfg->slices : 1;
     g.br = ((int64_t)A->rows + g.bh - 1) / g.bh;
     g.bc = ((int64_t)A->cols + g.bw - 1) / g.bw;
@@ -62,6 +72,9 @@ static geometry geometry_of(const clpk_csr *A, const spmv_config *cfg) {
     if (g.slice_w < 1) g.slice_w = 1;
     return g;
 }
+
+/* The slice of block column c. */
+static inline int64_t slice_of(const geometry *g, int64_t c) { return g->s == 1 ? 0 : c / g->slice_w; }
 
 /* Parts of a pass: at most one per online core, and none below 64 K entries (a thread costs tens of microseconds). */
 enum { MAX_PARTS = 64, MIN_ENTRIES_PER_PART = 1 << 16 };
@@ -135,13 +148,13 @@ static inline int64_t merge_next(const clpk_csr *A, const geometry *g, merge_sta
     int64_t best = -1;
     for (int i = 0; i < g->bh; ++i)
         if (m->p[i] < m->e[i]) {
-            int64_t c = A->col[m->p[i]] / g->bw;
+            int64_t c = A->col[m->p[i]] >> g->bw_shift;
             if (best < 0 || c < best) best = c;
         }
     if (best < 0) return -1;
     for (int i = 0; i < g->bh; ++i) {
         begin[i] = m->p[i];
-        while (m->p[i] < m->e[i] && A->col[m->p[i]] / g->bw == best)
+        while (m->p[i] < m->e[i] && A->col[m->p[i]] >> g->bw_shift == best)
             m->p[i]++;
     }
     return best;
@@ -171,7 +184,7 @@ static void *count_range(void *arg) {
             merge_init(A, g, r, &m);
             int64_t c;
             while ((c = merge_next(A, g, &m, begin)) >= 0)
-                p->counts[(c / g->slice_w) * g->br + r]++;
+                p->counts[slice_of(g, c) * g->br + r]++;
         }
     }
     for (int64_t k = 0; k < g->s; ++k)
@@ -269,7 +282,8 @@ typedef struct writer {
     int64_t nt, nbp;
     int fw; /* flag words per thread */
     int f64;
-    int vec; /* elements per value vector (spmv_value_vec) */
+    int vec;       /* elements per value vector (spmv_value_vec, a power of two) */
+    int vec_shift; /* vec = 1 << vec_shift */
     void *values, *flags, *cols;
 } writer;
 
@@ -283,7 +297,7 @@ static inline int64_t position(const writer *w, int64_t b) {
  * e % vec, planes of nbp vectors (vec = block_w: one plane per block row). */
 static inline void put_value(const writer *w, int i, int64_t pos, int k, double v) {
     int e = i * w->cfg->block_w + k;
-    int64_t idx = ((int64_t)(e / w->vec) * w->nbp + pos) * w->vec + e % w->vec;
+    int64_t idx = (((int64_t)(e >> w->vec_shift) * w->nbp + pos) << w->vec_shift) + (e & (w->vec - 1));
     if (w->f64)
         ((double *)w->values)[idx] = v;
     else
@@ -516,7 +530,7 @@ static void *fill_blocks(void *arg) {
         merge_init(A, g, r, &m);
         int64_t c;
         while ((c = merge_next(A, g, &m, begin)) >= 0) {
-            size_t gi = (size_t)((c / g->slice_w) * g->br + r);
+            size_t gi = (size_t)(slice_of(g, c) * g->br + r);
             if (gi != dealing) {
                 deal_start(&d, p->cursor[gi], p->counts[gi], w->cfg->tile, w->cfg->interleave);
                 dealing = gi;
@@ -564,15 +578,17 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory converting to BCCOO");
     }
     memset(out->flags, 0xff, out->flag_bytes); /* padding bits are 1 (no stop) */
-    writer w = {cfg,
-                out->nt,
-                nbp,
-                flag_words(cfg),
-                precision == CLPK_PRECISION_F64,
-                spmv_value_vec(cfg, precision),
-                out->values,
-                out->flags,
-                out->cols};
+    int vec = spmv_value_vec(cfg, precision);
+    writer w = {.cfg = cfg,
+                .nt = out->nt,
+                .nbp = nbp,
+                .fw = flag_words(cfg),
+                .f64 = precision == CLPK_PRECISION_F64,
+                .vec = vec,
+                .vec_shift = log2_of(vec),
+                .values = out->values,
+                .flags = out->flags,
+                .cols = out->cols};
 
     /* Stacked order: slice-major, then block row. cursor = first block of each (slice, block row). */
     int64_t at = 0;
