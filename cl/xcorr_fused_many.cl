@@ -93,16 +93,21 @@ __kernel void clpk_xcorr_many_spectrum(__global const cpx_t *t1, uint rows, uint
     }
 }
 
-/* K2. Group = (right pair first_pair + q, q = group / blocks, columns m0 = (group mod blocks) * lines ..): forward
- * column FFTs of the pair's T1, then for each of its n_lefts lefts (l0 + j, see the header): product with the stored
- * conj(A), inverse FFT, output row k from circular row (half_r - k) mod pr into T2 item q * n_lefts + j. buf: three
- * regions of lines * pr complex (the forward result stays in one while the other two serve each left). */
+/* K2. Group = ((q * blocks + b) * slices + slice): right pair first_pair + q, columns m0 = b * lines .., and the
+ * slice'th run of lps = ceil(n_lefts / slices) of the pair's lefts (n-to-m: several groups share a pair's columns so
+ * that few pairs still fill the device). Forward column FFTs of the pair's T1, then for each left j of the slice
+ * (l0 + j, see the header): product with the stored conj(A), inverse FFT, output row k from circular row
+ * (half_r - k) mod pr into T2 item q * n_lefts + j. buf: three regions of lines * pr complex (the forward result
+ * stays in one while the other two serve each left). */
 __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
                                       uint out_rows, uint half_r, ulong first_pair, uint inter, uint l0, uint n_lefts,
-                                      __global const cpx_t *spec, __global const cpx_t *tw, __global cpx_t *t2, uint sh,
-                                      __local cpx_t *buf) {
+                                      uint slices, __global const cpx_t *spec, __global const cpx_t *tw,
+                                      __global cpx_t *t2, uint sh, __local cpx_t *buf) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
-    const uint grp = get_group_id(0), q = grp / blocks, m0 = (grp - q * blocks) * lines;
+    const uint grp = get_group_id(0), cell = grp / slices, slice = grp - cell * slices;
+    const uint q = cell / blocks, m0 = (cell - q * blocks) * lines;
+    const uint lps = (n_lefts + slices - 1) / slices, j0 = slice * lps;
+    const uint j1 = j0 + lps < n_lefts ? j0 + lps : n_lefts;
     const ulong p = first_pair + q;
     const uint i = (uint)(p % inter);
     const uint len = padded_len(lines * pr, sh);
@@ -110,7 +115,7 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
     __local const cpx_t *res = fft_lines(buf, buf + len, lines, pr, (real_t)1, tw, sh);
     __local cpx_t *prod = buf + 2 * len;
     __local cpx_t *scratch = res == buf ? buf + len : buf;
-    for (uint j = 0; j < n_lefts; ++j) {
+    for (uint j = j0; j < j1; ++j) {
         __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pc;
         qr_t it = qr_start(lid, wg, lines);
         for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {

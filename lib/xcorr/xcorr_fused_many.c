@@ -243,8 +243,18 @@ static clpk_status run_spectrum(xcorr_fused_many *m, cl_ulong first, size_t n) {
                               "enqueue clpk_xcorr_many_spectrum");
 }
 
-/* K2: right pairs first .. first + n - 1 (in T1) with lefts l0 .. l0 + n_lefts - 1 of each into T2. */
+/* K2: right pairs first .. first + n - 1 (in T1) with lefts l0 .. l0 + n_lefts - 1 of each into T2. The lefts are
+ * split over several work-groups per column block where the pairs alone would leave the device under-filled (fewer
+ * than 4 groups per compute unit; each slice then repeats the forward column FFTs, compute only). */
 static clpk_status run_columns(xcorr_fused_many *m, cl_ulong first, size_t n, cl_uint l0, cl_uint n_lefts) {
+    const size_t cells = n * m->blocks, units = clpk_context_device_info(m->ctx)->compute_units;
+    const size_t target = 4 * (units ? units : 1);
+    size_t slices = cells < target ? (target + cells - 1) / cells : 1;
+    if (slices > n_lefts) slices = n_lefts;
+    const size_t per_slice = (n_lefts + slices - 1) / slices;
+    const cl_uint n_slices = (cl_uint)((n_lefts + per_slice - 1) / per_slice);
+    if (cells * n_slices > INT_MAX)
+        return core_fail(m->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: too many work-groups: lower fused_batch");
     core_args a;
     core_args_begin(&a, m->ctx, m->k_columns, 0);
     CLPK_ARG(&a, m->t1);
@@ -259,13 +269,14 @@ static clpk_status run_columns(xcorr_fused_many *m, cl_ulong first, size_t n, cl
     CLPK_ARG(&a, m->inter);
     CLPK_ARG(&a, l0);
     CLPK_ARG(&a, n_lefts);
+    CLPK_ARG(&a, n_slices);
     CLPK_ARG(&a, m->spec);
     CLPK_ARG(&a, m->tw_r);
     CLPK_ARG(&a, m->t2);
     CLPK_ARG(&a, m->sh);
     core_args_local(&a, m->local_columns);
     CLPK_TRY(core_args_end(&a));
-    return xcorr_fused_launch(m->ctx, m->k_columns, n * m->blocks, m->wg, 0, NULL, NULL,
+    return xcorr_fused_launch(m->ctx, m->k_columns, cells * n_slices, m->wg, 0, NULL, NULL,
                               "enqueue clpk_xcorr_many_columns");
 }
 
