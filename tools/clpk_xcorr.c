@@ -38,7 +38,7 @@ static int parse_args(int argc, char **argv, options *o) {
         {"--out", CLI_STRING, &o->out, "O.npy", "the output stack (required)"},
         {"--algorithm", CLI_STRING, &o->algorithm, "A",
          "auto (default), naive, shift-buffer, split-row, grouped, multi-right, multi-both,\n"
-         "warp-per-overlap, local, fft or fused-fft (one-to-one only)"},
+         "warp-per-overlap, local, fft or fused-fft"},
         {"--params", CLI_STRING, &o->params, "k=v,...",
          "override the algorithm's parameters (keys below; unset keys take the built-in defaults)"},
         {"--search-size", CLI_STRING, &o->search, "S|RxC", "only an odd centred window of shifts (default: all)"},
