@@ -127,6 +127,15 @@ clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err);
 clpk_status spmv_generate_replicated(long long copies, const char *path, uint64_t seed, clpk_csr *out,
                                      clpk_error *err);
 
+/* Plan creation past the argument checks (A already validated): parameters resolved (defaults, profile entry, caller),
+ * then conversion and upload. */
+clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
+                                     const char *format, const char *params, clpk_spmv_plan **out);
+/* The automatic plan from the profile's cost model (spmv_select.c): *chose = 1 with *out set when the model chose,
+ * 0 when the profile has no usable model (the caller then resolves as before). */
+clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
+                             clpk_spmv_plan **out, int *chose);
+
 /* Sum of the sizes of the plan's matrix buffers as the device reports them (tests compare it with the footprint). */
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan);
 

@@ -205,6 +205,14 @@ static const core_param_def spmv_param_defs[] = {
      .search = "1x1|1x2|1x4|2x1|2x2|2x4|3x1|3x2|3x4|4x1|4x2|4x4",
      .when = BCCOO_ONLY,
      .help = "block shape HxW (block_h x block_w)"},
+    /* Read by automatic plans only (spmv_select.c); not a kernel parameter. */
+    {.name = "verify",
+     .type = CORE_PARAM_NAME,
+     .values = "auto|off|on",
+     .default_gpu = "auto",
+     .field = CORE_PARAM_NO_FIELD,
+     .help = "automatic plans with a profile's cost model: time the best-predicted variants before choosing (auto: "
+             "those predicted within 10 % of the best, when there are any; on: the best three)"},
 };
 
 const core_param_table spmv_param_table = {"spmv", spmv_param_defs, CORE_PARAM_COUNT(spmv_param_defs), 0};

@@ -188,18 +188,9 @@ static clpk_status choose_params(clpk_context *ctx, const clpk_csr *A, clpk_prec
     return CLPK_SUCCESS;
 }
 
-clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
-                                  const char *params, clpk_spmv_plan **out) {
-    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
-    if (!out || !A) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create: NULL argument");
+clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
+                                     const char *format, const char *params, clpk_spmv_plan **out) {
     *out = NULL;
-    if (precision != CLPK_PRECISION_F32 && precision != CLPK_PRECISION_F64)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create: unknown precision");
-    if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: f64 requested but the device %s has no fp64",
-                         clpk_context_device_info(ctx)->name);
-    clpk_error err = {0};
-    if (spmv_csr_validate(A, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     clpk_spmv_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     plan->ctx = ctx;
@@ -218,6 +209,26 @@ clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_pre
     core_log(ctx, CLPK_LOG_DEBUG, "spmv plan %dx%d nnz=%lld: %s", (int)A->rows, (int)A->cols, (long long)A->nnz, desc);
     *out = plan;
     return CLPK_SUCCESS;
+}
+
+clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                                  const char *params, clpk_spmv_plan **out) {
+    if (!ctx) return CLPK_ERROR_INVALID_ARGUMENT;
+    if (!out || !A) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create: NULL argument");
+    *out = NULL;
+    if (precision != CLPK_PRECISION_F32 && precision != CLPK_PRECISION_F64)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "clpk_spmv_plan_create: unknown precision");
+    if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "spmv: f64 requested but the device %s has no fp64",
+                         clpk_context_device_info(ctx)->name);
+    clpk_error err = {0};
+    if (spmv_csr_validate(A, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    if (!format || !*format || strcmp(format, "auto") == 0) {
+        int chose = 0;
+        clpk_status st = spmv_select_plan(ctx, A, precision, params, out, &chose);
+        if (st != CLPK_SUCCESS || chose) return st;
+    }
+    return spmv_plan_create_checked(ctx, A, precision, format, params, out);
 }
 
 void clpk_spmv_plan_describe(const clpk_spmv_plan *plan, char *buf, size_t size) {
