@@ -3,7 +3,7 @@
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
  * TEAM / UNROLL (DSC voxel teams; UNROLL also WC fibre runs and pairs), WC_TEAM (WC teams, a power of two), LDD
- * (dictionary row stride, a multiple of 4).
+ * (dictionary row stride, a multiple of 4), DICT_HALF (D stored as half values).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
@@ -18,6 +18,23 @@ typedef VALUE_T real;
 #define LIFE_PASTE(a, b) a##b
 #define LIFE_XPASTE(a, b) LIFE_PASTE(a, b)
 typedef LIFE_XPASTE(VALUE_T, 4) real4;
+
+/* The dictionary's storage (plan parameter dict): values of the plan's precision, or with DICT_HALF IEEE half values
+ * read through vload_half / vload_half4, which OpenCL C 1.2 has without cl_khr_fp16 (half as storage only): every
+ * product and sum stays in `real`, float. DICT_AT(d, i) is D's value at offset i, DICT_AT4(d, i) the 4 values at
+ * offset 4 i. */
+#ifdef DICT_HALF
+#ifdef VALUE_IS_DOUBLE
+#error "DICT_HALF is for float plans"
+#endif
+#define DICT_T half
+#define DICT_AT(d, i) vload_half((i), (d))
+#define DICT_AT4(d, i) vload_half4((i), (d))
+#else
+#define DICT_T real
+#define DICT_AT(d, i) ((d)[i])
+#define DICT_AT4(d, i) vload4((i), (d))
+#endif
 
 #define DSC_NPL ((NTHETA + TEAM - 1) / TEAM)
 #define WC_NPL ((NTHETA + WC_TEAM - 1) / WC_TEAM)
@@ -89,26 +106,26 @@ inline void life_atomic_add(volatile __global real *p, real v) {
 /* Baseline DSC: one work-item per (coefficient, direction), consecutive work-items over theta; y zeroed before. */
 __kernel void life_dsc_atomics(long n_coeffs, __global const int *restrict atom_off,
                                __global const int *restrict voxel_off, __global const int *restrict fiber,
-                               __global const real *restrict phi, __global const real *restrict dict,
+                               __global const real *restrict phi, __global const DICT_T *restrict dict,
                                __global const real *restrict w, __global real *y) {
     const long total = n_coeffs * NTHETA;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
         const long k = i / NTHETA;
         const int t = (int)(i - k * NTHETA);
         const real c = phi[k] * w[fiber[k]];
-        if (c != (real)0) life_atomic_add(&y[voxel_off[k] + t], c * dict[atom_off[k] + t]);
+        if (c != (real)0) life_atomic_add(&y[voxel_off[k] + t], c * DICT_AT(dict, atom_off[k] + t));
     }
 }
 
 /* Baseline WC: one work-item per coefficient, its dot product over theta, one atomic add; w zeroed before. */
 __kernel void life_wc_atomics(long n_coeffs, __global const int *restrict atom_off,
                               __global const int *restrict voxel_off, __global const int *restrict fiber,
-                              __global const real *restrict phi, __global const real *restrict dict,
+                              __global const real *restrict phi, __global const DICT_T *restrict dict,
                               __global const real *restrict y, __global real *w) {
     for (long k = get_global_id(0); k < n_coeffs; k += get_global_size(0)) {
         const int ao = atom_off[k], vo = voxel_off[k];
         real s = 0;
-        for (int t = 0; t < NTHETA; ++t) s += dict[ao + t] * y[vo + t];
+        for (int t = 0; t < NTHETA; ++t) s += DICT_AT(dict, ao + t) * y[vo + t];
         life_atomic_add(&w[fiber[k]], phi[k] * s);
     }
 }
@@ -118,7 +135,7 @@ __kernel void life_wc_atomics(long n_coeffs, __global const int *restrict atom_o
  * in local memory with barriers (no sub-group shuffles), one atomic add per coefficient; w zeroed before. */
 __kernel void life_wc_atom(long n_coeffs, __global const int *restrict atom_off, __global const int *restrict voxel_off,
                            __global const int *restrict fiber, __global const real *restrict phi,
-                           __global const real *restrict dict, __global const real *restrict y, __global real *w,
+                           __global const DICT_T *restrict dict, __global const real *restrict y, __global real *w,
                            __local real *part) {
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int runs = get_local_size(0) / WC_TEAM;
@@ -130,7 +147,7 @@ __kernel void life_wc_atom(long n_coeffs, __global const int *restrict atom_off,
             const int ao = atom_off[k], vo = voxel_off[k];
             for (int i = 0; i < WC_NPL; ++i) {
                 const int t = lane + i * WC_TEAM;
-                if (t < NTHETA) s += dict[ao + t] * y[vo + t];
+                if (t < NTHETA) s += DICT_AT(dict, ao + t) * y[vo + t];
             }
         }
         part[lid] = s;
@@ -151,7 +168,7 @@ __kernel void life_wc_atom(long n_coeffs, __global const int *restrict atom_off,
 #define NT4 ((NTHETA + 3) / 4)
 __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                             __global const int *restrict fiber, __global const real *restrict phi,
-                            __global const real *restrict dict, __global const real *restrict y, __global real *w,
+                            __global const DICT_T *restrict dict, __global const real *restrict y, __global real *w,
                             __global const int *restrict run_voxel) {
     __local real yrow[NT4 * 4];
     const int lid = get_local_id(0), size = get_local_size(0);
@@ -162,9 +179,9 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
         barrier(CLK_LOCAL_MEM_FENCE);
         const long end = run_ptr[r + 1];
         for (long j = run_ptr[r] + lid; j < end; j += size) {
-            __global const real *d = dict + atom_off[j];
+            const int a4 = atom_off[j] / 4; /* the row in 4-value units (LDD is a multiple of 4) */
             real4 s4 = (real4)(0);
-            for (int i = 0; i < NT4; ++i) s4 += vload4(i, d) * vload4(i, yrow);
+            for (int i = 0; i < NT4; ++i) s4 += DICT_AT4(dict, a4 + i) * vload4(i, yrow);
             life_atomic_add(&w[fiber[j]], phi[j] * (s4.x + s4.y + s4.z + s4.w));
         }
     }
@@ -177,7 +194,7 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
  * (the branch is uniform over the team). */
 __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                              __global const int *restrict fiber, __global const real *restrict phi,
-                             __global const real *restrict dict, __global const real *restrict w,
+                             __global const DICT_T *restrict dict, __global const real *restrict w,
                              __global real *restrict y, int pass, __global const int *restrict run_voxel) {
     const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % TEAM;
@@ -200,7 +217,7 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
             if (c[u] == (real)0) continue;
             for (int i = 0; i < DSC_PNPL; ++i) {
                 const int t = t0 + lane + i * TEAM;
-                if (t < t1) acc[i] += c[u] * dict[ao[u] + t];
+                if (t < t1) acc[i] += c[u] * DICT_AT(dict, ao[u] + t);
             }
         }
     }
@@ -210,7 +227,7 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
         const int ao = atom_off[j];
         for (int i = 0; i < DSC_PNPL; ++i) {
             const int t = t0 + lane + i * TEAM;
-            if (t < t1) acc[i] += c * dict[ao + t];
+            if (t < t1) acc[i] += c * DICT_AT(dict, ao + t);
         }
     }
     for (int i = 0; i < DSC_PNPL; ++i) {
@@ -224,7 +241,7 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
  * once: no atomics, the same bits every run. */
 __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                             __global const int *restrict voxel_off, __global const real *restrict phi,
-                            __global const real *restrict dict, __global const real *restrict y,
+                            __global const DICT_T *restrict dict, __global const real *restrict y,
                             __global real *restrict w, __local real *part, int pass,
                             __global const int *restrict run_fiber) {
     const int t0 = PASS_T0, t1 = PASS_T1;
@@ -249,7 +266,7 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
                     real d = 0;
                     for (int i = 0; i < WC_PNPL; ++i) {
                         const int t = t0 + lane + i * WC_TEAM;
-                        if (t < t1) d += dict[ao[u] + t] * y[vo[u] + t];
+                        if (t < t1) d += DICT_AT(dict, ao[u] + t) * y[vo[u] + t];
                     }
                     s += ph[u] * d;
                 }
@@ -259,7 +276,7 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
                 real d = 0;
                 for (int i = 0; i < WC_PNPL; ++i) {
                     const int t = t0 + lane + i * WC_TEAM;
-                    if (t < t1) d += dict[ao + t] * y[vo + t];
+                    if (t < t1) d += DICT_AT(dict, ao + t) * y[vo + t];
                 }
                 s += phi[j] * d;
             }
@@ -290,7 +307,7 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
 __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pair,
                              __global const long *restrict run_coeff, __global const int *restrict pair_atom_off,
                              __global const int *restrict pair_len, __global const int *restrict fiber,
-                             __global const real *restrict phi, __global const real *restrict dict,
+                             __global const real *restrict phi, __global const DICT_T *restrict dict,
                              __global const real *restrict w, __global real *restrict y, int pass,
                              __global const int *restrict run_voxel) {
     const int t0 = PASS_T0, t1 = PASS_T1;
@@ -317,7 +334,7 @@ __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pai
             if (s[u] == (real)0) continue;
             for (int i = 0; i < DSC_PNPL; ++i) {
                 const int t = t0 + lane + i * TEAM;
-                if (t < t1) acc[i] += s[u] * dict[ao[u] + t];
+                if (t < t1) acc[i] += s[u] * DICT_AT(dict, ao[u] + t);
             }
         }
     }
@@ -329,7 +346,7 @@ __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pai
         const int ao = pair_atom_off[p];
         for (int i = 0; i < DSC_PNPL; ++i) {
             const int t = t0 + lane + i * TEAM;
-            if (t < t1) acc[i] += c * dict[ao + t];
+            if (t < t1) acc[i] += c * DICT_AT(dict, ao + t);
         }
     }
     for (int i = 0; i < DSC_PNPL; ++i) {
@@ -343,7 +360,7 @@ __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pai
  * from cache), and the team's partial sums of all UNROLL pairs are reduced together in local memory: one barrier
  * tree per UNROLL pairs. part holds get_local_size(0) * UNROLL values. */
 __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_atom_off,
-                               __global const int *restrict pair_voxel_off, __global const real *restrict dict,
+                               __global const int *restrict pair_voxel_off, __global const DICT_T *restrict dict,
                                __global const real *restrict y, __global real *restrict dot, __local real *part) {
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int runs = get_local_size(0) / WC_TEAM;
@@ -363,7 +380,7 @@ __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_a
             if (vo[u] >= 0)
                 for (int i = 0; i < WC_NPL; ++i) {
                     const int t = lane + i * WC_TEAM;
-                    if (t < NTHETA) s += dict[ao[u] + t] * y[vo[u] + t];
+                    if (t < NTHETA) s += DICT_AT(dict, ao[u] + t) * y[vo[u] + t];
                 }
             mine[u * WC_TEAM + lane] = s;
         }

@@ -227,6 +227,9 @@ life_dsc f32 dsc=voxel,team=32,runs=4,unroll=4,voxel_order=morton,theta_parts=2
 life_dsc f64 dsc=voxel,team=64,runs=8,unroll=8,voxel_order=index,theta_parts=3
 life_dsc f32 dsc=pairs,team=16,runs=4,unroll=2,voxel_order=morton,theta_parts=2
 life_dsc f64 dsc=pairs,team=8,runs=2,unroll=4,voxel_order=index
+life_dsc f32 dsc=atomics,wg=128,dict=half
+life_dsc f32 dsc=voxel,team=16,runs=2,unroll=4,voxel_order=morton,dict=half
+life_dsc f32 dsc=pairs,team=8,runs=4,unroll=8,voxel_order=index,theta_parts=2,dict=half
 life_wc f32 wc=atomics,wg=128
 life_wc f64 wc=atomics,wg=64
 life_wc f32 wc=atom,wc_team=8,wc_runs=8
@@ -238,6 +241,11 @@ life_wc f32 wc=voxel,wg=256,voxel_order=morton
 life_wc f64 wc=voxel,wg=64,voxel_order=index
 life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,voxel_order=morton
 life_wc f64 wc=pairs,wc_team=32,wc_runs=2,unroll=8,voxel_order=index
+life_wc f32 wc=atomics,wg=64,dict=half
+life_wc f32 wc=atom,wc_team=16,wc_runs=2,dict=half
+life_wc f32 wc=fiber,wc_team=8,wc_runs=4,unroll=1,theta_parts=2,dict=half
+life_wc f32 wc=voxel,wg=128,voxel_order=index,dict=half
+life_wc f32 wc=pairs,wc_team=16,wc_runs=2,unroll=4,voxel_order=morton,dict=half
 add "life f32 fit dsc=voxel,wc=fiber (life_mask, life_bb_step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 2 --check
 
@@ -318,6 +326,7 @@ if [ -z "$filter" ]; then
     for k in dsc wc team runs unroll wc_team wc_runs wg voxel_order fiber_order; do
         covers life $k
     done
+    covers life dict full # the default: every variant without dict=
     for k in kernel entries wg check_every; do
         covers sshopm $k
     done

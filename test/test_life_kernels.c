@@ -1,8 +1,9 @@
 /* LiFE DSC (y = M w) and WC (w = M^T y) on the device against the double-precision serial reference, on fresh random
  * streamline-like datasets, outputs poisoned with NaN: every strategy and every value of every tuning parameter the
- * tuner may pick (the values life_param_table searches), f32 and f64; determinism of the sorted kernels; bad inputs
- * refused. */
+ * tuner may pick (the values life_param_table searches; dict=half against the references with D rounded to half and,
+ * within the rounding's bound, the full ones), f32 and f64; determinism of the sorted kernels; bad inputs refused. */
 #include "check.h"
+#include "life_half_refs.h"
 #include "life_internal.h"
 #include "tune.h"
 
@@ -46,7 +47,15 @@ static clpk_status run_product(clpk_context *ctx, clpk_life_plan *plan, int dsc,
 typedef struct problem {
     clpk_life_dataset data;
     double *w, *y, *y_ref, *w_ref, *y_got, *w_got;
+    life_half_refs half; /* for dict=half plans */
 } problem;
+
+/* The references of the products of w and y: full storage, and D rounded to half. */
+static void problem_refs(problem *p) {
+    life_ref_dsc(&p->data, p->w, p->y_ref);
+    life_ref_wc(&p->data, p->y, p->w_ref);
+    CHECK(life_half_refs_make(&p->data, p->w, p->y, p->y_ref, p->w_ref, &p->half), "half references");
+}
 
 static void problem_make(problem *p, const life_random_options *o, uint64_t *rng) {
     clpk_error err;
@@ -64,13 +73,34 @@ static void problem_make(problem *p, const life_random_options *o, uint64_t *rng
         p->w[i] = check_rand_double(rng) < 0.33 ? 0 : check_rand_double(rng) + 0.1;
     for (size_t i = 0; i < ny; ++i)
         p->y[i] = 2 * check_rand_double(rng) - 1;
-    life_ref_dsc(&p->data, p->w, p->y_ref);
-    life_ref_wc(&p->data, p->y, p->w_ref);
+    problem_refs(p);
 }
 
 static void problem_free(problem *p) {
     clpk_life_dataset_free(&p->data);
     free(p->w), free(p->y), free(p->y_ref), free(p->y_got), free(p->w_ref), free(p->w_got);
+    life_half_refs_free(&p->half);
+}
+
+/* A product against its reference: within `tol` of the reference of the plan's storage; with dict=half also within
+ * the rounding's bound (plus tol) of the full-storage reference. */
+static void check_product(const problem *p, const clpk_life_plan *plan, int dsc, const double *got, clpk_status st,
+                          double tol, const char *label) {
+    const size_t n = dsc ? (size_t)p->data.n_voxels * p->data.n_theta : (size_t)p->data.n_fibers;
+    const double *full = dsc ? p->y_ref : p->w_ref;
+    const char *what = dsc ? "DSC" : "WC";
+    if (plan->config.dict != LIFE_DICT_HALF) {
+        const double e = check_rel_error(full, got, n);
+        CHECK(st == CLPK_SUCCESS && e <= tol, "%s %s: error %.3g (status %d %s)", what, label, e, (int)st,
+              clpk_last_error(plan->ctx));
+        return;
+    }
+    const double e = check_rel_error(dsc ? p->half.y : p->half.w, got, n);
+    CHECK(st == CLPK_SUCCESS && e <= tol, "%s %s: error %.3g against D rounded to half (status %d %s)", what, label, e,
+          (int)st, clpk_last_error(plan->ctx));
+    const double bound = (dsc ? p->half.y_bound : p->half.w_bound) + tol, e_full = check_rel_error(full, got, n);
+    CHECK(e_full <= bound, "%s %s: error %.3g against full D, over the half rounding's bound %.3g", what, label, e_full,
+          bound);
 }
 
 static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const char *strategy, const char *params,
@@ -89,13 +119,9 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
     snprintf(point, sizeof point, "%s %s [%s]", clpk_precision_name(prec), strategy, params ? params : "");
     check_build_time("life", point, check_seconds() - started);
     st = run_product(ctx, plan, 1, p->w, p->y_got);
-    double e = check_rel_error(p->y_ref, p->y_got, ny);
-    CHECK(st == CLPK_SUCCESS && e <= tol, "DSC %s %s [%s]: error %.3g (status %d %s)", clpk_precision_name(prec),
-          strategy, params, e, (int)st, clpk_last_error(ctx));
+    check_product(p, plan, 1, p->y_got, st, tol, point);
     st = run_product(ctx, plan, 0, p->y, p->w_got);
-    e = check_rel_error(p->w_ref, p->w_got, nw);
-    CHECK(st == CLPK_SUCCESS && e <= tol, "WC %s %s [%s]: error %.3g (status %d %s)", clpk_precision_name(prec),
-          strategy, params, e, (int)st, clpk_last_error(ctx));
+    check_product(p, plan, 0, p->w_got, st, tol, point);
     if (check_determinism) {
         /* The voxel-sorted and pair DSC and the fibre-sorted and pair WC have no atomics: the same bits every run. */
         double *again = malloc((ny > nw ? ny : nw) * sizeof *again);
@@ -142,7 +168,9 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
             if (count[i] == 0 || strcmp(name, "dsc") == 0 || strcmp(name, "wc") == 0) continue;
             /* runs/wc_runs/wg rotate against the compiled parameters */
             int shift = strcmp(name, "wc_runs") == 0 ? 1 : strcmp(name, "runs") == 0 ? 2 : 0;
-            core_params_set(&cand, name, values[i][(pt + shift) % count[i]]);
+            /* dict=half is for f32 plans (the tuner's `valid` keeps it off f64 problems) */
+            const int full_only = strcmp(name, "dict") == 0 && prec != CLPK_PRECISION_F32;
+            core_params_set(&cand, name, full_only ? "full" : values[i][(pt + shift) % count[i]]);
         }
         char base[256];
         core_params_format(&cand, base, sizeof base);
@@ -173,7 +201,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     memset(&tp, 0, sizeof tp);
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx))) return;
     tune_space space;
-    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 10, "space of %d parameters", space.count);
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 11, "space of %d parameters", space.count);
     core_params cand;
     core_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);
@@ -195,10 +223,29 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     CHECK(fam->valid(ctx, &tp, &cand) == 1, "theta_parts 3 at n_theta 96 pruned");
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate theta_parts 3: %s",
           clpk_last_error(ctx));
+    /* dict=half: products checked against D rounded to half, then kept only if the fit's objective moves by at most
+     * LIFE_HALF_OBJECTIVE_TOL (test_life_half.c checks both outcomes); on this small problem either may come, and a
+     * refusal names the objective */
+    core_params_parse(&cand, "theta_parts=1,dict=half", NULL);
+    CHECK(fam->valid(ctx, &tp, &cand) == 1, "dict=half pruned on an f32 problem");
+    const clpk_status half = fam->evaluate(ctx, &tp, &cand, 2, &ms);
+    CHECK(half == CLPK_SUCCESS || (half == CLPK_ERROR_WRONG_RESULT && strstr(clpk_last_error(ctx), "objective")),
+          "evaluate dict=half: %d %s", (int)half, clpk_last_error(ctx));
+    printf("tuner, quick problem, dict=half: %s\n", half == CLPK_SUCCESS ? "kept" : clpk_last_error(ctx));
     CHECK(strcmp(core_params_get(&tp.klass, "precision"), "f32") == 0 &&
               core_params_get_int(&tp.klass, "n_theta", 0) == 96,
           "problem class");
     fam->problem_destroy(&tp);
+    if (clpk_context_device_info(ctx)->has_fp64) { /* dict=half is for f32 plans: pruned on f64 problems */
+        o.precision = "f64";
+        memset(&tp, 0, sizeof tp);
+        if (CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "f64 tune problem: %s", clpk_last_error(ctx))) {
+            CHECK(fam->valid(ctx, &tp, &cand) == 0, "dict=half kept on an f64 problem");
+            core_params_set(&cand, "dict", "full");
+            CHECK(fam->valid(ctx, &tp, &cand) == 1, "dict=full pruned on an f64 problem");
+            fam->problem_destroy(&tp);
+        }
+    }
 }
 
 static void bad_inputs(clpk_context *ctx, problem *p) {
@@ -627,8 +674,7 @@ static void pairs_synth(clpk_context *ctx, uint64_t *rng) {
         p.w[i] = check_rand_double(rng) < 0.2 ? 0 : check_rand_double(rng);
     for (size_t i = 0; i < ny; ++i)
         p.y[i] = p.data.signal[i];
-    life_ref_dsc(&p.data, p.w, p.y_ref);
-    life_ref_wc(&p.data, p.y, p.w_ref);
+    problem_refs(&p);
     const char *params[] = {"dsc=pairs,wc=pairs,voxel_order=index", "dsc=pairs,wc=pairs,voxel_order=morton,unroll=2",
                             "dsc=pairs,wc=pairs,theta_parts=2,team=8,wc_team=8,wc_runs=2,unroll=4"};
     for (int prec = 0; prec < 2; ++prec) {

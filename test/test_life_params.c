@@ -26,13 +26,14 @@ static void check_defaults(void) {
     if (read_config(&p, &c))
         CHECK(c.dsc == LIFE_DSC_VOXEL && c.wc == LIFE_WC_FIBER && c.team == 32 && c.runs == 4 && c.unroll == 1 &&
                   c.wc_team == 32 && c.wc_runs == 8 && c.wg == 64 && c.theta_parts == 1 &&
-                  c.voxel_order == LIFE_VOXEL_ORDER_INDEX && c.fiber_order == LIFE_FIBER_ORDER_INDEX,
+                  c.voxel_order == LIFE_VOXEL_ORDER_INDEX && c.fiber_order == LIFE_FIBER_ORDER_INDEX &&
+                  c.dict == LIFE_DICT_FULL,
               "GPU defaults");
     core_param_defaults(T, CLPK_DEVICE_CPU, &p);
     if (read_config(&p, &c))
         CHECK(c.dsc == LIFE_DSC_VOXEL && c.wc == LIFE_WC_FIBER && c.team == 16 && c.runs == 4 && c.unroll == 4 &&
                   c.wc_team == 16 && c.wc_runs == 4 && c.wg == 64 && c.theta_parts == 1 &&
-                  c.voxel_order == LIFE_VOXEL_ORDER_INDEX,
+                  c.voxel_order == LIFE_VOXEL_ORDER_INDEX && c.dict == LIFE_DICT_FULL,
               "CPU defaults");
     /* finer than a device kind: GPU f64, and devices that are neither GPU nor CPU take the CPU values */
     clpk_device_info dev;
@@ -40,7 +41,8 @@ static void check_defaults(void) {
     dev.kind = CLPK_DEVICE_GPU;
     life_default_params(&dev, CLPK_PRECISION_F64, &p);
     if (read_config(&p, &c))
-        CHECK(c.unroll == 8 && c.voxel_order == LIFE_VOXEL_ORDER_MORTON && c.team == 32, "GPU f64 defaults");
+        CHECK(c.unroll == 8 && c.voxel_order == LIFE_VOXEL_ORDER_MORTON && c.team == 32 && c.dict == LIFE_DICT_FULL,
+              "GPU f64 defaults");
     dev.kind = CLPK_DEVICE_OTHER;
     life_default_params(&dev, CLPK_PRECISION_F64, &p);
     if (read_config(&p, &c)) CHECK(c.team == 16 && c.unroll == 4 && c.wc_runs == 4, "other devices' defaults");
@@ -62,7 +64,9 @@ static void check_names(void) {
                  {"voxel_order", "index", LIFE_VOXEL_ORDER_INDEX},
                  {"voxel_order", "morton", LIFE_VOXEL_ORDER_MORTON},
                  {"fiber_order", "index", LIFE_FIBER_ORDER_INDEX},
-                 {"fiber_order", "voxel", LIFE_FIBER_ORDER_VOXEL}};
+                 {"fiber_order", "voxel", LIFE_FIBER_ORDER_VOXEL},
+                 {"dict", "full", LIFE_DICT_FULL},
+                 {"dict", "half", LIFE_DICT_HALF}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params p;
         core_param_defaults(T, CLPK_DEVICE_GPU, &p);
@@ -72,6 +76,7 @@ static void check_names(void) {
         const int got = !strcmp(cases[i].key, "dsc")           ? c.dsc
                         : !strcmp(cases[i].key, "wc")          ? c.wc
                         : !strcmp(cases[i].key, "voxel_order") ? c.voxel_order
+                        : !strcmp(cases[i].key, "dict")        ? c.dict
                                                                : c.fiber_order;
         CHECK(got == cases[i].want, "%s=%s reads %d (want %d)", cases[i].key, cases[i].value, got, cases[i].want);
     }
@@ -96,7 +101,7 @@ static void check_defines(void) {
 
 static void check_search_values(void) {
     const int searched = param_check_search_values(T);
-    CHECK(searched == 10 && core_param_find(T, "theta_parts")->search == NULL,
+    CHECK(searched == 11 && core_param_find(T, "theta_parts")->search == NULL,
           "the tuner searches every parameter but theta_parts (%d)", searched);
     /* the tuner prunes a parameter a strategy does not read to its first value: the default where it can */
     const core_param_def *wg = core_param_find(T, "wg");
@@ -114,7 +119,8 @@ static void check_resolve(clpk_context *ctx) {
                                                   {"voxel_order=hilbert", "voxel_order", "hilbert"},
                                                   {"unroll=17", "unroll", "17"},
                                                   {"theta_parts=0", "theta_parts", "0"},
-                                                  {"runs=0", "runs", "0"}};
+                                                  {"runs=0", "runs", "0"},
+                                                  {"dict=quarter", "dict", "quarter"}};
     param_check_refusals(ctx, T, refused, sizeof refused / sizeof refused[0]);
 
     core_resolved r;
@@ -126,9 +132,24 @@ static void check_resolve(clpk_context *ctx) {
     }
 }
 
-/* Plans: refusals name the key; a strategy's kernels give way to the caller's. */
+/* Plans: refusals name the key; a strategy's kernels give way to the caller's; dict=half is for f32 plans (an f64
+ * plan asked for it is refused, naming it) and stores D in 2 bytes a value. */
 static void check_plans(clpk_context *ctx, const clpk_life_dataset *d) {
     clpk_life_plan *plan = NULL;
+    if (clpk_context_device_info(ctx)->has_fp64)
+        CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F64, "auto", "dict=half", &plan) ==
+                      CLPK_ERROR_INVALID_ARGUMENT &&
+                  strstr(clpk_last_error(ctx), "dict=half") && strstr(clpk_last_error(ctx), "f32") && !plan,
+              "f64 with dict=half: %s", clpk_last_error(ctx));
+    if (CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, "sorted", "dict=half", &plan) == CLPK_SUCCESS, "%s",
+              clpk_last_error(ctx))) {
+        size_t bytes = 0;
+        clGetMemObjectInfo(plan->dict, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+        CHECK(plan->config.dict == LIFE_DICT_HALF && plan->dict_size == 2 &&
+                  bytes == (size_t)d->n_atoms * plan->ld_dict * 2,
+              "dict=half: %zu bytes for %d x %d values", bytes, d->n_atoms, plan->ld_dict);
+        clpk_life_plan_destroy(plan);
+    }
     CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F32, "sorted", "bogus=1", &plan) ==
                   CLPK_ERROR_INVALID_ARGUMENT &&
               strstr(clpk_last_error(ctx), "bogus") && !plan,
@@ -156,7 +177,7 @@ static void features_of(const clpk_life_dataset *d, core_params *f) {
 
 /* A profile entry under a caller's value: sources profile / caller / default, through core_resolve and a plan; the
  * strategies other than auto take no profile entry; a stale entry (a key the table does not know) is ignored whole
- * and the plan still builds on the defaults. */
+ * and the plan still builds on the defaults; an entry's dict=half leaves an f64 plan with full storage. */
 static void check_profile_sources(const clpk_life_dataset *d) {
     char path[] = "/tmp/clpk_life_params_XXXXXX";
     if (!param_check_profile_install(
@@ -164,8 +185,9 @@ static void check_profile_sources(const clpk_life_dataset *d) {
             "{\"schema\": 1, \"device\": {\"name\": \"any\", \"vendor\": \"any\"}, \"families\": {\"life\": ["
             "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"dsc\": \"voxel\", \"wc\": "
             "\"fiber\", \"unroll\": 2, \"wc_runs\": 2, \"fiber_order\": \"voxel\"}},"
-            "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"unroll\": 2, \"colour\": 2}}]}}\n",
-            d->n_theta, d->n_theta + 1000))
+            "{\"class\": {\"precision\": \"f32\", \"n_theta\": %d}, \"params\": {\"unroll\": 2, \"colour\": 2}},"
+            "{\"class\": {\"precision\": \"f64\", \"n_theta\": %d}, \"params\": {\"dict\": \"half\"}}]}}\n",
+            d->n_theta, d->n_theta + 1000, d->n_theta))
         return;
     clpk_context *ctx = NULL;
     if (CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context with the profile")) {
@@ -196,6 +218,14 @@ static void check_profile_sources(const clpk_life_dataset *d) {
                   clpk_last_error(ctx))) {
             CHECK(plan->fiber_order == LIFE_FIBER_ORDER_INDEX && !strcmp(plan->origin, "strategy sorted"),
                   "sorted plan takes no profile entry (%s)", plan->origin);
+            clpk_life_plan_destroy(plan);
+        }
+        /* an entry (hand-written: the tuner never keeps one) giving f64 plans dict=half: full storage instead */
+        if (clpk_context_device_info(ctx)->has_fp64 &&
+            CHECK(clpk_life_plan_create(ctx, d, CLPK_PRECISION_F64, "auto", NULL, &plan) == CLPK_SUCCESS,
+                  "f64 plan under a dict=half entry: %s", clpk_last_error(ctx))) {
+            CHECK(plan->config.dict == LIFE_DICT_FULL && strstr(plan->origin, "profile "), "f64 keeps dict=full (%s)",
+                  plan->origin);
             clpk_life_plan_destroy(plan);
         }
         core_params_set_int(&features, "n_theta", d->n_theta + 1000);

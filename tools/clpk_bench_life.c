@@ -12,11 +12,15 @@
  * Records (JSON array, flat objects): family, case (dsc-wtrue, dsc-dense, wc, fit, copy), impl (clpk-<kernel>),
  * precision, median_ms, gbps (compulsory bytes: Phi once, input and output vectors once, D once), gbps_d_per_coeff
  * (the D row, and for WC the y row, once per coefficient), d_served ("L2" when the per-coefficient traffic exceeds
- * the measured copy bandwidth, so the rows cannot all come from DRAM), speedup_vs_atomics. */
+ * the measured copy bandwidth, so the rows cannot all come from DRAM; D's rows count 2 bytes a value with dict=half),
+ * speedup_vs_atomics; fits also the objective after their iterations.
+ * --check: within 1e-4 (f32) or 1e-10 (f64) of the reference's largest value; dict=half plans also within the bound of
+ * what rounding D to half may change (cli_life_half_bound). */
 #include "clpk.h"
 #include "cli_args.h"
 #include "cli_bench_launch.h"
 #include "cli_clock.h"
+#include "cli_life_half.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -83,6 +87,7 @@ static int parse(int argc, char **argv, options *o) {
 typedef struct record {
     char cas[16], impl[96], prec[4], d_served[12], order[32];
     double median_ms, min_ms, gbps, gbps_d_per_coeff, bytes, bytes_d_per_coeff, speedup, per_iter_ms;
+    double objective; /* fits: 0.5 ||M w - y||^2 after the iterations (dict=half's contract compares it) */
     int runs, iterations;
     double rank_ms, sort_ms; /* plan records of --orders: host time of the order's ranks and of one plain voxel sort */
     int bitwise; /* plan records of --orders: 1 or 0 = DSC and WC bits equal to the first list's, -1 = first */
@@ -113,10 +118,11 @@ static record *add_record(sink *s) {
  * kernels that gather y rows per coefficient, y) by one row per coefficient: what the kernel moves when nothing is
  * reused from cache. The measured time turns both into GB/s; per-coefficient GB/s above the DRAM copy bandwidth
  * means the rows came from L2. */
-static void life_bytes(const clpk_life_dataset *d, size_t vs, int dsc, const char *kernel, double *once,
+static void life_bytes(const clpk_life_dataset *d, size_t vs, size_t dict_vs, int dsc, const char *kernel, double *once,
                        double *per_coeff) {
     const double nc = (double)d->n_coeffs, row = (double)d->n_theta * vs, nw = (double)d->n_fibers * vs;
-    const double ny = (double)d->n_voxels * row, dict = (double)d->n_atoms * row;
+    const double drow = (double)d->n_theta * dict_vs; /* a D row: dict_vs bytes a value (2 with dict=half) */
+    const double ny = (double)d->n_voxels * row, dict = (double)d->n_atoms * drow;
     const int atomics = strcmp(kernel, "atomics") == 0;
     double idx; /* index arrays per coefficient (int32) + run pointers (int64) */
     if (atomics || strcmp(kernel, "atom") == 0)
@@ -130,12 +136,12 @@ static void life_bytes(const clpk_life_dataset *d, size_t vs, int dsc, const cha
         /* w gathered (once when it stays in cache); y written once, or zero-filled then atomically updated */
         double out = atomics ? 3.0 * ny : ny;
         *once = idx + phi + nw + out + dict;
-        *per_coeff = idx + phi + nc * vs + (atomics ? ny + 2.0 * nc * row : ny) + nc * row;
+        *per_coeff = idx + phi + nc * vs + (atomics ? ny + 2.0 * nc * row : ny) + nc * drow;
     } else {
         const int y_per_coeff = strcmp(kernel, "voxel") != 0;                /* wc=voxel stages each y row once */
         double out = strcmp(kernel, "fiber") == 0 ? nw : nw + 2.0 * nc * vs; /* atomics: fill + RMW per coeff */
         *once = idx + phi + ny + out + dict;
-        *per_coeff = idx + phi + (y_per_coeff ? nc * row : ny) + out + nc * row;
+        *per_coeff = idx + phi + (y_per_coeff ? nc * row : ny) + out + nc * drow;
     }
 }
 
@@ -183,18 +189,39 @@ static double device_error(clpk_context *ctx, cl_mem buf, const double *ref, siz
     return scale > 0 ? err / scale : err;
 }
 
+/* --check of dict=half plans: what rounding D to half may change in each product, relative to its reference's largest
+ * value (cli_life_half_bound); computed on the first such plan. */
+typedef struct half_bounds {
+    int ready;
+    double dsc_true, dsc_dense, wc;
+} half_bounds;
+
 typedef struct bench_inputs {
     const clpk_life_dataset *d;
     const double *w_true;                          /* may be NULL */
     double *ref_dsc_true, *ref_dsc_dense, *ref_wc; /* --check only */
+    half_bounds *half;                             /* --check only */
     const options *o;
 } bench_inputs;
 
-/* What a plan runs: its precision, kernels and processing orders (after any fallback). */
+/* What a plan runs: its precision, kernels, processing orders (after any fallback) and dictionary storage. */
 static clpk_life_plan_info plan_info(const clpk_life_plan *plan) {
-    clpk_life_plan_info info = {CLPK_PRECISION_F32, "?", "?", "?", "?"};
+    clpk_life_plan_info info = {CLPK_PRECISION_F32, "?", "?", "?", "?", "?"};
     clpk_life_plan_get_info(plan, &info);
     return info;
+}
+
+/* The bounds of cli_life_half_bound for the three products --check compares, printed once. */
+static int half_bounds_make(const bench_inputs *in) {
+    half_bounds *h = in->half;
+    if (in->w_true) h->dsc_true = cli_life_half_bound(in->d, 1, in->w_true, 0, in->ref_dsc_true);
+    h->dsc_dense = cli_life_half_bound(in->d, 1, NULL, 0.5, in->ref_dsc_dense);
+    h->wc = cli_life_half_bound(in->d, 0, in->d->signal, 0, in->ref_wc);
+    h->ready = 1;
+    printf("dict=half: D's rounding may change DSC (w_true) by %.3g, DSC (dense) by %.3g, WC by %.3g of the largest "
+           "reference value (a worst case)\n",
+           h->dsc_true, h->dsc_dense, h->wc);
+    return !(isfinite(h->dsc_dense) && isfinite(h->wc));
 }
 
 /* Times one product of a plan; `cas` names the case, the record keeps the byte model. Returns 0 or 1 (failure). */
@@ -213,8 +240,9 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
         fprintf(stderr, "clpk-bench-life: out of device memory for the %s vectors\n", cas);
         rc = 1;
     }
+    const int half = strcmp(info.dictionary, "half") == 0;
     double once = 0, per_coeff = 0;
-    life_bytes(d, vs, dsc, kernel, &once, &per_coeff);
+    life_bytes(d, vs, half ? 2 : vs, dsc, kernel, &once, &per_coeff);
     clpk_bench_stats stats;
     clpk_status st = rc ? CLPK_ERROR_OUT_OF_MEMORY
                         : clpk_bench_run(ctx, cli_life_launch_events, &u, 2, in->o->runs, once,
@@ -227,8 +255,10 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
         const double *ref = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->ref_dsc_true : in->ref_dsc_dense) : in->ref_wc;
         double err = device_error(ctx, u.out, ref, dsc ? ny : nw, vs);
         double tol = vs == 4 ? 1e-4 : 1e-10;
-        printf("check %s %s %s: relative error %.3g: %s\n", cas, kernel, clpk_precision_name(info.precision), err,
-               err <= tol ? "OK" : "WRONG");
+        if (half && !in->half->ready && half_bounds_make(in)) rc = 1;
+        if (half) tol += !dsc ? in->half->wc : strcmp(cas, "dsc-wtrue") == 0 ? in->half->dsc_true : in->half->dsc_dense;
+        printf("check %s %s %s%s: relative error %.3g (bound %.3g): %s\n", cas, kernel,
+               clpk_precision_name(info.precision), half ? " dict=half" : "", err, tol, err <= tol ? "OK" : "WRONG");
         if (!(err <= tol)) rc = 1;
     }
     if (!rc) {
@@ -282,6 +312,7 @@ static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dat
     r->runs = 1;
     r->median_ms = r->min_ms = 1e3 * res.seconds;
     r->per_iter_ms = res.iterations > 0 ? r->median_ms / res.iterations : 0;
+    r->objective = res.objective;
     printf("fit       %-5s %-14s %d iterations %.3f s (%.3f ms per iteration, 500 iterations %.2f s), objective "
            "%.6e\n",
            r->prec, r->impl, res.iterations, res.seconds, r->per_iter_ms, 0.5 * r->per_iter_ms, res.objective);
@@ -480,8 +511,8 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
                 kind, r->cas, r->impl, r->prec, device, d->n_voxels, d->n_fibers, d->n_atoms, d->n_theta,
                 (long long)d->n_coeffs, r->median_ms, r->min_ms, r->runs, s->copy_gbps);
         if (strcmp(r->cas, "fit") == 0)
-            fprintf(f, ", \"iterations\": %d, \"per_iter_ms\": %.6g, \"total_500_s\": %.6g", r->iterations,
-                    r->per_iter_ms, 0.5 * r->per_iter_ms);
+            fprintf(f, ", \"iterations\": %d, \"per_iter_ms\": %.6g, \"total_500_s\": %.6g, \"objective\": %.10g",
+                    r->iterations, r->per_iter_ms, 0.5 * r->per_iter_ms, r->objective);
         else if (strcmp(r->cas, "plan") == 0)
             ; /* plan creation: the wall time only */
         else if (strcmp(r->cas, "copy") != 0)
@@ -521,13 +552,14 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
         fprintf(m, "| %s | %s | %s | %.4f | %.1f | %.1f | %s | %.1f |\n", r->cas, r->prec, r->impl, r->median_ms,
                 r->gbps, r->gbps_d_per_coeff, r->d_served, r->speedup);
     }
-    fprintf(m, "\n| fit | precision | iterations | seconds | ms / iteration | 500 iterations (s) | x atomics |\n");
-    fprintf(m, "|---|---|---|---|---|---|---|\n");
+    fprintf(m, "\n| fit | precision | iterations | seconds | ms / iteration | 500 iterations (s) | x atomics | "
+               "objective |\n");
+    fprintf(m, "|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < s->n; ++i) {
         const record *r = &s->r[i];
         if (strcmp(r->cas, "fit") != 0) continue;
-        fprintf(m, "| %s | %s | %d | %.3f | %.3f | %.2f | %.1f |\n", r->impl, r->prec, r->iterations,
-                r->median_ms / 1e3, r->per_iter_ms, 0.5 * r->per_iter_ms, r->speedup);
+        fprintf(m, "| %s | %s | %d | %.3f | %.3f | %.2f | %.1f | %.9e |\n", r->impl, r->prec, r->iterations,
+                r->median_ms / 1e3, r->per_iter_ms, 0.5 * r->per_iter_ms, r->speedup, r->objective);
     }
     double f32 = 0, f64 = 0;
     for (int i = 0; i < s->n; ++i)
@@ -603,7 +635,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "clpk-bench-life: copy bandwidth: %s\n", clpk_last_error(ctx));
         rc = 1;
     }
-    bench_inputs in = {&d, w_true, NULL, NULL, NULL, &o};
+    half_bounds half = {0};
+    bench_inputs in = {&d, w_true, NULL, NULL, NULL, &half, &o};
     if (!rc && o.check) {
         const size_t ny = (size_t)d.n_voxels * d.n_theta, nw = (size_t)d.n_fibers;
         double *dense = malloc(nw * sizeof *dense);

@@ -11,6 +11,7 @@
 #include "cli_args.h"
 #include "cli_bench_launch.h"
 #include "cli_clock.h"
+#include "cli_life_half.h"
 #include "cli_params.h"
 
 #include <math.h>
@@ -253,6 +254,7 @@ static int cmd_product(const cli *c, clpk_context *ctx, clpk_life_plan *plan, co
         }
         double rel = scale > 0 ? err / scale : err;
         double tol = plan_precision(plan) == CLPK_PRECISION_F32 ? 1e-4 : 1e-10;
+        if (cli_life_dict_half(plan)) tol += cli_life_half_bound(d, dsc, in, 0, ref); /* plus D's rounding */
         printf("check: relative error %.3g vs double host reference: %s\n", rel, rel <= tol ? "OK" : "WRONG");
         if (!(rel <= tol)) rc = 1;
         free(ref);

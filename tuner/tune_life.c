@@ -1,9 +1,10 @@
 /* Tuner space of the LiFE family: the parameters its table searches (lib/life/life_params.c: the DSC and WC kernels,
  * their team widths, runs per work-group and unrolling, the atomics kernels' work-group size, the processing orders
- * of the voxel and fibre runs). Problems are ENCODE-style synthetic tractograms (clpk_life_synth: spatially coherent
- * bundles) at >= 1/8 of the seed's DS1, classed by precision, n_theta and the mean voxel and fibre run lengths (the
- * features plan creation resolves its profile entry by); docs/tuning.md, "Training sets", says why these. The time
- * of a candidate is one DSC plus one WC (what an SBB-NNLS iteration spends, up to the 2:1.5 ratio). */
+ * of the voxel and fibre runs, the dictionary's storage). Problems are ENCODE-style synthetic tractograms
+ * (clpk_life_synth: spatially coherent bundles) at >= 1/8 of the seed's DS1, classed by precision, n_theta and the
+ * mean voxel and fibre run lengths (the features plan creation resolves its profile entry by); docs/tuning.md,
+ * "Training sets", says why these. The time of a candidate is one DSC plus one WC (what an SBB-NNLS iteration spends,
+ * up to the 2:1.5 ratio). */
 #include "life_internal.h"
 #include "tune.h"
 
@@ -16,7 +17,14 @@ typedef struct life_tune_state {
     clpk_precision precision;
     double *w, *y, *y_ref, *w_ref;
     cl_mem bw, by, bout_y, bout_w;
+    /* f32 only, for dict=half points: the references with D rounded to half, and a fit's iterate with full storage
+     * and its objective in double (the accuracy contract, LIFE_HALF_OBJECTIVE_TOL) */
+    double *y_ref_half, *w_ref_half, *w_fit, fit_objective;
 } life_tune_state;
+
+/* SBB-NNLS steps to the iterate at which dict=half's objective is compared: on the synthetic problems measured, the
+ * change there is close to the change at convergence (docs/perf-life.md, "Half-precision dictionary"). */
+#define LIFE_TUNE_FIT_ITERATIONS 100
 
 typedef struct life_tune_shape {
     const char *label;
@@ -63,6 +71,7 @@ static void life_problem_destroy(tune_problem *problem) {
         if (mems[i]) clReleaseMemObject(mems[i]);
     clpk_life_dataset_free(&s->data);
     free(s->w), free(s->y), free(s->y_ref), free(s->w_ref);
+    free(s->y_ref_half), free(s->w_ref_half), free(s->w_fit);
     free(s);
     problem->state = NULL;
 }
@@ -79,6 +88,36 @@ static clpk_status life_upload_host(clpk_context *ctx, const double *src, size_t
     *out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vs, tmp, &rc);
     free(tmp);
     return rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clCreateBuffer (tune)");
+}
+
+/* What dict=half points are checked against (f32 problems): the products with D rounded to half, and a fit's iterate
+ * (full storage, LIFE_TUNE_FIT_ITERATIONS steps from 0) with its objective in double. */
+static clpk_status life_prepare_half(clpk_context *ctx, life_tune_state *s) {
+    const size_t ny = (size_t)s->data.n_voxels * s->data.n_theta, nw = (size_t)s->data.n_fibers;
+    clpk_life_dataset rounded = s->data;
+    rounded.dictionary = life_half_dictionary(&s->data);
+    s->y_ref_half = malloc(ny * sizeof(double));
+    s->w_ref_half = malloc(nw * sizeof(double));
+    s->w_fit = calloc(nw > 0 ? nw : 1, sizeof(double));
+    if (!rounded.dictionary || !s->y_ref_half || !s->w_ref_half || !s->w_fit) {
+        free(rounded.dictionary);
+        return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE tune: no host memory for the half references");
+    }
+    life_ref_dsc(&rounded, s->w, s->y_ref_half);
+    life_ref_wc(&rounded, s->y, s->w_ref_half);
+    free(rounded.dictionary);
+    clpk_life_plan *plan = NULL;
+    CLPK_TRY(clpk_life_plan_create(ctx, &s->data, s->precision, "auto", "dict=full", &plan));
+    clpk_life_fit_options o = {
+        .max_iterations = LIFE_TUNE_FIT_ITERATIONS, .tolerance = 0, .objective_every = LIFE_TUNE_FIT_ITERATIONS};
+    clpk_status st = clpk_life_fit(plan, &o, s->w_fit, NULL);
+    clpk_life_plan_destroy(plan);
+    if (st != CLPK_SUCCESS) return st;
+    s->fit_objective = life_ref_objective(&s->data, s->w_fit);
+    if (!(s->fit_objective > 0))
+        return core_fail(ctx, CLPK_ERROR_WRONG_RESULT, "LiFE tune: the fit's objective %.3g is not positive",
+                         s->fit_objective);
+    return CLPK_SUCCESS;
 }
 
 static clpk_status life_problem_create(clpk_context *ctx, const tune_options *opts, int index,
@@ -123,6 +162,7 @@ static clpk_status life_problem_create(clpk_context *ctx, const tune_options *op
     if (st == CLPK_SUCCESS) st = life_upload_host(ctx, s->y, ny, prec, &s->by);
     if (st == CLPK_SUCCESS) st = life_upload_host(ctx, s->y_ref, ny, prec, &s->bout_y);
     if (st == CLPK_SUCCESS) st = life_upload_host(ctx, s->w_ref, nw, prec, &s->bout_w);
+    if (st == CLPK_SUCCESS && prec == CLPK_PRECISION_F32) st = life_prepare_half(ctx, s);
     if (st != CLPK_SUCCESS) {
         life_problem_destroy(problem);
         return st;
@@ -191,6 +231,8 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
         life_theta_split(s->data.n_theta, (int)parts, clpk_precision_size(s->precision), &eff, &len);
         if (eff != parts) return 0;
     }
+    const char *dict = core_params_get(c, "dict");
+    if (s && s->precision != CLPK_PRECISION_F32 && dict && strcmp(dict, "half") == 0) return 0; /* f32 plans only */
     if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
         (strcmp(dsc, "atomics") == 0 || (strcmp(wc, "fiber") != 0 && !wc_pairs)))
         return 0;
@@ -213,6 +255,9 @@ static clpk_status life_bench_launch(void *user, cl_event *first, cl_event *last
     return st;
 }
 
+/* A product against its double reference: at most 1e-4 (f32) or 1e-11 (f64) of the reference's largest value. A
+ * dict=half plan is held to the same bound against the reference formed with its half-rounded D: the bound checks the
+ * kernels, and what half storage itself changes is judged by the fit's objective (life_check_half_objective). */
 static clpk_status life_read_check(clpk_context *ctx, cl_mem buf, const double *ref, size_t n, clpk_precision p,
                                    const char *what) {
     const size_t vs = clpk_precision_size(p);
@@ -241,6 +286,20 @@ static clpk_status life_read_check(clpk_context *ctx, cl_mem buf, const double *
     return st;
 }
 
+/* dict=half's accuracy contract: the objective the plan computes at the fit's iterate within LIFE_HALF_OBJECTIVE_TOL
+ * of full storage's (in double). Small problems with little noise break it (their residual is small against D's
+ * rounding), so there the half point is refused like a wrong result. */
+static clpk_status life_check_half_objective(clpk_context *ctx, clpk_life_plan *plan, const life_tune_state *s) {
+    double change = 0;
+    CLPK_TRY(life_objective_change(plan, &s->data, s->w_fit, s->fit_objective, &change));
+    if (!(fabs(change) <= LIFE_HALF_OBJECTIVE_TOL))
+        return core_fail(ctx, CLPK_ERROR_WRONG_RESULT,
+                         "LiFE tune: dict=half changes the fit's objective by %.3g (relative, at the iterate of %d "
+                         "steps; at most %g)",
+                         change, LIFE_TUNE_FIT_ITERATIONS, LIFE_HALF_OBJECTIVE_TOL);
+    return CLPK_SUCCESS;
+}
+
 static clpk_status life_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *candidate,
                                  int repeats, double *median_ms) {
     life_tune_state *s = problem->state;
@@ -265,8 +324,13 @@ static clpk_status life_evaluate(clpk_context *ctx, tune_problem *problem, const
         st = core_fail(ctx, CLPK_ERROR_OPENCL, "LiFE tune: poisoning failed");
     if (st == CLPK_SUCCESS) st = clpk_life_dsc(plan, s->bw, s->bout_y, 0, NULL, NULL);
     if (st == CLPK_SUCCESS) st = clpk_life_wc(plan, s->by, s->bout_w, 0, NULL, NULL);
-    if (st == CLPK_SUCCESS) st = life_read_check(ctx, s->bout_y, s->y_ref, ny, s->precision, "DSC");
-    if (st == CLPK_SUCCESS) st = life_read_check(ctx, s->bout_w, s->w_ref, nw, s->precision, "WC");
+    const int half = plan->config.dict == LIFE_DICT_HALF;
+    if (half && !s->w_fit) st = core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE tune: dict=half on an f64 problem");
+    if (st == CLPK_SUCCESS)
+        st = life_read_check(ctx, s->bout_y, half ? s->y_ref_half : s->y_ref, ny, s->precision, "DSC");
+    if (st == CLPK_SUCCESS)
+        st = life_read_check(ctx, s->bout_w, half ? s->w_ref_half : s->w_ref, nw, s->precision, "WC");
+    if (st == CLPK_SUCCESS && half) st = life_check_half_objective(ctx, plan, s);
     if (st == CLPK_SUCCESS) {
         life_bench_user u = {plan, s};
         clpk_bench_stats stats;

@@ -130,6 +130,7 @@ typedef struct clpk_life_plan_info {
     const char *wc_kernel;   /* "atomics", "atom", "fiber" or "voxel" */
     const char *voxel_order; /* "index" or "morton" (processing order of dsc=voxel and wc=voxel) */
     const char *fiber_order; /* "index" or "voxel" (processing order of wc=fiber) */
+    const char *dictionary;  /* "full" (D in the plan's precision) or "half" (dict=half) */
 } clpk_life_plan_info;
 CLPK_API clpk_status clpk_life_plan_get_info(const clpk_life_plan *plan, clpk_life_plan_info *info);
 

@@ -25,6 +25,7 @@ clpk_status clpk_life_plan_get_info(const clpk_life_plan *plan, clpk_life_plan_i
     info->wc_kernel = life_wc_name(plan->wc_kind);
     info->voxel_order = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? "morton" : "index";
     info->fiber_order = plan->fiber_order == LIFE_FIBER_ORDER_VOXEL ? "voxel" : "index";
+    info->dictionary = plan->config.dict == LIFE_DICT_HALF ? "half" : "full";
     return CLPK_SUCCESS;
 }
 

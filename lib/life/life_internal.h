@@ -87,9 +87,36 @@ typedef struct life_random_options {
 clpk_status life_random_dataset(const life_random_options *opts, uint64_t seed, clpk_life_dataset *out,
                                 double **w_true, clpk_error *err);
 
+/* ---- Half-precision dictionary (plan parameter dict=half) ------------------------------------------------- */
+
+/* IEEE 754 binary16 bits of x, rounded to nearest (ties to even); beyond the largest finite half (65504, from 65520 on)
+ * the result is infinite. */
+uint16_t life_half_from_double(double x);
+double life_half_to_double(uint16_t h);
+/* x rounded to the nearest half value, as a dict=half plan stores it. */
+double life_half_round(double x);
+#define LIFE_HALF_MAX 65504.0
+/* D rounded to half values (n_atoms x n_theta, malloc'ed; NULL without memory): the dictionary a dict=half plan
+ * multiplies with, for references. */
+double *life_half_dictionary(const clpk_life_dataset *data);
+
+/* dict=half's accuracy contract (issue #27): storing D as half may change the fit's objective 0.5 ||M w - y||^2 by at
+ * most this much, relatively. Measured at one w, both objectives from the same w: the change of the minimum follows it
+ * (docs/perf-life.md, "Half-precision dictionary"), while comparing two fits after a fixed number of SBB-NNLS steps
+ * mostly measures how far their trajectories drifted apart. The tuner keeps a dict=half point only where it holds. */
+#define LIFE_HALF_OBJECTIVE_TOL 1e-5
+/* 0.5 ||M w - signal||^2 in double on the host (data->signal required); NaN without memory. */
+double life_ref_objective(const clpk_life_dataset *data, const double *w);
+/* (f - reference) / reference, f = 0.5 ||M w - signal||^2 with `plan`'s DSC at w (the residual and its sum in double
+ * on the host); reference = life_ref_objective(data, w). */
+clpk_status life_objective_change(clpk_life_plan *plan, const clpk_life_dataset *data, const double *w,
+                                  double reference, double *change);
+
 /* ---- Plan ------------------------------------------------------------------------------------------------- */
 
 typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL, LIFE_DSC_PAIRS } life_dsc_kind;
+/* How the plan stores D: in the plan's precision, or as half values summed in float (f32 plans only). */
+typedef enum life_dict_storage { LIFE_DICT_FULL = 0, LIFE_DICT_HALF } life_dict_storage;
 typedef enum life_wc_kind {
     LIFE_WC_ATOMICS = 0,
     LIFE_WC_ATOM,
@@ -99,7 +126,8 @@ typedef enum life_wc_kind {
 } life_wc_kind;
 
 /* A plan's parameters, one row each in life_param_table (lib/life/life_params.c); NAME rows hold the index of the
- * name: dsc a life_dsc_kind, wc a life_wc_kind, the orders a life_voxel_order / life_fiber_order. */
+ * name: dsc a life_dsc_kind, wc a life_wc_kind, the orders a life_voxel_order / life_fiber_order, dict a
+ * life_dict_storage. */
 typedef struct life_config {
     int dsc, wc;
     int team, runs, unroll; /* dsc=voxel, dsc=pairs (unroll also wc=fiber, wc=pairs) */
@@ -107,6 +135,7 @@ typedef struct life_config {
     int wg;                 /* the atomics kernels, wc=voxel */
     int theta_parts;
     int voxel_order, fiber_order;
+    int dict;
 } life_config;
 extern const core_param_table life_param_table;
 
@@ -140,8 +169,10 @@ struct clpk_life_plan {
     cl_program program;
     cl_kernel k_dsc, k_wc, k_zero;
     cl_kernel k_wc_sum; /* wc=pairs: the per-fibre sum after k_wc's per-pair dot products */
-    /* device buffers: dictionary (n_atoms x ld_dict, zero-padded), the signal (may be NULL) */
+    /* device buffers: dictionary (n_atoms x ld_dict, zero-padded; dict_size bytes a value: the precision's, or 2 with
+     * dict=half), the signal (may be NULL) */
     cl_mem dict, signal;
+    size_t dict_size;
     /* coefficient copies used by the chosen kernels (unused ones are NULL) */
     cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
     cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */

@@ -10,8 +10,8 @@
 #define FIELD(name) ((int)offsetof(life_config, name))
 
 static const core_param_def life_param_defs[] = {
-    /* the NAME rows list their names in the order of life_dsc_kind, life_wc_kind, life_voxel_order and
-     * life_fiber_order (the configuration holds the index) */
+    /* the NAME rows list their names in the order of life_dsc_kind, life_wc_kind, life_voxel_order,
+     * life_fiber_order and life_dict_storage (the configuration holds the index) */
     {"dsc", CORE_PARAM_NAME, "atomics|voxel|pairs", 0, 0, "voxel", NULL, NULL, FIELD(dsc), "voxel|atomics|pairs", NULL,
      "DSC kernel (y = M w): a team per voxel run without atomics, a work-item per coefficient with atomics, or a "
      "team per voxel run with one D row per (voxel, atom) pair"},
@@ -44,6 +44,11 @@ static const core_param_def life_param_defs[] = {
      "order of the voxel runs (dsc=voxel, wc=voxel, pairs): index, or along the Z-order curve; GPU f64 default morton"},
     {"fiber_order", CORE_PARAM_NAME, "index|voxel", 0, 0, "index", NULL, NULL, FIELD(fiber_order), "index|voxel", NULL,
      "order of the fibre runs (wc=fiber): index, or by the position of each fibre's middle voxel"},
+    /* Half the bytes of every D row the products read (docs/perf-life.md, "Half-precision dictionary"); the tuner keeps
+     * a half point only if a fit's objective stays within 1e-5 of full storage's (tuner/tune_life.c). */
+    {"dict", CORE_PARAM_NAME, "full|half", 0, 0, "full", NULL, NULL, FIELD(dict), "full|half", NULL,
+     "storage of the dictionary D: the plan's precision, or half (2 bytes a value, read with vload_half, sums in "
+     "float; f32 plans only)"},
 };
 
 const core_param_table life_param_table = {"life", life_param_defs, CORE_PARAM_COUNT(life_param_defs), 0};

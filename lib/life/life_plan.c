@@ -75,6 +75,13 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     plan->wc_kind = (life_wc_kind)c->wc;
     plan->voxel_order = (life_voxel_order)c->voxel_order;
     plan->fiber_order = (life_fiber_order)c->fiber_order;
+    /* Half storage serves the bandwidth of f32 products; under f64 it would throw away the precision asked for. */
+    if (c->dict == LIFE_DICT_HALF && plan->precision != CLPK_PRECISION_F32)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "LiFE: dict=half (D stored as half values, sums in float) is for f32 plans; %s plans take "
+                         "dict=full",
+                         clpk_precision_name(plan->precision));
+    plan->dict_size = c->dict == LIFE_DICT_HALF ? sizeof(uint16_t) : plan->value_size;
     life_theta_split(plan->n_theta, c->theta_parts, plan->value_size, &plan->theta_parts, &plan->part_len);
     const long long max_wg = dev->max_work_group_size < 1024 ? (long long)dev->max_work_group_size : 1024;
     if ((long long)c->team * c->runs > max_wg || (long long)c->wc_team * c->wc_runs > max_wg || c->wg > max_wg)
@@ -134,7 +141,26 @@ static clpk_status life_upload_values(clpk_life_plan *plan, const double *src, s
     return st;
 }
 
-/* Dictionary rows zero-padded to a multiple of 32 so each row starts aligned for coalesced lanes. */
+/* dict=half: D's values rounded to the nearest half, once; a value beyond the half range is refused (it would become
+ * infinite), values below 2^-24 become 0. */
+static clpk_status life_upload_dictionary_half(clpk_life_plan *plan, const double *padded, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!(fabs(padded[i]) <= LIFE_HALF_MAX))
+            return core_fail(plan->ctx, CLPK_ERROR_INVALID_DATA,
+                             "LiFE: dict=half: dictionary value %g (atom %zu, direction %zu) is beyond the half range "
+                             "(+-%g); use dict=full",
+                             padded[i], i / (size_t)plan->ld_dict, i % (size_t)plan->ld_dict, LIFE_HALF_MAX);
+    uint16_t *bits = malloc((n > 0 ? n : 1) * sizeof *bits);
+    if (!bits) return core_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for the dictionary");
+    for (size_t i = 0; i < n; ++i)
+        bits[i] = life_half_from_double(padded[i]);
+    clpk_status st = life_upload(plan, bits, n * sizeof *bits, &plan->dict);
+    free(bits);
+    return st;
+}
+
+/* Dictionary rows zero-padded to a multiple of 32 so each row starts aligned for coalesced lanes; stored in the plan's
+ * precision, or as half values (dict=half). */
 static clpk_status life_upload_dictionary(clpk_life_plan *plan, const clpk_life_dataset *data) {
     const size_t nd = (size_t)plan->n_atoms * (size_t)plan->ld_dict;
     double *padded = calloc(nd, sizeof *padded);
@@ -142,7 +168,8 @@ static clpk_status life_upload_dictionary(clpk_life_plan *plan, const clpk_life_
     for (int32_t a = 0; a < plan->n_atoms; ++a)
         memcpy(padded + (size_t)a * plan->ld_dict, data->dictionary + (size_t)a * plan->n_theta,
                (size_t)plan->n_theta * sizeof *padded);
-    clpk_status st = life_upload_values(plan, padded, nd, &plan->dict);
+    clpk_status st = plan->config.dict == LIFE_DICT_HALF ? life_upload_dictionary_half(plan, padded, nd)
+                                                         : life_upload_values(plan, padded, nd, &plan->dict);
     free(padded);
     return st;
 }
@@ -232,11 +259,13 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     const int f64 = plan->precision == CLPK_PRECISION_F64;
     char options[512], split[96] = "";
-    /* theta_parts 1 and index orders add no option: the same program (and cache entry) as before they existed */
+    /* theta_parts 1, index orders and dict=full add no option: the same program (and cache entry) as before they
+     * existed */
     if (plan->theta_parts > 1)
         snprintf(split, sizeof split, " -DTHETA_PARTS=%d -DPART_LEN=%d", plan->theta_parts, plan->part_len);
     if (voxel_keyed) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
     if (fiber_keyed) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
+    if (plan->config.dict == LIFE_DICT_HALF) strncat(split, " -DDICT_HALF", sizeof split - strlen(split) - 1);
     snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d", f64 ? "double" : "float",
              f64 ? " -DVALUE_IS_DOUBLE" : "", f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta,
              plan->ld_dict);
@@ -322,6 +351,15 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     if (params && *params) {
         size_t len = strlen(plan->origin);
         snprintf(plan->origin + len, sizeof plan->origin - len, " + caller's parameters");
+    }
+    /* dict=half from a profile entry or a model serves f32 plans only: f64 keeps full storage (the caller's own
+     * dict=half is refused by life_apply_params) */
+    const char *dict = core_params_get(&r.params, "dict");
+    if (plan->precision != CLPK_PRECISION_F32 && dict && strcmp(dict, "half") == 0 &&
+        core_resolved_source(&r, "dict") != CORE_SOURCE_CALLER) {
+        core_params_set(&r.params, "dict", "full");
+        core_log(ctx, CLPK_LOG_INFO, "LiFE: dict=half (from %s) is for f32 plans: %s keeps dict=full",
+                 core_param_source_name(core_resolved_source(&r, "dict")), clpk_precision_name(plan->precision));
     }
     plan->params = r.params;
     CLPK_TRY(life_apply_params(plan));
