@@ -140,11 +140,11 @@ for p in "f32 1 64" "f64 1 128" "f32 2 256" "f64 4 512" "f32 8 64" "f64 16 128" 
 done
 # CSR csr_kernel=adaptive: row blocks of 4*wg entries; at wg <= 32, A's 150-entry rows are split into pieces (the
 # second kernel adds them); B's blocks hold several rows each.
-for p in "f32 16 A" "f64 32 A" "f32 1 A" "f32 64 B" "f64 256 B"; do
-    read -r prec wg m <<<"$p"
-    add "spmv $prec format=csr csr_kernel=adaptive,wg=$wg" "$spmv_ok" \
-        '"$bin/clpk-spmv"' --generate "${!m}" --precision "$prec" --format csr --params "csr_kernel=adaptive,wg=$wg" \
-        --check
+for p in "f32 16 16 A" "f64 32 64 A" "f32 1 32 A" "f32 64 1024 B" "f64 256 16 B"; do
+    read -r prec wg steps m <<<"$p"
+    add "spmv $prec format=csr csr_kernel=adaptive,wg=$wg,csr_steps=$steps" "$spmv_ok" \
+        '"$bin/clpk-spmv"' --generate "${!m}" --precision "$prec" --format csr \
+        --params "csr_kernel=adaptive,wg=$wg,csr_steps=$steps" --check
 done
 
 # xcorr: 9x7 matrices; patterns with their inputs (left, right).
@@ -310,6 +310,7 @@ if [ -z "$filter" ]; then
     done
     covers spmv col auto # auto = short or int by size: both run
     covers spmv csr_kernel rows # rows: the csr_vec variants
+    covers spmv csr_steps
     shapes=$(table_values spmv block)
     [ -n "$shapes" ] || { echo "coverage: no block values in lib/spmv/spmv_params.c" >&2; coverage_fail=1; }
     for s in $shapes; do # build_space ranks all the table's shapes

@@ -109,8 +109,8 @@ int main(void) {
     mats[8] = (clpk_csr){0, 5, 0, calloc(1, sizeof(int64_t)), NULL, NULL};
     if (!CHECK(ok && mats[8].row_ptr, "matrices: %s", err.message)) return check_summary();
 
-    static const char *params[] = {"csr_kernel=adaptive,wg=64", "csr_kernel=adaptive,wg=16",
-                                   "csr_kernel=adaptive,wg=256", "csr_kernel=adaptive,wg=1"};
+    static const char *params[] = {"csr_kernel=adaptive,wg=64", "csr_kernel=adaptive,wg=16,csr_steps=1",
+                                   "csr_kernel=adaptive,wg=256,csr_steps=4096", "csr_kernel=adaptive,wg=1"};
     for (int m = 0; m < N; ++m)
         for (int i = 0; i < 4; ++i)
             for (int pi = 0; pi < 2; ++pi) {

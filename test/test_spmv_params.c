@@ -151,7 +151,7 @@ static void test_derived(void) {
     CHECK(explicit_config(CLPK_DEVICE_CPU, "csr", "csr_kernel=adaptive,csr_vec=4", &c, &r, &err) == CLPK_SUCCESS,
           "csr adaptive");
     core_param_format(table, &c, text, sizeof text);
-    CHECK(!strcmp(text, "format=csr,wg=64,csr_kernel=adaptive") && c.csr_kernel == SPMV_CSR_ADAPTIVE,
+    CHECK(!strcmp(text, "format=csr,wg=64,csr_kernel=adaptive,csr_steps=32") && c.csr_kernel == SPMV_CSR_ADAPTIVE,
           "CSR adaptive: %s", text);
 }
 

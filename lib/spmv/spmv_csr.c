@@ -12,12 +12,22 @@ enum { CSR_BLOCK_ITEMS = 4, CSR_LONG_WG = 64 };
 
 int64_t spmv_csr_block_entries(const spmv_config *cfg) { return (int64_t)cfg->wg * CSR_BLOCK_ITEMS; }
 
-/* The row blocks: rows taken in order while the block has at most `cap` entries and at most wg rows; a row of more
- * than `cap` entries is split into pieces of `cap`, one block each. Counts only (blocks/long_rows NULL) or fills
- * blocks[2*(nb+1)] and long_rows[3*nlong]. */
+/* Work-items per row in a block of n rows, as the kernel computes it: the largest power of two with lanes*n <= wg. */
+static int64_t lanes_for(int64_t n, int64_t wg) {
+    int64_t lanes = wg;
+    while (lanes > 1 && lanes * n > wg)
+        lanes >>= 1;
+    return lanes;
+}
+
+/* The row blocks: rows taken in order while the block has at most `cap` entries, at most wg rows and no row longer
+ * than csr_steps times its lanes (one long row among many short ones would otherwise keep a single lane busy for
+ * hundreds of steps while its work-group waits: a power-law matrix puts rows of 100-1000 entries into most blocks);
+ * a row of more than `cap` entries is split into pieces of `cap`, one block each. Counts only (blocks/long_rows
+ * NULL) or fills blocks[2*(nb+1)] and long_rows[3*nlong]. */
 static void row_blocks(const clpk_csr *A, const spmv_config *cfg, uint32_t *blocks, uint32_t *long_rows,
                        int64_t *n_blocks, int64_t *n_long) {
-    const int64_t cap = spmv_csr_block_entries(cfg), wg = cfg->wg;
+    const int64_t cap = spmv_csr_block_entries(cfg), wg = cfg->wg, steps = cfg->csr_steps > 0 ? cfg->csr_steps : cap;
     const int64_t *rp = A->row_ptr;
     int64_t nb = 0, nl = 0;
     for (int64_t r = 0; r < A->rows;) {
@@ -42,9 +52,13 @@ static void row_blocks(const clpk_csr *A, const spmv_config *cfg, uint32_t *bloc
             blocks[2 * nb] = (uint32_t)r;
             blocks[2 * nb + 1] = (uint32_t)rp[r];
         }
-        int64_t first = r, k0 = rp[r];
-        while (r < A->rows && r - first < wg && rp[r + 1] - k0 <= cap)
+        int64_t first = r, k0 = rp[r], longest = 0;
+        while (r < A->rows && r - first < wg && rp[r + 1] - k0 <= cap) {
+            int64_t n = r - first + 1, row = rp[r + 1] - rp[r];
+            if (row > longest) longest = row;
+            if (n > 1 && longest > steps * lanes_for(n, wg)) break;
             ++r;
+        }
         ++nb;
     }
     if (blocks) {

@@ -35,6 +35,7 @@ typedef struct spmv_config {
     int slices;           /* BCCOO+ vertical slices (1 for BCCOO) */
     int csr_vec;          /* CSR: 1 scalar, 2..32 vector */
     int csr_kernel;       /* CSR: spmv_csr_kernel (rows: csr_vec work-items per row; adaptive: row blocks) */
+    int csr_steps;        /* CSR adaptive: most products of its row a work-item sums (lib/spmv/spmv_csr.c) */
     int vload;            /* BCCOO values as aligned 16-byte vectors (spmv_value_vec), x through aligned loads */
     int interleave;       /* BCCOO: a row's blocks dealt across the threads its segment spans, step-major, so that
                            * the x loads of one step are consecutive across lanes (lib/spmv/spmv_format.c) */

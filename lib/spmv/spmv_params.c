@@ -147,6 +147,19 @@ static const core_param_def spmv_param_defs[] = {
      .when = "format=csr",
      .help = "CSR: rows (csr_vec work-items per row) or adaptive (row blocks of up to 4*wg entries: short rows "
              "staged in local memory, long rows split over work-groups)"},
+    /* a block mixing one long row with many short ones waits for the lane summing the long row; a tight bound makes
+     * more, smaller blocks (docs/perf-spmv.md) */
+    {.name = "csr_steps",
+     .type = CORE_PARAM_INT,
+     .values = "pow2",
+     .lo = 1,
+     .hi = 4096,
+     .default_gpu = "32",
+     .field = FIELD(csr_steps),
+     .search = "16|32|64|1024",
+     .when = "csr_kernel=adaptive;format=csr",
+     .help = "CSR adaptive: at most this many products of its row per work-item (a block ends before a row that "
+             "would need more)"},
     /* the tuner's condition is the first clause */
     {.name = "csr_vec",
      .type = CORE_PARAM_INT,
