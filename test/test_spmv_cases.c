@@ -81,6 +81,7 @@ int main(void) {
         {"bccoo+", "block_h=3,block_w=4,tile=5,wg=16,slices=3,strategy=2,cache=2,sync=fallback,flag_bits=8"},
         {"csr", "csr_vec=1,wg=64"},
         {"csr", "csr_vec=8,wg=64"},
+        {"csr", "csr_kernel=adaptive,wg=16"},
         {NULL, NULL},
     };
     const int nconfigs = (int)(sizeof configs / sizeof configs[0]);

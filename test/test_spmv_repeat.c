@@ -1,6 +1,7 @@
 /* Repeated launches of one plan reuse the synchronization buffers (ticket counter, ready flags with epochs, carries):
  * 100 launches on device buffers with offsets give the same answer every time, for adjacent synchronization and the
- * fallback, on a matrix whose long rows chain hundreds of work-groups and on one with short rows. */
+ * fallback, on a matrix whose long rows chain hundreds of work-groups and on one with short rows (and CSR adaptive,
+ * whose split rows go through a partial-sum buffer). */
 #include "check.h"
 #include "spmv_internal.h"
 #include "spmv_util.h"
@@ -131,6 +132,9 @@ int main(void) {
                                    "flag_bits=8", p, &rng);
         /* vload=1 with x at an odd offset: x is not aligned to its vectors, the kernel takes the vloadn path */
         run(ctx, &mixed, "bccoo", "block_h=4,block_w=2,tile=3,wg=16,strategy=2,cache=1,sync=adjacent,vload=1", p, &rng);
+        /* CSR adaptive: split rows (their pieces' partial buffer is reused by every launch) and row blocks */
+        run(ctx, &chain, "csr", "csr_kernel=adaptive,wg=64", p, &rng);
+        run(ctx, &mixed, "csr", "csr_kernel=adaptive,wg=32", p, &rng);
     }
     test_watchdog(ctx, &chain, &rng);
     spmv_util_free(&chain);
