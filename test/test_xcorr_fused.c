@@ -150,9 +150,10 @@ static void refusals(clpk_context *ctx) {
     }
 }
 
-/* The built-in choice: on GPUs one-to-one takes fused-fft where the rule picks the FFT path (64^2 x 300 pairs); on
- * CPUs (PoCL) it keeps VkFFT or a direct variant; other patterns never get fused-fft from the built-in rule (they may
- * from a profile: test_xcorr_fused_many runs them). Plan creation only. */
+/* The built-in choice (main points the profile search at an empty folder): on GPUs one-to-one and one-to-many take
+ * fused-fft where the rule picks the FFT path (64^2 x 300); on CPUs (PoCL) they keep VkFFT or a direct variant; n-to-m
+ * and n-to-mn never get fused-fft from the built-in rule (they may from a profile: test_xcorr_fused_many runs them).
+ * Plan creation only. */
 static void auto_choice(clpk_context *ctx) {
     const int gpu = clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU;
     clpk_xcorr_shape s = one_to_one(64, 64, 300, 0, 0, CLPK_PRECISION_F32);
@@ -165,8 +166,16 @@ static void auto_choice(clpk_context *ctx) {
               gpu ? "GPU" : "CPU");
     }
     clpk_xcorr_plan_destroy(plan);
-    const clpk_xcorr_shape others[] = {{CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 300, 0, 0, CLPK_PRECISION_F32},
-                                       {CLPK_XCORR_N_TO_M, 64, 64, 20, 15, 0, 0, CLPK_PRECISION_F32},
+    clpk_xcorr_shape many = {CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 300, 0, 0, CLPK_PRECISION_F32};
+    plan = NULL;
+    st = clpk_xcorr_plan_create(ctx, &many, "auto", NULL, &plan);
+    if (CHECK(st == CLPK_SUCCESS, "auto one-to-many 64^2 x300: %s", clpk_last_error(ctx))) {
+        const char *algo = clpk_xcorr_plan_algorithm(plan);
+        CHECK(gpu ? strcmp(algo, "fused-fft") == 0 : strcmp(algo, "fused-fft") != 0,
+              "auto chose %s for one-to-many on a %s", algo, gpu ? "GPU" : "CPU");
+    }
+    clpk_xcorr_plan_destroy(plan);
+    const clpk_xcorr_shape others[] = {{CLPK_XCORR_N_TO_M, 64, 64, 20, 15, 0, 0, CLPK_PRECISION_F32},
                                        {CLPK_XCORR_N_TO_MN, 64, 64, 3, 300, 0, 0, CLPK_PRECISION_F32}};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
         const char *name = clpk_xcorr_pattern_name(others[i].pattern);
@@ -180,6 +189,8 @@ static void auto_choice(clpk_context *ctx) {
 
 int main(void) {
     uint64_t rng = check_seed();
+    check_tmp_dir no_profiles;
+    if (check_tmp_dir_create(&no_profiles, "xcorr-fused")) setenv("CLPK_PROFILE_DIR", no_profiles.path, 1);
     clpk_context *ctx = NULL;
     clpk_status st = clpk_context_create(&ctx, NULL);
     if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
@@ -204,5 +215,6 @@ int main(void) {
     auto_choice(ctx);
     printf("total: %.1f s\n", core_wall_seconds() - t0);
     clpk_context_destroy(ctx);
+    check_tmp_dir_remove(&no_profiles);
     return check_summary();
 }

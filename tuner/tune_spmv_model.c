@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,7 @@ typedef struct samples {
     sample *items;
     int count, capacity;
     double nnz_lo, nnz_hi;
+    FILE *csv; /* $CLPK_SPMV_MODEL_SAMPLES: every measurement, for studying other model forms offline */
 } samples;
 
 static int add_sample(samples *s, int variant, const double *terms, double ms) {
@@ -194,6 +196,13 @@ static clpk_status train_matrix(clpk_context *ctx, const tune_model_request *req
         clpk_status m = measure(ctx, &A, precision, spmv_model_variant(which[i]), x, ref, scale, y, &ms);
         if (m == CLPK_SUCCESS && ms > 0 && isfinite(ms)) {
             if (!add_sample(out, which[i], terms[i], ms)) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "oom");
+            if (out->csv) {
+                fprintf(out->csv, "%s,%s,\"%s\",%.9g", spec, clpk_precision_name(precision),
+                        spmv_model_variant(which[i]), ms);
+                for (int j = 0; j < SPMV_MODEL_TERMS; ++j)
+                    fprintf(out->csv, ",%.9g", terms[i][j]);
+                fprintf(out->csv, "\n");
+            }
             ++measured;
         } else if (m == CLPK_ERROR_WRONG_RESULT) {
             st = m; /* a wrong result is a defect, not a point to skip */
@@ -260,12 +269,14 @@ clpk_status tune_spmv_model_train(clpk_context *ctx, const tune_model_request *r
     clpk_bench_stats copy;
     clpk_status st = clpk_bench_copy_bandwidth(ctx, gpu ? (size_t)256 << 20 : (size_t)32 << 20, &copy);
     if (st == CLPK_SUCCESS) cJSON_AddNumberToObject(root, "copy_GBps", copy.gbps);
-    int total_fitted = 0, total_samples = 0, failures = 0;
+    int total_fitted = 0, total_samples = 0, failures = 0, csv_started = 0;
     for (int p = 0; p < 2 && st == CLPK_SUCCESS; ++p) {
         clpk_precision precision = p ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
         if (o->precision && strcmp(o->precision, clpk_precision_name(precision)) != 0) continue;
         if (precision == CLPK_PRECISION_F64 && !clpk_context_device_info(ctx)->has_fp64) continue;
         samples s = {0};
+        const char *csv = getenv("CLPK_SPMV_MODEL_SAMPLES");
+        if (csv && *csv) s.csv = fopen(csv, csv_started++ ? "a" : "w");
         int count = o->quick ? QUICK_COUNT : TRAINING_COUNT;
         /* each precision its half of what is left */
         double start = req->now(req->clock_user);
@@ -281,6 +292,7 @@ clpk_status tune_spmv_model_train(clpk_context *ctx, const tune_model_request *r
         total_fitted += fitted;
         total_samples += s.count;
         free(s.items);
+        if (s.csv) fclose(s.csv);
     }
     if (st != CLPK_SUCCESS) {
         cJSON_Delete(root);

@@ -136,9 +136,10 @@ static void row_statistics(const clpk_csr *A, spmv_matrix_features *f) {
     static const double quantile = 0.99;
     int64_t *hist = calloc(BINS + 1, sizeof *hist);
     double sum = 0, sum2 = 0;
-    int64_t empty = 0, max = 0;
+    int64_t empty = 0, max = 0, in_long = 0;
     for (int32_t r = 0; r < A->rows; ++r) {
         int64_t n = A->row_ptr[r + 1] - A->row_ptr[r];
+        if (n > SPMV_LONG_ROW) in_long += n;
         sum += (double)n;
         sum2 += (double)n * (double)n;
         empty += n == 0;
@@ -151,6 +152,7 @@ static void row_statistics(const clpk_csr *A, spmv_matrix_features *f) {
     f->row_cv = f->row_mean > 0 ? sqrt(var > 0 ? var : 0) / f->row_mean : 0;
     f->row_max = max;
     f->empty_rows = (double)empty / rows;
+    f->long_row_share = A->nnz > 0 ? (double)in_long / (double)A->nnz : 0;
     f->row_p99 = max;
     if (hist) {
         int64_t below = 0, target = (int64_t)ceil(quantile * (double)A->rows);

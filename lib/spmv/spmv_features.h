@@ -7,6 +7,7 @@
 #include "spmv_internal.h"
 
 #define SPMV_SHAPE_COUNT 12
+#define SPMV_LONG_ROW 16
 
 /* The block shapes a BCCOO plan can take: heights 1..4 times widths 1, 2, 4. */
 extern const int spmv_shapes[SPMV_SHAPE_COUNT][2];
@@ -16,10 +17,13 @@ typedef struct spmv_matrix_features {
     double row_mean, row_cv; /* nonzeros per row: mean and coefficient of variation */
     int64_t row_p99, row_max;
     double empty_rows; /* fraction of rows without nonzeros */
+    /* Fraction of the nonzeros in rows of more than SPMV_LONG_ROW nonzeros: where a row per work-item stops
+     * coalescing (each lane streams its own row). */
+    double long_row_share;
     /* Distinct 64-byte lines of x that a group of 32 consecutive rows touches, per nonzero: 1/16 (f32) for dense
      * rows, about 1 for scattered columns. Index 0: f32, 1: f64. */
     double x_lines_per_nnz[2];
-    double col_jump_mean;            /* mean |column step| between consecutive nonzeros of a row */
+    double col_jump_mean; /* mean |column step| between consecutive nonzeros of a row */
     /* Fraction of nonzeros whose column lies 32768 or more from the previous nonzero's in row-major order: an
      * estimate of the escapes of 16-bit delta-coded columns (col=delta). */
     double far_steps;

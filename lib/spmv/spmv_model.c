@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const spmv_model_term_names[SPMV_MODEL_TERMS] = {"const", "matrix_MB", "x_lines_MB", "rows_M", "row_max_k"};
+const char *const spmv_model_term_names[SPMV_MODEL_TERMS] = {"const",  "matrix_MB", "x_lines_MB",
+                                                             "rows_M", "row_max_k", "long_rows_MB"};
 
 /* CSR with a row per work-item, per 8 and per 32 work-items, and in row blocks (adaptive); BCCOO of every block shape
  * with the column coding that fits (16 or 32 bits) and with 16-bit deltas. */
@@ -64,6 +65,7 @@ int spmv_model_terms(const clpk_csr *A, const spmv_matrix_features *f, clpk_prec
     terms[2] = f->x_lines_per_nnz[p] * nnz * 64.0 / 1e6;
     terms[3] = (double)A->rows / 1e6;
     terms[4] = (double)f->row_max / 1e3;
+    terms[5] = bytes * f->long_row_share / 1e6;
     if (data_bytes) *data_bytes = bytes;
     return 1;
 }

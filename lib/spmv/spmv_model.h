@@ -9,9 +9,11 @@
 #include "spmv_features.h"
 
 /* The model's terms: a constant (launches, synchronization), the matrix data the variant reads (MB), the x lines the
- * gathers touch (MB), rows (millions: y, row stops) and the longest row (thousands of nonzeros: the critical path of
- * a row per work-item or per team). The time in ms is their dot product with the variant's coefficients. */
-enum { SPMV_MODEL_TERMS = 5, SPMV_MODEL_MAX_VARIANTS = 40 };
+ * gathers touch (MB), rows (millions: y, row stops), the longest row (thousands of nonzeros: the critical path of a
+ * row per work-item or per team) and the part of the matrix data in long rows (MB; spmv_features.h
+ * long_row_share: a row per work-item reads it uncoalesced). The time in ms is their dot product with the variant's
+ * coefficients. */
+enum { SPMV_MODEL_TERMS = 6, SPMV_MODEL_MAX_VARIANTS = 40 };
 
 extern const char *const spmv_model_term_names[SPMV_MODEL_TERMS];
 

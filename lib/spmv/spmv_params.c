@@ -225,7 +225,7 @@ static const core_param_def spmv_param_defs[] = {
      .default_gpu = "auto",
      .field = CORE_PARAM_NO_FIELD,
      .help = "automatic plans with a profile's cost model: time the best-predicted variants before choosing (auto: "
-             "those predicted within 10 % of the best, when there are any; on: the best three)"},
+             "those predicted within 20 % of the best, when there are any; on: the best three)"},
 };
 
 const core_param_table spmv_param_table = {"spmv", spmv_param_defs, CORE_PARAM_COUNT(spmv_param_defs), 0};

@@ -8,8 +8,9 @@
 #include <string.h>
 
 enum { VERIFY_MAX = 3, VERIFY_WARMUP = 2, VERIFY_RUNS = 10 };
-/* auto verifies the variants predicted within this factor of the best */
-static const double VERIFY_CLOSE = 1.10;
+/* auto verifies the variants predicted within this factor of the best: the fits' relative errors on their training
+ * matrices are 10-15 % (rel_rms), so closer predictions do not order the variants */
+static const double VERIFY_CLOSE = 1.20;
 /* a measured variant replaces the model's first choice only when faster beyond the timing noise */
 static const double VERIFY_MARGIN = 0.95;
 
