@@ -212,9 +212,37 @@ static void test_plans(uint64_t *rng) {
     check_tmp_dir_remove(&dir);
 }
 
+/* verify measures SPMV_DEFAULT_VARIANT as "the defaults": it must be exactly the built-in defaults on both kinds. */
+static void test_default_variant(void) {
+    clpk_csr A;
+    clpk_error err = {0};
+    if (!CHECK(clpk_spmv_generate("random:500:700:6", 3, &A, &err) == CLPK_SUCCESS, "matrix: %s", err.message)) return;
+    const clpk_device_kind kinds[] = {CLPK_DEVICE_GPU, CLPK_DEVICE_CPU};
+    for (int k = 0; k < 2; ++k) {
+        core_params none, variant;
+        core_params_clear(&none);
+        core_params_clear(&variant);
+        core_params_parse(&variant, SPMV_DEFAULT_VARIANT, &err);
+        core_resolved r0, r1;
+        spmv_config c0, c1;
+        char d0[512] = "", d1[512] = "";
+        if (spmv_resolve_explicit(kinds[k], NULL, &none, &r0, &err) == CLPK_SUCCESS &&
+            spmv_config_read(&r0, &A, &c0, &err) == CLPK_SUCCESS &&
+            spmv_resolve_explicit(kinds[k], NULL, &variant, &r1, &err) == CLPK_SUCCESS &&
+            spmv_config_read(&r1, &A, &c1, &err) == CLPK_SUCCESS) {
+            core_param_format(&spmv_param_table, &c0, d0, sizeof d0);
+            core_param_format(&spmv_param_table, &c1, d1, sizeof d1);
+        }
+        CHECK(d0[0] && strcmp(d0, d1) == 0, "%s: the default variant is the defaults (%s | %s)", k ? "CPU" : "GPU", d0,
+              d1);
+    }
+    clpk_csr_free(&A);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     test_fit(&rng);
+    test_default_variant();
     test_read_and_rank();
     test_plans(&rng);
     return check_summary();

@@ -17,6 +17,9 @@ enum { SPMV_MODEL_TERMS = 6, SPMV_MODEL_MAX_VARIANTS = 40 };
 
 extern const char *const spmv_model_term_names[SPMV_MODEL_TERMS];
 
+/* The variant that is the built-in defaults (the table's format, block and column defaults): verify measures it too. */
+#define SPMV_DEFAULT_VARIANT "format=bccoo,block=1x1"
+
 /* The variants the tuner measures and the plan ranks (parameter strings; the device's defaults fill the rest). */
 int spmv_model_variant_count(void);
 const char *spmv_model_variant(int index);

@@ -32,6 +32,54 @@ static clpk_status merge_params(clpk_context *ctx, const char *variant, const co
 
 static int is_unsupported(clpk_status st) { return st == CLPK_ERROR_UNSUPPORTED || st == CLPK_ERROR_OUT_OF_MEMORY; }
 
+/* The plan of a variant with the caller's parameters over it; *plan stays NULL (and CLPK_SUCCESS) where the device
+ * cannot run it (local memory, work-group size). */
+static clpk_status create_variant(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *variant,
+                                  const core_params *caller, clpk_spmv_plan **plan) {
+    char format[16], merged[1024];
+    *plan = NULL;
+    CLPK_TRY(merge_params(ctx, variant, caller, format, sizeof format, merged, sizeof merged));
+    clpk_status st = spmv_plan_create_checked(ctx, A, precision, format, merged, plan);
+    if (is_unsupported(st)) {
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv model: %s not possible here; next", merged);
+        return CLPK_SUCCESS;
+    }
+    return st;
+}
+
+typedef struct verify_state {
+    clpk_spmv_plan *best;
+    double best_ms, first_ms;
+    int measured;
+} verify_state;
+
+/* Times a candidate; the first measured is the model's choice, another replaces the best only when faster beyond the
+ * noise. Takes ownership of `plan`. */
+static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char *label, double predicted_ms,
+                            verify_state *v) {
+    clpk_bench_stats stats;
+    clpk_status st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
+    if (st != CLPK_SUCCESS) {
+        clpk_spmv_plan_destroy(plan);
+        return st;
+    }
+    ++v->measured;
+    if (isnan(predicted_ms))
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s measured %.4g ms", label, stats.median_ms);
+    else
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s predicted %.4g ms, measured %.4g ms", label, predicted_ms,
+                 stats.median_ms);
+    if (!v->best) v->first_ms = stats.median_ms;
+    if (!v->best || (stats.median_ms < v->best_ms && stats.median_ms < v->first_ms * VERIFY_MARGIN)) {
+        clpk_spmv_plan_destroy(v->best);
+        v->best = plan;
+        v->best_ms = stats.median_ms;
+    } else {
+        clpk_spmv_plan_destroy(plan);
+    }
+    return CLPK_SUCCESS;
+}
+
 clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
                              clpk_spmv_plan **out, int *chose) {
     *chose = 0;
@@ -83,46 +131,30 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
                                model->variants[ranked[i].index].params, ranked[i].ms);
     core_log(ctx, CLPK_LOG_DEBUG, "spmv model (features %.3f s): %s", f.seconds, text);
 
-    clpk_spmv_plan *best = NULL;
-    double best_ms = INFINITY, first_ms = INFINITY;
-    int tried = 0, measured = 0;
+    verify_state v = {.best_ms = INFINITY, .first_ms = INFINITY};
+    int tried = 0, default_measured = 0;
     for (int i = 0; i < n && st == CLPK_SUCCESS && tried < measure; ++i) {
-        char format[16], merged[1024];
-        st = merge_params(ctx, model->variants[ranked[i].index].params, &caller, format, sizeof format, merged,
-                          sizeof merged);
-        if (st != CLPK_SUCCESS) break;
+        const char *variant = model->variants[ranked[i].index].params;
         clpk_spmv_plan *plan = NULL;
-        st = spmv_plan_create_checked(ctx, A, precision, format, merged, &plan);
-        if (is_unsupported(st)) { /* e.g. local memory: the next prediction */
-            core_log(ctx, CLPK_LOG_DEBUG, "spmv model: %s not possible here; next", merged);
-            st = CLPK_SUCCESS;
-            continue;
-        }
-        if (st != CLPK_SUCCESS) break;
+        st = create_variant(ctx, A, precision, variant, &caller, &plan);
+        if (st != CLPK_SUCCESS || !plan) continue; /* !plan: not possible here, the next prediction */
         ++tried;
+        default_measured |= strcmp(variant, SPMV_DEFAULT_VARIANT) == 0;
         if (measure == 1) {
-            best = plan;
+            v.best = plan;
             break;
         }
-        clpk_bench_stats stats;
-        st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
-        if (st != CLPK_SUCCESS) {
-            clpk_spmv_plan_destroy(plan);
-            break;
-        }
-        ++measured;
-        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s predicted %.4g ms, measured %.4g ms", merged, ranked[i].ms,
-                 stats.median_ms);
-        if (!best) first_ms = stats.median_ms;
-        /* the first measured is the model's choice; another replaces it only beyond the noise */
-        if (!best || (stats.median_ms < best_ms && stats.median_ms < first_ms * VERIFY_MARGIN)) {
-            clpk_spmv_plan_destroy(best);
-            best = plan;
-            best_ms = stats.median_ms;
-        } else {
-            clpk_spmv_plan_destroy(plan);
-        }
+        st = consider(ctx, plan, variant, ranked[i].ms, &v);
     }
+    /* When the model's short list is measured, the built-in defaults are measured with it: the automatic plan is then
+     * never slower than the defaults beyond the timing noise, whatever the model got wrong (issue #23). */
+    if (st == CLPK_SUCCESS && measure > 1 && v.measured > 0 && !default_measured) {
+        clpk_spmv_plan *plan = NULL;
+        st = create_variant(ctx, A, precision, SPMV_DEFAULT_VARIANT, &caller, &plan);
+        if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, SPMV_DEFAULT_VARIANT " (the defaults)", NAN, &v);
+    }
+    clpk_spmv_plan *best = v.best;
+    int measured = v.measured;
     free(model);
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(best);
