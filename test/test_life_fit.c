@@ -61,7 +61,7 @@ static void convergence(clpk_context *ctx, const clpk_life_dataset *d, const dou
               caps[c], obj_prev);
         obj_prev = res.objective;
     }
-    clpk_life_fit_options o = {.max_iterations = 5000, .tolerance = 1e-9, .objective_every = 10};
+    clpk_life_fit_options o = {.max_iterations = 5000, .tolerance = 1e-12, .objective_every = 10};
     clpk_life_fit_result res;
     CHECK(clpk_life_fit(plan, &o, w, &res) == CLPK_SUCCESS, "%s", clpk_last_error(ctx));
     CHECK(res.converged, "no convergence in %d iterations (objective %.6g)", res.iterations, res.objective);
@@ -85,6 +85,7 @@ static void convergence(clpk_context *ctx, const clpk_life_dataset *d, const dou
             if (g[i] < -eps) bad_bound++;
         } else if (fabs(g[i]) > eps) {
             bad_free++;
+            printf("KKT: w[%zu] = %.6g, gradient %.6g\n", i, w[i], g[i]);
         }
     }
     CHECK(negative == 0, "%d negative weights", negative);
