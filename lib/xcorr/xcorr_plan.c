@@ -69,11 +69,10 @@ static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
  * VkFFT: not measured there. The other patterns keep VkFFT until fused-fft's path for them is measured (it is
  * offered to the tuner and to explicit plans). Profiles may override either way. */
 static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
-    /* one-to-many measured on the H100: fused 1.53 / 5.84 ms against VkFFT 2.42 / 9.38 ms at 64^2 / 128^2 x 4000
-     * (docs/perf-xcorr.md); n-to-m and n-to-mn not measured yet */
-    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU ||
-        (s->pattern != CLPK_XCORR_ONE_TO_ONE && s->pattern != CLPK_XCORR_ONE_TO_MANY))
-        return 0;
+    /* H100, every pattern where the rule takes the FFT path, fused against VkFFT: one-to-many 1.51 / 5.79 ms against
+     * 2.41 / 9.36 ms at 64^2 / 128^2 x 4000, n-to-m 128x128 at 128^2 16.4 against 21.9 ms, n-to-mn 100x4000 at 128^2
+     * 6.0 against 9.4 ms (docs/perf-xcorr.md) */
+    if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
     core_params d;
     core_params_clear(&d);
     xcorr_fused_defaults(s, &d);
