@@ -1,6 +1,7 @@
 /* clpk-tune: the offline autotuner. Tunes the built-in families on one device and writes the profile the library
  * reads at run time; also merges profiles and lists the families and their search spaces. See docs/tuning.md. */
 #include "tune_run.h"
+#include "tune_spmv_model.h"
 
 #include "cli_args.h"
 
@@ -376,7 +377,7 @@ int main(int argc, char **argv) {
     tune_config_defaults(&cfg);
     cfg.candidate_limit_s = 30;
     const char *selector = NULL, *family_names = NULL, *out = NULL, *cache = NULL, *precision = NULL, *strategy = NULL;
-    int merging = 0, force = 0, list = 0, verbose = 0, vs_exhaustive = 0, restarts = 0, rounds = 5;
+    int merging = 0, force = 0, list = 0, prebuild = 0, verbose = 0, vs_exhaustive = 0, restarts = 0, rounds = 5;
     const char *vs_json = NULL, *vs_space = NULL;
     double hang_s = NAN; /* NAN: 4 x the candidate limit */
     long long restart_count = CLI_INT_UNSET, samples = CLI_INT_UNSET, repeats = CLI_INT_UNSET,
@@ -424,6 +425,9 @@ int main(int argc, char **argv) {
         {"--merge", CLI_FLAG, &merging, NULL, "merge the profiles given as arguments into --out"},
         {"--force", CLI_FLAG, &force, NULL, "--merge: merge profiles of different devices too"},
         {"--list", CLI_FLAG, &list, NULL, "list the families, their problems and search spaces"},
+        {"--prebuild", CLI_FLAG, &prebuild, NULL,
+         "compile every program the automatic choices may build (spmv: the cost model's variants) into the program "
+         "cache ($CLPK_CACHE_DIR), then exit: a tuned device then compiles nothing at plan time"},
         {"--vs-exhaustive", CLI_FLAG, &vs_exhaustive, NULL,
          "then search exhaustively too and report tuned/exhaustive per problem, both\n"
          "winners measured again alternately (head-to-head)"},
@@ -520,6 +524,18 @@ int main(int argc, char **argv) {
         return 1;
     }
     const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (prebuild) {
+        int spmv = 0;
+        for (int f = 0; families[f]; ++f)
+            spmv |= strcmp(families[f]->name, "spmv") == 0;
+        int threads = cfg.build_threads > 0 ? cfg.build_threads : dev->kind == CLPK_DEVICE_GPU ? 4 : 1;
+        double t0 = core_wall_seconds();
+        int added = spmv ? tune_spmv_model_prebuild(ctx, threads) : 0;
+        printf("prebuilt %d program%s in %.1f s (%s)\n", added, added == 1 ? "" : "s", core_wall_seconds() - t0,
+               spmv ? "spmv: the cost model's variants" : "no family with programs to prebuild selected");
+        clpk_context_destroy(ctx);
+        return 0;
+    }
     char default_out[300], default_cache[1100];
     if (!out) {
         char name[200];
