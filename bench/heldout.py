@@ -39,17 +39,27 @@ TARGET_BEST_SHARE = 0.90
 
 
 # ---- problem lists ----------------------------------------------------------------------------------------------
-# The tuner trains SpMV on fem3d:26, dense:1400, protein:20000, circuit:300000, epidem:500000, webgraph:300000,
-# shortrow:600000, qchem:30000, random:400:200000:2800, random:200000:200000:16 (1-4 M nonzeros) and real matrices;
-# the held-out set is clpk-bench-spmv's Table III corpus at --scale 0.5 (5-20 M nonzeros; --scale 1 doubles them
-# and the time): eight cases in f32, the other two and fem3d at 0.25 (2-9 M) in f64.
-def spmv_groups(scale, quick):
+# The tuner trains SpMV's cost model on generated Table III classes and node-block meshes (tuner/tune_spmv_model.c);
+# the held-out set is the evaluation corpus bench/spmv_corpus.txt (real matrices replicated to 8-29 M nonzeros, 2D FEM,
+# 3D stencil, power-law, long rows: generators the training never uses), f32 and f64; --scale < 1 keeps the first
+# matrices only (a CPU). Quick (CI): one small 2D FEM.
+def spmv_groups(scale, quick, root, shared):
     if quick:
-        return [{"cases": "fem3d", "scale": 0.002, "precision": "f32"}]
-    return [
-        {"cases": "fem3d,dense,protein,circuit,webgraph,lp,qchem,random16", "scale": 0.5 * scale, "precision": "f32"},
-        {"cases": "fem3d,epidem,shortrow", "scale": 0.25 * scale, "precision": "f64"},
-    ]
+        return [{"specs": ["fem2d=fem:24"], "precision": "f32"}]
+    real = next((d for d in (os.path.join(shared, "matrices"), os.path.join(root, ".gpu/data/matrices"))
+                 if os.path.isdir(d)), None)
+    specs = []
+    with open(os.path.join(root, "bench/spmv_corpus.txt")) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) != 2 or parts[0].startswith("#"):
+                continue
+            if "MATRICES" in parts[1] and not real:
+                continue
+            specs.append("%s=%s" % (parts[0], parts[1].replace("MATRICES", real or "")))
+    if scale < 1:
+        specs = specs[:max(1, int(len(specs) * scale))]
+    return [{"specs": specs, "precision": "f32"}, {"specs": specs, "precision": "f64"}]
 
 
 # The tuner trains cross-correlation on sizes 16, 32, 64, 96, 128 with counts 1, 8, 32, 1000, 4000 (one-to-one 1 and
@@ -132,8 +142,17 @@ def params_of(entry):
 
 def candidate_sets(profile, family, precision, max_sets):
     """Distinct parameter sets of the family's entries whose precision matches (string class values must match for
-    the selection to take an entry), in file order: [(label, [(key, value), ...])]."""
+    the selection to take an entry), in file order: [(label, [(key, value), ...])]. A family with a cost model in the
+    profile (spmv: "models"."spmv") offers its variants instead (docs/profiles.md)."""
     out, seen = [], set()
+    model = (profile or {}).get("models", {}).get(family, {})
+    for prec in ((precision,) if precision not in (None, "both") else ("f32", "f64")):
+        for v in model.get(prec, {}).get("variants", []):
+            kv = [tuple(x.split("=", 1)) for x in v["params"].split(",") if "=" in x]
+            key = ",".join("%s=%s" % x for x in kv)
+            if key not in seen:
+                seen.add(key)
+                out.append(kv)
     for e in (profile or {}).get("families", {}).get(family, []):
         p = e.get("class", {}).get("precision")
         if precision not in (None, "both") and p is not None and p != precision:
@@ -225,10 +244,11 @@ def problem_row(family, problem, precision, auto_ms, defaults_ms, sets, refused,
 def run_spmv(r, profile, args):
     rows = []
     reps = ["--repeats", str(args.repeats), "--warmup", str(max(1, args.repeats // 10))]
-    for g in spmv_groups(args.scale, args.quick):
+    for g in spmv_groups(args.scale, args.quick, args.root, args.shared):
         prec = g["precision"]
-        base = ["clpk-bench-spmv"] + r.device_args() + ["--cases", g["cases"], "--scale", "%g" % g["scale"],
-                                                       "--precision", prec] + reps
+        base = ["clpk-bench-spmv"] + r.device_args() + ["--cases", "none", "--precision", prec] + reps
+        for spec in g["specs"]:
+            base += ["--spec", spec]
         rc, out, tag = r.run("spmv-auto", base + ["--impls", "clpk-auto", "--json", tag_json(r, "spmv-auto")],
                              "auto")
         auto = load_json_array(r.last_json)
@@ -538,11 +558,12 @@ def estimate(profile, args):
     the CLIs' earlier H100 runs: plan building on the host dominates)."""
     total, lines = 0.0, []
     for fam in args.families:
-        if fam == "spmv":  # per case: generation and reference twice (~4 s at 10 M nonzeros), ~0.5 s a plan
-            gs = spmv_groups(args.scale, args.quick)
-            n = sum(len(g["cases"].split(",")) for g in gs)
-            t = sum(len(g["cases"].split(",")) * (2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets)))
-                    * (0.5 + 0.4 * g["scale"] / 0.5) + len(g["cases"].split(",")) * 4 * g["scale"] / 0.5 for g in gs)
+        if fam == "spmv":  # per matrix (~20 M nonzeros): generation and reference twice (~8 s), ~1 s a plan
+            gs = spmv_groups(args.scale, args.quick, args.root, args.shared)
+            n = sum(len(g["specs"]) for g in gs)
+            unit = 0.05 if args.quick else 1.0
+            t = sum(len(g["specs"]) * ((2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets))) * unit
+                                       + 8 * unit) for g in gs)
         elif fam == "xcorr":  # ~1 s a CLI start, ~0.3 s a timed variant
             gs = xcorr_groups(args.scale, args.quick)
             n = sum(len(g["sizes"].split(",")) * (1 if g["patterns"] == "one-to-one" else 4) for g in gs)
@@ -710,6 +731,7 @@ def main():
     ap.add_argument("--estimate", action="store_true", help="print the estimate and exit")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
+    args.root, args.shared = root, shared
     args.families = [f for f in args.families.split(",") if f]
     bad = [f for f in args.families if f not in FAMILIES]
     if bad or not (args.scale > 0) or args.rounds < 1:
