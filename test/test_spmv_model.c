@@ -4,6 +4,7 @@
  * the fastest measured), with results checked against the double-precision reference on NaN-poisoned outputs; a
  * precision the model lacks falls back to the defaults. */
 #include "check.h"
+#include "param_check.h"
 #include "spmv_model.h"
 
 #include <cjson/cJSON.h>
@@ -115,7 +116,8 @@ static void test_read_and_rank(void) {
     clpk_csr_free(&A);
 }
 
-static int write_profile(const check_tmp_dir *dir, const clpk_device_info *dev, const char *cheap) {
+static int write_profile(const check_tmp_dir *dir, const clpk_device_info *dev, void *cheap_variant) {
+    const char *cheap = cheap_variant;
     char path[1024];
     FILE *f = fopen(check_tmp_file(dir, "model.json", path, sizeof path), "w");
     if (!f) return 0;
@@ -149,18 +151,11 @@ static void check_result(clpk_spmv_plan *plan, const clpk_csr *A, uint64_t *rng,
 }
 
 static void test_plans(uint64_t *rng) {
-    clpk_context *ctx = NULL;
-    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return;
     check_tmp_dir dir;
-    int ok = check_tmp_dir_create(&dir, "spmv-model") &&
-             write_profile(&dir, clpk_context_device_info(ctx), "format=bccoo,block=2x2,col=delta");
+    clpk_context *ctx =
+        param_check_context_with_profile(&dir, "spmv-model", write_profile, (void *)"format=bccoo,block=2x2,col=delta");
+    if (!ctx) return;
     int has_fp64 = clpk_context_device_info(ctx)->has_fp64;
-    clpk_context_destroy(ctx);
-    if (!CHECK(ok, "profile written")) return;
-    setenv("CLPK_PROFILE_DIR", dir.path, 1);
-    unsetenv("CLPK_PROFILE");
-    ctx = NULL;
-    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context")) return;
     clpk_csr A;
     clpk_error err = {0};
     if (CHECK(clpk_spmv_generate("fem:30", 7, &A, &err) == CLPK_SUCCESS, "matrix: %s", err.message)) {

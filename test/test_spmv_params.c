@@ -159,7 +159,7 @@ static void test_derived(void) {
 }
 
 /* A profile for this device: f32 problems get a tuned entry, f64 problems a stale one (a key the table lacks). */
-static int write_profile(const check_tmp_dir *dir, const clpk_device_info *dev) {
+static int write_profile(const check_tmp_dir *dir, const clpk_device_info *dev, void *user) {
     char path[512];
     FILE *f = fopen(check_tmp_file(dir, "spmv.json", path, sizeof path), "w");
     if (!f) return 0;
@@ -176,19 +176,9 @@ static int write_profile(const check_tmp_dir *dir, const clpk_device_info *dev) 
 }
 
 static void test_resolve(void) {
-    clpk_context *ctx = NULL;
-    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return;
     check_tmp_dir dir;
-    if (!CHECK(check_tmp_dir_create(&dir, "spmv-params") && write_profile(&dir, clpk_context_device_info(ctx)),
-               "profile written")) {
-        clpk_context_destroy(ctx);
-        return;
-    }
-    clpk_context_destroy(ctx);
-    setenv("CLPK_PROFILE_DIR", dir.path, 1);
-    unsetenv("CLPK_PROFILE");
-    ctx = NULL;
-    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "context")) return;
+    clpk_context *ctx = param_check_context_with_profile(&dir, "spmv-params", write_profile, NULL);
+    if (!ctx) return;
     clpk_csr A;
     clpk_error err = {0};
     if (!CHECK(clpk_spmv_generate("fem:12", 3, &A, &err) == CLPK_SUCCESS, "matrix: %s", err.message)) return;

@@ -130,3 +130,19 @@ void param_check_profile_remove(const char *path) {
     unsetenv("CLPK_PROFILE");
     remove(path);
 }
+
+clpk_context *param_check_context_with_profile(check_tmp_dir *dir, const char *tag,
+                                               int (*write)(const check_tmp_dir *dir, const clpk_device_info *dev,
+                                                            void *user),
+                                               void *user) {
+    clpk_context *ctx = NULL;
+    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return NULL;
+    int ok = check_tmp_dir_create(dir, tag) && write(dir, clpk_context_device_info(ctx), user);
+    clpk_context_destroy(ctx);
+    if (!CHECK(ok, "%s: profile written", tag)) return NULL;
+    setenv("CLPK_PROFILE_DIR", dir->path, 1);
+    unsetenv("CLPK_PROFILE");
+    ctx = NULL;
+    if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "%s: context with the profile", tag)) return NULL;
+    return ctx;
+}

@@ -46,6 +46,14 @@ void param_check_sources(const core_resolved *r, core_param_source source, const
  * in place) and points CLPK_PROFILE at it, with CLPK_LOG=quiet; returns 1, or 0 (a failed check) when it cannot. */
 int param_check_profile_install(char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A context reading its profiles from `dir` (CLPK_PROFILE_DIR, created here with `tag`): a first context learns the
+ * device, `write` puts this device's profile into the folder, then the context that reads it is created. NULL (a
+ * failed check) when any step fails; the caller removes `dir` (check_tmp_dir_remove) after destroying the context. */
+clpk_context *param_check_context_with_profile(check_tmp_dir *dir, const char *tag,
+                                               int (*write)(const check_tmp_dir *dir, const clpk_device_info *dev,
+                                                            void *user),
+                                               void *user);
+
 /* Unsets CLPK_PROFILE and removes the file param_check_profile_install wrote. */
 void param_check_profile_remove(const char *path);
 
