@@ -28,20 +28,14 @@ __kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offs
         }
         buf[LX(e)] = z;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
-    it = qr_start(lid, wg, pc);
-    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-        const ulong g = g0 + it.q;
-        if (g < n_rows) t1[g * pc + it.r] = res[LX(e)];
-    }
+    fft_rows_to_t1(buf, lines, pc, tw, sh, g0, n_rows, t1);
 }
 
 /* K2. Group = (pair p of the chunk, block of `lines` columns c0 .. c0 + lines - 1, c <= pc/2). Line 2l holds column
  * c = c0 + l, line 2l+1 column (pc - c) mod pc. buf: 4 * lines * pr complex. */
-__kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines,
-                                       uint blocks, uint out_rows, uint half_r, __global const cpx_t *tw,
-                                       __global cpx_t *t2, uint sh, __local cpx_t *buf) {
+__kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
+                                       uint out_rows, uint half_r, __global const cpx_t *tw, __global cpx_t *t2,
+                                       uint sh, __local cpx_t *buf) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const uint grp = get_group_id(0);
     const ulong p = grp / blocks;

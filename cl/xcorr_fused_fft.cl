@@ -1,9 +1,10 @@
 /* Local-memory FFTs shared by the fused FFT paths of the cross-correlation family (cl/xcorr_fused.cl: one-to-one,
  * cl/xcorr_fused_many.cl: the other patterns; this file comes first in both programs): complex helpers, the
- * division-free index stepping, the padded local layout and fft_lines, which transforms several lines of length
+ * division-free index stepping, the padded local layout, fft_lines, which transforms several lines of length
  * 2^i 3^j at once (Stockham autosort, radices 4, 2, 3, barriers between stages, all items of a work-group
- * cooperating). Twiddles come from a table exp(-2 pi i t / n) computed in double on the host. Build options:
- * -DVALUE_T=float|double -DVALUE2_T=float2|double2 (-DCLPK_FP64 for double). */
+ * cooperating), and the row kernels' FFT-and-store (fft_rows_to_t1). Twiddles come from a table exp(-2 pi i t / n)
+ * computed in double on the host. Build options: -DVALUE_T=float|double -DVALUE2_T=float2|double2 (-DCLPK_FP64 for
+ * double). */
 #ifdef CLPK_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -66,8 +67,10 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
             const uint line = it.q, j = it.r;
             const uint base = line * n;
             uint jq = (uint)((float)j * inv_ns);
-            if (jq * ns > j) --jq;
-            else if ((jq + 1) * ns <= j) ++jq;
+            if (jq * ns > j)
+                --jq;
+            else if ((jq + 1) * ns <= j)
+                ++jq;
             const uint jm = j - jq * ns;
             cpx_t v0 = a[LX(base + j)], v1 = a[LX(base + j + m)], v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
             cpx_t w = tw[jm * tstride];
@@ -111,4 +114,18 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
         ns *= r;
     }
     return a;
+}
+
+/* The row kernels' second half (one-to-one K1, the other patterns' S1/K1): once every item has filled `buf` with
+ * `lines` rows of pc values, their forward FFTs; rows g0 + line < n_rows are stored to t1 (pc complex per row). */
+static void fft_rows_to_t1(__local cpx_t *buf, uint lines, uint pc, __global const cpx_t *tw, uint sh, ulong g0,
+                           ulong n_rows, __global cpx_t *t1) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
+    qr_t it = qr_start(lid, wg, pc);
+    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+        const ulong g = g0 + it.q;
+        if (g < n_rows) t1[g * pc + it.r] = res[LX(e)];
+    }
 }

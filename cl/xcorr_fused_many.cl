@@ -54,13 +54,7 @@ __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset,
         }
         buf[LX(e)] = z;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
-    it = qr_start(lid, wg, pc);
-    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-        const ulong g = g0 + it.q;
-        if (g < n_rows) t1[g * pc + it.r] = res[LX(e)];
-    }
+    fft_rows_to_t1(buf, lines, pc, tw, sh, g0, n_rows, t1);
 }
 
 /* Loads columns m0 .. m0 + lines - 1 (those < pc) of one matrix's T1 (rows x pc, zeros from row `rows` to pr) as

@@ -196,6 +196,28 @@ fail:
     return st;
 }
 
+/* Every kernel's last arguments (the gap shift, then its local buffer of `local_bytes`), then `groups` work-groups of
+ * it. */
+static clpk_status end_args_and_launch(xcorr_fused_many *m, core_args *a, cl_kernel k, size_t local_bytes,
+                                       size_t groups, cl_uint n_wait, const cl_event *wait, cl_event *ev,
+                                       const char *name) {
+    CLPK_ARG(a, m->sh);
+    core_args_local(a, local_bytes);
+    CLPK_TRY(core_args_end(a));
+    return xcorr_fused_launch(m->ctx, k, groups, m->wg, n_wait, wait, ev, name);
+}
+
+/* The column kernels' (S2, K2) first arguments: T1 and the column blocks' geometry. */
+static void column_args_begin(xcorr_fused_many *m, core_args *a, cl_kernel k) {
+    core_args_begin(a, m->ctx, k, 0);
+    CLPK_ARG(a, m->t1);
+    CLPK_ARG(a, m->rows);
+    CLPK_ARG(a, m->pr);
+    CLPK_ARG(a, m->pc);
+    CLPK_ARG(a, m->lines);
+    CLPK_ARG(a, m->blocks);
+}
+
 /* S1/K1: row FFTs of `n` matrices (pack 1: lefts first .. first + n - 1) or right pairs (pack 2) into T1. */
 static clpk_status run_rows(xcorr_fused_many *m, cl_mem src, cl_ulong src_offset, cl_ulong first, size_t n,
                             cl_uint pack, cl_uint n_wait, const cl_event *wait, cl_event *ev) {
@@ -216,31 +238,19 @@ static clpk_status run_rows(xcorr_fused_many *m, cl_mem src, cl_ulong src_offset
     CLPK_ARG(&a, pack);
     CLPK_ARG(&a, m->tw_c);
     CLPK_ARG(&a, m->t1);
-    CLPK_ARG(&a, m->sh);
-    core_args_local(&a, m->local_rows);
-    CLPK_TRY(core_args_end(&a));
-    return xcorr_fused_launch(m->ctx, m->k_rows, (size_t)((n_rows + m->lines - 1) / m->lines), m->wg, n_wait, wait, ev,
-                              "enqueue clpk_xcorr_many_rows");
+    return end_args_and_launch(m, &a, m->k_rows, m->local_rows, (size_t)((n_rows + m->lines - 1) / m->lines), n_wait,
+                               wait, ev, "enqueue clpk_xcorr_many_rows");
 }
 
 /* S2: column FFTs of lefts first .. first + n - 1 (in T1) into their stored spectra. */
 static clpk_status run_spectrum(xcorr_fused_many *m, cl_ulong first, size_t n) {
     core_args a;
-    core_args_begin(&a, m->ctx, m->k_spectrum, 0);
-    CLPK_ARG(&a, m->t1);
-    CLPK_ARG(&a, m->rows);
-    CLPK_ARG(&a, m->pr);
-    CLPK_ARG(&a, m->pc);
-    CLPK_ARG(&a, m->lines);
-    CLPK_ARG(&a, m->blocks);
+    column_args_begin(m, &a, m->k_spectrum);
     CLPK_ARG(&a, first);
     CLPK_ARG(&a, m->tw_r);
     CLPK_ARG(&a, m->spec);
-    CLPK_ARG(&a, m->sh);
-    core_args_local(&a, m->local_spectrum);
-    CLPK_TRY(core_args_end(&a));
-    return xcorr_fused_launch(m->ctx, m->k_spectrum, n * m->blocks, m->wg, 0, NULL, NULL,
-                              "enqueue clpk_xcorr_many_spectrum");
+    return end_args_and_launch(m, &a, m->k_spectrum, m->local_spectrum, n * m->blocks, 0, NULL, NULL,
+                               "enqueue clpk_xcorr_many_spectrum");
 }
 
 /* K2: right pairs first .. first + n - 1 (in T1) with lefts l0 .. l0 + n_lefts - 1 of each into T2. The lefts are
@@ -256,13 +266,7 @@ static clpk_status run_columns(xcorr_fused_many *m, cl_ulong first, size_t n, cl
     if (cells * n_slices > INT_MAX)
         return core_fail(m->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: too many work-groups: lower fused_batch");
     core_args a;
-    core_args_begin(&a, m->ctx, m->k_columns, 0);
-    CLPK_ARG(&a, m->t1);
-    CLPK_ARG(&a, m->rows);
-    CLPK_ARG(&a, m->pr);
-    CLPK_ARG(&a, m->pc);
-    CLPK_ARG(&a, m->lines);
-    CLPK_ARG(&a, m->blocks);
+    column_args_begin(m, &a, m->k_columns);
     CLPK_ARG(&a, m->out_rows);
     CLPK_ARG(&a, m->half_r);
     CLPK_ARG(&a, first);
@@ -273,11 +277,8 @@ static clpk_status run_columns(xcorr_fused_many *m, cl_ulong first, size_t n, cl
     CLPK_ARG(&a, m->spec);
     CLPK_ARG(&a, m->tw_r);
     CLPK_ARG(&a, m->t2);
-    CLPK_ARG(&a, m->sh);
-    core_args_local(&a, m->local_columns);
-    CLPK_TRY(core_args_end(&a));
-    return xcorr_fused_launch(m->ctx, m->k_columns, cells * n_slices, m->wg, 0, NULL, NULL,
-                              "enqueue clpk_xcorr_many_columns");
+    return end_args_and_launch(m, &a, m->k_columns, m->local_columns, cells * n_slices, 0, NULL, NULL,
+                               "enqueue clpk_xcorr_many_columns");
 }
 
 /* K3: the T2 rows of run_columns' items into the user's output. */
@@ -308,11 +309,8 @@ static clpk_status run_out(xcorr_fused_many *m, cl_ulong first, size_t n, cl_uin
     CLPK_ARG(&a, m->tw_c);
     CLPK_ARG(&a, out);
     CLPK_ARG(&a, out_offset);
-    CLPK_ARG(&a, m->sh);
-    core_args_local(&a, m->local_rows);
-    CLPK_TRY(core_args_end(&a));
-    return xcorr_fused_launch(m->ctx, m->k_out, (size_t)((n_lines + m->lines - 1) / m->lines), m->wg, 0, NULL, ev,
-                              "enqueue clpk_xcorr_many_out");
+    return end_args_and_launch(m, &a, m->k_out, m->local_rows, (size_t)((n_lines + m->lines - 1) / m->lines), 0, NULL,
+                               ev, "enqueue clpk_xcorr_many_out");
 }
 
 clpk_status xcorr_fused_many_execute(xcorr_fused_many *m, cl_mem left, size_t left_offset, cl_mem right,
