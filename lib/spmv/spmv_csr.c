@@ -171,14 +171,15 @@ clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A) {
     return adaptive ? setup_adaptive(plan, A) : CLPK_SUCCESS;
 }
 
-/* alpha and beta in the plan's precision */
-static void arg_scalar(core_args *a, const clpk_spmv_plan *plan, double v) {
-    const cl_double d = v;
-    const cl_float f = (cl_float)v;
-    if (plan->precision == CLPK_PRECISION_F64)
-        CLPK_ARG(a, d);
-    else
-        CLPK_ARG(a, f);
+void spmv_csr_args_begin(core_args *a, clpk_spmv_plan *p, cl_mem x, cl_uint xo, cl_mem y, cl_uint yo) {
+    core_args_begin(a, p->ctx, p->csr_kernel, 0);
+    CLPK_ARG(a, p->row_ptr);
+    CLPK_ARG(a, p->col);
+    CLPK_ARG(a, p->val);
+    CLPK_ARG(a, x);
+    CLPK_ARG(a, xo);
+    CLPK_ARG(a, y);
+    CLPK_ARG(a, yo);
 }
 
 clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *p, double alpha, cl_mem x, cl_uint xo, double beta, cl_mem y,
@@ -188,16 +189,9 @@ clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *p, double alpha, cl_mem x,
     cl_command_queue q = clpk_context_queue(ctx);
     size_t vs = clpk_precision_size(p->precision);
     core_args a;
-    core_args_begin(&a, ctx, p->csr_kernel, 0);
-    CLPK_ARG(&a, p->row_ptr);
-    CLPK_ARG(&a, p->col);
-    CLPK_ARG(&a, p->val);
-    CLPK_ARG(&a, x);
-    CLPK_ARG(&a, xo);
-    CLPK_ARG(&a, y);
-    CLPK_ARG(&a, yo);
-    arg_scalar(&a, p, alpha);
-    arg_scalar(&a, p, beta);
+    spmv_csr_args_begin(&a, p, x, xo, y, yo);
+    spmv_arg_scalar(&a, p, alpha);
+    spmv_arg_scalar(&a, p, beta);
     CLPK_ARG(&a, p->csr_blocks);
     CLPK_ARG(&a, p->csr_partial);
     core_args_local(&a, (size_t)spmv_csr_block_entries(&p->cfg) * vs);
@@ -214,8 +208,8 @@ clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *p, double alpha, cl_mem x,
         CLPK_ARG(&a, p->csr_partial);
         CLPK_ARG(&a, y);
         CLPK_ARG(&a, yo);
-        arg_scalar(&a, p, alpha);
-        arg_scalar(&a, p, beta);
+        spmv_arg_scalar(&a, p, alpha);
+        spmv_arg_scalar(&a, p, beta);
         core_args_local(&a, (size_t)CSR_LONG_WG * vs);
         st = core_args_end(&a);
         size_t lsize = CSR_LONG_WG, gsize = (size_t)p->csr_long_n * lsize;
@@ -224,16 +218,7 @@ clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *p, double alpha, cl_mem x,
             if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueNDRangeKernel (spmv_csr_adaptive_long)");
         }
     }
-    cl_event lastev = e2 ? e2 : e1;
-    if (st == CLPK_SUCCESS && first) {
-        *first = e1;
-        clRetainEvent(e1);
-    }
-    if (st == CLPK_SUCCESS && last) {
-        *last = lastev;
-        clRetainEvent(lastev);
-    }
-    clReleaseEvent(e1);
-    if (e2) clReleaseEvent(e2);
+    const cl_event events[] = {e1, e2};
+    spmv_events_hand_over(st, events, 2, first, last);
     return st;
 }

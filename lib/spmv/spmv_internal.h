@@ -114,6 +114,15 @@ clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A);
 clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, cl_uint x_off, double beta,
                                       cl_mem y, cl_uint y_off, cl_uint n_wait, const cl_event *wait, cl_event *first,
                                       cl_event *last);
+/* The first arguments of either CSR kernel (rows or adaptive: p->csr_kernel): row_ptr, col, val, x, xo, y, yo. */
+void spmv_csr_args_begin(core_args *a, clpk_spmv_plan *p, cl_mem x, cl_uint xo, cl_mem y, cl_uint yo);
+
+/* Launch helpers of the CSR and BCCOO launches (spmv_launch.c): alpha or beta in the plan's precision; the events of
+ * a launch of one or more kernels handed to the caller (on success, *first = events[0] and *last = the last non-NULL
+ * one, each retained, either pointer may be NULL), then ours released. */
+void spmv_arg_scalar(core_args *a, const clpk_spmv_plan *plan, double v);
+void spmv_events_hand_over(clpk_status st, const cl_event *events, int n, cl_event *first, cl_event *last);
+
 /* Fails when the built kernel allows fewer work-items per group than the plan's wg (spmv_plan.c). */
 clpk_status spmv_check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *name);
 
@@ -125,13 +134,12 @@ clpk_status spmv_features(const clpk_csr *A, clpk_precision precision, core_para
 clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err);
 /* K copies of the Matrix Market matrix at `path` along the diagonal, each coupled to the next by a sparse random block
  * (spmv_replicate.c; the generator's "replicate:K:PATH"). */
-clpk_status spmv_generate_replicated(long long copies, const char *path, uint64_t seed, clpk_csr *out,
-                                     clpk_error *err);
+clpk_status spmv_generate_replicated(long long copies, const char *path, uint64_t seed, clpk_csr *out, clpk_error *err);
 
 /* Plan creation past the argument checks (A already validated): parameters resolved (defaults, profile entry, caller),
  * then conversion and upload. */
-clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
-                                     const char *format, const char *params, clpk_spmv_plan **out);
+clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                                     const char *params, clpk_spmv_plan **out);
 /* The automatic plan from the profile's cost model (spmv_select.c): *chose = 1 with *out set when the model chose,
  * 0 when the profile has no usable model (the caller then resolves as before). */
 clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,

@@ -5,14 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* alpha and beta in the plan's precision */
-static void arg_scalar(core_args *a, const clpk_spmv_plan *plan, double v) {
+void spmv_arg_scalar(core_args *a, const clpk_spmv_plan *plan, double v) {
     const cl_double d = v;
     const cl_float f = (cl_float)v;
     if (plan->precision == CLPK_PRECISION_F64)
         CLPK_ARG(a, d);
     else
         CLPK_ARG(a, f);
+}
+
+void spmv_events_hand_over(clpk_status st, const cl_event *events, int n, cl_event *first, cl_event *last) {
+    cl_event lastev = events[0];
+    for (int i = 1; i < n; ++i)
+        if (events[i]) lastev = events[i];
+    if (st == CLPK_SUCCESS && first) {
+        *first = events[0];
+        clRetainEvent(events[0]);
+    }
+    if (st == CLPK_SUCCESS && last) {
+        *last = lastev;
+        clRetainEvent(lastev);
+    }
+    for (int i = 0; i < n; ++i)
+        if (events[i]) clReleaseEvent(events[i]);
 }
 
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
@@ -23,17 +38,10 @@ static clpk_status enqueue_csr(clpk_spmv_plan *p, double alpha, cl_mem x, cl_uin
     cl_kernel k = p->csr_kernel;
     cl_uint rows = (cl_uint)p->rows;
     core_args a;
-    core_args_begin(&a, ctx, k, 0);
-    CLPK_ARG(&a, p->row_ptr);
-    CLPK_ARG(&a, p->col);
-    CLPK_ARG(&a, p->val);
-    CLPK_ARG(&a, x);
-    CLPK_ARG(&a, xo);
-    CLPK_ARG(&a, y);
-    CLPK_ARG(&a, yo);
+    spmv_csr_args_begin(&a, p, x, xo, y, yo);
     CLPK_ARG(&a, rows);
-    arg_scalar(&a, p, alpha);
-    arg_scalar(&a, p, beta);
+    spmv_arg_scalar(&a, p, alpha);
+    spmv_arg_scalar(&a, p, beta);
     if (p->cfg.csr_vec > 1) {
         cl_uint vec = (cl_uint)p->cfg.csr_vec;
         CLPK_ARG(&a, vec);
@@ -87,8 +95,8 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
     CLPK_ARG(&a, out_off);
     CLPK_ARG(&a, rows);
     CLPK_ARG(&a, ncols);
-    arg_scalar(&a, p, alpha);
-    arg_scalar(&a, p, beta);
+    spmv_arg_scalar(&a, p, alpha);
+    spmv_arg_scalar(&a, p, beta);
     CLPK_ARG(&a, nt);
     CLPK_ARG(&a, p->sync);
     CLPK_ARG(&a, p->grp_sum);
@@ -118,7 +126,7 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
         CLPK_ARG(&a, out);
         CLPK_ARG(&a, out_off);
         CLPK_ARG(&a, rows);
-        arg_scalar(&a, p, alpha);
+        spmv_arg_scalar(&a, p, alpha);
         CLPK_ARG(&a, groups);
         st = core_args_end(&a);
         size_t gsize = round_up(p->groups, 64), lsize = 64;
@@ -137,8 +145,8 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
         CLPK_ARG(&a, rows);
         CLPK_ARG(&a, rows_padded);
         CLPK_ARG(&a, slices);
-        arg_scalar(&a, p, alpha);
-        arg_scalar(&a, p, beta);
+        spmv_arg_scalar(&a, p, alpha);
+        spmv_arg_scalar(&a, p, beta);
         st = core_args_end(&a);
         size_t gsize = round_up(p->rows ? (size_t)p->rows : 1, 64), lsize = 64;
         if (st == CLPK_SUCCESS) {
@@ -146,18 +154,8 @@ static clpk_status enqueue_bccoo(clpk_spmv_plan *p, double alpha, cl_mem x, cl_u
             if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "enqueue spmv_bccoo_combine");
         }
     }
-    cl_event lastev = e3 ? e3 : e2 ? e2 : e1;
-    if (st == CLPK_SUCCESS && first) {
-        *first = e1;
-        clRetainEvent(e1);
-    }
-    if (st == CLPK_SUCCESS && last) {
-        *last = lastev;
-        clRetainEvent(lastev);
-    }
-    if (e1) clReleaseEvent(e1);
-    if (e2) clReleaseEvent(e2);
-    if (e3) clReleaseEvent(e3);
+    const cl_event events[] = {e1, e2, e3};
+    spmv_events_hand_over(st, events, 3, first, last);
     return st;
 }
 
@@ -177,15 +175,7 @@ clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_
     if (plan->rows == 0) { /* nothing to compute: just order after the wait list */
         cl_event ev = NULL;
         CLPK_CL_TRY(ctx, clEnqueueMarkerWithWaitList(clpk_context_queue(ctx), n_wait, wait, &ev));
-        if (first) {
-            *first = ev;
-            clRetainEvent(ev);
-        }
-        if (last) {
-            *last = ev;
-            clRetainEvent(ev);
-        }
-        clReleaseEvent(ev);
+        spmv_events_hand_over(CLPK_SUCCESS, &ev, 1, first, last);
         return CLPK_SUCCESS;
     }
     if (plan->cfg.format == SPMV_CSR && plan->cfg.csr_kernel == SPMV_CSR_ADAPTIVE)
@@ -194,15 +184,7 @@ clpk_status spmv_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, size_t x_
     if (plan->cfg.format == SPMV_CSR) {
         cl_event ev = NULL;
         CLPK_TRY(enqueue_csr(plan, alpha, x, (cl_uint)x_off, beta, y, (cl_uint)y_off, n_wait, wait, &ev));
-        if (first) {
-            *first = ev;
-            clRetainEvent(ev);
-        }
-        if (last) {
-            *last = ev;
-            clRetainEvent(ev);
-        }
-        clReleaseEvent(ev);
+        spmv_events_hand_over(CLPK_SUCCESS, &ev, 1, first, last);
         return CLPK_SUCCESS;
     }
     return enqueue_bccoo(plan, alpha, x, (cl_uint)x_off, beta, y, (cl_uint)y_off, n_wait, wait, first, last);
