@@ -6,11 +6,9 @@
  * for the other patterns (their fused path: test_xcorr_fused_many). Error bounds: those of
  * the plan-level checks (1e-5 f32, 1e-12 f64, max-norm relative). */
 #include "check.h"
-#include "clpk_internal.h"
 #include "clpk_xcorr.h"
-#include "param_table.h"
 #include "xcorr_fused.h"
-#include "xcorr_params.h"
+#include "xcorr_fused_check.h"
 #include "xcorr_run.h"
 
 #include <math.h>
@@ -46,37 +44,19 @@ static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
     run_case(ctx, rng, &w3, NULL, 2);
 }
 
-/* The values the table (lib/xcorr/xcorr_params.c) searches for parameter `name`. */
-static int searched(const char *name, const char **out, char *storage, size_t size) {
-    return core_param_search_values(core_param_find(&xcorr_param_table, name), out, storage, size, 16);
-}
-
 /* Every point of the tuner's space for fused-fft: the table's fft_pad {pow2, smooth} x rows {1,2,4,8} x wg from 64
  * ({64,128,256}: the tuner's `valid` leaves out 32), on shapes whose line counts leave partial work-groups (5 pairs,
  * odd rows, a window). */
-static void sweep(clpk_context *ctx, uint64_t *rng) {
-    const char *pads[16], *line_values[16], *wg_values[16];
-    char pad_s[128], line_s[128], wg_s[128];
-    const int n_pads = searched("fft_pad", pads, pad_s, sizeof pad_s);
-    const int n_lines = searched("rows", line_values, line_s, sizeof line_s);
-    const int n_wg_values = searched("wg", wg_values, wg_s, sizeof wg_s);
-    int lines[16], wgs[16], n_wgs = 0;
-    for (int i = 0; i < n_lines; ++i)
-        lines[i] = atoi(line_values[i]);
-    for (int i = 0; i < n_wg_values; ++i)
-        if (atoi(wg_values[i]) >= 64) wgs[n_wgs++] = atoi(wg_values[i]);
-    CHECK(n_pads == 2 && n_lines >= 4 && n_wgs >= 3, "the table's fused-fft values changed: extend the sweep");
-    if (n_pads < 2 || n_lines < 4 || n_wgs < 3) return;
+static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *space) {
     const clpk_xcorr_shape a = one_to_one(17, 13, 5, 0, 0, CLPK_PRECISION_F32);
     const clpk_xcorr_shape b = one_to_one(12, 20, 3, 7, 9, CLPK_PRECISION_F32);
     char params[128];
-    for (int p = 0; p < n_pads; ++p)
-        for (int l = 0; l < n_lines; ++l)
-            for (int w = 0; w < n_wgs; ++w) {
-                snprintf(params, sizeof params, "fft_pad=%s,rows=%d,wg=%d", pads[p], lines[l], wgs[w]);
-                run_case(ctx, rng, &a, params, (size_t)w);
-                run_case(ctx, rng, &b, params, (size_t)l % 2);
-            }
+    for (int i = 0; i < space->n_points; ++i) {
+        int l, w;
+        xcorr_fused_space_point(space, i, params, sizeof params, &l, &w);
+        run_case(ctx, rng, &a, params, (size_t)w);
+        run_case(ctx, rng, &b, params, (size_t)l % 2);
+    }
     /* chunks of pairs: 2+2+1 and 3+3+1 (the last chunk partial) */
     const clpk_xcorr_shape c = one_to_one(10, 6, 5, 0, 0, CLPK_PRECISION_F32);
     const clpk_xcorr_shape d = one_to_one(5, 9, 7, 3, 0, CLPK_PRECISION_F32);
@@ -85,35 +65,18 @@ static void sweep(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &c, "fused_batch=1,rows=8,wg=64", 2);
     /* local memory without gaps (fused_gaps=0), every rows value, smooth and pow2 */
     for (int l = 0; l < 4; ++l) {
-        snprintf(params, sizeof params, "fused_gaps=0,rows=%d,wg=%d,fft_pad=%s", lines[l], wgs[l % 3], pads[l % 2]);
+        snprintf(params, sizeof params, "fused_gaps=0,rows=%d,wg=%d,fft_pad=%s", space->lines[l], space->wgs[l % 3],
+                 space->pads[l % 2]);
         run_case(ctx, rng, &a, params, 1);
         run_case(ctx, rng, &b, params, 0);
     }
 }
 
-/* Two runs of one plan on the same data give the same bits. */
-static void determinism(clpk_context *ctx, uint64_t *rng) {
-    const clpk_xcorr_shape s = one_to_one(24, 19, 4, 0, 0, CLPK_PRECISION_F32);
-    const size_t mat = (size_t)s.rows * s.cols, no = (size_t)4 * (2 * s.rows - 1) * (2 * s.cols - 1);
-    double *l = malloc(mat * 4 * sizeof *l), *r = malloc(mat * 4 * sizeof *r);
-    double *o1 = malloc(no * sizeof *o1), *o2 = malloc(no * sizeof *o2);
-    clpk_xcorr_plan *plan = NULL;
-    if (CHECK(l && r && o1 && o2, "determinism: out of memory") &&
-        CHECK(clpk_xcorr_plan_create(ctx, &s, "fused-fft", NULL, &plan) == CLPK_SUCCESS, "determinism plan: %s",
-              clpk_last_error(ctx))) {
-        xcorr_fill_random(rng, l, mat * 4);
-        xcorr_fill_random(rng, r, mat * 4);
-        int g1 = 0, g2 = 0;
-        const clpk_status s1 = xcorr_run(ctx, plan, &s, l, r, 0, o1, &g1);
-        const clpk_status s2 = xcorr_run(ctx, plan, &s, l, r, 3, o2, &g2);
-        CHECK(s1 == CLPK_SUCCESS && s2 == CLPK_SUCCESS && g1 && g2, "determinism runs");
-        CHECK(memcmp(o1, o2, no * sizeof *o1) == 0, "fused-fft: two runs differ");
-    }
-    clpk_xcorr_plan_destroy(plan);
-    free(l);
-    free(r);
-    free(o1);
-    free(o2);
+/* f64 beyond the sizes: a few points of the space. */
+static void f64_cases(clpk_context *ctx, uint64_t *rng) {
+    const clpk_xcorr_shape s = one_to_one(17, 13, 5, 0, 0, CLPK_PRECISION_F64);
+    run_case(ctx, rng, &s, "fft_pad=pow2,rows=8,wg=64", 1);
+    run_case(ctx, rng, &s, "rows=2,wg=256,fused_batch=2", 0);
 }
 
 static void expect_refusal(clpk_context *ctx, const clpk_xcorr_shape *s, const char *params, clpk_status want,
@@ -173,34 +136,19 @@ static void auto_choice(clpk_context *ctx) {
     }
 }
 
+/* The suite's last step. */
+static void refusals_and_choice(clpk_context *ctx) {
+    refusals(ctx);
+    auto_choice(ctx);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     check_tmp_dir no_profiles;
     if (check_tmp_dir_create(&no_profiles, "xcorr-fused")) setenv("CLPK_PROFILE_DIR", no_profiles.path, 1);
-    clpk_context *ctx = NULL;
-    clpk_status st = clpk_context_create(&ctx, NULL);
-    if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
-    const clpk_device_info *dev = clpk_context_device_info(ctx);
-    printf("device: %s, local memory %llu bytes\n", dev->name, (unsigned long long)dev->local_mem_bytes);
-    const double t0 = core_wall_seconds();
-    sizes(ctx, &rng, CLPK_PRECISION_F32);
-    printf("f32 sizes: %.1f s\n", core_wall_seconds() - t0);
-    sweep(ctx, &rng);
-    printf("sweep: %.1f s\n", core_wall_seconds() - t0);
-    if (dev->has_fp64) {
-        sizes(ctx, &rng, CLPK_PRECISION_F64);
-        const clpk_xcorr_shape s = one_to_one(17, 13, 5, 0, 0, CLPK_PRECISION_F64);
-        run_case(ctx, &rng, &s, "fft_pad=pow2,rows=8,wg=64", 1);
-        run_case(ctx, &rng, &s, "rows=2,wg=256,fused_batch=2", 0);
-    } else {
-        printf("skip f64: %s has no double precision\n", dev->name);
-    }
-    printf("f64: %.1f s\n", core_wall_seconds() - t0);
-    determinism(ctx, &rng);
-    refusals(ctx);
-    auto_choice(ctx);
-    printf("total: %.1f s\n", core_wall_seconds() - t0);
-    clpk_context_destroy(ctx);
+    const xcorr_fused_suite suite = {
+        sizes, sweep, f64_cases, one_to_one(24, 19, 4, 0, 0, CLPK_PRECISION_F32), "fused-fft", refusals_and_choice};
+    xcorr_fused_suite_run(&suite, &rng);
     check_tmp_dir_remove(&no_profiles);
     return check_summary();
 }

@@ -5,14 +5,11 @@
  * pair half empty), search windows, every value of every tuner parameter on each pattern, chunks of right pairs and
  * of lefts (fused_batch), both local layouts, f64, bit-identical reruns, the local-memory limit. */
 #include "check.h"
-#include "clpk_internal.h"
 #include "clpk_xcorr.h"
-#include "param_table.h"
 #include "xcorr_fused.h"
-#include "xcorr_params.h"
+#include "xcorr_fused_check.h"
 #include "xcorr_run.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static clpk_xcorr_shape shape(clpk_xcorr_pattern pattern, int rows, int cols, int n_left, int n_right, int srows,
@@ -59,39 +56,21 @@ static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
     run_case(ctx, rng, &w3, NULL, 2);
 }
 
-/* The values the table (lib/xcorr/xcorr_params.c) searches for parameter `name`. */
-static int searched(const char *name, const char **out, char *storage, size_t size) {
-    return core_param_search_values(core_param_find(&xcorr_param_table, name), out, storage, size, 16);
-}
-
 /* Every point of the tuner's space for fused-fft (fft_pad x rows x wg from 64, as test_xcorr_fused) on each pattern,
  * with partial work-groups (odd rows, odd counts, a window); then chunks and the layout without gaps. */
-static void sweep(clpk_context *ctx, uint64_t *rng) {
-    const char *pads[16], *line_values[16], *wg_values[16];
-    char pad_s[128], line_s[128], wg_s[128];
-    const int n_pads = searched("fft_pad", pads, pad_s, sizeof pad_s);
-    const int n_lines = searched("rows", line_values, line_s, sizeof line_s);
-    const int n_wg_values = searched("wg", wg_values, wg_s, sizeof wg_s);
-    int lines[16], wgs[16], n_wgs = 0;
-    for (int i = 0; i < n_lines; ++i)
-        lines[i] = atoi(line_values[i]);
-    for (int i = 0; i < n_wg_values; ++i)
-        if (atoi(wg_values[i]) >= 64) wgs[n_wgs++] = atoi(wg_values[i]);
-    CHECK(n_pads == 2 && n_lines >= 4 && n_wgs >= 3, "the table's fused-fft values changed: extend the sweep");
-    if (n_pads < 2 || n_lines < 4 || n_wgs < 3) return;
+static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *space) {
     const clpk_xcorr_shape shapes[] = {
         shape(CLPK_XCORR_ONE_TO_MANY, 17, 13, 1, 5, 0, 0, CLPK_PRECISION_F32),
         shape(CLPK_XCORR_N_TO_M, 12, 20, 2, 3, 7, 9, CLPK_PRECISION_F32),
         shape(CLPK_XCORR_N_TO_MN, 11, 10, 2, 6, 0, 0, CLPK_PRECISION_F32),
     };
     char params[128];
-    for (int p = 0; p < n_pads; ++p)
-        for (int l = 0; l < n_lines; ++l)
-            for (int w = 0; w < n_wgs; ++w) {
-                snprintf(params, sizeof params, "fft_pad=%s,rows=%d,wg=%d", pads[p], lines[l], wgs[w]);
-                for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
-                    run_case(ctx, rng, &shapes[k], params, (size_t)(w + l + (int)k) % 3);
-            }
+    for (int i = 0; i < space->n_points; ++i) {
+        int l, w;
+        xcorr_fused_space_point(space, i, params, sizeof params, &l, &w);
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+            run_case(ctx, rng, &shapes[k], params, (size_t)(w + l + (int)k) % 3);
+    }
     /* chunks: right pairs (one-to-many 7 rights: 4 pairs in 1+1+1+1 or 2+2, or 3+1), lefts within a chunk (n-to-m:
      * fused_batch below 2 x lefts splits the lefts), lefts' spectra in several chunks (n_left > pairs per chunk) */
     const clpk_xcorr_shape c1 = shape(CLPK_XCORR_ONE_TO_MANY, 10, 6, 1, 7, 0, 0, CLPK_PRECISION_F32);
@@ -106,36 +85,20 @@ static void sweep(clpk_context *ctx, uint64_t *rng) {
     }
     /* local memory without gaps (fused_gaps=0), every rows value, smooth and pow2 */
     for (int l = 0; l < 4; ++l) {
-        snprintf(params, sizeof params, "fused_gaps=0,rows=%d,wg=%d,fft_pad=%s", lines[l], wgs[l % 3], pads[l % 2]);
+        snprintf(params, sizeof params, "fused_gaps=0,rows=%d,wg=%d,fft_pad=%s", space->lines[l], space->wgs[l % 3],
+                 space->pads[l % 2]);
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
             run_case(ctx, rng, &shapes[k], params, k);
     }
 }
 
-/* Two runs of one plan on the same data give the same bits. */
-static void determinism(clpk_context *ctx, uint64_t *rng) {
-    const clpk_xcorr_shape s = shape(CLPK_XCORR_N_TO_M, 14, 19, 2, 3, 0, 0, CLPK_PRECISION_F32);
-    const size_t mat = (size_t)s.rows * s.cols;
-    const size_t no = clpk_xcorr_output_count(&s) * (size_t)clpk_xcorr_output_rows(&s) * clpk_xcorr_output_cols(&s);
-    double *l = malloc(mat * 2 * sizeof *l), *r = malloc(mat * 3 * sizeof *r);
-    double *o1 = malloc(no * sizeof *o1), *o2 = malloc(no * sizeof *o2);
-    clpk_xcorr_plan *plan = NULL;
-    if (CHECK(l && r && o1 && o2, "determinism: out of memory") &&
-        CHECK(clpk_xcorr_plan_create(ctx, &s, "fused-fft", NULL, &plan) == CLPK_SUCCESS, "determinism plan: %s",
-              clpk_last_error(ctx))) {
-        xcorr_fill_random(rng, l, mat * 2);
-        xcorr_fill_random(rng, r, mat * 3);
-        int g1 = 0, g2 = 0;
-        const clpk_status s1 = xcorr_run(ctx, plan, &s, l, r, 0, o1, &g1);
-        const clpk_status s2 = xcorr_run(ctx, plan, &s, l, r, 3, o2, &g2);
-        CHECK(s1 == CLPK_SUCCESS && s2 == CLPK_SUCCESS && g1 && g2, "determinism runs");
-        CHECK(memcmp(o1, o2, no * sizeof *o1) == 0, "fused-fft n-to-m: two runs differ");
-    }
-    clpk_xcorr_plan_destroy(plan);
-    free(l);
-    free(r);
-    free(o1);
-    free(o2);
+/* f64 beyond the sizes: a few points of the space. */
+static void f64_cases(clpk_context *ctx, uint64_t *rng) {
+    const clpk_xcorr_shape a = shape(CLPK_XCORR_N_TO_M, 17, 13, 2, 5, 0, 0, CLPK_PRECISION_F64);
+    const clpk_xcorr_shape b = shape(CLPK_XCORR_N_TO_MN, 13, 17, 3, 9, 5, 7, CLPK_PRECISION_F64);
+    run_case(ctx, rng, &a, "fft_pad=pow2,rows=8,wg=64", 1);
+    run_case(ctx, rng, &a, "rows=2,wg=256,fused_batch=2", 0);
+    run_case(ctx, rng, &b, "rows=4,wg=128,fused_batch=3,fused_gaps=0", 2);
 }
 
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */
@@ -163,30 +126,9 @@ static void limits(clpk_context *ctx) {
 
 int main(void) {
     uint64_t rng = check_seed();
-    clpk_context *ctx = NULL;
-    clpk_status st = clpk_context_create(&ctx, NULL);
-    if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
-    const clpk_device_info *dev = clpk_context_device_info(ctx);
-    printf("device: %s, local memory %llu bytes\n", dev->name, (unsigned long long)dev->local_mem_bytes);
-    const double t0 = core_wall_seconds();
-    sizes(ctx, &rng, CLPK_PRECISION_F32);
-    printf("f32 sizes: %.1f s\n", core_wall_seconds() - t0);
-    sweep(ctx, &rng);
-    printf("sweep: %.1f s\n", core_wall_seconds() - t0);
-    if (dev->has_fp64) {
-        sizes(ctx, &rng, CLPK_PRECISION_F64);
-        const clpk_xcorr_shape a = shape(CLPK_XCORR_N_TO_M, 17, 13, 2, 5, 0, 0, CLPK_PRECISION_F64);
-        const clpk_xcorr_shape b = shape(CLPK_XCORR_N_TO_MN, 13, 17, 3, 9, 5, 7, CLPK_PRECISION_F64);
-        run_case(ctx, &rng, &a, "fft_pad=pow2,rows=8,wg=64", 1);
-        run_case(ctx, &rng, &a, "rows=2,wg=256,fused_batch=2", 0);
-        run_case(ctx, &rng, &b, "rows=4,wg=128,fused_batch=3,fused_gaps=0", 2);
-    } else {
-        printf("skip f64: %s has no double precision\n", dev->name);
-    }
-    printf("f64: %.1f s\n", core_wall_seconds() - t0);
-    determinism(ctx, &rng);
-    limits(ctx);
-    printf("total: %.1f s\n", core_wall_seconds() - t0);
-    clpk_context_destroy(ctx);
+    const xcorr_fused_suite suite = {
+        sizes, sweep, f64_cases, shape(CLPK_XCORR_N_TO_M, 14, 19, 2, 3, 0, 0, CLPK_PRECISION_F32), "fused-fft n-to-m",
+        limits};
+    xcorr_fused_suite_run(&suite, &rng);
     return check_summary();
 }
