@@ -126,10 +126,31 @@ int main(void) {
         clpk_csr_free(&A);
     }
 
-    /* The evaluation corpus's replicated real matrices: K copies of bcsstk16 (4884 rows) on the diagonal plus ~1 %
-     * coupling per copy; the copies' block structure survives. */
-    char path[1024];
-    snprintf(path, sizeof path, "%s/matrices/bcsstk16.mtx", CLPK_SHARED_DATA_DIR);
+    /* The evaluation corpus's replicated real matrices: K copies of a Matrix Market file on the diagonal plus ~1 %
+     * coupling per copy; the copies' block structure survives. The file: a 2D FEM of 2x2 node blocks (288 rows, a
+     * multiple of every block height) written to a temporary folder, so the check runs where ../shared is absent. */
+    char path[1024] = "";
+    check_tmp_dir dir = {0};
+    clpk_csr fem;
+    if (CHECK(check_tmp_dir_create(&dir, "spmv-features") &&
+                  clpk_spmv_generate("fem:12", seed, &fem, &err) == CLPK_SUCCESS,
+              "temporary matrix: %s", err.message)) {
+        clpk_coo coo = {.rows = fem.rows,
+                        .cols = fem.cols,
+                        .nnz = fem.nnz,
+                        .col = fem.col,
+                        .val = fem.val,
+                        .symmetry = CLPK_MTX_GENERAL,
+                        .field = CLPK_MTX_REAL};
+        coo.row = malloc(sizeof *coo.row * (size_t)fem.nnz);
+        for (int32_t r = 0; r < fem.rows; ++r)
+            for (int64_t k = fem.row_ptr[r]; k < fem.row_ptr[r + 1]; ++k)
+                coo.row[k] = r;
+        CHECK(clpk_mtx_write(check_tmp_file(&dir, "fem.mtx", path, sizeof path), &coo, &err) == CLPK_SUCCESS,
+              "write %s: %s", path, err.message);
+        free(coo.row);
+        clpk_csr_free(&fem);
+    }
     char spec[1100], one_spec[1100];
     snprintf(spec, sizeof spec, "replicate:6:%s", path);
     snprintf(one_spec, sizeof one_spec, "replicate:1:%s", path);
@@ -144,7 +165,7 @@ int main(void) {
         spmv_matrix_features fa, fo;
         CHECK(spmv_matrix_features_compute(&A, 0, A.rows, &fa, &err) == CLPK_SUCCESS, "%s", err.message);
         CHECK(spmv_matrix_features_compute(&one, 0, one.rows, &fo, &err) == CLPK_SUCCESS, "%s", err.message);
-        /* every coupling entry adds at most one block of any shape (copies start at multiples of 12 rows here) */
+        /* every coupling entry adds at most one block of any shape (copies start at multiples of 12 rows) */
         for (int s = 0; s < SPMV_SHAPE_COUNT; ++s)
             CHECK(fa.blocks[s] >= 6 * fo.blocks[s] && fa.blocks[s] <= 6 * fo.blocks[s] + (double)(A.nnz - 6 * one.nnz),
                   "%dx%d blocks %.0f: 6 x %.0f plus at most one per coupling entry", spmv_shapes[s][0],
@@ -155,6 +176,7 @@ int main(void) {
         clpk_csr_free(&A);
     }
     clpk_csr_free(&one);
+    check_tmp_dir_remove(&dir);
 
     /* Bad input: a matrix with unsorted columns is refused with a message. */
     clpk_csr bad = {0};
