@@ -1,9 +1,10 @@
 /* dict=half, the dictionary stored as half values with float sums: the host conversion rounds to nearest, ties to even,
- * over the whole half range (subnormals and overflow included); a dict=half plan gives bit for bit the products of a
+ * over the whole half range (subnormals and overflow included); a dict=half plan gives the products of a
  * full-storage plan whose D holds the same half values (the kernels' vload_half loads are exact and the sums
- * unchanged), for the unrolled kernels at the unroll values the sweep of test_life_kernels.c leaves to dict=full; its
- * products lie within the f32 bound of the references with D rounded to half and within the rounding's bound of the
- * full ones; a dictionary beyond the half range is refused. */
+ * unchanged; within 1e-6, as a compiler may contract multiply-adds differently in the two programs), for the unrolled
+ * kernels at the unroll values the sweep of test_life_kernels.c leaves to dict=full; its products lie within the f32
+ * bound of the references with D rounded to half and within the rounding's bound of the full ones; a dictionary beyond
+ * the half range is refused. */
 #include "check.h"
 #include "life_half_refs.h"
 #include "life_internal.h"
@@ -116,8 +117,11 @@ static void kernels(clpk_context *ctx, uint64_t *rng) {
         printf("[%s]: error against D rounded to half %.2g / %.2g, against full D %.2g / %.2g\n", half, ey, ew, fy, fw);
         if (strstr(params[i], "atomics")) continue; /* float atomics: no fixed order of the sums */
         if (!products(ctx, &r, params[i], w, d.signal, y_same, w_same)) continue;
-        CHECK(memcmp(y_same, y_half, ny * sizeof *y_same) == 0 && memcmp(w_same, w_half, nw * sizeof *w_same) == 0,
-              "[%s]: not bit for bit the products of full storage of the same half values", half);
+        /* The same values in the same order: equal up to the compiler's freedom to contract a*b+c into an fma,
+         * which may differ between the half- and float-loading programs (Intel's CPU compiler does; PoCL does not). */
+        const double sy = check_rel_error(y_same, y_half, ny), sw = check_rel_error(w_same, w_half, nw);
+        CHECK(sy <= 1e-6 && sw <= 1e-6,
+              "[%s]: the products of full storage of the same half values differ: %.3g / %.3g", half, sy, sw);
     }
     /* a dictionary value beyond the half range is refused (it would be infinite); the largest half is taken */
     clpk_life_plan *plan = NULL;
