@@ -58,8 +58,11 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, core_params *out) {
     int lines = 8;
     while (lines > 1 && ((size_t)lines * p > 1024 || local_need(pr, pc, lines, cpx) > 42000))
         lines /= 2;
-    size_t wg = (size_t)lines * p / 4; /* radix-4 butterflies per stage of one line set */
-    wg = wg < 64 ? 64 : (wg > 256 ? 256 : wg);
+    /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2 (162-point
+     * lines) 162 work-items ran 1.24-1.37x slower than 128 on the H100 (held-out check, docs/perf-xcorr.md) */
+    size_t need = (size_t)lines * p / 4, wg = 64;
+    while (wg * 2 <= need && wg < 256)
+        wg *= 2;
     core_params_set_int(out, "rows", lines);
     core_params_set_int(out, "wg", (long long)wg);
 }

@@ -52,22 +52,24 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
  * 0.037 ns per padded point per pair). It moves mid sizes with few pairs to the FFT path, e.g. 96^2 x 8 (split-row
  * ~0.28 ms against ~0.09 ms) and 48^2 x 32 (~0.2 ms against ~0.09 ms), and leaves every measured point's choice as
  * it was. */
-static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs) {
+static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs, int fused) {
     const double r = s->rows, c = s->cols, macs = r * r * c * c * (double)pairs;
     const double direct_ms = macs / (pairs <= 64 ? 1.5e9 : 4e9);
-    const double fft_ms = fmax(0.09, 3.7e-8 * (double)pairs * 4 * r * c);
+    /* fused-fft (H100, session 10): a floor of ~0.05 ms (0.040-0.065 ms for 2-32 outputs at 32^2-128^2) and ~0.62x
+     * the VkFFT path's time per point (1.52 against 2.41 ms at 64^2 x 4000); the held-out check's 48^2 cases with
+     * 16-64 outputs ran 1.4-2.5x faster fused than on the direct kernels the VkFFT floor left them to */
+    const double fft_ms = fused ? fmax(0.05, 2.3e-8 * (double)pairs * 4 * r * c)
+                                : fmax(0.09, 3.7e-8 * (double)pairs * 4 * r * c);
     return direct_ms > fft_ms;
 }
 
-/* Wherever the rule picks the FFT path, fused-fft replaces VkFFT for one-to-one on GPUs when its lines fit local
- * memory. Cost model: bytes moved. Per pair (P_r x P_c padded, f32) the VkFFT path packs both inputs (write 2 P_r P_c
+/* Wherever the rule picks the FFT path, fused-fft replaces VkFFT on GPUs when its lines fit local memory. Cost model: bytes moved. Per pair (P_r x P_c padded, f32) the VkFFT path packs both inputs (write 2 P_r P_c
  * reals), transforms them (each 2D R2C reads/writes ~2 x P_r P_c/2 complex per pass, two passes), multiplies (read 2,
  * write 1 spectrum), inverts (two passes) and crops: ~40 P_r P_c bytes at 64^2 (1.3 MB); fused-fft reads the inputs
  * once, writes/reads R x P_c complex (T1) and out_rows x (P_c/2+1) complex (T2) once each and writes the output:
  * ~12 P_r P_c bytes (0.36 MB), so at equal bandwidth it should take ~1/3 of the time (docs/perf-xcorr.md). Both are
  * memory bound (an FFT of length P costs ~5 P log2 P flops, ~0.1 flop per byte here). On CPUs (PoCL) the rule keeps
- * VkFFT: not measured there. The other patterns keep VkFFT until fused-fft's path for them is measured (it is
- * offered to the tuner and to explicit plans). Profiles may override either way. */
+ * VkFFT: not measured there. Profiles may override either way. */
 static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
     /* H100, every pattern where the rule takes the FFT path, fused against VkFFT: one-to-many 1.51 / 5.79 ms against
      * 2.41 / 9.36 ms at 64^2 / 128^2 x 4000, n-to-m 128x128 at 128^2 16.4 against 21.9 ms, n-to-mn 100x4000 at 128^2
@@ -87,8 +89,10 @@ static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
 static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
     const int gpu = clpk_context_device_info(ctx)->kind != CLPK_DEVICE_CPU;
-    if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256) || (gpu && fft_estimate_wins(s, pairs)))
-        return prefer_fused(ctx, s) ? "fused-fft" : "fft";
+    const int fused = prefer_fused(ctx, s);
+    if (side >= 128 || (side >= 64 && pairs > 8) || (side >= 32 && pairs > 256) ||
+        (gpu && fft_estimate_wins(s, pairs, fused)))
+        return fused ? "fused-fft" : "fft";
     return builtin_direct(ctx, s, pairs);
 }
 
