@@ -92,6 +92,9 @@ clpk_status core_program_get_text(clpk_context *ctx, const char *source, const c
  * added. Turning recording off keeps the notes. */
 void core_program_record(clpk_context *ctx, int on);
 int core_program_prebuild(clpk_context *ctx, int threads);
+/* CLPK_ERROR_UNSUPPORTED naming `what` when the context's queue executes out of order: for paths that enqueue
+ * dependent passes without events. */
+clpk_status core_require_in_order_queue(clpk_context *ctx, const char *what);
 /* Creates a kernel the caller owns (clReleaseKernel). */
 clpk_status core_kernel_create(clpk_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
 

@@ -391,6 +391,15 @@ int core_device_has_extension(const clpk_context *ctx, const char *ext) {
 const clpk_device_info *clpk_context_device_info(const clpk_context *ctx) { return &ctx->info; }
 cl_context clpk_context_cl_context(const clpk_context *ctx) { return ctx->cl_ctx; }
 cl_command_queue clpk_context_queue(const clpk_context *ctx) { return ctx->queue; }
+
+clpk_status core_require_in_order_queue(clpk_context *ctx, const char *what) {
+    cl_command_queue_properties props = 0;
+    if (clGetCommandQueueInfo(clpk_context_queue(ctx), CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) == CL_SUCCESS &&
+        (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "%s needs an in-order command queue (its passes carry no events)",
+                         what);
+    return CLPK_SUCCESS;
+}
 cl_device_id clpk_context_device(const clpk_context *ctx) { return ctx->device; }
 const char *clpk_context_cache_dir(const clpk_context *ctx) { return ctx->cache_dir; }
 void clpk_context_cache_stats(const clpk_context *ctx, clpk_cache_stats *stats) { *stats = ctx->cache_stats; }

@@ -335,12 +335,7 @@ clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, c
     *out = NULL;
     CLPK_TRY(check_shape(ctx, shape));
     /* VkFFT enqueues its passes without events, and so do the steps here: they rely on in-order execution */
-    cl_command_queue_properties qprops = 0;
-    if (clGetCommandQueueInfo(clpk_context_queue(ctx), CL_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL) ==
-            CL_SUCCESS &&
-        (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr fft: the FFT path needs an in-order command queue (VkFFT's passes carry no events)");
+    CLPK_TRY(core_require_in_order_queue(ctx, "xcorr fft: the FFT path (VkFFT)"));
     xcorr_fft *fft = calloc(1, sizeof *fft);
     if (!fft) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fft: out of host memory");
     fft->ctx = ctx;

@@ -86,15 +86,7 @@ clpk_status xcorr_fused_check_kernel(clpk_context *ctx, cl_kernel k, size_t wg, 
     return CLPK_SUCCESS;
 }
 
-clpk_status xcorr_fused_check_queue(clpk_context *ctx) {
-    cl_command_queue_properties qprops = 0;
-    if (clGetCommandQueueInfo(clpk_context_queue(ctx), CL_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL) ==
-            CL_SUCCESS &&
-        (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "xcorr fused-fft: needs an in-order command queue (its passes carry no events)");
-    return CLPK_SUCCESS;
-}
+clpk_status xcorr_fused_check_queue(clpk_context *ctx) { return core_require_in_order_queue(ctx, "xcorr fused-fft"); }
 
 clpk_status xcorr_fused_check_size(clpk_context *ctx, cl_mem m, size_t offset, size_t count, size_t elem,
                                    const char *what) {
