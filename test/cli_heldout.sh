@@ -6,15 +6,9 @@
 set -u
 BIN=${1:?usage: cli_heldout.sh BIN_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TMP=$(mktemp -d /tmp/clpk-cli-heldout-XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $what" >&2; fi
-}
+CLI=$ROOT/bench/heldout.sh
+# shellcheck source=support/cli_check.sh
+. "$ROOT/test/support/cli_check.sh"
 
 PROFILE=${CLPK_TUNED_PROFILE_DIR:-$BIN/../tuned-profiles}/ci-tuned.json
 if [ ! -f "$PROFILE" ]; then
@@ -47,5 +41,4 @@ check "targets marked" grep -Eq '\*\*(PASS|MISS)\*\*' "$TMP/out/heldout.md"
 check "JSON lines parse" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" \
     "$TMP/out/heldout.jsonl"
 
-echo "cli_heldout: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary

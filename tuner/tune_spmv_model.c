@@ -96,11 +96,8 @@ static void reference(const clpk_csr *A, const double *x, double *ref, double *s
 /* Creates, checks (NaN-poisoned y against the double reference) and times one variant. */
 static clpk_status measure(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
                            const double *x, const double *ref, double scale, double *y, double *ms) {
-    char format[16] = "bccoo";
-    const char *f = strstr(params, "format=");
-    if (f) sscanf(f + 7, "%15[^,]", format);
     clpk_spmv_plan *plan = NULL;
-    CLPK_TRY(clpk_spmv_plan_create(ctx, A, precision, format, params, &plan));
+    CLPK_TRY(spmv_model_variant_plan(ctx, A, precision, params, &plan));
     for (int32_t r = 0; r < A->rows; ++r)
         y[r] = NAN;
     clpk_status st = clpk_spmv_host(plan, 1.0, x, 0.0, y);
@@ -140,10 +137,10 @@ static int plausible(const clpk_csr *A, const spmv_matrix_features *f, clpk_prec
     int ok[64];
     for (int v = 0; v < nv && v < 64; ++v) {
         ok[v] = spmv_model_terms(A, f, precision, kind, spmv_model_variant(v), terms[v], &bytes[v]);
-        if (ok[v] && !strstr(spmv_model_variant(v), "format=csr") && bytes[v] < least) least = bytes[v];
+        if (ok[v] && !spmv_model_is_csr(spmv_model_variant(v)) && bytes[v] < least) least = bytes[v];
     }
     for (int v = 0; v < nv && v < 64; ++v)
-        if (ok[v] && (strstr(spmv_model_variant(v), "format=csr") || bytes[v] <= 2.0 * least) &&
+        if (ok[v] && spmv_model_plausible(spmv_model_variant(v), bytes[v], least) &&
             (!quick || in_quick_set(spmv_model_variant(v))))
             which[n++] = v;
     return n;
@@ -180,10 +177,7 @@ static clpk_status train_matrix(clpk_context *ctx, const tune_model_request *req
         core_program_record(ctx, 1);
         for (int i = 0; i < n; ++i) {
             clpk_spmv_plan *plan = NULL;
-            const char *params = spmv_model_variant(which[i]);
-            char format[16] = "bccoo";
-            sscanf(strstr(params, "format=") + 7, "%15[^,]", format);
-            if (clpk_spmv_plan_create(ctx, &A, precision, format, params, &plan) == CLPK_SUCCESS)
+            if (spmv_model_variant_plan(ctx, &A, precision, spmv_model_variant(which[i]), &plan) == CLPK_SUCCESS)
                 clpk_spmv_plan_destroy(plan);
         }
         core_program_record(ctx, 0);
@@ -238,11 +232,8 @@ int tune_spmv_model_prebuild(clpk_context *ctx, int threads) {
             clpk_precision precision = p ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
             if (p && !clpk_context_device_info(ctx)->has_fp64) continue;
             for (int v = 0; v < spmv_model_variant_count(); ++v) {
-                const char *params = spmv_model_variant(v);
-                char format[16] = "bccoo";
-                sscanf(strstr(params, "format=") + 7, "%15[^,]", format);
                 clpk_spmv_plan *plan = NULL;
-                if (clpk_spmv_plan_create(ctx, &A, precision, format, params, &plan) == CLPK_SUCCESS)
+                if (spmv_model_variant_plan(ctx, &A, precision, spmv_model_variant(v), &plan) == CLPK_SUCCESS)
                     clpk_spmv_plan_destroy(plan); /* already cached: nothing noted */
             }
         }

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,20 @@ int spmv_model_read(const void *spmv_models_json, clpk_precision precision, spmv
     return 1;
 }
 
+int spmv_model_is_csr(const char *params) { return strstr(params, "format=csr") != NULL; }
+
+int spmv_model_plausible(const char *params, double data_bytes, double least_bccoo) {
+    return spmv_model_is_csr(params) || data_bytes <= 2.0 * least_bccoo;
+}
+
+clpk_status spmv_model_variant_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
+                                    clpk_spmv_plan **plan) {
+    char format[16] = "bccoo";
+    const char *f = strstr(params, "format=");
+    if (f) sscanf(f + 7, "%15[^,]", format);
+    return clpk_spmv_plan_create(ctx, A, precision, format, params, plan);
+}
+
 static int by_ms(const void *a, const void *b) {
     double x = ((const spmv_ranked *)a)->ms, y = ((const spmv_ranked *)b)->ms;
     return (x > y) - (x < y);
@@ -195,11 +210,11 @@ int spmv_model_rank(const spmv_model *m, const clpk_csr *A, const spmv_matrix_fe
             if (ms < floor) ms = floor;
         }
         all[n++] = (spmv_ranked){i, ms, bytes};
-        if (!strstr(m->variants[i].params, "format=csr") && bytes < least_bccoo) least_bccoo = bytes;
+        if (!spmv_model_is_csr(m->variants[i].params) && bytes < least_bccoo) least_bccoo = bytes;
     }
     int kept = 0;
     for (int i = 0; i < n; ++i)
-        if (strstr(m->variants[all[i].index].params, "format=csr") || all[i].data_bytes <= 2.0 * least_bccoo)
+        if (spmv_model_plausible(m->variants[all[i].index].params, all[i].data_bytes, least_bccoo))
             all[kept++] = all[i];
     qsort(all, (size_t)kept, sizeof all[0], by_ms);
     if (kept > capacity) kept = capacity;

@@ -55,6 +55,15 @@ void spmv_model_fit(const double (*terms)[SPMV_MODEL_TERMS], const double *ms, i
  * it is absent or malformed. */
 int spmv_model_read(const void *spmv_models_json, clpk_precision precision, spmv_model *out, char *why, size_t size);
 
+/* Which variants are worth ranking or measuring on a matrix: CSR always, a BCCOO variant while its matrix data is
+ * within twice the least data of any BCCOO variant (`least_bccoo`); the ranking and the tuner's training share it. */
+int spmv_model_is_csr(const char *params);
+int spmv_model_plausible(const char *params, double data_bytes, double least_bccoo);
+
+/* The explicit plan of a variant (its `format` key as the format argument), as clpk_spmv_plan_create makes it. */
+clpk_status spmv_model_variant_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
+                                    clpk_spmv_plan **plan);
+
 typedef struct spmv_ranked {
     int index;         /* into the model's variants */
     double ms;         /* predicted */
