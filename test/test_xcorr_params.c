@@ -40,13 +40,34 @@ static void table_defaults(void) {
                 core_param_defaults(T, kinds[k], &p);
                 core_params_set(&p, "algorithm", xcorr_algorithm_name(a));
                 if (a == XCORR_FUSED_FFT)
-                    xcorr_fused_defaults(&shapes[s], &p);
+                    xcorr_fused_defaults(&shapes[s], 132, &p);
                 else
                     xcorr_direct_defaults(&shapes[s], a, &p);
                 err = (clpk_error){0};
                 CHECK(core_param_read(T, &p, &c, &err) == CLPK_SUCCESS && c.algorithm == a, "%s defaults: %s",
                       xcorr_algorithm_name(a), err.message);
             }
+    }
+}
+
+/* fused-fft's default lines: the most that fit local memory, halved (down to 2) while the output pass would give a
+ * device's compute units fewer than 8 work-groups each; a device of unknown size keeps the local-memory choice. */
+static void fused_lines_for_occupancy(void) {
+    const clpk_xcorr_shape few = {CLPK_XCORR_N_TO_M, 48, 48, 4, 4, 0, 0, CLPK_PRECISION_F32};    /* 16 pairs */
+    const clpk_xcorr_shape some = {CLPK_XCORR_N_TO_MN, 48, 48, 4, 64, 0, 0, CLPK_PRECISION_F32}; /* 64 pairs */
+    const clpk_xcorr_shape many = {CLPK_XCORR_N_TO_M, 48, 48, 16, 16, 0, 0, CLPK_PRECISION_F32}; /* 256 pairs */
+    const struct {
+        const clpk_xcorr_shape *shape;
+        size_t units;
+        int lines;
+    } cases[] = {{&few, 0, 8}, {&few, 132, 2}, {&few, 2, 8}, {&some, 132, 4}, {&many, 132, 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        core_params p;
+        core_params_clear(&p);
+        xcorr_fused_defaults(cases[i].shape, cases[i].units, &p);
+        const char *rows = core_params_get(&p, "rows");
+        CHECK(rows && atoi(rows) == cases[i].lines, "fused defaults, %zu outputs on %zu compute units: rows=%s, not %d",
+              clpk_xcorr_output_count(cases[i].shape), cases[i].units, rows ? rows : "(none)", cases[i].lines);
     }
 }
 
@@ -199,6 +220,7 @@ static void shipped_profiles(void) {
 int main(void) {
     check_seed();
     table_defaults();
+    fused_lines_for_occupancy();
     searched_values();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();

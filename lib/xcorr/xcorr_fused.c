@@ -48,7 +48,13 @@ int xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lin
            clpk_context_device_info(ctx)->local_mem_bytes;
 }
 
-void xcorr_fused_defaults(const clpk_xcorr_shape *s, core_params *out) {
+/* Output-pass work-groups per compute unit below which the default trades lines for groups: with few pairs the
+ * last kernel (and the row pass) leave most of a GPU idle. H100 held-out check (session 10), 48^2 f32: 64 pairs ran
+ * 1.24-1.35x faster with 4 lines (6 groups per CU at 8 lines), 16 pairs 1.19-1.27x with 2 (1.4 at 8); from 256 pairs
+ * (23 at 8) 8 lines stayed the fastest (docs/perf-xcorr.md). */
+#define FUSED_MIN_GROUPS_PER_UNIT 8
+
+void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, core_params *out) {
     size_t pr, pc;
     xcorr_fused_padded(s, 0, &pr, &pc);
     /* Up to 1024 complex values per work-group within ~41 KiB of local memory (every GPU of the project has 48 KiB;
@@ -57,6 +63,9 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, core_params *out) {
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
     int lines = 8;
     while (lines > 1 && ((size_t)lines * p > 1024 || local_need(pr, pc, lines, cpx) > 42000))
+        lines /= 2;
+    const double out_lines = (double)clpk_xcorr_output_count(s) * (double)clpk_xcorr_output_rows(s);
+    while (lines > 2 && out_lines / lines < (double)FUSED_MIN_GROUPS_PER_UNIT * (double)compute_units)
         lines /= 2;
     /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2 (162-point
      * lines) 162 work-items ran 1.24-1.37x slower than 128 on the H100 (held-out check, docs/perf-xcorr.md) */

@@ -25,7 +25,8 @@ struct clpk_xcorr_plan {
 };
 
 /* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md):
- * a work-group per output while there are few outputs (<= 8192: 16^2 x 8, 32^2 x 1), then for a few pairs more
+ * a work-group per output while there are few outputs (<= 10000: 16^2 x 8, 32^2 x 1, 24^2 x 4 and 48^2 x 1, where the
+ * held-out check measured it 1.2-1.8x faster than split-row and shift-buffer in f32 and f64), then for a few pairs more
  * workers per output (split-row from 48^2, shift-buffer below), and register blocking once pairs fill the device. */
 static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double side = sqrt((double)s->rows * (double)s->cols);
@@ -38,7 +39,7 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
         if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
         return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both" : "multi-right";
     }
-    if (outputs <= 8192) return "warp-per-overlap";
+    if (outputs <= 10000) return "warp-per-overlap";
     if (pairs <= 16) return side >= 48 ? "split-row" : "shift-buffer";
     if (pairs <= 64 && side >= 32) return "split-row";
     if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
@@ -58,18 +59,19 @@ static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs, int fused)
     /* fused-fft (H100, session 10): a floor of ~0.05 ms (0.040-0.065 ms for 2-32 outputs at 32^2-128^2) and ~0.62x
      * the VkFFT path's time per point (1.52 against 2.41 ms at 64^2 x 4000); the held-out check's 48^2 cases with
      * 16-64 outputs ran 1.4-2.5x faster fused than on the direct kernels the VkFFT floor left them to */
-    const double fft_ms = fused ? fmax(0.05, 2.3e-8 * (double)pairs * 4 * r * c)
-                                : fmax(0.09, 3.7e-8 * (double)pairs * 4 * r * c);
+    const double fft_ms =
+        fused ? fmax(0.05, 2.3e-8 * (double)pairs * 4 * r * c) : fmax(0.09, 3.7e-8 * (double)pairs * 4 * r * c);
     return direct_ms > fft_ms;
 }
 
-/* Wherever the rule picks the FFT path, fused-fft replaces VkFFT on GPUs when its lines fit local memory. Cost model: bytes moved. Per pair (P_r x P_c padded, f32) the VkFFT path packs both inputs (write 2 P_r P_c
- * reals), transforms them (each 2D R2C reads/writes ~2 x P_r P_c/2 complex per pass, two passes), multiplies (read 2,
- * write 1 spectrum), inverts (two passes) and crops: ~40 P_r P_c bytes at 64^2 (1.3 MB); fused-fft reads the inputs
- * once, writes/reads R x P_c complex (T1) and out_rows x (P_c/2+1) complex (T2) once each and writes the output:
- * ~12 P_r P_c bytes (0.36 MB), so at equal bandwidth it should take ~1/3 of the time (docs/perf-xcorr.md). Both are
- * memory bound (an FFT of length P costs ~5 P log2 P flops, ~0.1 flop per byte here). On CPUs (PoCL) the rule keeps
- * VkFFT: not measured there. Profiles may override either way. */
+/* Wherever the rule picks the FFT path, fused-fft replaces VkFFT on GPUs when its lines fit local memory. Cost model:
+ * bytes moved. Per pair (P_r x P_c padded, f32) the VkFFT path packs both inputs (write 2 P_r P_c reals), transforms
+ * them (each 2D R2C reads/writes ~2 x P_r P_c/2 complex per pass, two passes), multiplies (read 2, write 1 spectrum),
+ * inverts (two passes) and crops: ~40 P_r P_c bytes at 64^2 (1.3 MB); fused-fft reads the inputs once, writes/reads R x
+ * P_c complex (T1) and out_rows x (P_c/2+1) complex (T2) once each and writes the output: ~12 P_r P_c bytes (0.36 MB),
+ * so at equal bandwidth it should take ~1/3 of the time (docs/perf-xcorr.md). Both are memory bound (an FFT of length P
+ * costs ~5 P log2 P flops, ~0.1 flop per byte here). On CPUs (PoCL) the rule keeps VkFFT: not measured there. Profiles
+ * may override either way. */
 static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
     /* H100, every pattern where the rule takes the FFT path, fused against VkFFT: one-to-many 1.51 / 5.79 ms against
      * 2.41 / 9.36 ms at 64^2 / 128^2 x 4000, n-to-m 128x128 at 128^2 16.4 against 21.9 ms, n-to-mn 100x4000 at 128^2
@@ -77,7 +79,7 @@ static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
     if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
     core_params d;
     core_params_clear(&d);
-    xcorr_fused_defaults(s, &d);
+    xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, &d);
     return xcorr_fused_fits(ctx, s, atoi(core_params_get(&d, "rows")), 0);
 }
 
@@ -97,9 +99,9 @@ static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shap
 }
 
 /* The defaults the table leaves to the family: they depend on the algorithm and the shape. */
-static void algorithm_defaults(const clpk_xcorr_shape *s, int algorithm, core_params *out) {
+static void algorithm_defaults(const clpk_context *ctx, const clpk_xcorr_shape *s, int algorithm, core_params *out) {
     if (algorithm == XCORR_FUSED_FFT)
-        xcorr_fused_defaults(s, out);
+        xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, out);
     else if (xcorr_direct_known(algorithm))
         xcorr_direct_defaults(s, algorithm, out);
 }
@@ -116,7 +118,7 @@ static clpk_status configure(clpk_context *ctx, const clpk_xcorr_shape *s, core_
     }
     core_params derived;
     core_params_clear(&derived);
-    algorithm_defaults(s, algorithm, &derived);
+    algorithm_defaults(ctx, s, algorithm, &derived);
     for (int i = 0; i < derived.count; ++i)
         if (!r || core_resolved_source(r, derived.items[i].key) == CORE_SOURCE_DEFAULT)
             core_params_set(p, derived.items[i].key, derived.items[i].value);
