@@ -11,6 +11,7 @@
 #include "param_table.h"
 #include "xcorr_direct.h"
 #include "xcorr_fused.h"
+#include "xcorr_fused_common.h"
 #include "xcorr_params.h"
 #include "xcorr_plan.h"
 
@@ -68,6 +69,23 @@ static void fused_lines_for_occupancy(void) {
         const char *rows = core_params_get(&p, "rows");
         CHECK(rows && atoi(rows) == cases[i].lines, "fused defaults, %zu outputs on %zu compute units: rows=%s, not %d",
               clpk_xcorr_output_count(cases[i].shape), cases[i].units, rows ? rows : "(none)", cases[i].lines);
+    }
+}
+
+/* fused-fft's smooth padding (2^i 3^j) unless the power of two is within 10 %: 80^2 and 160^2 keep 162 and 324,
+ * 112^2 takes 256 instead of 243 rows; pow2 always takes the power of two. */
+static void fused_padding(void) {
+    const struct {
+        int side, pow2;
+        size_t rows, cols;
+    } cases[] = {{80, 0, 162, 162}, {160, 0, 324, 324}, {112, 0, 256, 256}, {48, 0, 96, 96}, {80, 1, 256, 256}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_MANY, cases[i].side, cases[i].side, 1, 4, 0, 0,
+                                    CLPK_PRECISION_F32};
+        size_t pr = 0, pc = 0;
+        xcorr_fused_padded(&s, cases[i].pow2, &pr, &pc);
+        CHECK(pr == cases[i].rows && pc == cases[i].cols, "fused padding of %d^2 (pow2=%d): %zu x %zu, not %zu x %zu",
+              cases[i].side, cases[i].pow2, pr, pc, cases[i].rows, cases[i].cols);
     }
 }
 
@@ -221,6 +239,7 @@ int main(void) {
     check_seed();
     table_defaults();
     fused_lines_for_occupancy();
+    fused_padding();
     searched_values();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();

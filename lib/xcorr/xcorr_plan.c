@@ -24,12 +24,13 @@ struct clpk_xcorr_plan {
     xcorr_fused *fused;
 };
 
-/* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md):
- * a work-group per output while there are few outputs (<= 10000: 16^2 x 8, 32^2 x 1, 24^2 x 4 and 48^2 x 1, where the
- * held-out check measured it 1.2-1.8x faster than split-row and shift-buffer in f32 and f64), then for a few pairs more
- * workers per output (split-row from 48^2, shift-buffer below), and register blocking once pairs fill the device. */
+/* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md and
+ * the held-out checks of sessions 10-11, docs/perf-xcorr.md "Few pairs"): a work-group per output while there are few
+ * outputs (<= 10000 in f32: 16^2 x 8, 24^2 x 4, 48^2 x 1; <= 20000 in f64, where it ran 1.5-2.2x faster than split-row
+ * and shift-buffer at 48^2 x 1 and 40^2 x 2 and tied split-row at 48^2 x 4), then split-row for up to 64 pairs
+ * (1.3-1.8x faster than shift-buffer, multi-right and multi-both at 20^2-40^2 with 8-36 pairs), register blocking once
+ * pairs fill the device. */
 static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
-    const double side = sqrt((double)s->rows * (double)s->cols);
     const double outputs = (double)pairs * clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
     /* CPUs (PoCL): work-groups cost a thread-level loop each and barriers split it, so the team variants lose there
      * (20x at 11^2 x 5), and small problems leave too few work-items for register blocking: the plain loop wins
@@ -39,9 +40,8 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
         if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
         return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both" : "multi-right";
     }
-    if (outputs <= 10000) return "warp-per-overlap";
-    if (pairs <= 16) return side >= 48 ? "split-row" : "shift-buffer";
-    if (pairs <= 64 && side >= 32) return "split-row";
+    if (outputs <= (s->precision == CLPK_PRECISION_F64 ? 20000 : 10000)) return "warp-per-overlap";
+    if (pairs <= 64) return "split-row";
     if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
     if (s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1) return "multi-both";
     return "multi-right";
@@ -55,7 +55,9 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
  * it was. */
 static int fft_estimate_wins(const clpk_xcorr_shape *s, size_t pairs, int fused) {
     const double r = s->rows, c = s->cols, macs = r * r * c * c * (double)pairs;
-    const double direct_ms = macs / (pairs <= 64 ? 1.5e9 : 4e9);
+    /* f64: split-row took 1.5x f32's time at 40^2 x 24 (0.080 against 0.054 ms; fused-fft 0.039 ms in f64) */
+    const double f64_cost = s->precision == CLPK_PRECISION_F64 ? 1.5 : 1.0;
+    const double direct_ms = f64_cost * macs / (pairs <= 64 ? 1.5e9 : 4e9);
     /* fused-fft (H100, session 10): a floor of ~0.05 ms (0.040-0.065 ms for 2-32 outputs at 32^2-128^2) and ~0.62x
      * the VkFFT path's time per point (1.52 against 2.41 ms at 64^2 x 4000); the held-out check's 48^2 cases with
      * 16-64 outputs ran 1.4-2.5x faster fused than on the direct kernels the VkFFT floor left them to */
