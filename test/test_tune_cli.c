@@ -26,9 +26,17 @@ static clpk_status hang_create(clpk_context *ctx, const tune_options *opts, int 
                                tune_problem *problem) {
     return fake_create_mode(ctx, opts, index, problem, 0);
 }
-static const tune_family hang_family = {"hang",    fake_count,    hang_create,   fake_destroy,
-                                             fake_space, fake_valid,   hang_evaluate, fake_defaults,
-                                             0};
+static const tune_family hang_family = {
+    .name = "hang",
+    .problem_count = fake_count,
+    .problem_create = hang_create,
+    .problem_destroy = fake_destroy,
+    .space = fake_space,
+    .valid = fake_valid,
+    .evaluate = hang_evaluate,
+    .defaults = fake_defaults,
+    .prebuild_safe = 0,
+};
 
 /* The registry of this executable (it replaces the generated one of clpk_tuner). */
 const tune_family *const tune_families[] = {&fake_family_sleepy, &hang_family, NULL};

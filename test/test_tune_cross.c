@@ -53,7 +53,15 @@ static clpk_status scale_evaluate(clpk_context *ctx, tune_problem *p, const core
 }
 
 static const tune_family scale_family = {
-    "scale", scale_count, scale_create, scale_destroy, scale_space, NULL, scale_evaluate, scale_defaults, 0};
+    .name = "scale",
+    .problem_count = scale_count,
+    .problem_create = scale_create,
+    .problem_destroy = scale_destroy,
+    .space = scale_space,
+    .evaluate = scale_evaluate,
+    .defaults = scale_defaults,
+    .prebuild_safe = 0,
+};
 
 static const tune_result *result_of(const tune_report *r, int index) {
     for (int i = 0; i < r->count; ++i)

@@ -21,9 +21,17 @@ static clpk_status fake_create_program(clpk_context *ctx, const tune_options *op
                                        tune_problem *problem) {
     return fake_create_mode(ctx, opts, index, problem, FAKE_PROGRAM);
 }
-static const tune_family fake_family_program = {"fake_program", fake_count,    fake_create_program,
-                                                     fake_destroy,   fake_space,    fake_valid,
-                                                     fake_evaluate,  fake_defaults, 1};
+static const tune_family fake_family_program = {
+    .name = "fake_program",
+    .problem_count = fake_count,
+    .problem_create = fake_create_program,
+    .problem_destroy = fake_destroy,
+    .space = fake_space,
+    .valid = fake_valid,
+    .evaluate = fake_evaluate,
+    .defaults = fake_defaults,
+    .prebuild_safe = 1,
+};
 
 static const char *get(const core_params *p, const char *key) {
     const char *v = core_params_get(p, key);
@@ -453,8 +461,15 @@ static clpk_status conditional_space(clpk_context *ctx, const tune_problem *prob
     CLPK_TRY(tune_space_when(space, "r", "p", "-"));
     return tune_space_when(space, "s", "p", "-");
 }
-static const tune_family big_family = {"big",     big_count,    big_create, NULL, big_space,
-                                            big_valid, big_evaluate, NULL,       0};
+static const tune_family big_family = {
+    .name = "big",
+    .problem_count = big_count,
+    .problem_create = big_create,
+    .space = big_space,
+    .valid = big_valid,
+    .evaluate = big_evaluate,
+    .prebuild_safe = 0,
+};
 
 static void test_large_space(clpk_context *ctx) {
     tune_config cfg;
@@ -592,8 +607,15 @@ static clpk_status trap_evaluate(clpk_context *ctx, tune_problem *problem, const
     }
     return CLPK_SUCCESS;
 }
-static const tune_family trap_family = {"trap",    big_count,     big_create, NULL, trap_space,
-                                             big_valid, trap_evaluate, NULL,       0};
+static const tune_family trap_family = {
+    .name = "trap",
+    .problem_count = big_count,
+    .problem_create = big_create,
+    .space = trap_space,
+    .valid = big_valid,
+    .evaluate = trap_evaluate,
+    .prebuild_safe = 0,
+};
 
 /* Hill searches each category's sub-space, so it finds the deceptive global minimum for every seed tried (the
  * climber before 2026-11-22 ended in the broad bowl's minimum 1.0), with a small share of the 24000 valid points. */

@@ -154,9 +154,17 @@ static clpk_status saxpy_evaluate(clpk_context *ctx, tune_problem *problem, cons
     return st;
 }
 
-static const tune_family saxpy_family = {"saxpy_test", saxpy_count, saxpy_create, saxpy_destroy,
-                                              saxpy_space, saxpy_valid, saxpy_evaluate, saxpy_defaults,
-                                              1 /* its evaluate requests the program first */};
+static const tune_family saxpy_family = {
+    .name = "saxpy_test",
+    .problem_count = saxpy_count,
+    .problem_create = saxpy_create,
+    .problem_destroy = saxpy_destroy,
+    .space = saxpy_space,
+    .valid = saxpy_valid,
+    .evaluate = saxpy_evaluate,
+    .defaults = saxpy_defaults,
+    .prebuild_safe = 1, /* its evaluate requests the program first */
+};
 
 typedef struct failures_seen {
     char build_message[4096];

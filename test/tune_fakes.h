@@ -187,13 +187,21 @@ static clpk_status fake_evaluate(clpk_context *ctx, tune_problem *problem, const
 }
 
 #define FAKE_FAMILY(suffix, mode_bits)                                                                                 \
-    static clpk_status fake_create_##suffix(clpk_context *ctx, const tune_options *opts, int index,               \
-                                            tune_problem *problem) {                                              \
+    static clpk_status fake_create_##suffix(clpk_context *ctx, const tune_options *opts, int index,                    \
+                                            tune_problem *problem) {                                                   \
         return fake_create_mode(ctx, opts, index, problem, (mode_bits));                                               \
     }                                                                                                                  \
-    static const tune_family fake_family_##suffix = {"fake_" #suffix, fake_count,    fake_create_##suffix,        \
-                                                          fake_destroy,    fake_space,    fake_valid,                  \
-                                                          fake_evaluate,   fake_defaults, 0}
+    static const tune_family fake_family_##suffix = {                                                                  \
+        .name = "fake_" #suffix,                                                                                       \
+        .problem_count = fake_count,                                                                                   \
+        .problem_create = fake_create_##suffix,                                                                        \
+        .problem_destroy = fake_destroy,                                                                               \
+        .space = fake_space,                                                                                           \
+        .valid = fake_valid,                                                                                           \
+        .evaluate = fake_evaluate,                                                                                     \
+        .defaults = fake_defaults,                                                                                     \
+        .prebuild_safe = 0,                                                                                            \
+    }
 
 /* The best point of problem `index` is a = 8, b = 3 + index % 3, c = y. */
 static inline int fake_is_optimum(const tune_result *r, int index) {

@@ -101,6 +101,12 @@ typedef struct tune_model_request {
     int build_threads;
 } tune_model_request;
 
+/* A family whose automatic choice is a cost model rather than per-problem profile entries: the run calls its
+ * trainer instead of searching its problems; it measures what the model needs within the deadline and returns the
+ * model as a JSON object (a cJSON *, the caller's to free) for the profile's "models"; `note` says what it fitted. */
+typedef clpk_status (*tune_model_trainer)(clpk_context *ctx, const tune_model_request *req, void **model_json,
+                                          char *note, size_t note_size);
+
 typedef struct tune_family {
     const char *name; /* profile key: "spmv", "life", "sshopm", "xcorr" */
     /* Number of training problems for these options. */
@@ -129,15 +135,12 @@ typedef struct tune_family {
      * with the context recording program requests, to compile a search step's programs ahead on several threads
      * (core_program_prebuild). 0 (fakes, or families whose plans do not build through the cache): never. */
     int prebuild_safe;
+    /* The family's part of a run budget (--budget without --family-budget) relative to the other selected families'
+     * weights: what its training needs, not how many problems it has. <= 0: the mean of the declared weights. */
+    double budget_weight;
+    /* Non-NULL: the family trains a cost model with this instead of being searched per problem. */
+    tune_model_trainer train_model;
 } tune_family;
-
-/* A family whose automatic choice is a cost model rather than per-problem profile entries: the run calls its
- * trainer instead of searching its problems; it measures what the model needs within the deadline and returns the
- * model as a JSON object (a cJSON *, the caller's to free) for the profile's "models"; `note` says what it fitted. */
-typedef clpk_status (*tune_model_trainer)(clpk_context *ctx, const tune_model_request *req, void **model_json,
-                                          char *note, size_t note_size);
-/* The trainer of a built-in family, or NULL (searched per problem). */
-tune_model_trainer tune_family_trainer(const tune_family *family);
 
 /* NULL-terminated list of all families built in (generated). */
 extern const tune_family *const tune_families[];

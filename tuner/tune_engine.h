@@ -29,8 +29,9 @@ typedef struct run_state {
     int problem_index, total_problems;
     int build_threads;         /* resolved cfg->build_threads */
     double prebuild_program_s; /* wall seconds per program compiled ahead (running estimate) */
-    /* Budget split over the run's problems (no family budget): each problem an equal share of what is left of
-     * round_end; a second round continues the searches the first cut short with whatever is left. */
+    /* Budget split (no family budget): each family its weight's share of what is left, each of its problems an equal
+     * share of what is left of round_end; a second round continues the family's searches the first cut short with
+     * whatever is left of the family's share. */
     int split;
     double round_end;
     int round_left;    /* problems of the current round not started yet (after the current one) */

@@ -1,5 +1,5 @@
-/* Runs and budgets: the loop over families and problems, each problem's deadline (the run's budget shared out over
- * the problems, or the family's), the second round that continues searches cut short, the build threads, and the
+/* Runs and budgets: the loop over families and problems, each family's share of the run's budget (by weight) and
+ * each problem's deadline within it, the second round that continues searches cut short, the build threads, and the
  * clock, events and stop flag the whole engine reads. */
 #include "tune_engine.h"
 
@@ -137,9 +137,9 @@ static void tune_one(run_state *run, const tune_family *fam, int i, double famil
     tune_emit(run, &ev);
 }
 
-/* A problem's search deadline, once it is created: with the run's budget split over its problems, an equal share of
- * what is left of the round after the overhead of the problems still to come (their creation and the re-measure
- * past a deadline, at the running mean) and of this one's re-measure; else an equal share of what the family has
+/* A problem's search deadline, once it is created: with the run's budget split, an equal share of what is left of
+ * the family's round after the overhead of its problems still to come (their creation and the re-measure past a
+ * deadline, at the family's running mean) and of this one's re-measure; else an equal share of what the family has
  * left (`left` of its problems after this one). Time a problem does not use goes to the next ones. */
 static double problem_deadline_of(const run_state *run, double now, double family_deadline, int left) {
     if (run->split) {
@@ -182,14 +182,10 @@ static clpk_status run_family(run_state *run, const tune_family *fam, int proble
 
 static double run_clock(void *cfg) { return tune_now_s(cfg); }
 
-/* A family with a cost model: trained once within the family's deadline (the run's budget split over the problems
- * gives it the share of one problem per precision at least), the model kept in the report for the profile. */
+/* A family with a cost model: trained once within the family's deadline (its share of the run), the model kept in
+ * the report for the profile. */
 static clpk_status train_family_model(run_state *run, const tune_family *fam, double deadline) {
     if (tune_stop_requested(run)) return CLPK_SUCCESS;
-    if (run->split && isfinite(run->round_end)) {
-        double now = tune_now_s(run->cfg), share = (run->round_end - now) / (run->round_left + 2) * 2;
-        if (now + share < deadline) deadline = now + share;
-    }
     tune_model_request req = {.opts = &run->cfg->opts,
                               .deadline = deadline,
                               .now = run_clock,
@@ -197,7 +193,7 @@ static clpk_status train_family_model(run_state *run, const tune_family *fam, do
                               .build_threads = run->build_threads};
     void *json = NULL;
     char note[200] = "";
-    clpk_status st = tune_family_trainer(fam)(run->ctx, &req, &json, note, sizeof note);
+    clpk_status st = fam->train_model(run->ctx, &req, &json, note, sizeof note);
     tune_report *report = run->report;
     if (st != CLPK_SUCCESS) {
         snprintf(note, sizeof note, "cost model not trained: %s", clpk_status_string(st));
@@ -215,27 +211,25 @@ static clpk_status train_family_model(run_state *run, const tune_family *fam, do
     return st;
 }
 
-/* The second round: the searches the first cut short (or never started) for lack of time, in the run's order, each
- * with an equal share of what is left. A search replays its measured points from the cache (same seed, same
- * draws), so it continues where it stopped. Needs the cache. */
-static clpk_status second_round(run_state *run, const tune_family *const *families, int nfam) {
+/* A family's second round: the searches its first round cut short (or never started) for lack of time (its results
+ * from report index `from` on), in order, each with an equal share of what is left of the family's deadline. A
+ * search replays its measured points from the cache (same seed, same draws), so it continues where it stopped.
+ * Needs the cache. */
+static clpk_status second_round(run_state *run, const tune_family *fam, int from, double deadline) {
     tune_report *report = run->report;
     int first_count = report->count, again = 0;
-    for (int k = 0; k < first_count; ++k)
+    for (int k = from; k < first_count; ++k)
         again += report->items[k].budget_cut;
     if (!again) return CLPK_SUCCESS;
     run->total_problems += again;
-    run->round_end = run->deadline;
+    run->round_end = deadline;
     run->round_left = again;
-    for (int k = 0; k < first_count && !tune_stop_requested(run); ++k) {
+    for (int k = from; k < first_count && !tune_stop_requested(run); ++k) {
         tune_result *res = &report->items[k];
         if (!res->budget_cut) continue;
-        const tune_family *fam = NULL;
-        for (int f = 0; f < nfam && !fam; ++f)
-            if (families[f]->name && strcmp(families[f]->name, res->family) == 0) fam = families[f];
         double now = tune_now_s(run->cfg);
         run->round_left--;
-        if (!fam || now >= run->deadline) {
+        if (now >= deadline || now >= run->deadline) {
             /* The first round's result stands: said so, not shown as a problem without a candidate. */
             const char *why = res->found ? "second round skipped: budget spent; first round's result kept"
                                          : "second round skipped: budget spent";
@@ -246,7 +240,7 @@ static clpk_status second_round(run_state *run, const tune_family *const *famili
                              .best_ms = res->found ? res->best_ms : -1,
                              .result = res,
                              .message = why};
-            if (fam) tune_emit(run, &ev);
+            tune_emit(run, &ev);
             run->problem_index++;
             continue;
         }
@@ -265,10 +259,35 @@ static clpk_status second_round(run_state *run, const tune_family *const *famili
         res->builds = old.builds;
         res->prebuild_s = old.prebuild_s;
         res->prebuilt = old.prebuilt;
-        tune_one(run, fam, res->problem_index, run->deadline, 0, res, &old);
+        tune_one(run, fam, res->problem_index, deadline, 0, res, &old);
         run->problem_index++;
     }
     return CLPK_SUCCESS;
+}
+
+/* The families' weights in a split run budget (tune_family.budget_weight): one without a weight counts as the mean
+ * of the declared ones (1 when none declares one); a family the run skips counts nothing. */
+static void family_weights(const tune_family *const *families, int nfam, double *weight) {
+    double sum = 0;
+    int declared = 0;
+    for (int f = 0; f < nfam; ++f) {
+        if (!tune_family_usable(families[f]) || !(families[f]->budget_weight > 0)) continue;
+        sum += families[f]->budget_weight;
+        declared++;
+    }
+    for (int f = 0; f < nfam; ++f) {
+        double w = families[f]->budget_weight;
+        weight[f] = !tune_family_usable(families[f]) ? 0 : w > 0 ? w : declared ? sum / declared : 1;
+    }
+}
+
+/* Family f's end within a split budget ending at `end`: its weight's part of what is left, shared with the families
+ * after it, so time an earlier family left unused passes on. */
+static double weighted_end(double now, double end, const double *weight, int f, int nfam) {
+    double rest = 0;
+    for (int g = f; g < nfam; ++g)
+        rest += weight[g];
+    return now < end && rest > 0 ? now + (end - now) * weight[f] / rest : end;
 }
 
 clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, const tune_config *cfg,
@@ -290,7 +309,7 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
     int nfam = 0;
     for (; families[nfam] && nfam < TUNE_MAX_FAMILIES; ++nfam) {
         const tune_family *f = families[nfam];
-        counts[nfam] = tune_family_usable(f) && !tune_family_trainer(f) ? f->problem_count(&cfg->opts) : 0;
+        counts[nfam] = tune_family_usable(f) && !f->train_model ? f->problem_count(&cfg->opts) : 0;
         if (counts[nfam] < 0) counts[nfam] = 0;
         run.total_problems += selected_count(cfg, counts[nfam]);
         snprintf(report->families[nfam], sizeof report->families[nfam], "%s", f->name ? f->name : "?");
@@ -308,13 +327,18 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
     tune_event ev = {.kind = CLPK_TUNE_EVENT_START, .best_ms = -1};
     tune_emit(&run, &ev);
     clpk_status st = CLPK_SUCCESS;
-    /* Without family budgets a finite run budget is split over the run's problems (not over families: a family with
-     * many problems would starve), overhead-aware (problem_deadline_of); what the last problems leave (small spaces
-     * that finish early) continues the searches that were cut short, in a second round. */
+    /* Without family budgets a finite run budget is split over the families by their weights (what each needs, not
+     * how many problems it has: split per problem, the families of many or slow problems took the time of a model
+     * trainer's and of a few expensive problems), then within a family over its problems, overhead-aware
+     * (problem_deadline_of); what its last problems leave (small spaces that finish early) continues its searches
+     * that were cut short, in a second round, and what the family leaves passes on to the next. */
     run.split = cfg->family_budget_s <= 0 && isfinite(run.deadline);
     double first = cfg->first_round_share > 0 && cfg->first_round_share < 1 ? cfg->first_round_share : 1.0;
-    run.round_end = run.split ? run.start + first * search_budget : run.deadline;
-    run.round_left = run.total_problems;
+    double weight[TUNE_MAX_FAMILIES], cross_weight[TUNE_MAX_FAMILIES];
+    family_weights(families, nfam, weight);
+    for (int f = 0; f < nfam; ++f) /* only families with two problems have cross-checks */
+        cross_weight[f] = selected_count(cfg, counts[f]) >= 2 ? weight[f] : 0;
+    run.round_end = run.deadline;
     for (int f = 0; f < nfam && st == CLPK_SUCCESS; ++f) {
         const tune_family *fam = families[f];
         if (!tune_family_usable(fam)) {
@@ -327,16 +351,29 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
         }
         double now = tune_now_s(run.cfg), deadline = run.deadline;
         if (cfg->family_budget_s > 0 && now + family_budget < deadline) deadline = now + family_budget;
-        st = tune_family_trainer(fam) ? train_family_model(&run, fam, deadline) : run_family(&run, fam, counts[f], deadline);
+        if (run.split) deadline = weighted_end(now, run.deadline, weight, f, nfam);
+        if (fam->train_model) {
+            st = train_family_model(&run, fam, deadline);
+            continue;
+        }
+        int from = report->count;
+        if (run.split) { /* the family's rounds; its overhead is its own (life's problems take 10 s to create) */
+            run.round_end = now + first * (deadline - now);
+            run.round_left = selected_count(cfg, counts[f]);
+            run.overhead_s = 0;
+            run.overheads = 0;
+        }
+        st = run_family(&run, fam, counts[f], deadline);
+        if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, fam, from, deadline);
     }
-    if (st == CLPK_SUCCESS && run.split && run.cache) st = second_round(&run, families, nfam);
     /* After every search (a second round may change a result): each family's entries measured on its other
-     * problems, within what is left of the run's budget, or the family's share of it. */
+     * problems, within its weight's part of what is left of the run's budget, or the family's share of it. */
     for (int f = 0; cross && st == CLPK_SUCCESS && f < nfam && !tune_stop_requested(&run); ++f) {
         if (!tune_family_usable(families[f])) continue;
         double now = tune_now_s(run.cfg), deadline = run_end;
         if (cfg->family_budget_s > 0 && now + cfg->family_budget_s * CROSS_CHECK_SHARE < deadline)
             deadline = now + cfg->family_budget_s * CROSS_CHECK_SHARE;
+        if (run.split) deadline = weighted_end(now, run_end, cross_weight, f, nfam);
         tune_cross_check(&run, families[f], deadline);
     }
     free(run.warm);

@@ -43,7 +43,7 @@ typedef struct tune_config {
     tune_options opts;
     tune_strategy strategy;
     double budget_s;          /* the whole run; <= 0: unlimited */
-    double family_budget_s;   /* each family; <= 0: an equal share of what the run has left */
+    double family_budget_s;   /* each family; <= 0: its weight's share of budget_s (tune_family.budget_weight) */
     double candidate_limit_s; /* one evaluate call; <= 0: none. A longer call counts as a timeout */
     int repeats;              /* timed runs per candidate during the search */
     int final_repeats;        /* timed runs when the top candidates and the defaults are measured again */
@@ -54,8 +54,8 @@ typedef struct tune_config {
      * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
      * 1: no compiling ahead. */
     int build_threads;
-    /* Without family budgets, the part of the run's budget shared out over the problems in the first round (default
-     * 1: a second round continues cut-short searches only with what the last problems leave). */
+    /* Without family budgets, the part of each family's share of the run's budget shared out over its problems in the
+     * first round (default 1: a second round continues cut-short searches only with what the last problems leave). */
     double first_round_share;
     /* "key=v1|v2,...": every family's space is restricted to this sub-space (tune_space_restrict); NULL: none */
     const char *space_restrict;
