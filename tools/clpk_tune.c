@@ -390,8 +390,9 @@ int main(int argc, char **argv) {
          "index, P:D or name substring (default $CLPK_DEVICE, else first GPU, else CPU)"},
         {"--families", CLI_STRING, &family_names, "LIST", "comma-separated families (default: all built in)"},
         {"--budget", CLI_DOUBLE, &cfg.budget_s, "SECONDS",
-         "time budget of the whole run (default: none), shared out over its problems;\n"
-         "time left at the end continues searches cut short (from the cache)"},
+         "time budget of the whole run (default: none), shared out over the families\n"
+         "by weight, then over their problems; time a family's problems leave continues\n"
+         "its searches cut short (from the cache)"},
         {"--family-budget", CLI_DOUBLE, &cfg.family_budget_s, "S",
          "time budget of each family instead, shared out over its problems"},
         {"--candidate-limit", CLI_DOUBLE, &cfg.candidate_limit_s, "S",
