@@ -360,20 +360,100 @@ static void cross_note(run_state *run, const char *family, const char *why) {
     core_log(run->ctx, CLPK_LOG_WARN, "tune: %s: %s", family, why);
 }
 
+/* Whether t's class lies inside (or overlaps) the box of e's numeric features, grown by `add` when not NULL. */
+static int cross_covers(const cross_entry *e, const tune_result *add, const tune_result *t) {
+    for (int k = 0; k < e->r->klass.count; ++k) {
+        double lo = e->lo[k], hi = e->hi[k], a, b, x, y;
+        if (!e->numeric[k]) continue;
+        if (add && numeric_value(core_params_get(&add->klass, e->r->klass.items[k].key), &a, &b))
+            lo = a < lo ? a : lo, hi = b > hi ? b : hi;
+        if (!numeric_value(core_params_get(&t->klass, e->r->klass.items[k].key), &x, &y) || y < lo || x > hi) return 0;
+    }
+    return 1;
+}
+
+/* The order of entry e's targets (report indices) by class distance, nearest first, in order[0..count). */
+static const cross_entry *sort_entry;
+static const tune_report *sort_report;
+static int by_distance(const void *a, const void *b) {
+    const core_params *own = &sort_entry->r->klass;
+    double da = core_class_distance(own, &sort_report->items[*(const int *)a].klass);
+    double db = core_class_distance(own, &sort_report->items[*(const int *)b].klass);
+    return da < db ? -1 : da > db ? 1 : *(const int *)a - *(const int *)b;
+}
+
+/* Plans a cross-check that fits: each entry on its `near` nearest targets (planned[i * count + j] set), the largest
+ * near whose estimated cost fits in `left` seconds (at least 1); returns near (0: nothing to plan). */
+static int cross_plan(const tune_report *report, const cross_entry *entries, int n, int *order, char *planned,
+                      double per_eval, double per_setup, double left, int *pairs) {
+    int count = report->count, most = 0;
+    for (int i = 0; i < n; ++i)
+        most = entries[i].targets > most ? entries[i].targets : most;
+    for (int near = most; near >= 1; --near) {
+        memset(planned, 0, (size_t)n * (size_t)count);
+        int evaluations = 0, creations = 0;
+        for (int i = 0; i < n; ++i)
+            for (int r = 0; r < near && r < entries[i].targets; ++r, ++evaluations)
+                planned[(size_t)i * count + order[(size_t)i * count + r]] = 1;
+        for (int j = 0; j < count; ++j) {
+            int needed = 0;
+            for (int i = 0; i < n && !needed; ++i)
+                needed = planned[(size_t)i * count + j];
+            creations += needed;
+        }
+        *pairs = evaluations;
+        if (evaluations * per_eval + creations * per_setup <= left || near == 1) return near;
+    }
+    return 0;
+}
+
+/* The valid box of an entry: its own class, grown over the problems it held on (nearest first) only while the box
+ * covers no target it was not measured on, so a range never vouches for a training problem left unchecked. */
+static void cross_box(const tune_report *report, cross_entry *e, const int *order, const char *measured) {
+    for (int k = 0; k < e->r->klass.count; ++k)
+        if (e->numeric[k]) numeric_value(e->r->klass.items[k].value, &e->lo[k], &e->hi[k]);
+    for (int r = 0; r < e->targets; ++r) {
+        const tune_result *t = &report->items[order[r]];
+        if (measured[order[r]] != 1) continue; /* 1: held there */
+        int safe = 1;
+        for (int q = 0; q < e->targets && safe; ++q)
+            safe = measured[order[q]] || !cross_covers(e, t, &report->items[order[q]]);
+        if (!safe) continue;
+        for (int k = 0; k < e->r->klass.count; ++k) {
+            double lo, hi;
+            if (!e->numeric[k]) continue;
+            numeric_value(core_params_get(&t->klass, e->r->klass.items[k].key), &lo, &hi);
+            if (lo < e->lo[k]) e->lo[k] = lo;
+            if (hi > e->hi[k]) e->hi[k] = hi;
+        }
+    }
+    core_params_clear(&e->r->valid);
+    for (int k = 0; k < e->r->klass.count; ++k) {
+        if (!e->numeric[k]) continue;
+        char range[80];
+        snprintf(range, sizeof range, "%.17g..%.17g", e->lo[k], e->hi[k]);
+        core_params_set(&e->r->valid, e->r->klass.items[k].key, range);
+    }
+    e->r->valid_set = 1;
+}
+
 void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
     tune_report *report = run->report;
     const tune_config *cfg = run->cfg;
-    cross_entry *entries = calloc((size_t)(report->count ? report->count : 1), sizeof *entries);
-    if (!entries) return;
-    int n = 0, evaluations = 0, creations = 0;
+    int count = report->count;
+    cross_entry *entries = calloc((size_t)(count ? count : 1), sizeof *entries);
+    int *order = malloc(sizeof *order * (size_t)(count ? count : 1) * (size_t)(count ? count : 1));
+    char *planned = calloc((size_t)(count ? count : 1) * (size_t)(count ? count : 1), 1);
+    char *measured = calloc((size_t)(count ? count : 1) * (size_t)(count ? count : 1), 1); /* 1 held, 2 not */
+    if (!entries || !order || !planned || !measured) goto done;
+    int n = 0, evaluations = 0, measured_points = 0, created = 0;
     double evaluate_s = 0, setup_s = 0;
-    int measured = 0, created = 0;
-    for (int i = 0; i < report->count; ++i) {
+    for (int i = 0; i < count; ++i) {
         tune_result *r = &report->items[i];
         if (strcmp(r->family, fam->name) != 0) continue;
         evaluate_s += r->evaluate_s, setup_s += r->setup_s;
         for (int o = 0; o < CLPK_TUNE_OUTCOMES; ++o)
-            measured += r->outcomes[o];
+            measured_points += r->outcomes[o];
         created += r->klass.count > 0;
         /* Only parameters that beat their own problem's defaults apply anywhere (core_profile_choose). */
         if (!r->found || !r->default_ok || !(r->best_ms < r->default_ms)) continue;
@@ -382,43 +462,48 @@ void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
         for (int k = 0; k < r->klass.count; ++k)
             e->numeric[k] = numeric_value(r->klass.items[k].value, &e->lo[k], &e->hi[k]);
     }
-    /* Each target problem is created once and every entry is measured on it. */
-    for (int j = 0; j < report->count; ++j) {
-        tune_result *t = &report->items[j];
-        if (strcmp(t->family, fam->name) != 0) continue;
-        int needed = 0;
-        for (int i = 0; i < n; ++i) {
-            if (!cross_applies(&entries[i], t)) continue;
-            entries[i].targets++;
-            needed = 1;
-            evaluations++;
-        }
-        creations += needed;
+    for (int i = 0; i < n; ++i) { /* each entry's targets, nearest first */
+        cross_entry *e = &entries[i];
+        int *mine = order + (size_t)i * count;
+        for (int j = 0; j < count; ++j)
+            if (strcmp(report->items[j].family, fam->name) == 0 && cross_applies(e, &report->items[j]))
+                mine[e->targets++] = j;
+        sort_entry = e, sort_report = report;
+        qsort(mine, (size_t)e->targets, sizeof *mine, by_distance);
+        evaluations += e->targets;
     }
-    if (!evaluations) {
-        free(entries);
-        return;
-    }
-    /* The cost at the family's running means (an evaluation measures final_repeats runs, a search one `repeats`). */
-    double per_eval = measured ? evaluate_s / measured : 0, per_setup = created ? setup_s / created : 0;
+    if (!evaluations) goto done;
+    /* The cost at the family's running means (an evaluation measures final_repeats runs, a search one `repeats`).
+     * When the whole check does not fit, each entry is checked on its nearest problems, as many as fit. */
+    double per_eval = measured_points ? evaluate_s / measured_points : 0, per_setup = created ? setup_s / created : 0;
     double ratio =
         cfg->repeats > 0 && cfg->final_repeats > cfg->repeats ? (double)cfg->final_repeats / cfg->repeats : 1;
-    double estimate = evaluations * per_eval * ratio + creations * per_setup, now = tune_now_s(cfg);
-    if (tune_stop_requested(run) || now >= deadline || now + estimate > deadline) {
+    double now = tune_now_s(cfg);
+    int pairs = 0;
+    int near =
+        tune_stop_requested(run) || now >= deadline
+            ? 0
+            : cross_plan(report, entries, n, order, planned, per_eval * ratio, per_setup, deadline - now, &pairs);
+    if (!near) {
         char why[160];
-        snprintf(why, sizeof why, "cross-check skipped (%d measurements, about %.0f s, %.0f s left): no valid ranges",
-                 evaluations, estimate, deadline > now ? deadline - now : 0);
+        snprintf(why, sizeof why, "cross-check skipped (%d measurements, %.0f s left): no valid ranges", evaluations,
+                 deadline > now ? deadline - now : 0);
         cross_note(run, fam->name, tune_stop_requested(run) ? "cross-check skipped: stopped" : why);
-        free(entries);
-        return;
+        goto done;
+    }
+    if (pairs < evaluations) {
+        char why[160];
+        snprintf(why, sizeof why, "cross-check on each entry's %d nearest problems: %d of %d measurements left out",
+                 near, evaluations - pairs, evaluations);
+        cross_note(run, fam->name, why);
     }
     int cut = 0;
-    for (int j = 0; j < report->count && !cut; ++j) {
+    /* Each target problem is created once and every entry planned there is measured on it. */
+    for (int j = 0; j < count && !cut; ++j) {
         tune_result *t = &report->items[j];
-        if (strcmp(t->family, fam->name) != 0) continue;
         int any = 0;
         for (int i = 0; i < n && !any; ++i)
-            any = cross_applies(&entries[i], t);
+            any = planned[(size_t)i * count + j];
         if (!any) continue;
         tune_problem prob;
         memset(&prob, 0, sizeof prob);
@@ -427,7 +512,7 @@ void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
         t->setup_s += tune_now_s(cfg) - t0;
         for (int i = 0; i < n && st == CLPK_SUCCESS; ++i) {
             cross_entry *e = &entries[i];
-            if (!cross_applies(e, t)) continue;
+            if (!planned[(size_t)i * count + j]) continue;
             if (tune_stop_requested(run) || tune_now_s(cfg) >= deadline) {
                 cut = 1;
                 break;
@@ -436,34 +521,22 @@ void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
             double ms;
             cross_measure(run, fam, &prob, t, &e->r->best, &outcome, &ms);
             e->r->cross_checked++;
-            if (outcome != CLPK_TUNE_OK || !(ms <= t->default_ms / CROSS_CHECK_KEEP)) continue;
-            e->r->cross_passed++;
-            for (int k = 0; k < e->r->klass.count; ++k) {
-                double lo, hi;
-                if (!e->numeric[k]) continue;
-                numeric_value(core_params_get(&t->klass, e->r->klass.items[k].key), &lo, &hi);
-                if (lo < e->lo[k]) e->lo[k] = lo;
-                if (hi > e->hi[k]) e->hi[k] = hi;
-            }
+            int held = outcome == CLPK_TUNE_OK && ms <= t->default_ms / CROSS_CHECK_KEEP;
+            e->r->cross_passed += held;
+            measured[(size_t)i * count + j] = held ? 1 : 2;
         }
-        /* a problem not created leaves its entries unchecked there: they get no box */
+        /* a problem not created leaves its entries unchecked there: their boxes stay clear of it */
         if (prob.state && fam->problem_destroy) fam->problem_destroy(&prob);
     }
     int unboxed = 0;
     for (int i = 0; i < n; ++i) {
         cross_entry *e = &entries[i];
-        if (e->r->cross_checked < e->targets || !e->targets) {
+        if (!e->r->cross_checked) { /* measured nowhere: no evidence for a range */
             unboxed += e->targets > 0;
             continue;
         }
-        core_params_clear(&e->r->valid);
-        for (int k = 0; k < e->r->klass.count; ++k) {
-            if (!e->numeric[k]) continue;
-            char range[80];
-            snprintf(range, sizeof range, "%.17g..%.17g", e->lo[k], e->hi[k]);
-            core_params_set(&e->r->valid, e->r->klass.items[k].key, range);
-        }
-        e->r->valid_set = 1;
+        /* the box reads measured[] by report index: entry i's row */
+        cross_box(report, e, order + (size_t)i * count, measured + (size_t)i * count);
     }
     if (unboxed) {
         char why[160];
@@ -471,5 +544,9 @@ void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
                  tune_stop_requested(run) ? "stopped" : "budget spent or a problem not created", unboxed);
         cross_note(run, fam->name, why);
     }
+done:
     free(entries);
+    free(order);
+    free(planned);
+    free(measured);
 }
