@@ -40,5 +40,24 @@ done
 check "targets marked" grep -Eq '\*\*(PASS|MISS)\*\*' "$TMP/out/heldout.md"
 check "JSON lines parse" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" \
     "$TMP/out/heldout.jsonl"
+# every problem says whether auto and the defaults resolved to the same plan (then the ratio is noise), and a row marked
+# so never counts as a miss against the defaults
+check "same-plan flags agree with the plans" python3 -c "
+import json, sys
+rows = [r for r in map(json.loads, open(sys.argv[1])) if r.get('record') == 'problem' and r.get('auto_ms')]
+assert rows, 'no problem measured'
+for r in rows:
+    assert r['same_plan'] == (bool(r['auto_plan']) and r['auto_plan'] == r['defaults_plan']), r['problem']
+    assert r['defaults_plan'], r['problem'] + ': no defaults plan recorded'
+    assert not r['same_plan'] or r['meets_defaults'], r['problem']
+" "$TMP/out/heldout.jsonl"
+
+# without a profile auto is the defaults and no set is timed: the targets are not applicable, never a PASS
+mkdir -p "$TMP/no-profile"
+CLPK_PROFILE= CLPK_PROFILE_DIR="$TMP/no-profile" python3 "$ROOT/bench/heldout.py" --bin "$BIN" --quick \
+    --families xcorr --out "$TMP/out-none" >"$TMP/none.txt" 2>&1
+check "no profile: exits 0" test $? -eq 0
+check "no profile: targets not applicable" grep -q "n/a (no profile)" "$TMP/out-none/heldout.md"
+check "no profile: no PASS" test "$(grep -c '\*\*PASS\*\*' "$TMP/out-none/heldout.md")" -eq 0
 
 cli_summary
