@@ -372,14 +372,21 @@ static int cross_covers(const cross_entry *e, const tune_result *add, const tune
     return 1;
 }
 
-/* The order of entry e's targets (report indices) by class distance, nearest first, in order[0..count). */
-static const cross_entry *sort_entry;
-static const tune_report *sort_report;
-static int by_distance(const void *a, const void *b) {
-    const core_params *own = &sort_entry->r->klass;
-    double da = core_class_distance(own, &sort_report->items[*(const int *)a].klass);
-    double db = core_class_distance(own, &sort_report->items[*(const int *)b].klass);
-    return da < db ? -1 : da > db ? 1 : *(const int *)a - *(const int *)b;
+/* Sorts entry e's targets (report indices, order[0..n)) by class distance, nearest first, ties by index: an insertion
+ * sort over the distances (a family has tens of problems), so no comparison state outlives the call. */
+static void sort_by_distance(const cross_entry *e, const tune_report *report, int *order, int n) {
+    double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+    if (!d) return; /* unsorted: the check still runs, on the targets in report order */
+    for (int i = 0; i < n; ++i)
+        d[i] = core_class_distance(&e->r->klass, &report->items[order[i]].klass);
+    for (int i = 1; i < n; ++i)
+        for (int j = i; j > 0 && (d[j] < d[j - 1] || (d[j] == d[j - 1] && order[j] < order[j - 1])); --j) {
+            const double t = d[j];
+            const int o = order[j];
+            d[j] = d[j - 1], order[j] = order[j - 1];
+            d[j - 1] = t, order[j - 1] = o;
+        }
+    free(d);
 }
 
 /* Plans a cross-check that fits: each entry on its `near` nearest targets (planned[i * count + j] set), the largest
@@ -468,8 +475,7 @@ void tune_cross_check(run_state *run, const tune_family *fam, double deadline) {
         for (int j = 0; j < count; ++j)
             if (strcmp(report->items[j].family, fam->name) == 0 && cross_applies(e, &report->items[j]))
                 mine[e->targets++] = j;
-        sort_entry = e, sort_report = report;
-        qsort(mine, (size_t)e->targets, sizeof *mine, by_distance);
+        sort_by_distance(e, report, mine, e->targets);
         evaluations += e->targets;
     }
     if (!evaluations) goto done;
