@@ -71,6 +71,16 @@ def spmv_groups(scale, quick, root, shared):
 #   second rule change (split-row for few pairs, f64 thresholds, fused-fft's padding) was drawn from it too.
 # - "s12" (default): sizes 28, 44, 60, 100, 120, 144 and the grid at --scale 0.6 (counts 1, 4, 19, 76, 2400), which no
 #   rule or profile was fitted to.
+XCORR_SETS = {  # name: (grid scale, [(patterns, sizes, precision), ...])
+    "s10": (0.5, [("one-to-many", "24,160", "f32"), ("n-to-m", "24,48", "f32"), ("n-to-mn", "48", "f32"),
+                  ("one-to-one", "24,80", "f32"), ("one-to-many", "48", "f64")]),
+    "s11": (0.75, [("one-to-many", "20,112", "f32"), ("n-to-m", "20,56", "f32"), ("n-to-mn", "40", "f32"),
+                   ("one-to-one", "72,192", "f32"), ("one-to-many", "40", "f64")]),
+    "s12": (0.6, [("one-to-many", "28,120", "f32"), ("n-to-m", "28,60", "f32"), ("n-to-mn", "44", "f32"),
+                  ("one-to-one", "100,144", "f32"), ("one-to-many", "44", "f64")]),
+}
+
+
 def xcorr_groups(scale, quick, which="s12"):
     if quick:
         return [{"patterns": "one-to-many", "sizes": "12", "scale": 0.002, "precision": "f32"}]
@@ -79,32 +89,8 @@ def xcorr_groups(scale, quick, which="s12"):
         return [{"patterns": "one-to-many", "sizes": "12,24", "scale": s, "precision": "f32"},
                 {"patterns": "n-to-m", "sizes": "12", "scale": s, "precision": "f32"},
                 {"patterns": "one-to-one", "sizes": "20", "scale": s, "precision": "f64"}]
-    if which == "s10":
-        s = 0.5 * scale
-        return [
-            {"patterns": "one-to-many", "sizes": "24,160", "scale": s, "precision": "f32"},
-            {"patterns": "n-to-m", "sizes": "24,48", "scale": s, "precision": "f32"},
-            {"patterns": "n-to-mn", "sizes": "48", "scale": s, "precision": "f32"},
-            {"patterns": "one-to-one", "sizes": "24,80", "scale": s, "precision": "f32"},
-            {"patterns": "one-to-many", "sizes": "48", "scale": s, "precision": "f64"},
-        ]
-    if which == "s11":
-        s = 0.75 * scale
-        return [
-            {"patterns": "one-to-many", "sizes": "20,112", "scale": s, "precision": "f32"},
-            {"patterns": "n-to-m", "sizes": "20,56", "scale": s, "precision": "f32"},
-            {"patterns": "n-to-mn", "sizes": "40", "scale": s, "precision": "f32"},
-            {"patterns": "one-to-one", "sizes": "72,192", "scale": s, "precision": "f32"},
-            {"patterns": "one-to-many", "sizes": "40", "scale": s, "precision": "f64"},
-        ]
-    s = 0.6 * scale
-    return [
-        {"patterns": "one-to-many", "sizes": "28,120", "scale": s, "precision": "f32"},
-        {"patterns": "n-to-m", "sizes": "28,60", "scale": s, "precision": "f32"},
-        {"patterns": "n-to-mn", "sizes": "44", "scale": s, "precision": "f32"},
-        {"patterns": "one-to-one", "sizes": "100,144", "scale": s, "precision": "f32"},
-        {"patterns": "one-to-many", "sizes": "44", "scale": s, "precision": "f64"},
-    ]
+    grid, groups = XCORR_SETS[which]
+    return [{"patterns": pat, "sizes": sizes, "scale": grid * scale, "precision": prec} for pat, sizes, prec in groups]
 
 
 # The tuner trains SS-HOPM on (m, n) = (4,3) (3,3) (6,3) (8,3) (4,4) (4,6) (6,4) (3,6) (8,8) with 512 (or 64)
@@ -769,7 +755,7 @@ def main():
                                                       "../shared/data/life or .gpu/data/life when there)")
     ap.add_argument("--life-data", help="also a LiFE dataset directory")
     ap.add_argument("--out", default=os.environ.get("OUT", "bench-out/heldout"))
-    ap.add_argument("--xcorr-set", choices=("s10", "s11", "s12"), default="s12",
+    ap.add_argument("--xcorr-set", choices=sorted(XCORR_SETS), default="s12",
                     help="xcorr's held-out problems: s12 (default, unseen), or s10 / s11 (the data of session 11's "
                     "rule changes)")
     ap.add_argument("--rounds", type=int, default=1, help="measure everything N times and keep each "
