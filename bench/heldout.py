@@ -63,7 +63,7 @@ def spmv_groups(scale, quick, root, shared):
 
 
 # The tuner trains cross-correlation on sizes 16, 32, 64, 96, 128 with counts 1, 8, 32, 1000, 4000 (one-to-one 1 and
-# 4000 pairs, n-to-mn 4x64 and 8x32, n-to-m 32x32 and 8x8). Two held-out sets lie between and beyond:
+# 4000 pairs, n-to-mn 4x64 and 8x32, n-to-m 32x32 and 8x8). Three held-out sets lie between and beyond:
 # - "s10": sizes 24, 48, 80, 160 with clpk-bench-xcorr's grid at --scale 0.5 (counts 1, 4, 16, 64, 2000). Session 11
 #   changed the built-in rule from its H100 results (warp-per-overlap up to 10000 outputs, fused-fft's lines for
 #   occupancy), so it is no longer unseen: kept to show the change on the problems behind it.
