@@ -206,12 +206,23 @@ static int cmd_encode(const cli *c) {
 static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repeats, const clpk_life_dataset *d) {
     const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
     const size_t vs = clpk_precision_size(plan_precision(plan));
-    cl_int rc;
+    cl_int rc = CL_SUCCESS, rc_out = CL_SUCCESS;
     cli_life_launch u = {plan, dsc, NULL, NULL};
     u.in = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? nw : ny) * vs, NULL, &rc);
-    u.out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? ny : nw) * vs, NULL, &rc);
-    const double zero = 0.5;
-    clEnqueueFillBuffer(clpk_context_queue(ctx), u.in, &zero, vs, 0, (dsc ? nw : ny) * vs, 0, NULL, NULL);
+    u.out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? ny : nw) * vs, NULL, &rc_out);
+    /* every input 0.5 in the plan's precision (a double's first 4 bytes would read as 0.0f: zero weights) */
+    const double half = 0.5;
+    const float half_f = 0.5f;
+    if (rc == CL_SUCCESS && rc_out == CL_SUCCESS)
+        rc = clEnqueueFillBuffer(clpk_context_queue(ctx), u.in, vs == 4 ? (const void *)&half_f : (const void *)&half,
+                                 vs, 0, (dsc ? nw : ny) * vs, 0, NULL, NULL);
+    if (rc != CL_SUCCESS || rc_out != CL_SUCCESS) {
+        if (u.in) clReleaseMemObject(u.in);
+        if (u.out) clReleaseMemObject(u.out);
+        fprintf(stderr, "clpk-life: bench: device buffers of %zu and %zu bytes failed (OpenCL error %d)\n",
+                (dsc ? nw : ny) * vs, (dsc ? ny : nw) * vs, rc != CL_SUCCESS ? rc : rc_out);
+        return 1;
+    }
     /* bytes: coefficient data (3 ints + value), the D row and the y row once per coefficient (cache-oblivious) */
     const double bytes = (double)d->n_coeffs * (12.0 + vs + 2.0 * d->n_theta * vs);
     const double flops = 2.0 * (double)d->n_coeffs * d->n_theta;

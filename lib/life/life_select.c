@@ -23,8 +23,8 @@ static clpk_status life_time_product(clpk_life_plan *plan, int dsc, cl_mem w, cl
 clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *data, clpk_precision precision,
                                    const char *params, clpk_life_plan **plan_out) {
     /* Each pair measures its DSC and its WC; together they cover every kernel of both products. */
-    static const char *const pairs[][2] = {{"voxel", "fiber"}, {"atomics", "voxel"}, {"voxel", "atom"},
-                                           {"atomics", "atomics"}};
+    static const char *const pairs[][2] = {
+        {"voxel", "fiber"}, {"atomics", "voxel"}, {"voxel", "atom"}, {"atomics", "atomics"}};
     const size_t vs = clpk_precision_size(precision);
     const size_t ny = (size_t)data->n_voxels * data->n_theta, nw = (size_t)data->n_fibers;
     cl_int rc;
@@ -38,15 +38,15 @@ clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *d
     const double half = 0.5;
     const float half_f = 0.5f;
     const void *pattern = vs == 4 ? (const void *)&half_f : (const void *)&half;
-    clEnqueueFillBuffer(clpk_context_queue(ctx), w, pattern, vs, 0, nw * vs, 0, NULL, NULL);
-    clEnqueueFillBuffer(clpk_context_queue(ctx), y, pattern, vs, 0, ny * vs, 0, NULL, NULL);
+    rc = clEnqueueFillBuffer(clpk_context_queue(ctx), w, pattern, vs, 0, nw * vs, 0, NULL, NULL);
+    if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(clpk_context_queue(ctx), y, pattern, vs, 0, ny * vs, 0, NULL, NULL);
     const char *best_dsc = NULL, *best_wc = NULL;
     double best_dsc_ms = 0, best_wc_ms = 0;
-    clpk_status st = CLPK_SUCCESS;
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
+    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clEnqueueFillBuffer (LiFE timing)");
+    for (size_t i = 0; rc == CL_SUCCESS && i < sizeof pairs / sizeof pairs[0]; ++i) {
         char text[640];
-        snprintf(text, sizeof text, "%s%sdsc=%s,wc=%s", params ? params : "", params && *params ? "," : "",
-                 pairs[i][0], pairs[i][1]);
+        snprintf(text, sizeof text, "%s%sdsc=%s,wc=%s", params ? params : "", params && *params ? "," : "", pairs[i][0],
+                 pairs[i][1]);
         clpk_life_plan *p = NULL;
         st = clpk_life_plan_create(ctx, data, precision, "auto", text, &p);
         if (st == CLPK_ERROR_UNSUPPORTED) continue; /* e.g. f64 atomics without 64-bit atomics */
@@ -69,7 +69,7 @@ clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *d
     snprintf(text, sizeof text, "%s%sdsc=%s,wc=%s", params ? params : "", params && *params ? "," : "", best_dsc,
              best_wc);
     CLPK_TRY(clpk_life_plan_create(ctx, data, precision, "auto", text, plan_out));
-    snprintf((*plan_out)->origin, sizeof (*plan_out)->origin, "strategy timed: dsc %.3f ms, wc %.3f ms", best_dsc_ms,
+    snprintf((*plan_out)->origin, sizeof(*plan_out)->origin, "strategy timed: dsc %.3f ms, wc %.3f ms", best_dsc_ms,
              best_wc_ms);
     return CLPK_SUCCESS;
 }
