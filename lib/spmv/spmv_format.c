@@ -79,7 +79,7 @@ static inline int64_t slice_of(const geometry *g, int64_t c) { return g->s == 1 
 /* Parts of a pass: at most one per online core, and none below 64 K entries (a thread costs tens of microseconds). */
 enum { MAX_PARTS = 64, MIN_ENTRIES_PER_PART = 1 << 16 };
 
-static int auto_parts(int64_t entries) {
+int spmv_bccoo_parts(int64_t entries) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t n = entries / MIN_ENTRIES_PER_PART;
     if (cores < 1) cores = 1;
@@ -225,10 +225,19 @@ static clpk_status count_all(const clpk_csr *A, const geometry *g, int parts, in
 clpk_status spmv_bccoo_count(const clpk_csr *A, const spmv_config *cfg, int64_t *blocks, clpk_error *err) {
     geometry g = geometry_of(A, cfg);
     int64_t real = 0;
-    return count_all(A, &g, auto_parts(A->nnz), NULL, &real, blocks, err);
+    return count_all(A, &g, spmv_bccoo_parts(A->nnz), NULL, &real, blocks, err);
 }
 
-static int flag_words(const spmv_config *cfg) { return (cfg->tile + cfg->flag_bits - 1) / cfg->flag_bits; }
+int spmv_bccoo_flag_words(const spmv_config *cfg) { return (cfg->tile + cfg->flag_bits - 1) / cfg->flag_bits; }
+
+clpk_status spmv_bccoo_check_short(const clpk_csr *A, const spmv_config *cfg, clpk_error *err) {
+    int64_t bc = ((int64_t)A->cols + cfg->block_w - 1) / cfg->block_w;
+    if (cfg->col_bits == 16 && !cfg->col_delta && bc > 65535)
+        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+                              "spmv: col=short needs fewer than 65536 block columns (this matrix has %lld)",
+                              (long long)bc);
+    return CLPK_SUCCESS;
+}
 
 static void sizes_of(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int64_t blocks,
                      spmv_bccoo *b) {
@@ -240,7 +249,7 @@ static void sizes_of(const clpk_csr *A, const spmv_config *cfg, clpk_precision p
     if (b->groups < 1) b->groups = 1;
     b->nt = b->groups * cfg->wg;
     b->value_bytes = (size_t)b->nt * cfg->tile * cfg->block_w * cfg->block_h * clpk_precision_size(precision);
-    b->flag_bytes = (size_t)b->nt * flag_words(cfg) * (cfg->flag_bits / 8);
+    b->flag_bytes = (size_t)b->nt * spmv_bccoo_flag_words(cfg) * (cfg->flag_bits / 8);
     b->col_bytes = (size_t)b->nt * cfg->tile * (cfg->col_bits / 8);
     b->entry_bytes = (size_t)(b->nt + 1) * sizeof(uint32_t);
 }
@@ -375,7 +384,7 @@ static inline int64_t deal_next(dealer *d) {
     }
 }
 
-/* col=delta: replaces the full 32-bit column array by 16-bit deltas within each thread's segment. The first block
+/* col=delta: 16-bit deltas within each thread's segment in place of the full 32-bit column array. The first block
  * of a thread has delta 0 from col_base[t]; a delta outside [-32767, 32767] is stored as 0x8000 and its column goes
  * to esc[esc_start[t] + k] (k-th escape of the thread), so the kernel needs no search. Parts are ranges of threads:
  * each counts its escapes, a prefix sum gives each its first escape, then each writes its range. */
@@ -419,7 +428,8 @@ static void *delta_range(void *arg) {
     return NULL;
 }
 
-static clpk_status compress_columns(const spmv_config *cfg, int parts, spmv_bccoo *b, clpk_error *err) {
+clpk_status spmv_bccoo_compress_columns(const spmv_config *cfg, int parts, const uint32_t *full, spmv_bccoo *b,
+                                        clpk_error *err) {
     int64_t nt = b->nt, tile = cfg->tile;
     b->col_base = malloc((size_t)nt * sizeof *b->col_base);
     b->esc_start = malloc((size_t)(nt + 1) * sizeof *b->esc_start);
@@ -431,7 +441,7 @@ static clpk_status compress_columns(const spmv_config *cfg, int parts, spmv_bcco
     if (parts > nt) parts = nt > 0 ? (int)nt : 1;
     delta_part dp[MAX_PARTS];
     for (int i = 0; i < parts; ++i)
-        dp[i] = (delta_part){cfg, b, b->cols, delta, nt * i / parts, nt * (i + 1) / parts, 0, 0, 0};
+        dp[i] = (delta_part){cfg, b, full, delta, nt * i / parts, nt * (i + 1) / parts, 0, 0, 0};
     run_parts(delta_range, dp, sizeof dp[0], parts);
     int64_t n_esc = 0;
     for (int i = 0; i < parts; ++i) {
@@ -447,7 +457,6 @@ static clpk_status compress_columns(const spmv_config *cfg, int parts, spmv_bcco
     run_parts(delta_range, dp, sizeof dp[0], parts);
     b->esc_start[nt] = (uint32_t)n_esc;
     b->n_esc = n_esc;
-    free(b->cols);
     b->cols = delta;
     b->col_bytes = (size_t)(nt * tile) * sizeof *delta;
     return CLPK_SUCCESS;
@@ -455,14 +464,17 @@ static clpk_status compress_columns(const spmv_config *cfg, int parts, spmv_bcco
 
 clpk_status spmv_bccoo_build_parts(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int parts,
                                    spmv_bccoo *out, clpk_error *err) {
-    if (parts <= 0) parts = auto_parts(A->nnz);
+    if (parts <= 0) parts = spmv_bccoo_parts(A->nnz);
     if (parts > MAX_PARTS) parts = MAX_PARTS;
     if (!cfg->col_delta) return build_full(A, cfg, precision, parts, out, err);
     spmv_config wide = *cfg;
     wide.col_delta = 0;
     wide.col_bits = 32;
     CLPK_TRY(build_full(A, &wide, precision, parts, out, err));
-    clpk_status st = compress_columns(cfg, parts, out, err);
+    uint32_t *full = out->cols;
+    out->cols = NULL;
+    clpk_status st = spmv_bccoo_compress_columns(cfg, parts, full, out, err);
+    free(full);
     if (st != CLPK_SUCCESS) spmv_bccoo_free(out);
     return st;
 }
@@ -559,11 +571,10 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
         return core_error_set(err, CLPK_ERROR_UNSUPPORTED, "spmv: BCCOO of %lld blocks exceeds 32-bit indexing",
                               (long long)total);
     }
-    if (cfg->col_bits == 16 && !cfg->col_delta && g.bc > 65535) {
+    clpk_status short_ok = spmv_bccoo_check_short(A, cfg, err);
+    if (short_ok != CLPK_SUCCESS) {
         free(counts);
-        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
-                              "spmv: col=short needs fewer than 65536 block columns (this matrix has %lld)",
-                              (long long)g.bc);
+        return short_ok;
     }
     out->values = calloc(1, out->value_bytes ? out->value_bytes : 1);
     out->flags = malloc(out->flag_bytes ? out->flag_bytes : 1);
@@ -582,7 +593,7 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
     writer w = {.cfg = cfg,
                 .nt = out->nt,
                 .nbp = nbp,
-                .fw = flag_words(cfg),
+                .fw = spmv_bccoo_flag_words(cfg),
                 .f64 = precision == CLPK_PRECISION_F64,
                 .vec = vec,
                 .vec_shift = log2_of(vec),
@@ -657,7 +668,7 @@ clpk_status spmv_features(const clpk_csr *A, clpk_precision precision, core_para
         cfg.block_w = shapes[s][1];
         geometry g = geometry_of(A, &cfg);
         int64_t real = 0, total = 0;
-        CLPK_TRY(count_all(A, &g, auto_parts(A->nnz), NULL, &real, &total, err));
+        CLPK_TRY(count_all(A, &g, spmv_bccoo_parts(A->nnz), NULL, &real, &total, err));
         char key[32];
         snprintf(key, sizeof key, "fill_%dx%d", shapes[s][0], shapes[s][1]);
         core_params_set_num(f, key, real ? (double)A->nnz / ((double)real * g.bh * g.bw) : 1.0);

@@ -96,6 +96,55 @@ clpk_status spmv_bccoo_build(const clpk_csr *A, const spmv_config *cfg, clpk_pre
 clpk_status spmv_bccoo_build_parts(const clpk_csr *A, const spmv_config *cfg, clpk_precision precision, int parts,
                                    spmv_bccoo *out, clpk_error *err);
 void spmv_bccoo_free(spmv_bccoo *b);
+/* Parts of a conversion pass for `entries` entries: one per online core, none below 64 K entries. */
+int spmv_bccoo_parts(int64_t entries);
+/* Flag words per work-item. */
+int spmv_bccoo_flag_words(const spmv_config *cfg);
+/* Fails (INVALID_ARGUMENT) when 16-bit columns (col=short) cannot index A's block columns. */
+clpk_status spmv_bccoo_check_short(const clpk_csr *A, const spmv_config *cfg, clpk_error *err);
+/* col=delta: sets b's cols (16-bit deltas), col_base, esc_start, esc and n_esc from the full 32-bit columns of the
+ * layout of b (nt) and cfg (tile, online); `full` stays the caller's. */
+clpk_status spmv_bccoo_compress_columns(const spmv_config *cfg, int parts, const uint32_t *full, spmv_bccoo *b,
+                                        clpk_error *err);
+
+/* Variants of one block layout from one conversion (spmv_images.c). Images of two configs share every array but
+ * the columns and the flags when they agree on format, block shape, slices, tile, wg, transpose, interleave and
+ * value vectors (spmv_value_vec). */
+int spmv_bccoo_same_layout(const spmv_config *a, const spmv_config *b, clpk_precision precision);
+/* An image and the arrays it owns: `image` may point into another image's arrays; spmv_bccoo_free(&own) frees the
+ * rest. */
+typedef struct spmv_bccoo_view {
+    spmv_bccoo image, own;
+    int derived; /* 1: from a kept conversion, 0: converted */
+} spmv_bccoo_view;
+/* The image of cfg from `base`, a conversion of the same layout with 32-bit columns (col=int): values, entries and
+ * (same flag width) flags are base's, columns narrowed to 16 bits or delta-coded, flag words repacked to cfg's
+ * width; byte for byte what spmv_bccoo_build makes of cfg. */
+clpk_status spmv_bccoo_derive(const clpk_csr *A, const spmv_bccoo *base, const spmv_config *base_cfg,
+                              const spmv_config *cfg, clpk_precision precision, spmv_bccoo_view *out, clpk_error *err);
+/* Conversions kept across the plans of one verify: each layout's conversion (32-bit columns) is kept while plans of
+ * that layout are still expected, and every plan of the layout derives its image from it. */
+enum { SPMV_IMAGES_MAX = 8 };
+typedef struct spmv_images {
+    clpk_precision precision;
+    int count;
+    struct {
+        spmv_config layout; /* the first expected config of the layout */
+        int expected;       /* plans of the layout still to come */
+        int built;
+        spmv_bccoo base;
+    } at[SPMV_IMAGES_MAX];
+} spmv_images;
+void spmv_images_init(spmv_images *im, clpk_precision precision);
+/* Announces a plan of cfg to come (beyond SPMV_IMAGES_MAX layouts, the layout is converted for each plan). */
+void spmv_images_expect(spmv_images *im, const spmv_config *cfg);
+/* The image of cfg: derived from the layout's kept conversion, converted and kept when another plan of its layout is
+ * expected, else converted for this plan alone (also when im is NULL). Release it with spmv_images_done. */
+clpk_status spmv_images_get(spmv_images *im, const clpk_csr *A, const spmv_config *cfg, clpk_precision precision,
+                            spmv_bccoo_view *out, clpk_error *err);
+/* After the upload: frees the view's own arrays, and the layout's conversion once no plan of it is expected. */
+void spmv_images_done(spmv_images *im, const spmv_config *cfg, spmv_bccoo_view *view);
+void spmv_images_free(spmv_images *im);
 /* Exact device bytes of a BCCOO image of `blocks` blocks (matrix data + synchronization + temporaries). */
 /* Bytes of the per-group carry buffer: adjacent sync stores each 32 bits of a carry in a 64-bit (epoch, half) word;
  * the fallback's VT values fit in the same space. Used by the plan's allocation and the footprint alike. */
@@ -140,6 +189,12 @@ clpk_status spmv_generate_replicated(long long copies, const char *path, uint64_
  * then conversion and upload. */
 clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
                                      const char *params, clpk_spmv_plan **out);
+/* The two halves of it: the resolved config (logged at debug level), then the plan of a config, its BCCOO image
+ * from `images` (NULL: converted for it alone). */
+clpk_status spmv_plan_config(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                             const char *params, spmv_config *cfg);
+clpk_status spmv_plan_create_config(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
+                                    const spmv_config *cfg, spmv_images *images, clpk_spmv_plan **out);
 /* The automatic plan from the profile's cost model (spmv_select.c): *chose = 1 with *out set when the model chose,
  * 0 when the profile has no usable model (the caller then resolves as before). */
 clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
