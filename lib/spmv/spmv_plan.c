@@ -50,14 +50,14 @@ size_t spmv_bccoo_stage_bytes(const spmv_config *cfg, clpk_precision precision) 
 
 void clpk_spmv_plan_destroy(clpk_spmv_plan *plan) {
     if (!plan) return;
-    cl_mem *mems[] = {&plan->row_ptr,  &plan->col,  &plan->val,     &plan->values,   &plan->flags,     &plan->cols_idx,
-                      &plan->entries,  &plan->sync, &plan->grp_sum, &plan->col_base, &plan->esc_start, &plan->esc,
-                      &plan->grp_stop, &plan->tmp,  &plan->bench_x, &plan->bench_y,  &plan->csr_blocks, &plan->csr_long,
-                      &plan->csr_partial};
+    cl_mem *mems[] = {&plan->row_ptr,   &plan->col,        &plan->val,      &plan->values,     &plan->flags,
+                      &plan->cols_idx,  &plan->entries,    &plan->sync,     &plan->grp_sum,    &plan->col_base,
+                      &plan->esc_start, &plan->esc,        &plan->grp_stop, &plan->tmp,        &plan->bench_x,
+                      &plan->bench_y,   &plan->csr_blocks, &plan->csr_long, &plan->csr_partial};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         if (*mems[i]) clReleaseMemObject(*mems[i]);
-    cl_kernel ks[] = {plan->csr_kernel,     plan->main_kernel,    plan->carry_kernel, plan->combine_kernel,
-                      plan->main_kernel_xu, plan->csr_long_kernel};
+    cl_kernel ks[] = {plan->csr_kernel,     plan->main_kernel,    plan->carry_kernel,
+                      plan->combine_kernel, plan->main_kernel_xu, plan->csr_long_kernel};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; ++i)
         if (ks[i]) clReleaseKernel(ks[i]);
     free(plan);
@@ -90,7 +90,7 @@ clpk_status spmv_check_kernel_wg(clpk_spmv_plan *plan, cl_kernel k, const char *
     return CLPK_SUCCESS;
 }
 
-static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
+static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A, spmv_images *images) {
     clpk_context *ctx = plan->ctx;
     const spmv_config *c = &plan->cfg;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
@@ -124,9 +124,12 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
         CLPK_TRY(core_kernel_create(ctx, prog, "spmv_bccoo_combine", &plan->combine_kernel));
 
     clpk_error err = {0};
-    spmv_bccoo b;
-    clpk_status st = spmv_bccoo_build(A, c, plan->precision, &b, &err);
+    spmv_bccoo_view view;
+    double t0 = core_wall_seconds();
+    clpk_status st = spmv_images_get(images, A, c, plan->precision, &view, &err);
     if (st != CLPK_SUCCESS) return core_fail_from(ctx, &err);
+    double t1 = core_wall_seconds();
+    const spmv_bccoo b = view.image;
     plan->block_rows = b.block_rows;
     plan->nt = b.nt;
     plan->groups = b.groups;
@@ -141,7 +144,10 @@ static clpk_status setup_bccoo(clpk_spmv_plan *plan, const clpk_csr *A) {
         if (st == CLPK_SUCCESS) st = make_buffer(ctx, (size_t)(b.nt + 1) * 4, b.esc_start, &plan->esc_start);
         if (st == CLPK_SUCCESS) st = make_buffer(ctx, (size_t)(b.n_esc ? b.n_esc : 1) * 4, b.esc, &plan->esc);
     }
-    spmv_bccoo_free(&b);
+    /* plan time is the issue-#22 budget: where it goes, at debug level */
+    core_log(ctx, CLPK_LOG_DEBUG, "spmv plan: %s %.3f s, upload %.3f s", view.derived ? "derived" : "conversion",
+             t1 - t0, core_wall_seconds() - t1);
+    spmv_images_done(images, c, &view);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, 4 * sizeof(cl_uint), &plan->sync);
     if (st == CLPK_SUCCESS) st = make_zero_buffer(ctx, (size_t)plan->groups * 4, &plan->grp_stop);
     if (st == CLPK_SUCCESS)
@@ -188,8 +194,21 @@ static clpk_status choose_params(clpk_context *ctx, const clpk_csr *A, clpk_prec
     return CLPK_SUCCESS;
 }
 
-clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
-                                     const char *format, const char *params, clpk_spmv_plan **out) {
+clpk_status spmv_plan_config(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                             const char *params, spmv_config *cfg) {
+    return choose_params(ctx, A, precision, format, params, cfg);
+}
+
+clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *format,
+                                     const char *params, clpk_spmv_plan **out) {
+    *out = NULL;
+    spmv_config cfg;
+    CLPK_TRY(choose_params(ctx, A, precision, format, params, &cfg));
+    return spmv_plan_create_config(ctx, A, precision, &cfg, NULL, out);
+}
+
+clpk_status spmv_plan_create_config(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
+                                    const spmv_config *cfg, spmv_images *images, clpk_spmv_plan **out) {
     *out = NULL;
     clpk_spmv_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -198,8 +217,8 @@ clpk_status spmv_plan_create_checked(clpk_context *ctx, const clpk_csr *A, clpk_
     plan->rows = A->rows;
     plan->cols = A->cols;
     plan->nnz = A->nnz;
-    clpk_status st = choose_params(ctx, A, precision, format, params, &plan->cfg);
-    if (st == CLPK_SUCCESS) st = plan->cfg.format == SPMV_CSR ? spmv_csr_setup(plan, A) : setup_bccoo(plan, A);
+    plan->cfg = *cfg;
+    clpk_status st = cfg->format == SPMV_CSR ? spmv_csr_setup(plan, A) : setup_bccoo(plan, A, images);
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(plan);
         return st;
@@ -290,9 +309,9 @@ clpk_status clpk_spmv_plan_create_coo(clpk_context *ctx, const clpk_coo *A, clpk
 }
 
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan) {
-    const cl_mem mems[] = {plan->row_ptr,  plan->col,      plan->val,       plan->values,  plan->flags,
-                           plan->cols_idx, plan->entries,  plan->sync,      plan->grp_sum, plan->grp_stop,
-                           plan->tmp,      plan->col_base, plan->esc_start, plan->esc,     plan->csr_blocks,
+    const cl_mem mems[] = {plan->row_ptr,  plan->col,        plan->val,       plan->values,  plan->flags,
+                           plan->cols_idx, plan->entries,    plan->sync,      plan->grp_sum, plan->grp_stop,
+                           plan->tmp,      plan->col_base,   plan->esc_start, plan->esc,     plan->csr_blocks,
                            plan->csr_long, plan->csr_partial};
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) {

@@ -32,16 +32,29 @@ static clpk_status merge_params(clpk_context *ctx, const char *variant, const co
 
 static int is_unsupported(clpk_status st) { return st == CLPK_ERROR_UNSUPPORTED || st == CLPK_ERROR_OUT_OF_MEMORY; }
 
-/* The plan of a variant with the caller's parameters over it; *plan stays NULL (and CLPK_SUCCESS) where the device
- * cannot run it (local memory, work-group size). */
-static clpk_status create_variant(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *variant,
-                                  const core_params *caller, clpk_spmv_plan **plan) {
+/* The config of a variant with the caller's parameters over it; *possible = 0 (and CLPK_SUCCESS) where the device
+ * cannot run it (work-group size, atomics). */
+static clpk_status configure(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *variant,
+                             const core_params *caller, spmv_config *cfg, int *possible) {
     char format[16], merged[1024];
-    *plan = NULL;
+    *possible = 0;
     CLPK_TRY(merge_params(ctx, variant, caller, format, sizeof format, merged, sizeof merged));
-    clpk_status st = spmv_plan_create_checked(ctx, A, precision, format, merged, plan);
+    clpk_status st = spmv_plan_config(ctx, A, precision, format, merged, cfg);
     if (is_unsupported(st)) {
         core_log(ctx, CLPK_LOG_DEBUG, "spmv model: %s not possible here; next", merged);
+        return CLPK_SUCCESS;
+    }
+    *possible = st == CLPK_SUCCESS;
+    return st;
+}
+
+/* The plan of a configured variant, its image from `images`; *plan stays NULL (and CLPK_SUCCESS) where the device
+ * cannot run it (local memory, work-group size of the built kernel). */
+static clpk_status create_variant(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *variant,
+                                  const spmv_config *cfg, spmv_images *images, clpk_spmv_plan **plan) {
+    clpk_status st = spmv_plan_create_config(ctx, A, precision, cfg, images, plan);
+    if (is_unsupported(st)) {
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv model: %s not possible here; next", variant);
         return CLPK_SUCCESS;
     }
     return st;
@@ -58,17 +71,19 @@ typedef struct verify_state {
 static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char *label, double predicted_ms,
                             verify_state *v) {
     clpk_bench_stats stats;
+    double t0 = core_wall_seconds();
     clpk_status st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
+    double seconds = core_wall_seconds() - t0;
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(plan);
         return st;
     }
     ++v->measured;
     if (isnan(predicted_ms))
-        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s measured %.4g ms", label, stats.median_ms);
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s measured %.4g ms (%.3f s)", label, stats.median_ms, seconds);
     else
-        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s predicted %.4g ms, measured %.4g ms", label, predicted_ms,
-                 stats.median_ms);
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s predicted %.4g ms, measured %.4g ms (%.3f s)", label,
+                 predicted_ms, stats.median_ms, seconds);
     if (!v->best) v->first_ms = stats.median_ms;
     if (!v->best || (stats.median_ms < v->best_ms && stats.median_ms < v->first_ms * VERIFY_MARGIN)) {
         clpk_spmv_plan_destroy(v->best);
@@ -131,12 +146,41 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
                                model->variants[ranked[i].index].params, ranked[i].ms);
     core_log(ctx, CLPK_LOG_DEBUG, "spmv model (features %.3f s): %s", f.seconds, text);
 
+    /* The variants to measure are configured first, so that a block layout shared by several of them (3x2 with
+     * int and delta columns) is converted once and the others derive their images from it (spmv_images.c). */
+    spmv_config *cfgs = malloc((size_t)n * sizeof *cfgs);
+    signed char *state = calloc((size_t)n, 1); /* 0 not configured, 1 configured, -1 not possible here */
+    if (!cfgs || !state) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    spmv_images images;
+    spmv_images_init(&images, precision);
+    spmv_config default_cfg;
+    int default_listed = 0, default_possible = 0;
+    for (int i = 0, listed = 0; i < n && st == CLPK_SUCCESS && listed < measure; ++i) {
+        int possible = 0;
+        st = configure(ctx, A, precision, model->variants[ranked[i].index].params, &caller, &cfgs[i], &possible);
+        state[i] = possible ? 1 : -1;
+        if (!possible) continue;
+        ++listed;
+        if (measure > 1) spmv_images_expect(&images, &cfgs[i]);
+        default_listed |= strcmp(model->variants[ranked[i].index].params, SPMV_DEFAULT_VARIANT) == 0;
+    }
+    if (st == CLPK_SUCCESS && measure > 1 && !default_listed) {
+        st = configure(ctx, A, precision, SPMV_DEFAULT_VARIANT, &caller, &default_cfg, &default_possible);
+        if (default_possible) spmv_images_expect(&images, &default_cfg);
+    }
+
     verify_state v = {.best_ms = INFINITY, .first_ms = INFINITY};
     int tried = 0, default_measured = 0;
     for (int i = 0; i < n && st == CLPK_SUCCESS && tried < measure; ++i) {
         const char *variant = model->variants[ranked[i].index].params;
         clpk_spmv_plan *plan = NULL;
-        st = create_variant(ctx, A, precision, variant, &caller, &plan);
+        if (state[i] == 0) { /* past the short list (a listed variant was not possible): configured now */
+            int possible = 0;
+            st = configure(ctx, A, precision, variant, &caller, &cfgs[i], &possible);
+            state[i] = possible ? 1 : -1;
+        }
+        if (st != CLPK_SUCCESS || state[i] < 0) continue;
+        st = create_variant(ctx, A, precision, variant, &cfgs[i], measure > 1 ? &images : NULL, &plan);
         if (st != CLPK_SUCCESS || !plan) continue; /* !plan: not possible here, the next prediction */
         ++tried;
         default_measured |= strcmp(variant, SPMV_DEFAULT_VARIANT) == 0;
@@ -150,9 +194,14 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
      * never slower than the defaults beyond the timing noise, whatever the model got wrong (issue #23). */
     if (st == CLPK_SUCCESS && measure > 1 && v.measured > 0 && !default_measured) {
         clpk_spmv_plan *plan = NULL;
-        st = create_variant(ctx, A, precision, SPMV_DEFAULT_VARIANT, &caller, &plan);
+        /* configured above unless listed; listed and not measured means not possible here */
+        if (default_possible)
+            st = create_variant(ctx, A, precision, SPMV_DEFAULT_VARIANT, &default_cfg, &images, &plan);
         if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, SPMV_DEFAULT_VARIANT " (the defaults)", NAN, &v);
     }
+    spmv_images_free(&images);
+    free(cfgs);
+    free(state);
     clpk_spmv_plan *best = v.best;
     int measured = v.measured;
     free(model);
