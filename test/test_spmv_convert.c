@@ -9,25 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same_bytes(const void *a, const void *b, size_t n) { return n == 0 || (a && b && memcmp(a, b, n) == 0); }
-
-/* Returns 1 when the two images are identical. */
-static int same_image(const spmv_bccoo *a, const spmv_bccoo *b) {
-    if (a->blocks != b->blocks || a->nt != b->nt || a->groups != b->groups || a->block_rows != b->block_rows ||
-        a->value_bytes != b->value_bytes || a->flag_bytes != b->flag_bytes || a->col_bytes != b->col_bytes ||
-        a->entry_bytes != b->entry_bytes || a->n_esc != b->n_esc)
-        return 0;
-    if (!same_bytes(a->values, b->values, a->value_bytes) || !same_bytes(a->flags, b->flags, a->flag_bytes) ||
-        !same_bytes(a->cols, b->cols, a->col_bytes) || !same_bytes(a->entries, b->entries, a->entry_bytes))
-        return 0;
-    if (!a->col_base != !b->col_base) return 0;
-    if (a->col_base)
-        return same_bytes(a->col_base, b->col_base, (size_t)a->nt * 4) &&
-               same_bytes(a->esc_start, b->esc_start, (size_t)(a->nt + 1) * 4) &&
-               same_bytes(a->esc, b->esc, (size_t)a->n_esc * 4);
-    return 1;
-}
-
 /* rows x cols with row lengths drawn at random: a third empty, a stretch of empty rows in the middle, a few long rows
  * (one of `long_row` entries), the rest 1..24. */
 static int make_irregular(int32_t rows, int32_t cols, int64_t long_row, uint64_t *rng, clpk_csr *A) {
@@ -98,7 +79,7 @@ static void compare(const char *label, const clpk_csr *A, const shape *s, clpk_p
         if (!CHECK(spmv_bccoo_build_parts(A, &cfg, p, parts[i], &many, &err) == CLPK_SUCCESS, "%s: %s", label,
                    err.message))
             continue;
-        CHECK(same_image(&one, &many),
+        CHECK(spmv_util_same_image(&one, &many),
               "%s: %d parts differ from 1 (format %d block %dx%d slices %d col %d tile %d flags %d online %d "
               "interleave %d vload %d %s)",
               label, parts[i], s->format, s->h, s->w, cfg.slices, cfg.col, s->tile, s->flag_bits, s->online,
@@ -107,7 +88,7 @@ static void compare(const char *label, const clpk_csr *A, const shape *s, clpk_p
     }
     /* the default (one part per online core) as well */
     if (CHECK(spmv_bccoo_build(A, &cfg, p, &many, &err) == CLPK_SUCCESS, "%s: %s", label, err.message)) {
-        CHECK(same_image(&one, &many), "%s: the default parts differ from 1", label);
+        CHECK(spmv_util_same_image(&one, &many), "%s: the default parts differ from 1", label);
         spmv_bccoo_free(&many);
     }
     spmv_bccoo_free(&one);

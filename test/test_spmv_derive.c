@@ -9,24 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same_bytes(const void *a, const void *b, size_t n) { return n == 0 || (a && b && memcmp(a, b, n) == 0); }
-
-static int same_image(const spmv_bccoo *a, const spmv_bccoo *b) {
-    if (a->blocks != b->blocks || a->nt != b->nt || a->groups != b->groups || a->block_rows != b->block_rows ||
-        a->value_bytes != b->value_bytes || a->flag_bytes != b->flag_bytes || a->col_bytes != b->col_bytes ||
-        a->entry_bytes != b->entry_bytes || a->n_esc != b->n_esc)
-        return 0;
-    if (!same_bytes(a->values, b->values, a->value_bytes) || !same_bytes(a->flags, b->flags, a->flag_bytes) ||
-        !same_bytes(a->cols, b->cols, a->col_bytes) || !same_bytes(a->entries, b->entries, a->entry_bytes))
-        return 0;
-    if (!a->col_base != !b->col_base) return 0;
-    if (a->col_base)
-        return same_bytes(a->col_base, b->col_base, (size_t)a->nt * 4) &&
-               same_bytes(a->esc_start, b->esc_start, (size_t)(a->nt + 1) * 4) &&
-               same_bytes(a->esc, b->esc, (size_t)a->n_esc * 4);
-    return 1;
-}
-
 typedef struct layout {
     int format, h, w, slices, tile, online, interleave, vload;
 } layout;
@@ -75,7 +57,7 @@ static void derive_all(const char *label, const clpk_csr *A, const layout *l, cl
                 if (CHECK(fs == ds, "%s: derive %d, convert %d (block %dx%d col %d flags %d)", label, (int)ds, (int)fs,
                           l->h, l->w, cols_kinds[c], flag_widths[f]) &&
                     fs == CLPK_SUCCESS)
-                    CHECK(same_image(&fresh, &view.image),
+                    CHECK(spmv_util_same_image(&fresh, &view.image),
                           "%s: derived image differs (format %d block %dx%d slices %d tile %d online %d interleave %d "
                           "vload %d col %d flags %d from flags %d, %s)",
                           label, l->format, l->h, l->w, cfg.slices, l->tile, l->online, l->interleave, l->vload,
@@ -120,7 +102,7 @@ static void images_path(const clpk_csr *A, clpk_precision p) {
             continue;
         CHECK(view.derived == derived[i], "plan %d derived %d, expected %d", i, view.derived, derived[i]);
         if (CHECK(spmv_bccoo_build(A, &cfgs[i], p, &fresh, &err) == CLPK_SUCCESS, "%s", err.message)) {
-            CHECK(same_image(&fresh, &view.image), "plan %d: kept conversion's image differs", i);
+            CHECK(spmv_util_same_image(&fresh, &view.image), "plan %d: kept conversion's image differs", i);
             spmv_bccoo_free(&fresh);
         }
         spmv_images_done(&im, &cfgs[i], &view);

@@ -1,5 +1,6 @@
 /* Shared helpers of the spmv tests. */
 #include "spmv_util.h"
+#include "spmv_internal.h"
 
 #include "check.h"
 
@@ -98,4 +99,22 @@ double spmv_util_check(clpk_context *ctx, const clpk_csr *A, clpk_precision p, c
     free(ref);
     clpk_spmv_plan_destroy(plan);
     return worst;
+}
+
+static int same_bytes(const void *a, const void *b, size_t n) { return n == 0 || (a && b && memcmp(a, b, n) == 0); }
+
+int spmv_util_same_image(const spmv_bccoo *a, const spmv_bccoo *b) {
+    if (a->blocks != b->blocks || a->nt != b->nt || a->groups != b->groups || a->block_rows != b->block_rows ||
+        a->value_bytes != b->value_bytes || a->flag_bytes != b->flag_bytes || a->col_bytes != b->col_bytes ||
+        a->entry_bytes != b->entry_bytes || a->n_esc != b->n_esc)
+        return 0;
+    if (!same_bytes(a->values, b->values, a->value_bytes) || !same_bytes(a->flags, b->flags, a->flag_bytes) ||
+        !same_bytes(a->cols, b->cols, a->col_bytes) || !same_bytes(a->entries, b->entries, a->entry_bytes))
+        return 0;
+    if (!a->col_base != !b->col_base) return 0;
+    if (a->col_base)
+        return same_bytes(a->col_base, b->col_base, (size_t)a->nt * 4) &&
+               same_bytes(a->esc_start, b->esc_start, (size_t)(a->nt + 1) * 4) &&
+               same_bytes(a->esc, b->esc, (size_t)a->n_esc * 4);
+    return 1;
 }

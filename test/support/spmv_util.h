@@ -24,4 +24,8 @@ int spmv_util_device_refuses(clpk_status st, const clpk_context *ctx);
 double spmv_util_check(clpk_context *ctx, const clpk_csr *A, clpk_precision p, const char *format, const char *params,
                        const char *label, uint64_t *rng);
 
+struct spmv_bccoo;
+/* 1 when two BCCOO images are identical byte for byte (every array and count). */
+int spmv_util_same_image(const struct spmv_bccoo *a, const struct spmv_bccoo *b);
+
 #endif
