@@ -1,6 +1,6 @@
 /* What the engine's files share (tune.c, tune_run.c, tune_search.c, tune_strategy.c, tune_hill.c, tune_final.c,
- * tune_cache.c, tune_profile.c): the state of a run and of one problem's search, and the steps they call across
- * files. Internal to the engine: families, the CLI and the tests use tune_run.h. */
+ * tune_cross.c, tune_cache.c, tune_profile.c): the state of a run and of one problem's search, and the steps they call
+ * across files. Internal to the engine: families, the CLI and the tests use tune_run.h. */
 #ifndef CLPK_TUNE_ENGINE_H
 #define CLPK_TUNE_ENGINE_H
 
@@ -122,7 +122,7 @@ void tune_search_hill(search *s);          /* random starts, then climbs and swe
 /* Measures the best top_k and the defaults again and sets the result's best and default times. */
 void tune_remeasure(search *s);
 
-/* ---- Cross-check (tune_final.c) -------------------------------------------------------------------------------- */
+/* ---- Cross-check (tune_cross.c) -------------------------------------------------------------------------------- */
 
 /* An entry's parameters may apply to a problem of another class only if they are no slower there than this fraction
  * of that problem's defaults' speed (time <= default time / CROSS_CHECK_KEEP). */
