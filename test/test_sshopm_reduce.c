@@ -1,6 +1,7 @@
 /* Post-processing on the device against the host's: the same distinct pairs (lambda, x, hits, type) and start
  * counts per tensor for several shapes, precisions, directions and shifts, and with a cap that leaves most starts
- * capped (both paths polish those on the host: the same polished and unconverged counts); the reduce kernel writes
+ * capped (both paths polish those on the host: the same polished and unconverged counts), no two pairs within the
+ * clustering tolerances of each other (a pair found from both directions is one pair); the reduce kernel writes
  * every slot (NaN-poisoned before) and counts what it had to drop when max_pairs is small; bad arguments are refused.
  */
 #include "clpk_sshopm.h"
@@ -18,7 +19,8 @@ typedef struct reduce_case {
 static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng) {
     const int T = 12, U = clpk_sshopm_unique_count(c->m, c->n);
     double *a = malloc((size_t)T * U * sizeof *a);
-    for (int t = 0; t < T; ++t) sshopm_random_tensor(rng, U, a + (size_t)t * U);
+    for (int t = 0; t < T; ++t)
+        sshopm_random_tensor(rng, U, a + (size_t)t * U);
     clpk_sshopm_options o;
     clpk_sshopm_options_default(&o);
     o.starts = 48;
@@ -50,9 +52,11 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
         if (h->count != d->count || h->converged != d->converged || h->capped != d->capped || h->failed != d->failed ||
             h->polished != d->polished || h->unconverged != d->unconverged || d->dropped != 0) {
             if (bad++ < 3)
-                CHECK(0, "%s tensor %d: host %d pairs %d/%d/%d (%d polished), device %d pairs %d/%d/%d (%d polished, "
-                      "dropped %d)", label, t, h->count, h->converged, h->capped, h->failed, h->polished, d->count,
-                      d->converged, d->capped, d->failed, d->polished, d->dropped);
+                CHECK(0,
+                      "%s tensor %d: host %d pairs %d/%d/%d (%d polished), device %d pairs %d/%d/%d (%d polished, "
+                      "dropped %d)",
+                      label, t, h->count, h->converged, h->capped, h->failed, h->polished, d->count, d->converged,
+                      d->capped, d->failed, d->polished, d->dropped);
             continue;
         }
         for (int i = 0; i < h->count; ++i) {
@@ -71,6 +75,19 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
         for (int k = 1; k < d->count; ++k)
             if (d->pairs[k].lambda > d->pairs[k - 1].lambda && bad++ < 3)
                 CHECK(0, "%s: device pairs not sorted", label);
+        /* distinct pairs are distinct under the clustering rule, also when two directions found one pair */
+        const clpk_sshopm_tensor_result *both[2] = {h, d};
+        clpk_sshopm_post_options po;
+        clpk_sshopm_post_options_default(&po);
+        for (int r = 0; r < 2; ++r)
+            for (int i = 0; i < both[r]->count; ++i)
+                for (int k = 0; k < i; ++k) {
+                    const clpk_sshopm_eigenpair *p = &both[r]->pairs[i], *q = &both[r]->pairs[k];
+                    if (fabs(p->lambda - q->lambda) <= po.lambda_tol * fmax(1, fabs(p->lambda)) &&
+                        sshopm_xdist(c->n, p->x, q->x, c->m % 2 == 0) <= po.x_tol && bad++ < 3)
+                        CHECK(0, "%s tensor %d: %s pairs %d and %d are one pair (lambda %.9g)", label, t,
+                              r ? "device" : "host", k, i, p->lambda);
+                }
     }
     CHECK(bad == 0, "%s: %d mismatches", label, bad);
     if (c->max_iter < 100) CHECK(polished > 0, "%s: no capped start polished: the capped path was not run", label);
@@ -95,7 +112,8 @@ static void poisoned_slots(clpk_context *ctx, uint64_t *rng) {
                clpk_last_error(ctx)))
         return;
     float a[6 * 15];
-    for (int i = 0; i < T * U; ++i) a[i] = (float)(2 * check_rand_double(rng) - 1);
+    for (int i = 0; i < T * U; ++i)
+        a[i] = (float)(2 * check_rand_double(rng) - 1);
     cl_context cc = clpk_context_cl_context(ctx);
     cl_command_queue q = clpk_context_queue(ctx);
     cl_int rc;
@@ -150,7 +168,8 @@ static void poisoned_slots(clpk_context *ctx, uint64_t *rng) {
     CHECK(sums, "hits + dropped = converged, and the statuses add up to V");
     printf("max_pairs %d: %d converged starts dropped over %d tensors\n", K, dropped, T);
     cl_mem all[] = {bt, bl, bx, bi, ol, ox, om, oc};
-    for (int i = 0; i < 8; ++i) clReleaseMemObject(all[i]);
+    for (int i = 0; i < 8; ++i)
+        clReleaseMemObject(all[i]);
     clpk_sshopm_plan_destroy(plan);
 }
 
@@ -169,7 +188,8 @@ int main(void) {
         /* most starts capped: polished on the host by both paths (odd order, both directions) */
         {3, 4, CLPK_PRECISION_F32, CLPK_SSHOPM_FIND_BOTH, CLPK_SSHOPM_SHIFT_ADAPTIVE, 0, 6},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) compare_case(ctx, &cases[i], &rng);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        compare_case(ctx, &cases[i], &rng);
     poisoned_slots(ctx, &rng);
     clpk_context_destroy(ctx);
     return check_summary();

@@ -55,7 +55,7 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
                         double alpha, double tol, double xtol, int max_iter, int check_every, double drop_eps,
                         double *lambda, int *iterations);
 /* SSHOPM_DROP_EPS of cl/sshopm_common.cl: 1024 ulps of the kernel's value type. */
-#define SSHOPM_DROP_EPS_F32 1.220703125e-4       /* 2^-13 */
+#define SSHOPM_DROP_EPS_F32 1.220703125e-4         /* 2^-13 */
 #define SSHOPM_DROP_EPS_F64 2.2737367544323206e-13 /* 2^-42 */
 
 /* The starts generator shared by host and kernel: component i of start s of tensor t (t = 0 for shared starts),
@@ -64,7 +64,8 @@ double sshopm_start_component(uint64_t seed, int64_t t, int s, int i, int n);
 /* Fills V x n unit starts: shared random (t = 0 of the generator) or evenly spread on the sphere. */
 clpk_status sshopm_make_starts(int n, int V, int kind, uint64_t seed, double *starts, clpk_error *err);
 
-/* ---- Plans (lib/sshopm/sshopm_plan.c; the device post-processing in lib/sshopm/sshopm_reduce.c uses the same object) ------- */
+/* ---- Plans (lib/sshopm/sshopm_plan.c; the device post-processing in lib/sshopm/sshopm_reduce.c uses the same object)
+ * ------- */
 
 #include "clpk_sshopm.h"
 
@@ -128,6 +129,11 @@ double sshopm_iteration_flops(int m, int n);
  * or is appended, classified (room for one more is the caller's). Returns 1 if it reached an eigenpair. */
 int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshopm_post_options *o, double lambda,
                       const double *x, clpk_sshopm_eigenpair *pairs, int *count);
+
+/* The pair among pairs[0 .. count - 1] that (lambda, x) belongs to under o's tolerances (x with canonical sign for
+ * even m; x and -x match then), or -1: clpk_sshopm_postprocess's clustering rule. */
+int sshopm_find_cluster(const clpk_sshopm_eigenpair *pairs, int count, int n, int even,
+                        const clpk_sshopm_post_options *o, double lambda, const double *x);
 
 /* Solves the small dense system M x = b in place (b receives x; M is destroyed) by Gaussian elimination with
  * partial pivoting; 0 when (numerically) singular. Shared by the Newton polish and the dMRI fibre fit. */

@@ -33,43 +33,54 @@ static clpk_sshopm_type classify_with(const sshopm_index *idx, const double *a, 
     double h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM], q[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM], t[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM];
     double y[SSHOPM_MAX_DIM], v[SSHOPM_MAX_DIM], e[SSHOPM_MAX_DIM];
     double xn = 0;
-    for (int i = 0; i < n; ++i) xn += x[i] * x[i];
+    for (int i = 0; i < n; ++i)
+        xn += x[i] * x[i];
     xn = sqrt(xn);
     double xu[SSHOPM_MAX_DIM] = {0};
-    for (int i = 0; i < n; ++i) xu[i] = x[i] / xn;
+    for (int i = 0; i < n; ++i)
+        xu[i] = x[i] / xn;
     if (residual) {
         sshopm_ref_gradient(idx, a, xu, y);
         double r = 0;
-        for (int i = 0; i < n; ++i) r += (y[i] - lambda * xu[i]) * (y[i] - lambda * xu[i]);
+        for (int i = 0; i < n; ++i)
+            r += (y[i] - lambda * xu[i]) * (y[i] - lambda * xu[i]);
         *residual = sqrt(r);
     }
     sshopm_ref_hessian(idx, a, xu, h);
-    for (int i = 0; i < n * n; ++i) h[i] *= (m - 1);
-    for (int i = 0; i < n; ++i) h[i * n + i] -= lambda;
+    for (int i = 0; i < n * n; ++i)
+        h[i] *= (m - 1);
+    for (int i = 0; i < n; ++i)
+        h[i * n + i] -= lambda;
     /* Q = I - 2 v v^T / v^T v with v = x + sign(x0) e0: Q's first column is -sign(x0) x, the others span x-perp. */
     double vv = 0;
-    for (int i = 0; i < n; ++i) v[i] = xu[i];
-    v[0] += xu[0] >= 0 ? 1 : -1;
-    for (int i = 0; i < n; ++i) vv += v[i] * v[i];
     for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) q[i * n + j] = (i == j) - 2 * v[i] * v[j] / vv;
+        v[i] = xu[i];
+    v[0] += xu[0] >= 0 ? 1 : -1;
+    for (int i = 0; i < n; ++i)
+        vv += v[i] * v[i];
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            q[i * n + j] = (i == j) - 2 * v[i] * v[j] / vv;
     /* t = Q^T H Q, restricted to indices 1..n-1. */
     double hq[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM];
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
             double s = 0;
-            for (int k = 0; k < n; ++k) s += h[i * n + k] * q[k * n + j];
+            for (int k = 0; k < n; ++k)
+                s += h[i * n + k] * q[k * n + j];
             hq[i * n + j] = s;
         }
     const int r = n - 1;
     for (int i = 0; i < r; ++i)
         for (int j = 0; j < r; ++j) {
             double s = 0;
-            for (int k = 0; k < n; ++k) s += q[k * n + i + 1] * hq[k * n + j + 1];
+            for (int k = 0; k < n; ++k)
+                s += q[k * n + i + 1] * hq[k * n + j + 1];
             t[i * r + j] = s;
         }
     for (int i = 0; i < r; ++i)
-        for (int j = 0; j < i; ++j) t[i * r + j] = t[j * r + i] = 0.5 * (t[i * r + j] + t[j * r + i]);
+        for (int j = 0; j < i; ++j)
+            t[i * r + j] = t[j * r + i] = 0.5 * (t[i * r + j] + t[j * r + i]);
     sshopm_sym_eig(r, t, e, NULL);
     const double tol = class_tol * fmax(1.0, fabs(lambda));
     int neg = 0, pos = 0;
@@ -100,11 +111,11 @@ static void canonical_sign(int n, double *x) {
     for (int i = 1; i < n; ++i)
         if (fabs(x[i]) > fabs(x[best]) + 1e-12) best = i;
     if (x[best] < 0)
-        for (int i = 0; i < n; ++i) x[i] = -x[i];
+        for (int i = 0; i < n; ++i)
+            x[i] = -x[i];
 }
 
-/* The cluster among pairs[0 .. k-1] that (lambda, x) belongs to (x with canonical sign for even m), or -1. */
-static int find_cluster(const clpk_sshopm_eigenpair *pairs, int k, int n, int even, const clpk_sshopm_post_options *o,
+int sshopm_find_cluster(const clpk_sshopm_eigenpair *pairs, int k, int n, int even, const clpk_sshopm_post_options *o,
                         double lam, const double *x) {
     for (int c = 0; c < k; ++c) {
         if (fabs(pairs[c].lambda - lam) > o->lambda_tol * fmax(1.0, fabs(lam))) continue;
@@ -133,10 +144,11 @@ int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshop
     /* an eigenpair to double accuracy, whatever kind: |A x^(m-1) - lambda x| <= 1e-9 ||A||_F */
     lam = sshopm_ref_gradient(idx, a, x, y);
     double r = 0;
-    for (int i = 0; i < n; ++i) r += (y[i] - lam * x[i]) * (y[i] - lam * x[i]);
+    for (int i = 0; i < n; ++i)
+        r += (y[i] - lam * x[i]) * (y[i] - lam * x[i]);
     if (!(sqrt(r) <= 1e-9 * sshopm_ref_frobenius(idx, a))) return 0;
     if (even) canonical_sign(n, x);
-    const int c = find_cluster(pairs, *count, n, even, o, lam, x);
+    const int c = sshopm_find_cluster(pairs, *count, n, even, o, lam, x);
     if (c >= 0) {
         pairs[c].hits++;
         return 1;
@@ -144,7 +156,8 @@ int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshop
     clpk_sshopm_eigenpair *p = &pairs[(*count)++];
     memset(p, 0, sizeof *p);
     p->lambda = lam;
-    for (int i = 0; i < n; ++i) p->x[i] = x[i];
+    for (int i = 0; i < n; ++i)
+        p->x[i] = x[i];
     p->hits = 1;
     p->type = classify_with(idx, a, lam, x, o->class_tol, &p->residual);
     return 1;
@@ -193,10 +206,11 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
             if (status != CLPK_SSHOPM_CONVERGED || !isfinite(raw->lambda[g])) continue;
             tr->converged++;
             double x[SSHOPM_MAX_DIM];
-            for (int i = 0; i < n; ++i) x[i] = raw->x[g * n + i];
+            for (int i = 0; i < n; ++i)
+                x[i] = raw->x[g * n + i];
             if (even) canonical_sign(n, x);
             const double lam = raw->lambda[g];
-            const int found = find_cluster(clusters, k, n, even, &o, lam, x);
+            const int found = sshopm_find_cluster(clusters, k, n, even, &o, lam, x);
             if (found >= 0) {
                 clusters[found].hits++;
                 continue;
@@ -204,7 +218,8 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
             clpk_sshopm_eigenpair *p = &clusters[k++];
             memset(p, 0, sizeof *p);
             p->lambda = lam;
-            for (int i = 0; i < n; ++i) p->x[i] = x[i];
+            for (int i = 0; i < n; ++i)
+                p->x[i] = x[i];
             p->hits = 1;
         }
         for (int c = 0; c < k; ++c)
@@ -222,7 +237,8 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
         }
         qsort(clusters, (size_t)k, sizeof *clusters, by_lambda_desc);
         if (used + (size_t)k > cap) {
-            while (used + (size_t)k > cap) cap *= 2;
+            while (used + (size_t)k > cap)
+                cap *= 2;
             clpk_sshopm_eigenpair *grown = realloc(out->storage, cap * sizeof *grown);
             if (!grown) {
                 st = core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of memory post-processing");
@@ -236,7 +252,8 @@ clpk_status clpk_sshopm_postprocess(const double *tensors, const clpk_sshopm_raw
         used += (size_t)k;
     }
     if (st == CLPK_SUCCESS)
-        for (int64_t t = 0; t < raw->n_tensors; ++t) out->tensors[t].pairs = out->storage + offsets[t];
+        for (int64_t t = 0; t < raw->n_tensors; ++t)
+            out->tensors[t].pairs = out->storage + offsets[t];
     free(clusters);
     free(offsets);
     sshopm_index_free(&idx);
@@ -276,7 +293,8 @@ clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_re
         for (int i = 0; ok && i < tr->count; ++i) {
             const clpk_sshopm_eigenpair *p = &tr->pairs[i];
             ok = fprintf(f, "%s{\"lambda\": %.17g, \"x\": [", i ? ", " : "", p->lambda) > 0;
-            for (int j = 0; ok && j < r->dim; ++j) ok = fprintf(f, "%s%.17g", j ? ", " : "", p->x[j]) > 0;
+            for (int j = 0; ok && j < r->dim; ++j)
+                ok = fprintf(f, "%s%.17g", j ? ", " : "", p->x[j]) > 0;
             ok = ok && fprintf(f, "], \"type\": \"%s\", \"hits\": %d, \"residual\": %.3g}",
                                clpk_sshopm_type_name(p->type), p->hits, p->residual) > 0;
         }
@@ -295,7 +313,8 @@ clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, 
     sshopm_index idx;
     CLPK_TRY(sshopm_index_build(order, dim, &idx, err));
     int64_t size = 1;
-    for (int p = 0; p < order; ++p) size *= dim;
+    for (int p = 0; p < order; ++p)
+        size *= dim;
     const int U = idx.U;
     sshopm_index_free(&idx);
     int rep[SSHOPM_MAX_ORDER], k[SSHOPM_MAX_DIM];
@@ -309,10 +328,12 @@ clpk_status clpk_sshopm_compress_dense(int order, int dim, const double *dense, 
                                       (long long)t);
             scale = fmax(scale, fabs(d[e]));
         }
-        for (int u = 0; u < U; ++u) out[u] = NAN;
+        for (int u = 0; u < U; ++u)
+            out[u] = NAN;
         for (int64_t e = 0; e < size; ++e) {
             int64_t r = e;
-            for (int i = 0; i < dim; ++i) k[i] = 0;
+            for (int i = 0; i < dim; ++i)
+                k[i] = 0;
             for (int p = order - 1; p >= 0; --p) {
                 rep[p] = (int)(r % dim);
                 r /= dim;
@@ -349,12 +370,14 @@ int sshopm_solve_small(int p, double *M, double *b) {
         }
         for (int r = c + 1; r < p; ++r) {
             double f = M[r * p + c] / M[c * p + c];
-            for (int j = c; j < p; ++j) M[r * p + j] -= f * M[c * p + j];
+            for (int j = c; j < p; ++j)
+                M[r * p + j] -= f * M[c * p + j];
             b[r] -= f * b[c];
         }
     }
     for (int r = p - 1; r >= 0; --r) {
-        for (int j = r + 1; j < p; ++j) b[r] -= M[r * p + j] * b[j];
+        for (int j = r + 1; j < p; ++j)
+            b[r] -= M[r * p + j] * b[j];
         b[r] /= M[r * p + r];
     }
     return 1;
@@ -365,15 +388,18 @@ static double eigen_residual(const sshopm_index *idx, const double *a, const dou
     double y[SSHOPM_MAX_DIM];
     *lambda = sshopm_ref_gradient(idx, a, x, y);
     double r = 0;
-    for (int i = 0; i < idx->n; ++i) r += (y[i] - *lambda * x[i]) * (y[i] - *lambda * x[i]);
+    for (int i = 0; i < idx->n; ++i)
+        r += (y[i] - *lambda * x[i]) * (y[i] - *lambda * x[i]);
     return sqrt(r);
 }
 
 static void newton_polish(const sshopm_index *idx, const double *a, double *lambda, double *x, int steps) {
     const int n = idx->n, m = idx->m, p = n + 1;
     double nx = 0;
-    for (int i = 0; i < n; ++i) nx += x[i] * x[i];
-    for (int i = 0; i < n; ++i) x[i] /= sqrt(nx);
+    for (int i = 0; i < n; ++i)
+        nx += x[i] * x[i];
+    for (int i = 0; i < n; ++i)
+        x[i] /= sqrt(nx);
     double lam, res = eigen_residual(idx, a, x, &lam);
     for (int it = 0; it < steps && res > 0; ++it) {
         double y[SSHOPM_MAX_DIM], h[SSHOPM_MAX_DIM * SSHOPM_MAX_DIM], J[(SSHOPM_MAX_DIM + 1) * (SSHOPM_MAX_DIM + 1)];
@@ -382,7 +408,8 @@ static void newton_polish(const sshopm_index *idx, const double *a, double *lamb
         sshopm_ref_hessian(idx, a, x, h);
         /* F = (A x^(m-1) - lambda x, (x^T x - 1) / 2); J = [(m-1) A x^(m-2) - lambda I, -x; x^T, 0] */
         for (int i = 0; i < n; ++i) {
-            for (int j = 0; j < n; ++j) J[i * p + j] = (m - 1) * h[i * n + j] - (i == j ? lam : 0);
+            for (int j = 0; j < n; ++j)
+                J[i * p + j] = (m - 1) * h[i * n + j] - (i == j ? lam : 0);
             J[i * p + n] = -x[i];
             J[n * p + i] = x[i];
             rhs[i] = -(y[i] - lam * x[i]);
@@ -397,7 +424,8 @@ static void newton_polish(const sshopm_index *idx, const double *a, double *lamb
         }
         nn = sqrt(nn);
         if (!(nn > 0) || !isfinite(nn)) break;
-        for (int i = 0; i < n; ++i) xn[i] /= nn;
+        for (int i = 0; i < n; ++i)
+            xn[i] /= nn;
         double lam_new, res_new = eigen_residual(idx, a, xn, &lam_new);
         if (!(res_new < res)) break;
         memcpy(x, xn, (size_t)n * sizeof *x);

@@ -279,15 +279,25 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
                 tr->capped += cnt[2];
                 tr->failed += cnt[3];
                 tr->dropped += cnt[4];
-                for (int i = 0; i < cnt[0]; ++i, ++w) {
+                /* the kernel clusters one direction's starts; a pair that another direction found too joins it,
+                 * as clpk_sshopm_postprocess clusters the starts of all directions together */
+                const int first_of_direction = w;
+                for (int i = 0; i < cnt[0]; ++i) {
                     const size_t e = slot * K + i;
-                    memset(&p[w], 0, sizeof p[w]);
-                    p[w].lambda = vs == 8 ? ((double *)hl)[e] : ((float *)hl)[e];
+                    clpk_sshopm_eigenpair pair;
+                    memset(&pair, 0, sizeof pair);
+                    pair.lambda = vs == 8 ? ((double *)hl)[e] : ((float *)hl)[e];
                     for (int j = 0; j < n; ++j)
-                        p[w].x[j] = vs == 8 ? ((double *)hx)[e * n + j] : ((float *)hx)[e * n + j];
-                    p[w].type = (clpk_sshopm_type)(hm[e] & 7);
-                    p[w].hits = hm[e] >> 3;
-                    p[w].residual = NAN;
+                        pair.x[j] = vs == 8 ? ((double *)hx)[e * n + j] : ((float *)hx)[e * n + j];
+                    pair.type = (clpk_sshopm_type)(hm[e] & 7);
+                    pair.hits = hm[e] >> 3;
+                    pair.residual = NAN;
+                    const int same =
+                        sshopm_find_cluster(p, first_of_direction, n, plan->idx.m % 2 == 0, &po, pair.lambda, pair.x);
+                    if (same >= 0)
+                        p[same].hits += pair.hits;
+                    else
+                        p[w++] = pair;
                 }
             }
             /* as clpk_sshopm_postprocess: capped starts after the converged ones, first direction first */
