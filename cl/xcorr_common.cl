@@ -22,6 +22,12 @@ typedef VALUE_T value_t;
     global const value_t *left, ulong left_off, global const value_t *right, ulong right_off, global value_t *out,    \
         ulong out_off, int rows, int cols, int srows, int scols, int n_left, int n_right, int pattern, int n_out
 
+/* This work-group's and work-item's index over the whole launch, in 64 bits. The host adds a second dimension where
+ * one would pass 2^31 items (lib/xcorr/xcorr_launch.h: NVIDIA's get_global_id wraps there); the groups past the last
+ * of that form exit at once. */
+inline ulong xcorr_group(void) { return (ulong)get_group_id(1) * (ulong)get_num_groups(0) + (ulong)get_group_id(0); }
+inline ulong xcorr_item(void) { return xcorr_group() * (ulong)get_local_size(0) + (ulong)get_local_id(0); }
+
 /* The left and right matrix of output matrix o. */
 inline int xcorr_left_of(int pattern, int o, int n_left, int n_right) {
     return pattern == XCORR_ONE_TO_MANY ? 0

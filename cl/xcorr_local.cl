@@ -5,7 +5,7 @@
  * BLOCK_COLS multiply-adds. Each item takes two column blocks of one block row whose overlap widths add up to
  * about the matrix width (below); blocks are numbered column-block fastest, so neighbouring items take
  * neighbouring column shifts. The host sizes the two local buffers (rows x cols each) and refuses matrices that
- * do not fit. The only barrier follows the copy loops, which every item leaves (no early return before it). */
+ * do not fit. The only barrier follows the copy loops, which every item leaves (the one early return is a whole padding group's). */
 #ifndef BLOCK_ROWS
 #define BLOCK_ROWS 1
 #endif
@@ -19,7 +19,9 @@
 kernel __attribute__((reqd_work_group_size(LOCAL_WG, 1, 1))) void xcorr_local(XCORR_ARGS, local value_t *lm,
                                                                                local value_t *rm) {
     const int lid = (int)get_local_id(0);
-    const int o = (int)get_group_id(0); /* the host launches exactly n_out groups */
+    const ulong grp = xcorr_group(); /* n_out groups, and padding groups of a two-dimensional launch */
+    if (grp >= (ulong)n_out) return;  /* the whole group, before the barrier */
+    const int o = (int)grp;
     const int n = rows * cols;
     global const value_t *a = left + left_off + (ulong)xcorr_left_of(pattern, o, n_left, n_right) * (ulong)n;
     global const value_t *b = right + right_off + (ulong)xcorr_right_of(pattern, o, n_right) * (ulong)n;

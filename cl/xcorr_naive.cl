@@ -2,7 +2,7 @@
  * added to the total, which keeps f32 rounding near eps*sqrt(rows)+eps*sqrt(cols) instead of eps*sqrt(rows*cols). */
 kernel void xcorr_naive(XCORR_ARGS) {
     const int per = srows * scols;
-    const ulong gid = get_global_id(0);
+    const ulong gid = xcorr_item();
     if (gid >= (ulong)per * (ulong)n_out) return;
     const int o = (int)(gid / (ulong)per);
     const int e = (int)(gid - (ulong)o * (ulong)per);

@@ -10,8 +10,8 @@
  *   4  registers + a shuffle emulated through local memory: never chosen by the plan; test_xcorr_shuffle runs it on
  *      devices without shuffles (PoCL in CI) to check the register form's data flow (lanes, halves, steps).
  * Loop bounds depend only on the group's (pair, row shift, column tile), so every item reaches every barrier and
- * every shuffle (the shuffle forms have no early exit either: the launch has no padding items); only loads and the
- * final store are guarded. */
+ * every shuffle (the shuffle forms have no early exit either: only whole padding groups of a two-dimensional launch
+ * leave, before any of them); only loads and the final store are guarded. */
 #ifndef TEAM
 #define TEAM 32
 #endif
@@ -84,7 +84,8 @@ kernel XCORR_TEAM_ATTR void xcorr_shift(XCORR_ARGS) {
     const int lane = (int)get_local_id(0);
 #endif
     const int tiles_x = (scols + TEAM - 1) / TEAM;
-    const ulong grp = get_group_id(0);
+    const ulong grp = xcorr_group();
+    if (grp >= (ulong)tiles_x * (ulong)srows * (ulong)n_out) return; /* a padding group: all its items leave */
     const int tx = (int)(grp % (ulong)tiles_x);
     const ulong rest = grp / (ulong)tiles_x;
     const int k = (int)(rest % (ulong)srows);

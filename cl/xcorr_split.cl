@@ -82,7 +82,7 @@ inline int xcorr_split_work(ulong gid, int triangle, int rows, int srows, int sc
 }
 
 kernel void xcorr_split_partial(XCORR_ARGS, int rpw, int workers, int triangle, global value_t *partial) {
-    const ulong gid = get_global_id(0);
+    const ulong gid = xcorr_item();
     int w;
     ulong e;
     if (!xcorr_split_work(gid, triangle, rows, srows, scols, n_out, rpw, workers, &e, &w)) return;
@@ -94,7 +94,7 @@ kernel void xcorr_split_partial(XCORR_ARGS, int rpw, int workers, int triangle, 
  * idle workers add exact zeros at the end). */
 kernel void xcorr_split_reduce(XCORR_ARGS, int rpw, int workers, int triangle, global const value_t *partial) {
     const ulong total = (ulong)srows * (ulong)scols * (ulong)n_out;
-    const ulong e = get_global_id(0);
+    const ulong e = xcorr_item();
     if (e >= total) return;
     value_t sum = 0;
     if (triangle) {
@@ -141,7 +141,7 @@ inline void xcorr_atomic_add(global value_t *p, value_t v) {
 #endif
 
 kernel void xcorr_split_atomic(XCORR_ARGS, int rpw, int workers, int triangle) {
-    const ulong gid = get_global_id(0);
+    const ulong gid = xcorr_item();
     int w;
     ulong e;
     if (!xcorr_split_work(gid, triangle, rows, srows, scols, n_out, rpw, workers, &e, &w)) return;

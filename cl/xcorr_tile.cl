@@ -25,7 +25,7 @@
 kernel void xcorr_tile(XCORR_ARGS, int n_groups) {
     const int tiles_x = (scols + SHIFTS - 1) / SHIFTS, tiles_y = (srows + ROWS - 1) / ROWS;
     const ulong per = (ulong)tiles_x * (ulong)tiles_y;
-    const ulong gid = get_global_id(0);
+    const ulong gid = xcorr_item();
     if (gid >= per * (ulong)n_groups) return;
     const int g = (int)(gid / per);
     const int rem = (int)(gid - (ulong)g * per);

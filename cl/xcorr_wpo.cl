@@ -9,8 +9,9 @@
 kernel __attribute__((reqd_work_group_size(WPO_WG, 1, 1))) void xcorr_wpo(XCORR_ARGS) {
     local value_t red[WPO_WG];
     const int lane = (int)get_local_id(0);
-    const ulong e = get_group_id(0);
+    const ulong e = xcorr_group();
     const int per = srows * scols;
+    if (e >= (ulong)per * (ulong)n_out) return; /* a padding group: all its items leave before the barriers */
     const int o = (int)(e / (ulong)per);
     const int r = (int)(e - (ulong)o * (ulong)per);
     const int k = r / scols, l = r - (r / scols) * scols;

@@ -1,8 +1,8 @@
 /* Direct cross-correlation variants: parameter checks, kernel builds and launches (kernels in cl/xcorr_*.cl). */
 #include "xcorr_direct.h"
+#include "xcorr_launch.h"
 #include "xcorr_shuffle.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 typedef enum direct_kind { NAIVE, SHIFT_BUFFER, SPLIT_ROW, TILE, WARP_PER_OVERLAP, LOCAL_TILES } direct_kind;
@@ -30,7 +30,7 @@ struct xcorr_direct {
     size_t n_out;
     size_t elem;
     cl_kernel kernel, reduce; /* reduce: split-row's ordered combine */
-    size_t global, local, reduce_global, reduce_local;
+    xcorr_range range, reduce_range;
     int extra[3];   /* kernel arguments after the common ones (see set_args) */
     int atomic;     /* split-row combining with atomics: the output is zeroed first */
     cl_mem scratch; /* split-row's partial sums (ordered combine) */
@@ -95,7 +95,7 @@ static clpk_status at_most(clpk_context *ctx, const char *what, const char *key,
 
 static int is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
-static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+static size_t div_up(size_t n, size_t m) { return (n + m - 1) / m; }
 
 /* Builds `source` (after the common part) with the precision and `defines`, and creates kernel `name`. */
 static clpk_status build_kernel(xcorr_direct *d, const char *source, const char *defines, const char *name,
@@ -122,11 +122,13 @@ static clpk_status check_kernel_wg(xcorr_direct *d, cl_kernel kernel, size_t loc
     return CLPK_SUCCESS;
 }
 
-/* The work-group counts we launch must stay within what every driver accepts in one dimension. */
-static clpk_status check_groups(xcorr_direct *d, size_t global, size_t local, const char *what) {
-    if (global / local > (size_t)INT_MAX)
-        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr %s: %zu work-groups is more than one launch allows",
-                         what, global / local);
+/* The launch range of `groups` work-groups of `wg` items (two dimensions past 2^31 items, xcorr_launch.h), or
+ * UNSUPPORTED when even two cannot hold them. */
+static clpk_status set_range(xcorr_direct *d, size_t groups, size_t wg, xcorr_range *range, const char *what) {
+    if (!xcorr_range_of(groups, wg, xcorr_launch_limit(), range))
+        return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr %s: %zu work-groups of %zu items is more than one launch allows: use another algorithm",
+                         what, groups, wg);
     return CLPK_SUCCESS;
 }
 
@@ -162,10 +164,8 @@ static clpk_status create_tile(xcorr_direct *d, const xcorr_config *c) {
     snprintf(defines, sizeof defines, "-DSHIFTS=%d -DROWS=%d -DLEFTS=%d -DRIGHTS=%d", shifts, rows, lefts, rights);
     CLPK_TRY(build_kernel(d, "xcorr_tile", defines, "xcorr_tile", &d->kernel));
     const size_t tiles = (size_t)((d->out_cols + shifts - 1) / shifts) * (size_t)((d->out_rows + rows - 1) / rows);
-    d->local = (size_t)wg;
-    d->global = round_up(tiles * (size_t)groups, d->local);
-    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, algorithm));
-    return check_groups(d, d->global, d->local, algorithm);
+    CLPK_TRY(check_kernel_wg(d, d->kernel, (size_t)wg, algorithm));
+    return set_range(d, div_up(tiles * (size_t)groups, (size_t)wg), (size_t)wg, &d->range, algorithm);
 }
 
 /* Bytes of local memory the local algorithm needs for its two matrices (0 if that overflows size_t). */
@@ -200,10 +200,8 @@ static clpk_status create_local(xcorr_direct *d, const xcorr_config *c) {
             "local memory of %s",
             need, (unsigned long long)own, (unsigned long long)dev->local_mem_bytes, dev->name);
     d->extra[0] = (int)(need / 2 / d->elem); /* elements of each local buffer */
-    d->local = (size_t)wg;
-    d->global = d->n_out * d->local;
-    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, "local"));
-    return check_groups(d, d->global, d->local, "local");
+    CLPK_TRY(check_kernel_wg(d, d->kernel, (size_t)wg, "local"));
+    return set_range(d, d->n_out, (size_t)wg, &d->range, "local");
 }
 
 /* Band rows of the triangle distribution's worker layers 0 .. w-1 (the same closed form as xcorr_layer_start in
@@ -233,8 +231,6 @@ static clpk_status create_split(xcorr_direct *d, const xcorr_config *c) {
     const size_t items =
         triangle ? (size_t)layer_start(workers, d->shape.rows, d->out_rows, rpw) * d->n_out * (size_t)d->out_cols
                  : total * (size_t)workers;
-    d->local = (size_t)wg;
-    d->global = round_up(items, d->local);
     if (d->atomic) {
         CLPK_TRY(build_kernel(d, "xcorr_split", "", "xcorr_split_atomic", &d->kernel));
     } else {
@@ -249,12 +245,11 @@ static clpk_status create_split(xcorr_direct *d, const xcorr_config *c) {
         cl_int rc = CL_SUCCESS;
         d->scratch = clCreateBuffer(clpk_context_cl_context(d->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
         if (rc != CL_SUCCESS) return core_fail_cl(d->ctx, rc, "clCreateBuffer(split-row partial sums)");
-        d->reduce_local = d->local;
-        d->reduce_global = round_up(total, d->local);
-        CLPK_TRY(check_kernel_wg(d, d->reduce, d->reduce_local, "split-row"));
+        CLPK_TRY(check_kernel_wg(d, d->reduce, (size_t)wg, "split-row"));
+        CLPK_TRY(set_range(d, div_up(total, (size_t)wg), (size_t)wg, &d->reduce_range, "split-row"));
     }
-    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, "split-row"));
-    return check_groups(d, d->global, d->local, "split-row");
+    CLPK_TRY(check_kernel_wg(d, d->kernel, (size_t)wg, "split-row"));
+    return set_range(d, div_up(items, (size_t)wg), (size_t)wg, &d->range, "split-row");
 }
 
 /* shift-buffer with shuffle=subgroup: the team's buffer in registers, exchanged by sub-group (warp) shuffles. Every
@@ -306,12 +301,10 @@ static clpk_status create_team(xcorr_direct *d, const xcorr_config *c) {
         CLPK_TRY(build_kernel(d, shift ? "xcorr_shift" : "xcorr_wpo", defines, shift ? "xcorr_shift" : "xcorr_wpo",
                               &d->kernel));
     }
-    d->local = (size_t)team;
     const size_t groups = shift ? (size_t)((d->out_cols + team - 1) / team) * (size_t)d->out_rows * d->n_out
                                 : (size_t)d->out_rows * (size_t)d->out_cols * d->n_out;
-    d->global = groups * d->local;
-    CLPK_TRY(check_kernel_wg(d, d->kernel, d->local, what));
-    return check_groups(d, d->global, d->local, what);
+    CLPK_TRY(check_kernel_wg(d, d->kernel, (size_t)team, what));
+    return set_range(d, groups, (size_t)team, &d->range, what);
 }
 
 clpk_status xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
@@ -336,12 +329,10 @@ clpk_status xcorr_direct_create(clpk_context *ctx, const clpk_xcorr_shape *shape
     case NAIVE:
         st = at_most(ctx, "naive", "wg", config->wg, clpk_context_device_info(ctx)->max_work_group_size);
         if (st == CLPK_SUCCESS) st = build_kernel(d, "xcorr_naive", "", "xcorr_naive", &d->kernel);
-        if (st == CLPK_SUCCESS) {
-            d->local = (size_t)config->wg;
-            d->global = round_up(d->n_out * (size_t)d->out_rows * (size_t)d->out_cols, d->local);
-            st = check_kernel_wg(d, d->kernel, d->local, "naive");
-        }
-        if (st == CLPK_SUCCESS) st = check_groups(d, d->global, d->local, "naive");
+        if (st == CLPK_SUCCESS) st = check_kernel_wg(d, d->kernel, (size_t)config->wg, "naive");
+        if (st == CLPK_SUCCESS)
+            st = set_range(d, div_up(d->n_out * (size_t)d->out_rows * (size_t)d->out_cols, (size_t)config->wg),
+                           (size_t)config->wg, &d->range, "naive");
         break;
     case TILE: st = create_tile(d, config); break;
     case SPLIT_ROW: st = create_split(d, config); break;
@@ -413,30 +404,33 @@ static clpk_status launch(xcorr_direct *d, cl_mem left, size_t left_offset, cl_m
     set_args(d, &a, d->kernel, left, left_offset, right, right_offset, out, out_offset);
     CLPK_TRY(core_args_end(&a));
     if (d->kind != SPLIT_ROW) {
-        CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, last));
+        CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, d->range.dims, NULL, d->range.global, d->range.local,
+                                                   n_wait, wait, last));
         return CLPK_SUCCESS;
     }
     cl_event before = NULL;
     cl_int rc;
     if (d->atomic) {
-        /* The atomic combine adds into the output: zero it first, in order on the queue. */
+        /* The atomic combine adds into the output: zero it first (in commands below 2^31 bytes), then launch after. */
         const cl_float zero_f = 0;
         const cl_double zero_d = 0;
         const void *zero = d->elem == sizeof zero_d ? (const void *)&zero_d : (const void *)&zero_f;
-        CLPK_CL_TRY(d->ctx, clEnqueueFillBuffer(q, out, zero, d->elem, out_offset * d->elem, out_count * d->elem,
-                                                n_wait, wait, &before));
-        rc = clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, 1, &before, last);
+        CLPK_TRY(xcorr_fill(d->ctx, out, zero, d->elem, out_offset * d->elem, out_count * d->elem, 0, n_wait, wait,
+                            &before, "xcorr split-row output"));
+        rc = clEnqueueNDRangeKernel(q, d->kernel, d->range.dims, NULL, d->range.global, d->range.local, 1, &before,
+                                    last);
     } else {
         /* Partial sums, then their sum in worker order (deterministic). */
-        CLPK_CL_TRY(d->ctx,
-                    clEnqueueNDRangeKernel(q, d->kernel, 1, NULL, &d->global, &d->local, n_wait, wait, &before));
+        CLPK_CL_TRY(d->ctx, clEnqueueNDRangeKernel(q, d->kernel, d->range.dims, NULL, d->range.global, d->range.local,
+                                                   n_wait, wait, &before));
         set_args(d, &a, d->reduce, left, left_offset, right, right_offset, out, out_offset);
         clpk_status st = core_args_end(&a);
         if (st != CLPK_SUCCESS) {
             clReleaseEvent(before);
             return st;
         }
-        rc = clEnqueueNDRangeKernel(q, d->reduce, 1, NULL, &d->reduce_global, &d->reduce_local, 1, &before, last);
+        rc = clEnqueueNDRangeKernel(q, d->reduce, d->reduce_range.dims, NULL, d->reduce_range.global,
+                                    d->reduce_range.local, 1, &before, last);
     }
     if (rc != CL_SUCCESS) {
         clReleaseEvent(before);

@@ -7,6 +7,7 @@
  * application it needs once, keyed by batch size, so executions only enqueue kernels. This is the one translation unit
  * that includes vkFFT.h. */
 #include "xcorr_fft.h"
+#include "xcorr_launch.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -377,6 +378,15 @@ clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, c
         goto fail;
     }
 
+    /* the pack kernel's items, the most of the three launches: one dimension below 2^31 (xcorr_launch.h) */
+    if ((double)fft->batch * fft->prows * fft->pstride > (double)(xcorr_launch_limit() - FFT_WORK_GROUP)) {
+        st = core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                       "xcorr fft: batch %zu of %ux%u padded matrices is more work-items than one launch allows; lower "
+                       "fft_batch",
+                       fft->batch, fft->prows, fft->pcols);
+        goto fail;
+    }
+
     const char *names[] = {"xcorr_fft"};
     const char *options = s->precision == CLPK_PRECISION_F64 ? "-DVALUE_T=double -DVALUE2_T=double2 -DCLPK_FP64"
                                                              : "-DVALUE_T=float -DVALUE2_T=float2";
@@ -404,12 +414,9 @@ clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, c
         goto fail;
     /* batches are zero-padded to a power of two: keep the unused tail finite from the start */
     const cl_uchar zero = 0;
-    cl_int frc = clEnqueueFillBuffer(clpk_context_queue(ctx), fft->work, &zero, 1, 0, fft->batch * fft->matrix_bytes, 0,
-                                     NULL, NULL);
-    if (frc != CL_SUCCESS) {
-        st = core_fail_cl(ctx, frc, "clEnqueueFillBuffer(xcorr fft work)");
+    if ((st = xcorr_fill(ctx, fft->work, &zero, 1, 0, fft->batch * fft->matrix_bytes, 0, 0, NULL, NULL,
+                         "xcorr fft work")) != CLPK_SUCCESS)
         goto fail;
-    }
     if (fft->n_rspec &&
         (st = create_buffer(fft, fft->n_rspec, &fft->rspec, "clCreateBuffer(xcorr fft right spectra)")) != CLPK_SUCCESS)
         goto fail;

@@ -1,5 +1,6 @@
 /* What the two fused FFT paths of the cross-correlation family share (see xcorr_fused_common.h). */
 #include "xcorr_fused_common.h"
+#include "xcorr_launch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -108,6 +109,10 @@ clpk_status xcorr_fused_check_size(clpk_context *ctx, cl_mem m, size_t offset, s
 
 clpk_status xcorr_fused_launch(clpk_context *ctx, cl_kernel k, size_t groups, size_t wg, cl_uint n_wait,
                                const cl_event *wait, cl_event *ev, const char *name) {
+    /* the plans size their chunks below this; a launch past it would wrap get_global_id on NVIDIA */
+    if (groups > xcorr_launch_limit() / wg)
+        return core_fail(ctx, CLPK_ERROR_INTERNAL, "%s: %zu work-groups of %zu items pass 2^31 items", name, groups,
+                         wg);
     const size_t global = groups * wg;
     cl_int rc =
         clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &wg, n_wait, n_wait ? wait : NULL, ev);

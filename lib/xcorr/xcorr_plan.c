@@ -374,6 +374,12 @@ clpk_status clpk_xcorr_execute_host(clpk_xcorr_plan *plan, const void *left, con
     const size_t nl = (size_t)s->n_left * mat, nr = (size_t)s->n_right * mat;
     const size_t no = clpk_xcorr_output_count(s) * (size_t)clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
     const int is_double = s->precision == CLPK_PRECISION_F64;
+    /* each buffer fits one allocation (checked with the plan); the three together must fit the device */
+    const uint64_t global_bytes = clpk_context_device_info(ctx)->global_mem_bytes;
+    if ((double)(nl + nr + no) * (double)elem > 0.9 * (double)global_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "xcorr: %zu input and %zu output values of %zu bytes exceed the device's %llu bytes of memory",
+                         nl + nr, no, elem, (unsigned long long)global_bytes);
     CLPK_TRY(check_finite(ctx, left, nl, is_double, "left"));
     CLPK_TRY(check_finite(ctx, right, nr, is_double, "right"));
     cl_context c = clpk_context_cl_context(ctx);
