@@ -255,7 +255,8 @@ static double count_macs(const clpk_xcorr_shape *s) {
 /* ---- one variant ---------------------------------------------------------------------------------------------- */
 
 typedef struct case_data {
-    clpk_context *ctx;
+    clpk_context *ctx; /* NULL once the device's context is lost: the case's records say so */
+    const char *device;
     const bench_case *bc;
     void *hl, *hr;
     cl_mem left, right, out;
@@ -273,24 +274,44 @@ static void pair_of(const clpk_xcorr_shape *s, size_t o, size_t *left, size_t *r
     }
 }
 
+/* Bytes per poisoning command: NVIDIA's clEnqueueFillBuffer fails from 2^31 bytes on and leaves the context unusable
+ * (the n-to-m 128x128 256^2 output is 17.1 GB). */
+#define POISON_CHUNK ((size_t)1 << 30)
+
+/* Fills the whole output with NaN, in commands of at most POISON_CHUNK bytes; returns 0 with *why set on a failure. */
+static int poison(case_data *d, char *why, size_t wsize) {
+    const double nan_d = NAN;
+    const float nan_f = NAN;
+    const void *pattern = d->f64 ? (const void *)&nan_d : (const void *)&nan_f;
+    const size_t bytes = d->out_elems * clpk_xcorr_output_count(&d->bc->shape) * d->elem;
+    const size_t chunk = POISON_CHUNK / d->elem * d->elem;
+    for (size_t at = 0; at < bytes; at += chunk) {
+        const size_t n = bytes - at < chunk ? bytes - at : chunk;
+        const cl_int rc =
+            clEnqueueFillBuffer(clpk_context_queue(d->ctx), d->out, pattern, d->elem, at, n, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return snprintf(why, wsize, "clEnqueueFillBuffer(output bytes %zu..%zu of %zu): %d", at, at + n, bytes, rc),
+                   0;
+    }
+    return 1;
+}
+
 /* One poisoned, timed call; then sampled output matrices (first, middle, last) are read back: every element must
  * be finite and sampled elements (centre, corners, pseudo-random) must match a double host sum. Returns 1 if
  * correct; *rel receives the error relative to the largest sampled reference value. */
 static int checked_call(case_data *d, clpk_xcorr_plan *plan, double *once_ms, double *rel, char *why, size_t wsize) {
     const clpk_xcorr_shape *s = &d->bc->shape;
     cl_command_queue q = clpk_context_queue(d->ctx);
-    const double nan_d = NAN;
-    const float nan_f = NAN;
-    cl_int rc = clEnqueueFillBuffer(q, d->out, d->f64 ? (const void *)&nan_d : (const void *)&nan_f, d->elem, 0,
-                                    d->out_elems * clpk_xcorr_output_count(s) * d->elem, 0, NULL, NULL);
-    if (rc != CL_SUCCESS) return snprintf(why, wsize, "clEnqueueFillBuffer: %d", rc), 0;
+    if (!poison(d, why, wsize)) return 0;
     cl_event first = NULL, last = NULL;
     clpk_status st = clpk_xcorr_execute_events(plan, d->left, 0, d->right, 0, d->out, 0, &first, &last);
     if (st != CLPK_SUCCESS) return snprintf(why, wsize, "execute: %s", clpk_last_error(d->ctx)), 0;
-    clWaitForEvents(1, &last);
-    clpk_event_span_ms(first, last, once_ms);
+    cl_int rc = clWaitForEvents(1, &last);
+    if (rc == CL_SUCCESS && clpk_event_span_ms(first, last, once_ms) != CLPK_SUCCESS)
+        rc = CL_INVALID_EVENT; /* no profiling times: the command did not complete */
     if (first != last) clReleaseEvent(first);
     clReleaseEvent(last);
+    if (rc != CL_SUCCESS) return snprintf(why, wsize, "the execution failed (clWaitForEvents / profiling: %d)", rc), 0;
     const size_t n_out = clpk_xcorr_output_count(s);
     const int R = s->rows, C = s->cols, OC = 2 * C - 1;
     double *got = malloc(d->out_elems * sizeof *got);
@@ -371,7 +392,7 @@ static void case_fields(const case_data *d, const char *impl, const char *varian
              "\"device\":\"%s\"",
              d->bc->label, d->bc->group, clpk_xcorr_pattern_name(s->pattern), s->rows, s->cols, s->n_left, s->n_right,
              s->n_left, s->n_right, clpk_xcorr_output_count(s), clpk_precision_name(s->precision), impl, variant,
-             clpk_context_device_info(d->ctx)->name);
+             d->device);
 }
 
 static void emit(FILE *json, const char *record) {
@@ -401,7 +422,10 @@ static int applicable(const clpk_xcorr_shape *s, const char *name) {
     return 1;
 }
 
-/* Returns 0 when a variant gave a wrong answer (the exit status reports it). */
+/* What run_variant recorded: a wrong answer (the exit status reports it), a timing or skip, or a failure to plan or
+ * run (after which the case checks that the context still works). */
+enum { VARIANT_WRONG = 0, VARIANT_DONE = 1, VARIANT_FAILED = 2 };
+
 static int run_variant(case_data *d, const options *o, const char *variant, FILE *json, double bw_gbps) {
     const clpk_xcorr_shape *s = &d->bc->shape;
     char algo[64], params[256];
@@ -414,13 +438,13 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
             char msg[128];
             snprintf(msg, sizeof msg, "estimated >= %.0f ms per call (limit %.0f)", est_ms, o->max_ms);
             record_status(json, d, variant, "skipped", msg, 0);
-            return 1;
+            return VARIANT_DONE;
         }
     }
     clpk_xcorr_plan *plan = NULL;
     if (clpk_xcorr_plan_create(d->ctx, s, algo, params[0] ? params : NULL, &plan) != CLPK_SUCCESS) {
         record_status(json, d, variant, "unsupported", clpk_last_error(d->ctx), 0);
-        return 1;
+        return VARIANT_FAILED;
     }
     char used[256], chosen[320], why[256] = "";
     clpk_xcorr_plan_params(plan, used, sizeof used);
@@ -433,14 +457,14 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
     if (!ok) {
         record_status(json, d, variant, "wrong", why, once_ms);
         clpk_xcorr_plan_destroy(plan);
-        return 0;
+        return VARIANT_WRONG;
     }
     if (once_ms > o->max_ms) {
         char msg[128];
         snprintf(msg, sizeof msg, "one call took %.0f ms (limit %.0f)", once_ms, o->max_ms);
         record_status(json, d, variant, "skipped", msg, once_ms);
         clpk_xcorr_plan_destroy(plan);
-        return 1;
+        return VARIANT_DONE;
     }
     /* >= 50 runs (by default) unless a run is long: then about a second of runs, at least 5. */
     int repeats = o->repeats;
@@ -456,7 +480,7 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
     if (st != CLPK_SUCCESS) {
         record_status(json, d, variant, "error", clpk_last_error(d->ctx), once_ms);
         clpk_xcorr_plan_destroy(plan);
-        return 1;
+        return VARIANT_FAILED;
     }
     char impl[48], fields[768], esc[384], rec[2048];
     snprintf(impl, sizeof impl, "clpk-%s", variant);
@@ -473,7 +497,7 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
              stats.gbps, bw_gbps, bw_gbps > 0 ? stats.gbps / bw_gbps : 0, rel, o->seed);
     emit(json, rec);
     clpk_xcorr_plan_destroy(plan);
-    return 1;
+    return VARIANT_DONE;
 }
 
 /* Writes a case's stacks as .npy (small stacks only) so that a peer's implementation of the recipe can be checked. */
@@ -491,22 +515,47 @@ static void dump_inputs(const char *dir, int index, const case_data *d, size_t n
     }
 }
 
-/* Uploads a case's data and runs every requested variant. Returns the number of wrong variants, -1 on failure to
- * set the case up. */
-static int run_case(clpk_context *ctx, const options *o, int case_index, const bench_case *bc, FILE *json,
-                    double bw_gbps) {
+/* Records every applicable variant of a case from `from` on with `status` and `reason`. */
+static void record_rest(FILE *json, const case_data *d, const options *o, int from, const char *status,
+                        const char *reason) {
+    for (int v = from; v < o->n_variants; ++v)
+        if (applicable(&d->bc->shape, o->variants[v])) record_status(json, d, o->variants[v], status, reason, 0);
+}
+
+/* Whether the context still runs commands: after a kernel fault NVIDIA's fails every later launch and build. */
+static int context_works(clpk_context *ctx) {
+    cl_command_queue q = clpk_context_queue(ctx);
+    cl_int rc = clFinish(q);
+    cl_mem probe = NULL;
+    if (rc == CL_SUCCESS) probe = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, 64, NULL, &rc);
+    const cl_uint five = 5;
+    cl_uint back = 0;
+    if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(q, probe, &five, sizeof five, 0, 64, 0, NULL, NULL);
+    if (rc == CL_SUCCESS) rc = clEnqueueReadBuffer(q, probe, CL_TRUE, 60, sizeof back, &back, 0, NULL, NULL);
+    if (probe) clReleaseMemObject(probe);
+    return rc == CL_SUCCESS && back == five;
+}
+
+/* Uploads a case's data and runs every requested variant; every variant gets a record, also when the case cannot be
+ * set up (ctx NULL: no working context left). Returns the number of wrong variants, -1 on failure to set the case up
+ * or run it; *lost is set when the context stopped working during the case (the caller makes a new one). */
+static int run_case(clpk_context *ctx, const char *device, const options *o, int case_index, const bench_case *bc,
+                    FILE *json, double bw_gbps, int *lost) {
     const clpk_xcorr_shape *s = &bc->shape;
-    case_data d = {ctx, bc, NULL, NULL, NULL, NULL, NULL, s->precision == CLPK_PRECISION_F64, 0, 0};
+    case_data d = {ctx, device, bc, NULL, NULL, NULL, NULL, NULL, s->precision == CLPK_PRECISION_F64, 0, 0};
     d.elem = clpk_precision_size(s->precision);
     d.out_elems = (size_t)clpk_xcorr_output_rows(s) * (size_t)clpk_xcorr_output_cols(s);
+    *lost = 0;
+    if (!ctx) {
+        record_rest(json, &d, o, 0, "error", "not run: no working OpenCL context (lost in an earlier case)");
+        return -1;
+    }
     const size_t nl = (size_t)s->n_left * s->rows * s->cols, nr = (size_t)s->n_right * s->rows * s->cols;
     const size_t no = clpk_xcorr_output_count(s) * d.out_elems;
     const clpk_device_info *info = clpk_context_device_info(ctx);
     int wrong = 0;
     if (no * d.elem > info->max_alloc_bytes || (nl + nr + no) * d.elem > info->global_mem_bytes * 0.7) {
-        for (int v = 0; v < o->n_variants; ++v)
-            if (applicable(s, o->variants[v]))
-                record_status(json, &d, o->variants[v], "skipped", "buffers exceed the device's memory limits", 0);
+        record_rest(json, &d, o, 0, "skipped", "buffers exceed the device's memory limits");
         return 0;
     }
     d.hl = malloc(nl * d.elem), d.hr = malloc(nr * d.elem);
@@ -522,12 +571,24 @@ static int run_case(clpk_context *ctx, const options *o, int case_index, const b
         if (rc == CL_SUCCESS) d.out = clCreateBuffer(c, CL_MEM_READ_WRITE, no * d.elem, NULL, &rc);
     }
     if (!d.hl || !d.hr || rc != CL_SUCCESS) {
-        fprintf(stderr, "clpk-bench-xcorr: %s: cannot allocate (host or clCreateBuffer %d)\n", bc->label, rc);
+        char msg[160];
+        snprintf(msg, sizeof msg, "cannot allocate the case's buffers (host memory or clCreateBuffer %d)", rc);
+        fprintf(stderr, "clpk-bench-xcorr: %s: %s\n", bc->label, msg);
+        record_rest(json, &d, o, 0, "error", msg);
         wrong = -1;
     }
     for (int v = 0; v < o->n_variants && wrong >= 0; ++v) {
         if (!applicable(s, o->variants[v])) continue;
-        if (!run_variant(&d, o, o->variants[v], json, bw_gbps)) ++wrong;
+        const int r = run_variant(&d, o, o->variants[v], json, bw_gbps);
+        if (r == VARIANT_WRONG) ++wrong;
+        if (r != VARIANT_DONE && !context_works(ctx)) {
+            char msg[192];
+            snprintf(msg, sizeof msg, "not run: the OpenCL context stopped working after variant %s", o->variants[v]);
+            fprintf(stderr, "clpk-bench-xcorr: %s: %s\n", bc->label, msg);
+            record_rest(json, &d, o, v + 1, "error", msg);
+            *lost = 1;
+            wrong = -1;
+        }
     }
     if (d.left) clReleaseMemObject(d.left);
     if (d.right) clReleaseMemObject(d.right);
@@ -605,18 +666,31 @@ int main(int argc, char **argv) {
         emit(json, rec);
     }
     printf("device: %s, copy bandwidth %.1f GB/s\n", info->name, bw_gbps);
+    char device[256];
+    snprintf(device, sizeof device, "%s", info->name);
     int wrong = 0, failed = 0;
     for (int i = 0; i < n_cases; ++i) {
         printf("case %d/%d: %s\n", i + 1, n_cases, cases[i].label);
         fflush(stdout);
-        const int w = run_case(ctx, &o, i, &cases[i], json, bw_gbps);
+        int lost = 0;
+        const int w = run_case(ctx, device, &o, i, &cases[i], json, bw_gbps, &lost);
         if (w < 0)
             ++failed;
         else
             wrong += w;
+        if (lost) {
+            /* a failed case must not fail the ones after it: a fresh context (the old one's programs are gone) */
+            clpk_context_destroy(ctx);
+            ctx = NULL;
+            const clpk_status st = clpk_context_create(&ctx, o.device);
+            fprintf(stderr, "clpk-bench-xcorr: the OpenCL context stopped working in case %s: %s\n", cases[i].label,
+                    st == CLPK_SUCCESS ? "continuing on a new one" : "no new one, the remaining cases are not run");
+            if (st != CLPK_SUCCESS) ctx = NULL;
+        }
     }
     if (json) fclose(json);
-    printf("clpk-bench-xcorr: %d cases, %d wrong results, %d cases not set up\n", n_cases, wrong, failed);
+    printf("clpk-bench-xcorr: %d cases, %d wrong results, %d cases not set up or not run to the end\n", n_cases, wrong,
+           failed);
     clpk_context_destroy(ctx);
     free(cases);
     return wrong || failed ? 1 : 0;
