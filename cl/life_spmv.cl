@@ -2,8 +2,8 @@
  *   DSC  y[v,:] = sum_{k: v_k = v} phi_k w[f_k] D[a_k,:]
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
- * TEAM / UNROLL (DSC voxel teams; UNROLL also WC fibre runs and pairs), WC_TEAM (WC teams, a power of two), LDD
- * (dictionary row stride, a multiple of 4), DICT_HALF (D stored as half values).
+ * TEAM / UNROLL (DSC voxel teams; UNROLL also WC fibre runs, pairs and the staged kernels' chunks), WC_TEAM (WC
+ * teams, a power of two), LDD (dictionary row stride, a multiple of 4), DICT_HALF (D stored as half values).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
@@ -39,10 +39,11 @@ typedef LIFE_XPASTE(VALUE_T, 4) real4;
 #define DSC_NPL ((NTHETA + TEAM - 1) / TEAM)
 #define WC_NPL ((NTHETA + WC_TEAM - 1) / WC_TEAM)
 
-/* theta-split (dsc=voxel, dsc=pairs and wc=fiber): with THETA_PARTS > 1 the host launches the kernel once per part, `pass` =
- * 0..THETA_PARTS-1, and the pass covers the directions [pass * PART_LEN, min((pass + 1) * PART_LEN, NTHETA)), so the
- * D and y rows a pass touches are 1/THETA_PARTS of the whole and fit the L2 where the whole does not. With
- * THETA_PARTS 1 the range is the compile-time [0, NTHETA): the same code and bits as without the split. */
+/* theta-split (dsc=voxel, dsc=pairs, dsc=staged, wc=fiber and wc=staged): with THETA_PARTS > 1 the host launches the
+ * kernel once per part, `pass` = 0..THETA_PARTS-1, and the pass covers the directions [pass * PART_LEN, min((pass +
+ * 1) * PART_LEN, NTHETA)), so the D and y rows a pass touches are 1/THETA_PARTS of the whole and fit the L2 where the
+ * whole does not. With THETA_PARTS 1 the range is the compile-time [0, NTHETA): the same code and bits as without the
+ * split. */
 #ifndef THETA_PARTS
 #define THETA_PARTS 1
 #endif
@@ -292,6 +293,161 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
 #if THETA_PARTS > 1
             /* pass 0 stores, later passes add their partial dot products in pass order: deterministic, no atomics */
             w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
+#else
+            w[f] = part[lid];
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* The largest chunk count of the group's runs (a team's run of `len` coefficients takes ceil(len / width) chunks), so
+ * that the staged kernels' chunk loops have a group-uniform bound and every work-item reaches every barrier. `s`
+ * holds at least get_local_size(0) / width ints; it is free again when this returns. */
+inline int life_group_chunks(__local int *s, long len, int width) {
+    const int lid = get_local_id(0), teams = get_local_size(0) / width;
+    if (lid % width == 0) s[lid / width] = (int)((len + width - 1) / width);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int chunks = 0;
+    for (int i = 0; i < teams; ++i) chunks = max(chunks, s[i]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return chunks;
+}
+
+/* Staged DSC (dsc=staged): dsc=voxel's teams and register accumulators, but a team walks its run in chunks of TEAM
+ * coefficients: lane k gathers coefficient k of the chunk (atom offset, phi, fibre, then w[fibre]: TEAM dependent
+ * chains in flight at once, coalesced) into local memory, and after a barrier every lane reads the chunk's (offset,
+ * phi * w) back as broadcasts. A lane so issues two local loads per coefficient before its D loads instead of four
+ * global ones. Summation order and zero skip are dsc=voxel's. s_ao and s_c hold get_local_size(0) values. */
+__kernel void life_dsc_staged(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
+                              __global const int *restrict fiber, __global const real *restrict phi,
+                              __global const DICT_T *restrict dict, __global const real *restrict w,
+                              __global real *restrict y, int pass, __global const int *restrict run_voxel,
+                              __local int *s_ao, __local real *s_c) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
+    const int lid = get_local_id(0), lane = lid % TEAM, team = lid / TEAM;
+    const long r = (long)get_group_id(0) * (get_local_size(0) / TEAM) + team;
+    const int live = r < n_voxels; /* a team past the last run still takes part in the barriers */
+    const long begin = live ? run_ptr[r] : 0, end = live ? run_ptr[r + 1] : 0;
+    const int chunks = life_group_chunks(s_ao, end - begin, TEAM);
+    __local const int *my_ao = s_ao + team * TEAM;
+    __local const real *my_c = s_c + team * TEAM;
+    real acc[DSC_PNPL];
+    for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
+    for (int ch = 0; ch < chunks; ++ch) {
+        const long j0 = begin + (long)ch * TEAM, j = j0 + lane;
+        if (j < end) {
+            s_ao[lid] = atom_off[j];
+            s_c[lid] = phi[j] * w[fiber[j]];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int n = (int)clamp(end - j0, 0L, (long)TEAM);
+        int u = 0;
+        for (; u + UNROLL <= n; u += UNROLL) {
+            int ao[UNROLL];
+            real c[UNROLL];
+            for (int q = 0; q < UNROLL; ++q) {
+                ao[q] = my_ao[u + q];
+                c[q] = my_c[u + q];
+            }
+            for (int q = 0; q < UNROLL; ++q) {
+                if (c[q] == (real)0) continue;
+                for (int i = 0; i < DSC_PNPL; ++i) {
+                    const int t = t0 + lane + i * TEAM;
+                    if (t < t1) acc[i] += c[q] * DICT_AT(dict, ao[q] + t);
+                }
+            }
+        }
+        for (; u < n; ++u) {
+            const real c = my_c[u];
+            if (c == (real)0) continue;
+            const int ao = my_ao[u];
+            for (int i = 0; i < DSC_PNPL; ++i) {
+                const int t = t0 + lane + i * TEAM;
+                if (t < t1) acc[i] += c * DICT_AT(dict, ao + t);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the next chunk overwrites this one */
+    }
+    if (!live) return;
+    const long v = VOXEL_OF(r);
+    for (int i = 0; i < DSC_PNPL; ++i) {
+        const int t = t0 + lane + i * TEAM;
+        if (t < t1) y[v * NTHETA + t] = acc[i];
+    }
+}
+
+/* Staged WC (wc=staged): wc=fiber's teams, summation order and team reduction, but a team walks its fibre run in
+ * chunks of WC_TEAM coefficients whose (atom offset, voxel offset, phi) lane k loads once into local memory; then
+ * every lane reads them back as broadcasts and issues only its D and y loads per coefficient. part, s_ao, s_vo and
+ * s_ph hold get_local_size(0) values each. */
+__kernel void life_wc_staged(int n_fibers, __global const long *restrict run_ptr, __global const int *restrict atom_off,
+                             __global const int *restrict voxel_off, __global const real *restrict phi,
+                             __global const DICT_T *restrict dict, __global const real *restrict y,
+                             __global real *restrict w, __local real *part, int pass,
+                             __global const int *restrict run_fiber, __local int *s_ao, __local int *s_vo,
+                             __local real *s_ph) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
+    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
+    const int runs = get_local_size(0) / WC_TEAM;
+    __local const int *my_ao = s_ao + team * WC_TEAM, *my_vo = s_vo + team * WC_TEAM;
+    __local const real *my_ph = s_ph + team * WC_TEAM;
+    /* The loop bound depends on the group only, so every work-item reaches every barrier. */
+    for (long base = (long)get_group_id(0) * runs; base < n_fibers; base += (long)get_num_groups(0) * runs) {
+        const long r = base + team; /* the run; its fibre is FIBER_OF(r) */
+        const int live = r < n_fibers;
+        const long begin = live ? run_ptr[r] : 0, end = live ? run_ptr[r + 1] : 0;
+        const int chunks = life_group_chunks(s_ao, end - begin, WC_TEAM);
+        real s = 0;
+        for (int ch = 0; ch < chunks; ++ch) {
+            const long j0 = begin + (long)ch * WC_TEAM, j = j0 + lane;
+            if (j < end) {
+                s_ao[lid] = atom_off[j];
+                s_vo[lid] = voxel_off[j];
+                s_ph[lid] = phi[j];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const int n = (int)clamp(end - j0, 0L, (long)WC_TEAM);
+            int u = 0;
+            /* UNROLL coefficients at a time: all their row loads in flight together. */
+            for (; u + UNROLL <= n; u += UNROLL) {
+                int ao[UNROLL], vo[UNROLL];
+                real ph[UNROLL];
+                for (int q = 0; q < UNROLL; ++q) {
+                    ao[q] = my_ao[u + q];
+                    vo[q] = my_vo[u + q];
+                    ph[q] = my_ph[u + q];
+                }
+                for (int q = 0; q < UNROLL; ++q) {
+                    real d = 0;
+                    for (int i = 0; i < WC_PNPL; ++i) {
+                        const int t = t0 + lane + i * WC_TEAM;
+                        if (t < t1) d += DICT_AT(dict, ao[q] + t) * y[vo[q] + t];
+                    }
+                    s += ph[q] * d;
+                }
+            }
+            for (; u < n; ++u) {
+                const int ao = my_ao[u], vo = my_vo[u];
+                real d = 0;
+                for (int i = 0; i < WC_PNPL; ++i) {
+                    const int t = t0 + lane + i * WC_TEAM;
+                    if (t < t1) d += DICT_AT(dict, ao + t) * y[vo + t];
+                }
+                s += my_ph[u] * d;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* the next chunk overwrites this one */
+        }
+        part[lid] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
+            if (lane < off) part[lid] += part[lid + off];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && live) {
+            const long f = FIBER_OF(r);
+#if THETA_PARTS > 1
+            w[f] = pass == 0 ? part[lid] : w[f] + part[lid]; /* as wc=fiber: passes add in order */
 #else
             w[f] = part[lid];
 #endif

@@ -127,10 +127,12 @@ static void life_bytes(const clpk_life_dataset *d, size_t vs, size_t dict_vs, in
     const double drow = (double)d->n_theta * dict_vs; /* a D row: dict_vs bytes a value (2 with dict=half) */
     const double ny = (double)d->n_voxels * row, dict = (double)d->n_atoms * drow;
     const int atomics = strcmp(kernel, "atomics") == 0;
+    /* wc=staged reads wc=fiber's arrays (its chunks' metadata once more from local memory) */
+    const int fibre_runs = !dsc && (strcmp(kernel, "fiber") == 0 || strcmp(kernel, "staged") == 0);
     double idx; /* index arrays per coefficient (int32) + run pointers (int64) */
     if (atomics || strcmp(kernel, "atom") == 0)
         idx = 12.0 * nc;
-    else if (strcmp(kernel, "fiber") == 0)
+    else if (fibre_runs)
         idx = 8.0 * nc + 8.0 * (d->n_fibers + 1);
     else
         idx = 8.0 * nc + 8.0 * (d->n_voxels + 1);
@@ -142,7 +144,7 @@ static void life_bytes(const clpk_life_dataset *d, size_t vs, size_t dict_vs, in
         *per_coeff = idx + phi + nc * vs + (atomics ? ny + 2.0 * nc * row : ny) + nc * drow;
     } else {
         const int y_per_coeff = strcmp(kernel, "voxel") != 0;                /* wc=voxel stages each y row once */
-        double out = strcmp(kernel, "fiber") == 0 ? nw : nw + 2.0 * nc * vs; /* atomics: fill + RMW per coeff */
+        double out = fibre_runs ? nw : nw + 2.0 * nc * vs; /* atomics: fill + RMW per coeff */
         *once = idx + phi + ny + out + dict;
         *per_coeff = idx + phi + (y_per_coeff ? nc * row : ny) + out + nc * drow;
     }

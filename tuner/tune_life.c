@@ -205,9 +205,10 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
     /* Parameters a strategy does not read would only repeat the same measurement: keep their first value. */
     const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
     const int wc_pairs = wc && strcmp(wc, "pairs") == 0;
-    const int wc_teams = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "atom") == 0 || wc_pairs);
+    const int wc_fibre_runs = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "staged") == 0); /* fibre-sorted */
+    const int wc_teams = wc_fibre_runs || (wc && strcmp(wc, "atom") == 0) || wc_pairs;
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
-    const int uses_unroll = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0) || wc_pairs;
+    const int uses_unroll = !dsc_atomics || wc_fibre_runs || wc_pairs;
     if (dsc_atomics && (team != 8 || runs != 1)) return 0;
     if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
@@ -216,15 +217,15 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
         (uint64_t)(wc_team * wc_runs * core_params_get_int(c, "unroll", 1)) * clpk_precision_size(s->precision) >
             dev->local_mem_bytes)
         return 0; /* the plan refuses it: wc=pairs reduces unroll pairs per team in local memory */
-    /* voxel_order is read by dsc=voxel and wc=voxel, fiber_order by wc=fiber only */
+    /* voxel_order is read by the voxel-sorted and pair kernels, fiber_order by the fibre-sorted ones */
     const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");
     const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0) || wc_pairs; /* pairs follow it */
     if (!voxel_runs && vorder && strcmp(vorder, "index") != 0) return 0;
-    if (!(wc && strcmp(wc, "fiber") == 0) && forder && strcmp(forder, "index") != 0) return 0;
-    /* theta_parts: read by dsc=voxel and wc=fiber only; a count that does not split n_theta into that many parts
-     * (life_theta_split) repeats a smaller count. */
+    if (!wc_fibre_runs && forder && strcmp(forder, "index") != 0) return 0;
+    /* theta_parts: read by the DSC run kernels and the fibre-sorted WC only; a count that does not split n_theta into
+     * that many parts (life_theta_split) repeats a smaller count. */
     const long long parts = core_params_get_int(c, "theta_parts", 1);
-    const int uses_parts = !dsc_atomics || (wc && strcmp(wc, "fiber") == 0);
+    const int uses_parts = !dsc_atomics || wc_fibre_runs;
     if (parts < 1 || parts > LIFE_MAX_THETA_PARTS || (!uses_parts && parts != 1)) return 0;
     if (s && parts > 1) {
         int eff = 0, len = 0;
@@ -234,7 +235,7 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
     const char *dict = core_params_get(c, "dict");
     if (s && s->precision != CLPK_PRECISION_F32 && dict && strcmp(dict, "half") == 0) return 0; /* f32 plans only */
     if (s && s->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics && dsc && wc &&
-        (strcmp(dsc, "atomics") == 0 || (strcmp(wc, "fiber") != 0 && !wc_pairs)))
+        (strcmp(dsc, "atomics") == 0 || (!wc_fibre_runs && !wc_pairs)))
         return 0;
     return 1;
 }

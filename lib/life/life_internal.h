@@ -114,7 +114,7 @@ clpk_status life_objective_change(clpk_life_plan *plan, const clpk_life_dataset 
 
 /* ---- Plan ------------------------------------------------------------------------------------------------- */
 
-typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL, LIFE_DSC_PAIRS } life_dsc_kind;
+typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL, LIFE_DSC_PAIRS, LIFE_DSC_STAGED } life_dsc_kind;
 /* How the plan stores D: in the plan's precision, or as half values summed in float (f32 plans only). */
 typedef enum life_dict_storage { LIFE_DICT_FULL = 0, LIFE_DICT_HALF } life_dict_storage;
 typedef enum life_wc_kind {
@@ -122,7 +122,8 @@ typedef enum life_wc_kind {
     LIFE_WC_ATOM,
     LIFE_WC_FIBER,
     LIFE_WC_VOXEL,
-    LIFE_WC_PAIRS
+    LIFE_WC_PAIRS,
+    LIFE_WC_STAGED
 } life_wc_kind;
 
 /* A plan's parameters, one row each in life_param_table (lib/life/life_params.c); NAME rows hold the index of the
@@ -130,8 +131,8 @@ typedef enum life_wc_kind {
  * life_dict_storage. */
 typedef struct life_config {
     int dsc, wc;
-    int team, runs, unroll; /* dsc=voxel, dsc=pairs (unroll also wc=fiber, wc=pairs) */
-    int wc_team, wc_runs;   /* wc=fiber, wc=atom, wc=pairs */
+    int team, runs, unroll; /* dsc=voxel, dsc=pairs, dsc=staged (unroll also wc=fiber, wc=pairs, wc=staged) */
+    int wc_team, wc_runs;   /* wc=fiber, wc=atom, wc=pairs, wc=staged */
     int wg;                 /* the atomics kernels, wc=voxel */
     int theta_parts;
     int voxel_order, fiber_order;
@@ -160,8 +161,9 @@ struct clpk_life_plan {
     life_config config; /* `params` read through the table */
     life_dsc_kind dsc_kind;
     life_wc_kind wc_kind;
-    int theta_parts, part_len; /* effective theta split of dsc=voxel / dsc=pairs / wc=fiber (life_theta_split) */
-    /* processing orders in effect (voxel_order applies to the voxel-sorted and pair kernels, fiber_order to wc=fiber);
+    int theta_parts, part_len; /* effective theta split of the run kernels (life_theta_split) */
+    /* processing orders in effect (voxel_order applies to the voxel-sorted and pair kernels, fiber_order to the
+     * fibre-sorted ones);
      * a requested order the dataset cannot give falls back to index order, the reason in order_note */
     life_voxel_order voxel_order;
     life_fiber_order fiber_order;
@@ -175,8 +177,8 @@ struct clpk_life_plan {
     size_t dict_size;
     /* coefficient copies used by the chosen kernels (unused ones are NULL) */
     cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
-    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, wc=voxel) */
-    cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted */
+    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, dsc=staged, wc=voxel) */
+    cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted (wc=staged: fibre) */
     cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
     /* pair-merged copies (life_pairs): dsc=pairs reads the voxel side, wc=pairs the pairs and the fibre side and
      * keeps one value per pair in pr_dot between its two launches */

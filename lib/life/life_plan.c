@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dsc_names[] = {"atomics", "voxel", "pairs"};
-static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel", "pairs"};
+static const char *const dsc_names[] = {"atomics", "voxel", "pairs", "staged"};
+static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel", "pairs", "staged"};
 static const char *const voxel_order_names[] = {"index", "morton"};
 static const char *const fiber_order_names[] = {"index", "voxel"};
 
@@ -97,6 +97,19 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
                          plan->n_theta, c->team);
     if ((uint64_t)plan->ld_dict * plan->value_size > dev->local_mem_bytes / 2)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "LiFE: n_theta %d too large for local memory", plan->n_theta);
+    /* the staged kernels keep a chunk's offsets and weights per work-item in local memory (int offsets, one value; WC
+     * two offsets and phi next to its reduction's value) */
+    const uint64_t local_mem = dev->local_mem_bytes;
+    if (plan->dsc_kind == LIFE_DSC_STAGED &&
+        (uint64_t)c->team * (uint64_t)c->runs * (sizeof(cl_int) + plan->value_size) > local_mem)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: dsc=staged with team*runs=%d needs more local memory than %llu bytes",
+                         c->team * c->runs, (unsigned long long)local_mem);
+    if (plan->wc_kind == LIFE_WC_STAGED &&
+        (uint64_t)c->wc_team * (uint64_t)c->wc_runs * (2 * sizeof(cl_int) + 2 * plan->value_size) > local_mem)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: wc=staged with wc_team*wc_runs=%d needs more local memory than %llu bytes",
+                         c->wc_team * c->wc_runs, (unsigned long long)local_mem);
     /* wc=pairs reduces UNROLL pairs per team at once */
     if (plan->wc_kind == LIFE_WC_PAIRS &&
         (uint64_t)c->wc_team * (uint64_t)c->wc_runs * (uint64_t)c->unroll * plan->value_size > dev->local_mem_bytes)
@@ -104,7 +117,8 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
                          "LiFE: wc=pairs with wc_team*wc_runs*unroll needs more local memory than %llu bytes",
                          (unsigned long long)dev->local_mem_bytes);
     const int needs_atomics =
-        plan->dsc_kind == LIFE_DSC_ATOMICS || (plan->wc_kind != LIFE_WC_FIBER && plan->wc_kind != LIFE_WC_PAIRS);
+        plan->dsc_kind == LIFE_DSC_ATOMICS ||
+        (plan->wc_kind != LIFE_WC_FIBER && plan->wc_kind != LIFE_WC_PAIRS && plan->wc_kind != LIFE_WC_STAGED);
     if (needs_atomics && plan->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: f64 with atomics (dsc=%s, wc=%s) needs 64-bit global atomics, which %s lacks; use "
@@ -273,9 +287,10 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
     strncat(options, split, sizeof options - strlen(options) - 1);
     const char *sources[] = {"life_spmv"};
     CLPK_TRY(core_program_get(plan->ctx, sources, 1, options, &plan->program));
-    static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel", "life_dsc_pairs"};
-    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom", "life_wc_fiber", "life_wc_voxel",
-                                             "life_wc_pair_dot"};
+    static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel", "life_dsc_pairs",
+                                              "life_dsc_staged"};
+    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom",     "life_wc_fiber",
+                                             "life_wc_voxel",   "life_wc_pair_dot", "life_wc_staged"};
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
     if (plan->wc_kind == LIFE_WC_PAIRS)
@@ -366,10 +381,14 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
 
     /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
     const int pairs = plan->dsc_kind == LIFE_DSC_PAIRS || plan->wc_kind == LIFE_WC_PAIRS;
-    const int voxel_runs = plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL || pairs;
+    /* the voxel-sorted copy (dsc=voxel, dsc=staged, wc=voxel) and the fibre-sorted one (wc=fiber, wc=staged) */
+    const int voxel_sorted =
+        plan->dsc_kind == LIFE_DSC_VOXEL || plan->dsc_kind == LIFE_DSC_STAGED || plan->wc_kind == LIFE_WC_VOXEL;
+    const int fiber_sorted = plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_STAGED;
+    const int voxel_runs = voxel_sorted || pairs;
     const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
     if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;     /* no voxel-sorted kernel: nothing to order */
-    if (plan->wc_kind != LIFE_WC_FIBER) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
+    if (!fiber_sorted) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
     int32_t *voxel_rank = NULL, *fiber_rank = NULL;
     if (morton && (voxel_runs || plan->fiber_order == LIFE_FIBER_ORDER_VOXEL)) {
         if (life_voxel_rank_morton(data, &voxel_rank, plan->order_note, sizeof plan->order_note, &err) != CLPK_SUCCESS)
@@ -387,23 +406,22 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     /* the keys the uploads below give (life_upload_sorted, life_upload_pairs): voxel keys with a Morton rank for the
      * voxel-sorted copy or dsc=pairs, fibre keys with a fibre rank */
     const int voxel_keyed = voxel_rank && plan->voxel_order == LIFE_VOXEL_ORDER_MORTON &&
-                            (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL ||
-                             plan->dsc_kind == LIFE_DSC_PAIRS);
-    const int fiber_keyed = fiber_rank && plan->wc_kind == LIFE_WC_FIBER;
+                            (voxel_sorted || plan->dsc_kind == LIFE_DSC_PAIRS);
+    const int fiber_keyed = fiber_rank && fiber_sorted;
     clpk_status st = life_build_kernels(plan, voxel_keyed, fiber_keyed);
     if (st == CLPK_SUCCESS) st = life_upload_dictionary(plan, data);
     if (st == CLPK_SUCCESS && data->signal)
         st = life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal);
     if (st == CLPK_SUCCESS && (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS))
         st = life_upload_original(plan, data);
-    if (st == CLPK_SUCCESS && (plan->dsc_kind == LIFE_DSC_VOXEL || plan->wc_kind == LIFE_WC_VOXEL))
+    if (st == CLPK_SUCCESS && voxel_sorted)
         st = life_upload_sorted(plan, data, LIFE_ORDER_VOXEL,
                                 plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL, &plan->dsc_ptr,
                                 &plan->dsc_atom_off, NULL, &plan->dsc_fiber, &plan->dsc_phi, &plan->dsc_key);
     if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_ATOM)
         st = life_upload_sorted(plan, data, LIFE_ORDER_ATOM, NULL, NULL, &plan->wc_atom_off, &plan->wc_voxel_off,
                                 &plan->wc_fiber, &plan->wc_phi, NULL);
-    if (st == CLPK_SUCCESS && plan->wc_kind == LIFE_WC_FIBER)
+    if (st == CLPK_SUCCESS && fiber_sorted)
         st = life_upload_sorted(plan, data, LIFE_ORDER_FIBER, fiber_rank, &plan->wc_ptr, &plan->wc_atom_off,
                                 &plan->wc_voxel_off, NULL, &plan->wc_phi, &plan->wc_key);
     if (st == CLPK_SUCCESS && pairs)
@@ -518,8 +536,9 @@ static clpk_status life_launch(clpk_life_plan *plan, cl_kernel k, size_t global,
     return CLPK_SUCCESS;
 }
 
-/* dsc=voxel / wc=fiber: one launch per theta part (argument `pass_arg` = the part), in order, each waiting for the
- * previous (WC passes > 0 add to w). *first (may be NULL) gets the first pass's event, *done the last's. */
+/* The run kernels (dsc=voxel, pairs, staged; wc=fiber, staged): one launch per theta part (argument `pass_arg` = the
+ * part), in order, each waiting for the previous (WC passes > 0 add to w). *first (may be NULL) gets the first pass's
+ * event, *done the last's. */
 static clpk_status life_launch_passes(clpk_life_plan *plan, cl_kernel k, cl_uint pass_arg, size_t global, size_t local,
                                       cl_uint n_wait, const cl_event *wait, cl_event *first, cl_event *done) {
     cl_event prev = NULL;
@@ -561,7 +580,7 @@ static clpk_status life_check_buffers(clpk_life_plan *plan, cl_mem in, size_t in
     return CLPK_SUCCESS;
 }
 
-/* The arguments the voxel-sorted kernels (DSC voxel, WC voxel) start with: the voxel count, the voxel-sorted
+/* The arguments the voxel-sorted kernels (DSC voxel and staged, WC voxel) start with: the voxel count, the voxel-sorted
  * coefficients, the dictionary, then the input and output vectors. */
 static void args_voxel_sorted(core_args *a, clpk_life_plan *plan, cl_kernel k, cl_mem in, cl_mem out) {
     const cl_int nv = plan->n_voxels;
@@ -623,8 +642,12 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     }
     core_args_jump(&a, k, pass_arg + 1); /* pass_arg: the theta part, set per pass */
     CLPK_ARG(&a, plan->dsc_key);         /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
-    CLPK_TRY(core_args_end(&a));
     size_t local = (size_t)plan->config.team * plan->config.runs;
+    if (plan->dsc_kind == LIFE_DSC_STAGED) { /* a chunk's atom offsets and phi * w */
+        core_args_local(&a, local * sizeof(cl_int));
+        core_args_local(&a, local * plan->value_size);
+    }
+    CLPK_TRY(core_args_end(&a));
     size_t groups = ((size_t)nv + plan->config.runs - 1) / plan->config.runs;
     return life_launch_passes(plan, k, pass_arg, groups * local, local, n_wait, wait, first, done);
 }
@@ -675,7 +698,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     CLPK_TRY(life_check_buffers(plan, y, ny, w, (size_t)plan->n_fibers));
     cl_kernel k = plan->k_wc;
     cl_long nc = plan->n_coeffs;
-    if (plan->wc_kind == LIFE_WC_FIBER) {
+    if (plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_STAGED) {
         cl_int nf = plan->n_fibers;
         size_t local = (size_t)plan->config.wc_team * plan->config.wc_runs;
         core_args a;
@@ -691,6 +714,11 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         core_args_local(&a, local * plan->value_size);
         core_args_jump(&a, k, 10); /* 9: the theta part, set per pass */
         CLPK_ARG(&a, plan->wc_key);
+        if (plan->wc_kind == LIFE_WC_STAGED) { /* a chunk's atom and voxel offsets and phi */
+            core_args_local(&a, local * sizeof(cl_int));
+            core_args_local(&a, local * sizeof(cl_int));
+            core_args_local(&a, local * plan->value_size);
+        }
         CLPK_TRY(core_args_end(&a));
         return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->config.wc_team, local), local, n_wait, wait,
                                   first, done);
