@@ -10,6 +10,7 @@
 #include "xcorr_launch.h"
 #include "xcorr_run.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ static void range_holds(size_t groups, size_t wg, size_t max_items, const char *
 }
 
 static void ranges(void) {
-    const size_t big = XCORR_MAX_DIM_ITEMS;
+    const size_t big = (size_t)INT_MAX;
     /* n-to-m 128x128 at 256^2, each direct kernel's work-groups at its default size */
     const size_t outputs = (size_t)128 * 128 * 511 * 511;
     CHECK(outputs == 4278206464u, "output values %zu", outputs);
@@ -123,7 +124,7 @@ static void two_dimensional(clpk_context *ctx, uint64_t *rng) {
     const clpk_xcorr_shape n_to_m = shape_of(CLPK_XCORR_N_TO_M, 5, 6, 3, 4);
     clpk_xcorr_shape window = shape_of(CLPK_XCORR_N_TO_MN, 7, 4, 2, 6);
     window.search_rows = 5, window.search_cols = 3;
-    xcorr_launch_limit_set(256);
+    core_launch_dim_items_set(ctx, 256);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         char label[160];
         snprintf(label, sizeof label, "2-D %s %s n-to-m 3x4 5x6", cases[i].algorithm, cases[i].params);
@@ -145,8 +146,8 @@ static void two_dimensional(clpk_context *ctx, uint64_t *rng) {
     CHECK(st == CLPK_ERROR_UNSUPPORTED && !plan && strstr(clpk_last_error(ctx), "work-groups"),
           "fused-fft past the limit: %s: %s", clpk_status_string(st), clpk_last_error(ctx));
     clpk_xcorr_plan_destroy(plan);
-    xcorr_launch_limit_set(0);
-    CHECK(xcorr_launch_limit() == XCORR_MAX_DIM_ITEMS, "limit not restored: %zu", xcorr_launch_limit());
+    core_launch_dim_items_set(ctx, 0);
+    CHECK(core_launch_dim_items(ctx) == (size_t)INT_MAX, "limit not restored: %zu", core_launch_dim_items(ctx));
 }
 
 /* The 17.1 GB case of the H100 failure: refused where one buffer cannot hold its outputs, else planned (naive: no

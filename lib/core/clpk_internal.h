@@ -95,6 +95,11 @@ int core_program_prebuild(clpk_context *ctx, int threads);
 /* CLPK_ERROR_UNSUPPORTED naming `what` when the context's queue executes out of order: for paths that enqueue
  * dependent passes without events. */
 clpk_status core_require_in_order_queue(clpk_context *ctx, const char *what);
+/* Work-items per dimension that plans created on this context keep a launch within: INT_MAX (past 2^31 NVIDIA's
+ * get_global_id wraps), unless a test lowered it to run a family's multi-dimensional launch form on small problems
+ * (core_launch_dim_items_set; 0 restores INT_MAX). */
+size_t core_launch_dim_items(const clpk_context *ctx);
+void core_launch_dim_items_set(clpk_context *ctx, size_t items);
 /* Creates a kernel the caller owns (clReleaseKernel). */
 clpk_status core_kernel_create(clpk_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
 

@@ -43,6 +43,9 @@ struct clpk_context {
     char profile_path[512];
     /* families whose stale profile entry was reported already ("spmv,life,"): each is reported once a context */
     char profile_stale_reported[64];
+
+    /* work-items per launch dimension that plans assume (core_launch_dim_items) */
+    size_t launch_dim_items;
 };
 
 clpk_status core_profile_load_for_context(clpk_context *ctx);

@@ -2,6 +2,7 @@
 #include "context_impl.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -304,6 +305,7 @@ static clpk_context *context_alloc(void) {
     if (ctx) {
         ctx->log_level = log_level_from_env();
         ctx->profile_level = CLPK_PROFILE_DEFAULTS;
+        ctx->launch_dim_items = (size_t)INT_MAX;
     }
     return ctx;
 }
@@ -399,6 +401,10 @@ clpk_status core_require_in_order_queue(clpk_context *ctx, const char *what) {
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "%s needs an in-order command queue (its passes carry no events)",
                          what);
     return CLPK_SUCCESS;
+}
+size_t core_launch_dim_items(const clpk_context *ctx) { return ctx->launch_dim_items; }
+void core_launch_dim_items_set(clpk_context *ctx, size_t items) {
+    ctx->launch_dim_items = items ? items : (size_t)INT_MAX;
 }
 cl_device_id clpk_context_device(const clpk_context *ctx) { return ctx->device; }
 const char *clpk_context_cache_dir(const clpk_context *ctx) { return ctx->cache_dir; }

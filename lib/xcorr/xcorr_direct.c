@@ -125,7 +125,7 @@ static clpk_status check_kernel_wg(xcorr_direct *d, cl_kernel kernel, size_t loc
 /* The launch range of `groups` work-groups of `wg` items (two dimensions past 2^31 items, xcorr_launch.h), or
  * UNSUPPORTED when even two cannot hold them. */
 static clpk_status set_range(xcorr_direct *d, size_t groups, size_t wg, xcorr_range *range, const char *what) {
-    if (!xcorr_range_of(groups, wg, xcorr_launch_limit(), range))
+    if (!xcorr_range_of(groups, wg, core_launch_dim_items(d->ctx), range))
         return core_fail(d->ctx, CLPK_ERROR_UNSUPPORTED,
                          "xcorr %s: %zu work-groups of %zu items is more than one launch allows: use another algorithm",
                          what, groups, wg);

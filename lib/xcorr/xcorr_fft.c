@@ -379,7 +379,7 @@ clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, c
     }
 
     /* the pack kernel's items, the most of the three launches: one dimension below 2^31 (xcorr_launch.h) */
-    if ((double)fft->batch * fft->prows * fft->pstride > (double)(xcorr_launch_limit() - FFT_WORK_GROUP)) {
+    if ((double)fft->batch * fft->prows * fft->pstride > (double)(core_launch_dim_items(ctx) - FFT_WORK_GROUP)) {
         st = core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                        "xcorr fft: batch %zu of %ux%u padded matrices is more work-items than one launch allows; lower "
                        "fft_batch",

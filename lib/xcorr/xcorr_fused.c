@@ -161,7 +161,7 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     const size_t groups2 = (size_t)f->blocks * f->batch;
     const size_t groups3 = ((size_t)f->half_rows * f->batch + f->lines - 1) / f->lines;
     /* one dimension of fewer than 2^31 work-items per launch (xcorr_launch.h) */
-    const size_t max_groups = xcorr_launch_limit() / f->wg;
+    const size_t max_groups = core_launch_dim_items(ctx) / f->wg;
     if (groups1 > max_groups || groups2 > max_groups || groups3 > max_groups) {
         st = core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: too many work-groups: lower fused_batch");
         goto fail;

@@ -110,7 +110,7 @@ clpk_status xcorr_fused_check_size(clpk_context *ctx, cl_mem m, size_t offset, s
 clpk_status xcorr_fused_launch(clpk_context *ctx, cl_kernel k, size_t groups, size_t wg, cl_uint n_wait,
                                const cl_event *wait, cl_event *ev, const char *name) {
     /* the plans size their chunks below this; a launch past it would wrap get_global_id on NVIDIA */
-    if (groups > xcorr_launch_limit() / wg)
+    if (groups > core_launch_dim_items(ctx) / wg)
         return core_fail(ctx, CLPK_ERROR_INTERNAL, "%s: %zu work-groups of %zu items pass 2^31 items", name, groups,
                          wg);
     const size_t global = groups * wg;

@@ -105,7 +105,7 @@ static clpk_status plan_chunks(xcorr_fused_many *m, long fused_batch) {
     const size_t groups_columns = m->batch * m->blocks;
     const size_t groups_out = (m->batch * m->left_batch * m->out_rows + m->lines - 1) / m->lines;
     /* one dimension of fewer than 2^31 work-items per launch (xcorr_launch.h); K2's slices are checked per launch */
-    const size_t max_groups = xcorr_launch_limit() / m->wg;
+    const size_t max_groups = core_launch_dim_items(m->ctx) / m->wg;
     if (groups_rows > max_groups || groups_columns > max_groups || groups_out > max_groups)
         return core_fail(m->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: too many work-groups: lower fused_batch");
     return CLPK_SUCCESS;
@@ -266,7 +266,7 @@ static clpk_status run_columns(xcorr_fused_many *m, cl_ulong first, size_t n, cl
     if (slices > n_lefts) slices = n_lefts;
     const size_t per_slice = (n_lefts + slices - 1) / slices;
     const cl_uint n_slices = (cl_uint)((n_lefts + per_slice - 1) / per_slice);
-    if (cells * n_slices > xcorr_launch_limit() / m->wg)
+    if (cells * n_slices > core_launch_dim_items(m->ctx) / m->wg)
         return core_fail(m->ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: too many work-groups: lower fused_batch");
     core_args a;
     column_args_begin(m, &a, m->k_columns);

@@ -3,12 +3,6 @@
 
 #include <stdio.h>
 
-static size_t launch_limit = XCORR_MAX_DIM_ITEMS;
-
-void xcorr_launch_limit_set(size_t items) { launch_limit = items ? items : XCORR_MAX_DIM_ITEMS; }
-
-size_t xcorr_launch_limit(void) { return launch_limit; }
-
 int xcorr_range_of(size_t groups, size_t wg, size_t max_items, xcorr_range *out) {
     if (!groups || !wg || wg > max_items) return 0;
     const size_t max_groups = max_items / wg; /* per dimension 0 */

@@ -8,8 +8,6 @@
 
 #include <limits.h>
 
-/* Work-items per dimension of one launch (get_global_id stays below 2^31). */
-#define XCORR_MAX_DIM_ITEMS ((size_t)INT_MAX)
 /* Work-groups in the second dimension (CUDA's grid y limit, the smallest we know of). */
 #define XCORR_MAX_DIM1_GROUPS ((size_t)65535)
 /* Bytes per clEnqueueFillBuffer (below 2^31). */
@@ -25,11 +23,6 @@ typedef struct xcorr_range {
  * `groups` in the second form exit at once. Returns 0 when groups or wg is 0, wg > max_items, or two dimensions
  * cannot hold them. */
 int xcorr_range_of(size_t groups, size_t wg, size_t max_items, xcorr_range *out);
-
-/* Work-items per dimension that plans created afterwards assume: XCORR_MAX_DIM_ITEMS unless a test lowered it to
- * run the two-dimensional form on small problems (0 restores the default). Process-wide, not thread-safe. */
-void xcorr_launch_limit_set(size_t items);
-size_t xcorr_launch_limit(void);
 
 /* Bytes per command xcorr_fill uses: max_chunk (0: XCORR_FILL_CHUNK) rounded down to a multiple of the pattern (at
  * least one pattern). */

@@ -84,8 +84,7 @@ void xcorr_shuffle_options(clpk_context *ctx, xcorr_shuffle_kind kind, int team,
 typedef cl_int(CL_API_CALL *sub_group_info_fn)(cl_kernel, cl_device_id, cl_uint, size_t, const void *, size_t, void *,
                                                size_t *);
 
-clpk_status xcorr_shuffle_check_kernel(clpk_context *ctx, xcorr_shuffle_kind kind, cl_kernel kernel,
-                                            int team) {
+clpk_status xcorr_shuffle_check_kernel(clpk_context *ctx, xcorr_shuffle_kind kind, cl_kernel kernel, int team) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     if (kind == CLPK_XCORR_SHUFFLE_NV_PTX) {
         /* A 1-D work-group of 32 items is exactly one warp; the kernel's shfl.sync names all 32 lanes. */
