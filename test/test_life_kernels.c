@@ -123,14 +123,15 @@ static void check_plan(clpk_context *ctx, problem *p, clpk_precision prec, const
     st = run_product(ctx, plan, 0, p->y, p->w_got);
     check_product(p, plan, 0, p->w_got, st, tol, point);
     if (check_determinism) {
-        /* The voxel-sorted and pair DSC and the fibre-sorted and pair WC have no atomics: the same bits every run. */
+        /* The voxel-sorted, pair and staged DSC and the fibre-sorted, pair and staged WC have no atomics: the same bits
+         * every run. */
         double *again = malloc((ny > nw ? ny : nw) * sizeof *again);
         if (plan->dsc_kind != LIFE_DSC_ATOMICS) {
             run_product(ctx, plan, 1, p->w, again);
             CHECK(memcmp(again, p->y_got, ny * sizeof *again) == 0, "DSC %s not bitwise repeatable [%s]",
                   life_dsc_name(plan->dsc_kind), params);
         }
-        if (plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_PAIRS) {
+        if (plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_PAIRS || plan->wc_kind == LIFE_WC_STAGED) {
             run_product(ctx, plan, 0, p->y, again);
             CHECK(memcmp(again, p->w_got, nw * sizeof *again) == 0, "WC %s not bitwise repeatable [%s]",
                   life_wc_name(plan->wc_kind), params);
@@ -157,8 +158,8 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
         else if (count[i] > points)
             points = count[i];
     }
-    if (!CHECK(dsc_row >= 0 && wc_row >= 0 && count[dsc_row] >= 3 && count[wc_row] >= 5,
-               "the table's dsc and wc rows search the kernels (pairs included)"))
+    if (!CHECK(dsc_row >= 0 && wc_row >= 0 && count[dsc_row] >= 4 && count[wc_row] >= 6,
+               "the table's dsc and wc rows search the kernels (pairs and staged included)"))
         return;
     for (int pt = 0; pt < points; ++pt) {
         core_params cand;
@@ -184,8 +185,9 @@ static void sweep(clpk_context *ctx, problem *p, clpk_precision prec) {
                 char params[320];
                 snprintf(params, sizeof params, "%s,dsc=%s,wc=%s", base, values[dsc_row][d], values[wc_row][w]);
                 /* the kernels without atomics are checked for repeatable bits */
-                const int atomics = strcmp(values[dsc_row][d], "atomics") == 0 &&
-                                    strcmp(values[wc_row][w], "fiber") != 0 && strcmp(values[wc_row][w], "pairs") != 0;
+                const char *wk = values[wc_row][w];
+                const int atomics = strcmp(values[dsc_row][d], "atomics") == 0 && strcmp(wk, "fiber") != 0 &&
+                                    strcmp(wk, "pairs") != 0 && strcmp(wk, "staged") != 0;
                 check_plan(ctx, p, prec, "auto", params, !atomics);
             }
     }
@@ -330,7 +332,8 @@ static void defaults_per_precision(void) {
 }
 
 /* theta_parts: the split arithmetic (host only), the L2 rule of the defaults, and every part count on the split
- * kernels (dsc=voxel, wc=fiber) in both precisions at n_theta values that do not split evenly, with determinism. */
+ * kernels (dsc=voxel and wc=fiber at 2 and 4 parts, dsc=staged and wc=staged at 3) in both precisions at n_theta
+ * values that do not split evenly, with determinism. */
 static void theta_split_host(void) {
     const struct {
         int n_theta, req, vs, parts, len;
@@ -375,9 +378,10 @@ static void theta_split_device(clpk_context *ctx, uint64_t *rng) {
             for (int parts = 2; parts <= 4; ++parts) {
                 if (thetas[n] == 96 && parts == 2 && pr == CLPK_PRECISION_F32) continue; /* in the o96 strategies */
                 char params[128];
-                /* unroll 2 and wc_runs 2: the unrolled and remainder loops both run on runs of mean length 5 */
-                snprintf(params, sizeof params, "dsc=voxel,wc=fiber,team=8,wc_team=8,unroll=2,wc_runs=2,theta_parts=%d",
-                         parts);
+                /* unroll 2 and wc_runs 2: the unrolled and remainder loops both run on runs of mean length 5; 3 parts
+                 * on the staged kernels (the same passes and program) */
+                snprintf(params, sizeof params, "%s,team=8,wc_team=8,unroll=2,wc_runs=2,theta_parts=%d",
+                         parts == 3 ? "dsc=staged,wc=staged" : "dsc=voxel,wc=fiber", parts);
                 check_plan(ctx, &p, pr, "auto", params, 1);
             }
         }
@@ -685,6 +689,58 @@ static void pairs_synth(clpk_context *ctx, uint64_t *rng) {
     problem_free(&p);
 }
 
+/* The staged kernels on runs of many chunks (voxel runs of ~37 coefficients, fibre runs up to 60, a fifth of the fibres
+ * empty, so a group's teams take different chunk counts and some none; voxel and fibre counts not multiples of the
+ * teams per group): against the reference, repeatable, and bit for bit dsc=voxel's and wc=fiber's results with the
+ * same parameters (the same per-lane summation order), in both precisions, with both orders and dict=half
+ * (theta_parts: theta_split_device). n_theta and the compiled parameters are the sweep's first three points', so PoCL
+ * reuses their programs. */
+static void staged_device(clpk_context *ctx, uint64_t *rng) {
+    life_random_options o = {.n_theta = 37,
+                             .n_atoms = 23,
+                             .n_voxels = 29,
+                             .n_fibers = 45,
+                             .mean_run = 30,
+                             .empty_fraction = 0.2,
+                             .zero_fraction = 0.3,
+                             .noise = 0.01};
+    problem p;
+    problem_make(&p, &o, rng);
+    const size_t ny = (size_t)p.data.n_voxels * p.data.n_theta, nw = (size_t)p.data.n_fibers;
+    double *y0 = malloc(ny * sizeof *y0), *w0 = malloc(nw * sizeof *w0);
+    /* unroll 2 and 4 over chunks of 16 and 32 with partial last chunks: the unrolled and the remainder loops run */
+    const char *bases[] = {"team=8,runs=4,unroll=1,wc_team=8,wc_runs=2,voxel_order=index,fiber_order=index",
+                           "team=16,runs=8,unroll=2,wc_team=16,wc_runs=4,voxel_order=morton,fiber_order=voxel",
+                           "team=32,runs=1,unroll=4,wc_team=32,wc_runs=8,voxel_order=index,fiber_order=index"};
+    for (int prec = 0; prec < 2; ++prec) {
+        if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
+        const clpk_precision pr = prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+        for (size_t b = 0; b < sizeof bases / sizeof bases[0]; ++b) {
+            /* the sweep's second point stores D as half in f32 (f32 plans only) */
+            const char *dict = b == 1 && pr == CLPK_PRECISION_F32 ? ",dict=half" : "";
+            char params[192];
+            snprintf(params, sizeof params, "dsc=voxel,wc=fiber,%s%s", bases[b], dict);
+            clpk_life_plan *plan = NULL;
+            if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
+                       clpk_last_error(ctx)))
+                continue;
+            CHECK(run_product(ctx, plan, 1, p.w, y0) == CLPK_SUCCESS &&
+                      run_product(ctx, plan, 0, p.y, w0) == CLPK_SUCCESS,
+                  "voxel/fiber products [%s]", params);
+            clpk_life_plan_destroy(plan);
+            snprintf(params, sizeof params, "dsc=staged,wc=staged,%s%s", bases[b], dict);
+            check_plan(ctx, &p, pr, "auto", params, 1); /* leaves its products in y_got and w_got */
+            CHECK(memcmp(p.y_got, y0, ny * sizeof *y0) == 0, "DSC staged %s [%s]: not bitwise dsc=voxel's",
+                  clpk_precision_name(pr), params);
+            CHECK(memcmp(p.w_got, w0, nw * sizeof *w0) == 0, "WC staged %s [%s]: not bitwise wc=fiber's",
+                  clpk_precision_name(pr), params);
+        }
+    }
+    free(y0);
+    free(w0);
+    problem_free(&p);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     defaults_per_precision();
@@ -721,6 +777,7 @@ int main(void) {
     orders_device(ctx, &rng);
     pairs_host(&rng);
     pairs_synth(ctx, &rng);
+    staged_device(ctx, &rng);
 
     /* The seed's shape (n_theta 96) with the named strategies and the defaults. */
     life_random_options o96 = {.n_theta = 96,

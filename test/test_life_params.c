@@ -56,11 +56,13 @@ static void check_names(void) {
     } cases[] = {{"dsc", "atomics", LIFE_DSC_ATOMICS},
                  {"dsc", "voxel", LIFE_DSC_VOXEL},
                  {"dsc", "pairs", LIFE_DSC_PAIRS},
+                 {"dsc", "staged", LIFE_DSC_STAGED},
                  {"wc", "atomics", LIFE_WC_ATOMICS},
                  {"wc", "atom", LIFE_WC_ATOM},
                  {"wc", "fiber", LIFE_WC_FIBER},
                  {"wc", "voxel", LIFE_WC_VOXEL},
                  {"wc", "pairs", LIFE_WC_PAIRS},
+                 {"wc", "staged", LIFE_WC_STAGED},
                  {"voxel_order", "index", LIFE_VOXEL_ORDER_INDEX},
                  {"voxel_order", "morton", LIFE_VOXEL_ORDER_MORTON},
                  {"fiber_order", "index", LIFE_FIBER_ORDER_INDEX},
@@ -80,9 +82,9 @@ static void check_names(void) {
                                                                : c.fiber_order;
         CHECK(got == cases[i].want, "%s=%s reads %d (want %d)", cases[i].key, cases[i].value, got, cases[i].want);
     }
-    for (int k = 0; k <= LIFE_DSC_PAIRS; ++k)
+    for (int k = 0; k <= LIFE_DSC_STAGED; ++k)
         CHECK(strstr(core_param_find(T, "dsc")->values, life_dsc_name((life_dsc_kind)k)) != NULL, "dsc name %d", k);
-    for (int k = 0; k <= LIFE_WC_PAIRS; ++k)
+    for (int k = 0; k <= LIFE_WC_STAGED; ++k)
         CHECK(strstr(core_param_find(T, "wc")->values, life_wc_name((life_wc_kind)k)) != NULL, "wc name %d", k);
 }
 
