@@ -49,10 +49,11 @@
 #        value, chunked pairs (fused_batch) and both local layouts (fused_gaps), on each pattern (one-to-one and the
 #        shared-matrix kernels of cl/xcorr_fused_many.cl, with chunks of lefts for n-to-m). Not runnable here:
 #        shift-buffer shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
-#  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels atomics|voxel|pairs and WC
-#        kernels atomics|atom|fiber|voxel|pairs, each run by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64),
-#        every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and FIBER_KEYED (voxel_order=morton,
-#        fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs life_mask/life_bb_step (and CLBlast).
+#  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels
+#        atomics|voxel|pairs|staged and WC kernels atomics|atom|fiber|voxel|pairs|staged, each run by its own subcommand
+#        (dsc, wc) in f32 and f64 (HAVE_ATOM64), every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and
+#        FIBER_KEYED (voxel_order=morton, fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs
+#        life_mask/life_bb_step (and CLBlast).
 #        The "timed" strategy only chooses among these kernels.
 #  sshopm (cl/sshopm_*.cl, lib/sshopm/sshopm_plan.c, lib/sshopm/sshopm_codegen.c, lib/sshopm/sshopm_reduce.c, tuner/tune_sshopm.c).
 #        Generated kernels (per order and dimension; m = 2 is the codegen's degenerate case) with entries
@@ -230,6 +231,9 @@ life_dsc f64 dsc=pairs,team=8,runs=2,unroll=4,voxel_order=index
 life_dsc f32 dsc=atomics,wg=128,dict=half
 life_dsc f32 dsc=voxel,team=16,runs=2,unroll=4,voxel_order=morton,dict=half
 life_dsc f32 dsc=pairs,team=8,runs=4,unroll=8,voxel_order=index,theta_parts=2,dict=half
+life_dsc f32 dsc=staged,team=8,runs=4,unroll=2,voxel_order=morton
+life_dsc f64 dsc=staged,team=16,runs=2,unroll=1,voxel_order=index,theta_parts=2
+life_dsc f32 dsc=staged,team=32,runs=2,unroll=4,dict=half
 life_wc f32 wc=atomics,wg=128
 life_wc f64 wc=atomics,wg=64
 life_wc f32 wc=atom,wc_team=8,wc_runs=8
@@ -246,6 +250,9 @@ life_wc f32 wc=atom,wc_team=16,wc_runs=2,dict=half
 life_wc f32 wc=fiber,wc_team=8,wc_runs=4,unroll=1,theta_parts=2,dict=half
 life_wc f32 wc=voxel,wg=128,voxel_order=index,dict=half
 life_wc f32 wc=pairs,wc_team=16,wc_runs=2,unroll=4,voxel_order=morton,dict=half
+life_wc f32 wc=staged,wc_team=8,wc_runs=4,unroll=2,fiber_order=voxel
+life_wc f64 wc=staged,wc_team=16,wc_runs=2,unroll=8,theta_parts=3
+life_wc f32 wc=staged,wc_team=32,wc_runs=1,unroll=1,dict=half
 add "life f32 fit dsc=voxel,wc=fiber (life_mask, life_bb_step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 2 --check
 
