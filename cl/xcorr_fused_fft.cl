@@ -1,10 +1,12 @@
 /* Local-memory FFTs shared by the fused FFT paths of the cross-correlation family (cl/xcorr_fused.cl: one-to-one,
  * cl/xcorr_fused_many.cl: the other patterns; this file comes first in both programs): complex helpers, the
  * division-free index stepping, the padded local layout, fft_lines, which transforms several lines of length
- * 2^i 3^j at once (Stockham autosort, radices 4, 2, 3, barriers between stages, all items of a work-group
+ * 2^i 3^j at once (Stockham autosort, radices 16, 8, 4, 2, 3, barriers between stages, all items of a work-group
  * cooperating), and the row kernels' FFT-and-store (fft_rows_to_t1). Twiddles come from a table exp(-2 pi i t / n)
  * computed in double on the host. Build options: -DVALUE_T=float|double -DVALUE2_T=float2|double2 (-DCLPK_FP64 for
- * double). */
+ * double), -DFFT_MAX_RADIX=4|8|16 (the largest radix of a stage: a radix-8 or -16 butterfly does two radix-4/2
+ * passes in registers, so a line takes fewer trips through local memory and fewer barriers, with fewer items busy
+ * per stage). */
 #ifdef CLPK_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -16,6 +18,68 @@ static inline cpx_t cmul(cpx_t a, cpx_t b) { return (cpx_t)(a.x * b.x - a.y * b.
 static inline cpx_t conj_c(cpx_t a) { return (cpx_t)(a.x, -a.y); }
 /* i * a */
 static inline cpx_t mul_i(cpx_t a) { return (cpx_t)(-a.y, a.x); }
+
+#ifndef FFT_MAX_RADIX
+#define FFT_MAX_RADIX 4
+#endif
+
+/* In-place 4-point DFT of lvalues x0..x3 in direction sign (outputs in natural order). */
+#define DFT4(x0, x1, x2, x3, sign)                                                                                     \
+    do {                                                                                                               \
+        const cpx_t s02_ = (x0) + (x2), d02_ = (x0) - (x2), s13_ = (x1) + (x3);                                        \
+        const cpx_t d13_ = mul_i((x1) - (x3)) * (sign);                                                                \
+        (x0) = s02_ + s13_;                                                                                            \
+        (x1) = d02_ - d13_;                                                                                            \
+        (x2) = s02_ - s13_;                                                                                            \
+        (x3) = d02_ + d13_;                                                                                            \
+    } while (0)
+
+#if FFT_MAX_RADIX >= 8
+/* cos and sin of 2 pi p / 16, p < 10: the twiddles inside the radix-8 and -16 butterflies */
+__constant real_t fft_cos16[10] = {1.0,  0.92387953251128675613,  0.70710678118654752440,  0.38268343236508977173,
+                                   0.0,  -0.38268343236508977173, -0.70710678118654752440, -0.92387953251128675613,
+                                   -1.0, -0.92387953251128675613};
+__constant real_t fft_sin16[10] = {0.0, 0.38268343236508977173, 0.70710678118654752440, 0.92387953251128675613,
+                                   1.0, 0.92387953251128675613, 0.70710678118654752440, 0.38268343236508977173,
+                                   0.0, -0.38268343236508977173};
+
+/* v * exp(-2 pi i sign p / 16) */
+static inline cpx_t rot16(cpx_t v, uint p, real_t sign) { return cmul(v, (cpx_t)(fft_cos16[p], -sign * fft_sin16[p])); }
+
+/* 8-point DFT in registers, as 4 x 2 (element 2 n1 + n2): DFT4 over n1, twiddle, DFT2 over n2. X[k] ends in
+ * v[2 (k mod 4) + k / 4]. */
+static inline void dft8(cpx_t *v, real_t sign) {
+    DFT4(v[0], v[2], v[4], v[6], sign);
+    DFT4(v[1], v[3], v[5], v[7], sign);
+#pragma unroll
+    for (uint k1 = 1; k1 < 4; ++k1)
+        v[2 * k1 + 1] = rot16(v[2 * k1 + 1], 2 * k1, sign);
+#pragma unroll
+    for (uint k1 = 0; k1 < 4; ++k1) {
+        const cpx_t a = v[2 * k1], b = v[2 * k1 + 1];
+        v[2 * k1] = a + b;
+        v[2 * k1 + 1] = a - b;
+    }
+}
+#endif
+
+#if FFT_MAX_RADIX >= 16
+/* 16-point DFT in registers, as 4 x 4 (element 4 n1 + n2): DFT4 over n1, twiddle, DFT4 over n2. X[k] ends in
+ * v[4 (k mod 4) + k / 4]. */
+static inline void dft16(cpx_t *v, real_t sign) {
+#pragma unroll
+    for (uint n2 = 0; n2 < 4; ++n2)
+        DFT4(v[n2], v[4 + n2], v[8 + n2], v[12 + n2], sign);
+#pragma unroll
+    for (uint k1 = 1; k1 < 4; ++k1)
+#pragma unroll
+        for (uint n2 = 1; n2 < 4; ++n2)
+            v[4 * k1 + n2] = rot16(v[4 * k1 + n2], n2 * k1, sign);
+#pragma unroll
+    for (uint k1 = 0; k1 < 4; ++k1)
+        DFT4(v[4 * k1], v[4 * k1 + 1], v[4 * k1 + 2], v[4 * k1 + 3], sign);
+}
+#endif
 
 /* (q, r) = (e / d, e mod d) for e = lid, lid + wg, ...: one division at the start, then an add with one carry per
  * step (no integer division by a run-time value inside the loops, ~20 instructions each on GPUs). */
@@ -56,7 +120,11 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
     uint ns = 1; /* product of the radices done so far */
     while (ns < n) {
         const uint rest = n / ns;
-        const uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
+        uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
+        if (FFT_MAX_RADIX >= 16 && rest % 16 == 0)
+            r = 16;
+        else if (FFT_MAX_RADIX >= 8 && rest % 8 == 0)
+            r = 8;
         const uint m = n / r;          /* butterflies per line */
         const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
         /* Butterfly index i = line * m + j stepped by wg (qr_t), and j / ns from a float reciprocal corrected by one
@@ -72,6 +140,39 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
             else if ((jq + 1) * ns <= j)
                 ++jq;
             const uint jm = j - jq * ns;
+            const uint o = base + jq * ns * r + jm;
+#if FFT_MAX_RADIX >= 8
+            if (r >= 8) {
+                cpx_t v[16];
+                v[0] = a[LX(base + j)];
+                if (r == 16) {
+#if FFT_MAX_RADIX >= 16
+#pragma unroll
+                    for (uint k = 1; k < 16; ++k) {
+                        cpx_t w = tw[k * jm * tstride];
+                        w.y *= sign;
+                        v[k] = cmul(a[LX(base + j + k * m)], w);
+                    }
+                    dft16(v, sign);
+#pragma unroll
+                    for (uint k = 0; k < 16; ++k)
+                        b[LX(o + k * ns)] = v[4 * (k % 4) + k / 4];
+#endif
+                } else {
+#pragma unroll
+                    for (uint k = 1; k < 8; ++k) {
+                        cpx_t w = tw[k * jm * tstride];
+                        w.y *= sign;
+                        v[k] = cmul(a[LX(base + j + k * m)], w);
+                    }
+                    dft8(v, sign);
+#pragma unroll
+                    for (uint k = 0; k < 8; ++k)
+                        b[LX(o + k * ns)] = v[2 * (k % 4) + k / 4];
+                }
+                continue;
+            }
+#endif
             cpx_t v0 = a[LX(base + j)], v1 = a[LX(base + j + m)], v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
             cpx_t w = tw[jm * tstride];
             w.y *= sign;
@@ -86,7 +187,6 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
                 w3.y *= sign;
                 v3 = cmul(a[LX(base + j + 3 * m)], w3);
             }
-            const uint o = base + jq * ns * r + jm;
             if (r == 2) {
                 b[LX(o)] = v0 + v1;
                 b[LX(o + ns)] = v0 - v1;

@@ -2,9 +2,10 @@
  * 1x1 .. 96x96 (odd, rectangular, a single row or column, 2^i 3^j padded sizes), full outputs and search windows,
  * batches of several pairs with distinct data, buffer offsets, NaN-poisoned outputs and guards (test/support
  * xcorr_run), every value of every tuner parameter (fft_pad x rows (FFT lines per work-group) x wg: runtime arguments,
- * one program per precision), chunking (fused_batch), f64, bit-identical reruns, clean refusals; the built-in choice
- * for the other patterns (their fused path: test_xcorr_fused_many). Error bounds: those of
- * the plan-level checks (1e-5 f32, 1e-12 f64, max-norm relative). */
+ * one program per precision; fft_radix 8 and 16, a program each, with every rows value, both paddings and each wg),
+ * chunking (fused_batch), f64, bit-identical reruns, clean refusals; the built-in choice for the other patterns (their
+ * fused path: test_xcorr_fused_many). Error bounds: those of the plan-level checks (1e-5 f32, 1e-12 f64, max-norm
+ * relative). */
 #include "check.h"
 #include "clpk_xcorr.h"
 #include "xcorr_fused.h"
@@ -42,6 +43,13 @@ static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
     run_case(ctx, rng, &w1, NULL, 1);
     run_case(ctx, rng, &w2, NULL, 0);
     run_case(ctx, rng, &w3, NULL, 2);
+    /* radix-16 and -8 stages at the larger sizes: 64^2 pads to 128 = 16 x 8, 96^2 to 192 = 16 x 4 x 3 */
+    if (p == CLPK_PRECISION_F32)
+        for (int i = 9; i < 11; ++i) {
+            const clpk_xcorr_shape s = one_to_one(dims[i][0], dims[i][1], 2, 0, 0, p);
+            run_case(ctx, rng, &s, i == 9 ? "fft_radix=16" : "fft_radix=16,rows=2", 1);
+            run_case(ctx, rng, &s, "fft_radix=8", 0);
+        }
 }
 
 /* Every point of the tuner's space for fused-fft: the table's fft_pad {pow2, smooth} x rows {1,2,4,8} x wg from 64
@@ -70,6 +78,16 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
         run_case(ctx, rng, &a, params, 1);
         run_case(ctx, rng, &b, params, 0);
     }
+    /* the larger FFT radices with every rows value, both paddings and each wg: lengths whose stages mix radix 16 or 8
+     * with 4, 2 and 3 (a: 36 or 64 rows, 32 columns; b: 16 rows, 24 columns) */
+    static const char *const radices[] = {"8", "16"};
+    for (int r = 0; r < 2; ++r)
+        for (int l = 0; l < 4; ++l) {
+            snprintf(params, sizeof params, "fft_radix=%s,rows=%d,wg=%d,fft_pad=%s", radices[r], space->lines[l],
+                     space->wgs[(l + r) % 3], space->pads[(l + r) % 2]);
+            run_case(ctx, rng, &a, params, 1);
+            run_case(ctx, rng, &b, params, 0);
+        }
 }
 
 /* f64 beyond the sizes: a few points of the space. */
@@ -77,6 +95,8 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     const clpk_xcorr_shape s = one_to_one(17, 13, 5, 0, 0, CLPK_PRECISION_F64);
     run_case(ctx, rng, &s, "fft_pad=pow2,rows=8,wg=64", 1);
     run_case(ctx, rng, &s, "rows=2,wg=256,fused_batch=2", 0);
+    run_case(ctx, rng, &s, "fft_radix=16,rows=4", 2);
+    run_case(ctx, rng, &s, "fft_radix=8,fft_pad=pow2", 1);
 }
 
 static void expect_refusal(clpk_context *ctx, const clpk_xcorr_shape *s, const char *params, clpk_status want,
@@ -96,6 +116,7 @@ static void refusals(clpk_context *ctx) {
     expect_refusal(ctx, &s, "rows=17", CLPK_ERROR_INVALID_ARGUMENT, "rows", "lines 17");
     expect_refusal(ctx, &s, "fft_pad=prime", CLPK_ERROR_INVALID_ARGUMENT, "fft_pad", "pad");
     expect_refusal(ctx, &s, "wg=0", CLPK_ERROR_INVALID_ARGUMENT, "wg", "wg 0");
+    expect_refusal(ctx, &s, "fft_radix=32", CLPK_ERROR_INVALID_ARGUMENT, "fft_radix", "radix 32");
     expect_refusal(ctx, &s, "fft_batch=4", CLPK_ERROR_INVALID_ARGUMENT, "fft_batch", "key of another algorithm");
     /* a column FFT past local memory: K2 needs 4 * pr complex values with one line */
     const int rows = (int)(dev->local_mem_bytes / 32 + 1);

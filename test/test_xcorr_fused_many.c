@@ -90,6 +90,15 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
             run_case(ctx, rng, &shapes[k], params, k);
     }
+    /* the larger FFT radices (a program each) with every rows value, both paddings and each wg */
+    static const char *const radices[] = {"8", "16"};
+    for (int r = 0; r < 2; ++r)
+        for (int l = 0; l < 4; ++l) {
+            snprintf(params, sizeof params, "fft_radix=%s,rows=%d,wg=%d,fft_pad=%s", radices[r], space->lines[l],
+                     space->wgs[(l + r) % 3], space->pads[(l + r) % 2]);
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+                run_case(ctx, rng, &shapes[k], params, (k + (size_t)l) % 3);
+        }
 }
 
 /* f64 beyond the sizes: a few points of the space. */
@@ -99,6 +108,8 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &a, "fft_pad=pow2,rows=8,wg=64", 1);
     run_case(ctx, rng, &a, "rows=2,wg=256,fused_batch=2", 0);
     run_case(ctx, rng, &b, "rows=4,wg=128,fused_batch=3,fused_gaps=0", 2);
+    run_case(ctx, rng, &a, "fft_radix=16,fft_pad=pow2", 2);
+    run_case(ctx, rng, &b, "fft_radix=8,rows=2", 1);
 }
 
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */

@@ -91,7 +91,7 @@ static void fused_padding(void) {
 
 static void searched_values(void) {
     const int searched = param_check_search_values(T);
-    CHECK(searched == 12, "the tuner searches %d parameters, not the 12 of its space", searched);
+    CHECK(searched == 13, "the tuner searches %d parameters, not the 13 of its space", searched);
     /* the names the family uses for the algorithm row's indices are the row's values, in order */
     for (int a = 0; a < XCORR_ALGORITHM_COUNT; ++a)
         CHECK(xcorr_algorithm_of(xcorr_algorithm_name(a)) == a, "algorithm %d (%s) is not the table's", a,

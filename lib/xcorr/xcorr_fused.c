@@ -168,7 +168,8 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     }
 
     cl_program prog = NULL;
-    if ((st = xcorr_fused_program(ctx, "xcorr_fused", s->precision, &prog)) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_program(ctx, "xcorr_fused", s->precision, config->fft_radix, &prog)) != CLPK_SUCCESS)
+        goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_rows", &f->rows)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_columns", &f->columns)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_out", &f->out)) != CLPK_SUCCESS) goto fail;

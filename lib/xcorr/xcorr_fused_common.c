@@ -3,6 +3,7 @@
 #include "xcorr_launch.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 size_t xcorr_fused_padded_len(size_t t, unsigned sh) { return t + (t >> sh) + 1; }
@@ -68,10 +69,16 @@ clpk_status xcorr_fused_twiddles(clpk_context *ctx, size_t n, size_t elem, cl_me
     return CLPK_SUCCESS;
 }
 
-clpk_status xcorr_fused_program(clpk_context *ctx, const char *source, clpk_precision precision, cl_program *out) {
+clpk_status xcorr_fused_program(clpk_context *ctx, const char *source, clpk_precision precision, int max_radix,
+                                cl_program *out) {
+    if (max_radix != 4 && max_radix != 8 && max_radix != 16)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: fft_radix=%d (4, 8 or 16)", max_radix);
     const char *names[] = {"xcorr_fused_fft", source};
-    const char *options = precision == CLPK_PRECISION_F64 ? "-DVALUE_T=double -DVALUE2_T=double2 -DCLPK_FP64"
-                                                          : "-DVALUE_T=float -DVALUE2_T=float2";
+    char options[128];
+    snprintf(options, sizeof options, "%s -DFFT_MAX_RADIX=%d",
+             precision == CLPK_PRECISION_F64 ? "-DVALUE_T=double -DVALUE2_T=double2 -DCLPK_FP64"
+                                             : "-DVALUE_T=float -DVALUE2_T=float2",
+             max_radix);
     return core_program_get(ctx, names, 2, options, out);
 }
 

@@ -20,8 +20,10 @@ void xcorr_fused_padded(const clpk_xcorr_shape *shape, int pow2, size_t *pr, siz
 /* Twiddle table exp(-2 pi i t / n), t < n, in the precision of `elem` bytes per real, into a new buffer. */
 clpk_status xcorr_fused_twiddles(clpk_context *ctx, size_t n, size_t elem, cl_mem *out);
 
-/* Builds (or finds) the program of `source` (a cl/ name) behind the shared FFTs, for the shape's precision. */
-clpk_status xcorr_fused_program(clpk_context *ctx, const char *source, clpk_precision precision, cl_program *out);
+/* Builds (or finds) the program of `source` (a cl/ name) behind the shared FFTs, for the shape's precision and the
+ * largest radix of an FFT stage (4, 8 or 16). */
+clpk_status xcorr_fused_program(clpk_context *ctx, const char *source, clpk_precision precision, int max_radix,
+                                cl_program *out);
 
 /* Refuses a kernel whose work-group size limit is below `wg` or whose own local memory plus `local_bytes` exceeds the
  * device's (UNSUPPORTED, with a message naming the kernel). */

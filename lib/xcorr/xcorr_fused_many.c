@@ -17,6 +17,7 @@ struct xcorr_fused_many {
     clpk_context *ctx;
     clpk_xcorr_shape shape;
     size_t elem, wg;
+    int fft_radix; /* the largest radix of an FFT stage (a build option) */
     cl_uint rows, cols, pr, pc, out_rows, out_cols, half_r, half_c, lines, blocks, sh;
     /* pairing of the rights and the outputs' layout (cl/xcorr_fused_many.cl header) */
     cl_uint inter, m_count;
@@ -113,7 +114,7 @@ static clpk_status plan_chunks(xcorr_fused_many *m, long fused_batch) {
 
 static clpk_status make_kernels(xcorr_fused_many *m) {
     cl_program prog = NULL;
-    CLPK_TRY(xcorr_fused_program(m->ctx, "xcorr_fused_many", m->shape.precision, &prog));
+    CLPK_TRY(xcorr_fused_program(m->ctx, "xcorr_fused_many", m->shape.precision, m->fft_radix, &prog));
     CLPK_TRY(core_kernel_create(m->ctx, prog, "clpk_xcorr_many_rows", &m->k_rows));
     CLPK_TRY(core_kernel_create(m->ctx, prog, "clpk_xcorr_many_spectrum", &m->k_spectrum));
     CLPK_TRY(core_kernel_create(m->ctx, prog, "clpk_xcorr_many_columns", &m->k_columns));
@@ -158,6 +159,7 @@ clpk_status xcorr_fused_many_create(clpk_context *ctx, const clpk_xcorr_shape *s
     m->elem = clpk_precision_size(s->precision);
     m->wg = (size_t)config->wg;
     m->sh = config->fused_gaps ? XCORR_FUSED_GAPS_SHIFT : XCORR_FUSED_NO_GAPS_SHIFT;
+    m->fft_radix = config->fft_radix;
     size_t pr, pc;
     xcorr_fused_padded(s, config->fft_pad == 1, &pr, &pc);
     const size_t cpx = 2 * m->elem;

@@ -146,6 +146,17 @@ static const core_param_def xcorr_param_defs[] = {
      .field = FIELD(fused_gaps),
      .when = "algorithm=fused-fft",
      .help = "a gap per 4 complex values in local memory against bank conflicts"},
+    {.name = "fft_radix",
+     .type = CORE_PARAM_INT,
+     .values = "4|8|16",
+     .lo = 4,
+     .hi = 16,
+     .default_gpu = "4",
+     .field = FIELD(fft_radix),
+     .search = "4|8|16",
+     .when = "algorithm=fused-fft",
+     .help = "the largest radix of a local-memory FFT stage: 8 and 16 do two passes in registers (fewer local-memory "
+             "trips and barriers, fewer items busy per stage)"},
 };
 
 /* How far (core_class_distance: the sum over the features of (log(1 + a) - log(1 + b))^2) a profile class may lie
