@@ -110,6 +110,32 @@ static inline void qr_next(qr_t *s) {
 #define LX(x) ((x) + ((x) >> sh))
 static inline uint padded_len(uint t, uint sh) { return t + (t >> sh) + 1; }
 
+#if FFT_MAX_RADIX >= 8
+/* One radix-r butterfly (r = 8 or 16, a constant after inlining, so v stays in registers): the r values
+ * a[in0 + k m] times the stage twiddles tw[k t] (t = jm * tstride), the r-point DFT, X[k] to b[o + k ns]. */
+static inline void butterfly_in_registers(__local const cpx_t *a, __local cpx_t *b, uint sh, uint in0, uint m, uint o,
+                                          uint ns, __global const cpx_t *tw, uint t, real_t sign, const uint r) {
+    cpx_t v[16];
+    v[0] = a[LX(in0)];
+#pragma unroll
+    for (uint k = 1; k < r; ++k) {
+        cpx_t w = tw[k * t];
+        w.y *= sign;
+        v[k] = cmul(a[LX(in0 + k * m)], w);
+    }
+#if FFT_MAX_RADIX >= 16
+    if (r == 16)
+        dft16(v, sign);
+    else
+#endif
+        dft8(v, sign);
+        /* the DFTs leave X[k] in v[(r / 4) (k mod 4) + k / 4] */
+#pragma unroll
+    for (uint k = 0; k < r; ++k)
+        b[LX(o + k * ns)] = v[(r / 4) * (k % 4) + k / 4];
+}
+#endif
+
 /* Transforms n_lines lines of n complex values (stored one after another in `a`; `b` is scratch of the same size) in
  * direction sign (+1: exp(-2 pi i jk/n), -1: exp(+2 pi i jk/n), unnormalised). n = 2^i 3^j. Every item of the group
  * must call it (barriers inside; the caller puts a barrier after filling `a`). Returns the buffer holding the result
@@ -143,33 +169,12 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
             const uint o = base + jq * ns * r + jm;
 #if FFT_MAX_RADIX >= 8
             if (r >= 8) {
-                cpx_t v[16];
-                v[0] = a[LX(base + j)];
-                if (r == 16) {
 #if FFT_MAX_RADIX >= 16
-#pragma unroll
-                    for (uint k = 1; k < 16; ++k) {
-                        cpx_t w = tw[k * jm * tstride];
-                        w.y *= sign;
-                        v[k] = cmul(a[LX(base + j + k * m)], w);
-                    }
-                    dft16(v, sign);
-#pragma unroll
-                    for (uint k = 0; k < 16; ++k)
-                        b[LX(o + k * ns)] = v[4 * (k % 4) + k / 4];
+                if (r == 16)
+                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 16);
+                else
 #endif
-                } else {
-#pragma unroll
-                    for (uint k = 1; k < 8; ++k) {
-                        cpx_t w = tw[k * jm * tstride];
-                        w.y *= sign;
-                        v[k] = cmul(a[LX(base + j + k * m)], w);
-                    }
-                    dft8(v, sign);
-#pragma unroll
-                    for (uint k = 0; k < 8; ++k)
-                        b[LX(o + k * ns)] = v[2 * (k % 4) + k / 4];
-                }
+                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 8);
                 continue;
             }
 #endif
