@@ -84,6 +84,20 @@ static void problem_free(problem *p) {
 
 /* A product against its reference: within `tol` of the reference of the plan's storage; with dict=half also within
  * the rounding's bound (plus tol) of the full-storage reference. */
+/* Both products of a plan made with `params`: y = M w (p->w) and w = M^T y (p->y), as the baseline of a bitwise
+ * comparison. Returns 0 when the plan cannot be made. */
+static int baseline_products(clpk_context *ctx, const problem *p, clpk_precision pr, const char *params, double *y,
+                             double *w) {
+    clpk_life_plan *plan = NULL;
+    if (!CHECK(clpk_life_plan_create(ctx, &p->data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s: %s", params,
+               clpk_last_error(ctx)))
+        return 0;
+    CHECK(run_product(ctx, plan, 1, p->w, y) == CLPK_SUCCESS && run_product(ctx, plan, 0, p->y, w) == CLPK_SUCCESS,
+          "baseline products [%s]", params);
+    clpk_life_plan_destroy(plan);
+    return 1;
+}
+
 static void check_product(const problem *p, const clpk_life_plan *plan, int dsc, const double *got, clpk_status st,
                           double tol, const char *label) {
     const size_t n = dsc ? (size_t)p->data.n_voxels * p->data.n_theta : (size_t)p->data.n_fibers;
@@ -526,19 +540,13 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
         if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
         const clpk_precision pr = prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
         snprintf(params, sizeof params, "%s,voxel_order=index,fiber_order=index", base);
-        clpk_life_plan *plan = NULL;
-        if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
-                   clpk_last_error(ctx)))
-            continue;
-        CHECK(run_product(ctx, plan, 1, p.w, y0) == CLPK_SUCCESS && run_product(ctx, plan, 0, p.y, w0) == CLPK_SUCCESS,
-              "index order products");
-        clpk_life_plan_destroy(plan);
+        if (!baseline_products(ctx, &p, pr, params, y0, w0)) continue;
         const char *orders[] = {"voxel_order=morton,fiber_order=index", "voxel_order=index,fiber_order=voxel",
                                 "voxel_order=morton,fiber_order=voxel"};
         for (int i = 0; i < 3; ++i) {
             snprintf(params, sizeof params, "%s,%s", base, orders[i]);
             check_plan(ctx, &p, pr, "auto", params, 1); /* reference error and repeatability */
-            plan = NULL;
+            clpk_life_plan *plan = NULL;
             if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
                        clpk_last_error(ctx)))
                 continue;
@@ -720,14 +728,7 @@ static void staged_device(clpk_context *ctx, uint64_t *rng) {
             const char *dict = b == 1 && pr == CLPK_PRECISION_F32 ? ",dict=half" : "";
             char params[192];
             snprintf(params, sizeof params, "dsc=voxel,wc=fiber,%s%s", bases[b], dict);
-            clpk_life_plan *plan = NULL;
-            if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
-                       clpk_last_error(ctx)))
-                continue;
-            CHECK(run_product(ctx, plan, 1, p.w, y0) == CLPK_SUCCESS &&
-                      run_product(ctx, plan, 0, p.y, w0) == CLPK_SUCCESS,
-                  "voxel/fiber products [%s]", params);
-            clpk_life_plan_destroy(plan);
+            if (!baseline_products(ctx, &p, pr, params, y0, w0)) continue;
             snprintf(params, sizeof params, "dsc=staged,wc=staged,%s%s", bases[b], dict);
             check_plan(ctx, &p, pr, "auto", params, 1); /* leaves its products in y_got and w_got */
             CHECK(memcmp(p.y_got, y0, ny * sizeof *y0) == 0, "DSC staged %s [%s]: not bitwise dsc=voxel's",
