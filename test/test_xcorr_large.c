@@ -1,9 +1,8 @@
 /* Outputs past 2^31 values (n-to-m 128x128 at 256^2: 4.28e9 values, 17.1 GB in f32) in bounded memory: the launch
  * ranges of such sizes (lib/xcorr/xcorr_launch.c: a second dimension past 2^31 work-items, every padding group
- * accounted for), the chunked fill (commands below 2^31 bytes) and its result, every direct kernel run through the
- * two-dimensional form (the limit lowered to 256 items per dimension) against the reference, the refusals where even
- * that cannot hold a launch, and plans and executions of the 17.1 GB case that must refuse or check without
- * allocating it. */
+ * accounted for), every direct kernel run through the two-dimensional form (the limit lowered to 256 items per
+ * dimension) against the reference, the refusals where even that cannot hold a launch, and plans and executions of
+ * the 17.1 GB case that must refuse or check without allocating it. Fills of such outputs: test_core_fill. */
 #include "check.h"
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
@@ -59,51 +58,6 @@ static void ranges(void) {
                 snprintf(label, sizeof label, "%zu groups of %zu in %zu", groups, wg, max_items);
                 range_holds(groups, wg, max_items, label);
             }
-}
-
-static void fill_chunks(clpk_context *ctx) {
-    CHECK(xcorr_fill_chunk(4, 0) == XCORR_FILL_CHUNK && xcorr_fill_chunk(8, 0) == XCORR_FILL_CHUNK, "default chunk %zu",
-          xcorr_fill_chunk(4, 0));
-    CHECK(xcorr_fill_chunk(12, 0) == XCORR_FILL_CHUNK / 12 * 12 && xcorr_fill_chunk(4, 10) == 8 &&
-              xcorr_fill_chunk(4, 3) == 4,
-          "chunks of 12, 4 in 10, 4 in 3: %zu %zu %zu", xcorr_fill_chunk(12, 0), xcorr_fill_chunk(4, 10),
-          xcorr_fill_chunk(4, 3));
-    CHECK(XCORR_FILL_CHUNK < ((size_t)1 << 31), "a chunk reaches 2^31 bytes");
-
-    /* 901 values from element 12 in commands of 10 values: the rest of the buffer untouched */
-    enum { N = 1000, AT = 12, COUNT = 901 };
-    float host[N];
-    for (int i = 0; i < N; ++i)
-        host[i] = 1.0f;
-    cl_int rc = CL_SUCCESS;
-    cl_mem buf =
-        clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host, host, &rc);
-    if (!CHECK(rc == CL_SUCCESS, "clCreateBuffer: %d", rc)) return;
-    cl_command_queue q = clpk_context_queue(ctx);
-    cl_event start = NULL, done = NULL, none = NULL;
-    rc = clEnqueueMarkerWithWaitList(q, 0, NULL, &start);
-    CHECK(rc == CL_SUCCESS, "clEnqueueMarkerWithWaitList: %d", rc);
-    const float seven = 7.0f;
-    clpk_status st = xcorr_fill(ctx, buf, &seven, sizeof seven, AT * sizeof seven, COUNT * sizeof seven,
-                                10 * sizeof seven, 1, &start, &done, "test");
-    if (CHECK(st == CLPK_SUCCESS && done, "xcorr_fill: %s", clpk_last_error(ctx))) {
-        rc = clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof host, host, 1, &done, NULL);
-        if (CHECK(rc == CL_SUCCESS, "clEnqueueReadBuffer: %d", rc)) {
-            int wrong = 0;
-            for (int i = 0; i < N; ++i)
-                wrong += host[i] != (i >= AT && i < AT + COUNT ? 7.0f : 1.0f);
-            CHECK(wrong == 0, "%d values wrong after the chunked fill", wrong);
-        }
-    }
-    st = xcorr_fill(ctx, buf, &seven, sizeof seven, 0, 0, 0, 1, &start, &none, "test");
-    CHECK(st == CLPK_SUCCESS && none, "empty fill: %s", clpk_last_error(ctx));
-    st = xcorr_fill(ctx, buf, &seven, sizeof seven, 0, (N + 1) * sizeof seven, 0, 0, NULL, NULL, "test");
-    CHECK(st == CLPK_ERROR_OPENCL && strstr(clpk_last_error(ctx), "clEnqueueFillBuffer(test"),
-          "fill past the buffer: %s: %s", clpk_status_string(st), clpk_last_error(ctx));
-    if (none) clWaitForEvents(1, &none), clReleaseEvent(none);
-    if (done) clReleaseEvent(done);
-    if (start) clReleaseEvent(start);
-    clReleaseMemObject(buf);
 }
 
 /* Every direct kernel with the launch limit at 256 items per dimension: the two-dimensional form and its padding
@@ -193,7 +147,6 @@ int main(void) {
     clpk_context *ctx = NULL;
     clpk_status st = clpk_context_create(&ctx, NULL);
     if (!CHECK(st == CLPK_SUCCESS, "no device: %s", clpk_status_string(st))) return check_summary();
-    fill_chunks(ctx);
     two_dimensional(ctx, &rng);
     impossible(ctx);
     clpk_context_destroy(ctx);

@@ -274,25 +274,15 @@ static void pair_of(const clpk_xcorr_shape *s, size_t o, size_t *left, size_t *r
     }
 }
 
-/* Bytes per poisoning command: NVIDIA's clEnqueueFillBuffer fails from 2^31 bytes on and leaves the context unusable
- * (the n-to-m 128x128 256^2 output is 17.1 GB). */
-#define POISON_CHUNK ((size_t)1 << 30)
-
-/* Fills the whole output with NaN, in commands of at most POISON_CHUNK bytes; returns 0 with *why set on a failure. */
+/* Fills the whole output with NaN (clpk_bench_fill: NVIDIA's own fill faults past 2^31 bytes, which the n-to-m
+ * 128x128 256^2 output of 17.1 GB reaches); returns 0 with *why set on a failure. */
 static int poison(case_data *d, char *why, size_t wsize) {
     const double nan_d = NAN;
     const float nan_f = NAN;
     const void *pattern = d->f64 ? (const void *)&nan_d : (const void *)&nan_f;
     const size_t bytes = d->out_elems * clpk_xcorr_output_count(&d->bc->shape) * d->elem;
-    const size_t chunk = POISON_CHUNK / d->elem * d->elem;
-    for (size_t at = 0; at < bytes; at += chunk) {
-        const size_t n = bytes - at < chunk ? bytes - at : chunk;
-        const cl_int rc =
-            clEnqueueFillBuffer(clpk_context_queue(d->ctx), d->out, pattern, d->elem, at, n, 0, NULL, NULL);
-        if (rc != CL_SUCCESS)
-            return snprintf(why, wsize, "clEnqueueFillBuffer(output bytes %zu..%zu of %zu): %d", at, at + n, bytes, rc),
-                   0;
-    }
+    if (clpk_bench_fill(d->ctx, d->out, pattern, d->elem, 0, bytes) != CLPK_SUCCESS)
+        return snprintf(why, wsize, "poisoning the output (%zu bytes): %s", bytes, clpk_last_error(d->ctx)), 0;
     return 1;
 }
 

@@ -111,9 +111,8 @@ clpk_status clpk_bench_copy_bandwidth(clpk_context *ctx, size_t bytes, clpk_benc
     clpk_status st = CLPK_SUCCESS;
     if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clCreateBuffer for the copy probe");
     if (st == CLPK_SUCCESS) {
-        float zero = 0;
-        rc = clEnqueueFillBuffer(clpk_context_queue(ctx), a, &zero, sizeof zero, 0, (size_t)n * 16, 0, NULL, NULL);
-        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clEnqueueFillBuffer for the copy probe");
+        const float zero = 0;
+        st = core_fill(ctx, a, &zero, sizeof zero, 0, (size_t)n * 16, 0, 0, NULL, NULL, "the copy probe");
     }
     if (st == CLPK_SUCCESS) {
         core_args args;

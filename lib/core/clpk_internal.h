@@ -103,6 +103,27 @@ void core_launch_dim_items_set(clpk_context *ctx, size_t items);
 /* Creates a kernel the caller owns (clReleaseKernel). */
 clpk_status core_kernel_create(clpk_context *ctx, cl_program program, const char *name, cl_kernel *kernel);
 
+/* ---- Buffer fills (lib/core/fill.c) ---------------------------------------------------------------------------- */
+
+/* The driver fills only regions that end at or below this byte, so every byte index it touches is below 2^31:
+ * NVIDIA's clEnqueueFillBuffer faults on regions reaching further, even in commands of 1 GiB, and leaves the context
+ * unusable (pyopencl issue 395; the H100 with the 17.1 GB n-to-m 128x128 256^2 xcorr output). */
+#define CORE_FILL_DRIVER_LIMIT ((size_t)1 << 31)
+/* Work-items of one launch of the fill kernel (a grid-stride loop covers the rest). */
+#define CORE_FILL_MAX_ITEMS ((size_t)1 << 20)
+
+/* Fills `bytes` bytes of `buf` from byte `offset` with copies of `pattern` (pattern_size bytes), on the context's
+ * queue after the `n_wait` events of `wait`. offset and bytes must be multiples of pattern_size and the region must
+ * lie in the buffer (else CLPK_ERROR_INVALID_ARGUMENT). A region ending at or below `driver_limit` (0:
+ * CORE_FILL_DRIVER_LIMIT; tests lower it) goes to clEnqueueFillBuffer in commands of at most driver_limit / 2 bytes
+ * (rounded down to a multiple of the pattern), each waiting for the one before: pyopencl saw one command of 2^31
+ * bytes fail even from offset 0. Any other region is one launch of clpk_fill_pattern (cl/util_fill.cl), for patterns
+ * of 1, 2, 4 or 8 bytes (others: CLPK_ERROR_UNSUPPORTED). `done` (may be NULL) receives the last command's event (a
+ * marker after `wait` when bytes is 0), which the caller releases. `what` names the buffer in error messages. */
+clpk_status core_fill(clpk_context *ctx, cl_mem buf, const void *pattern, size_t pattern_size, size_t offset,
+                      size_t bytes, size_t driver_limit, cl_uint n_wait, const cl_event *wait, cl_event *done,
+                      const char *what);
+
 /* ---- Parameter lists: tuning parameters, problem features, "k=v,k=v" from the command line ------------------ */
 
 #define CLPK_PARAMS_MAX 48

@@ -17,13 +17,13 @@ typedef clpk_status (*clpk_bench_launch)(void *user, cl_event *first, cl_event *
 typedef struct clpk_bench_stats {
     int runs;
     double median_ms, min_ms, max_ms, mean_ms, p10_ms, p90_ms;
-    double bytes, flops;     /* per launch, as counted by the caller */
-    double gbps, gflops;     /* at the median */
+    double bytes, flops; /* per launch, as counted by the caller */
+    double gbps, gflops; /* at the median */
 } clpk_bench_stats;
 
 /* Runs `warmup` untimed and `repeats` timed launches; time is from the start of `first` to the end of `last`. */
 CLPK_API clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
-                           double bytes, double flops, clpk_bench_stats *stats);
+                                    double bytes, double flops, clpk_bench_stats *stats);
 
 /* Statistics of an array of times (sorted in place). */
 CLPK_API void clpk_bench_summarise(double *times_ms, int n, double bytes, double flops, clpk_bench_stats *stats);
@@ -33,6 +33,14 @@ CLPK_API clpk_status clpk_event_span_ms(cl_event first, cl_event last, double *m
 
 /* Device copy bandwidth in GB/s (read + write) measured with a float4 copy kernel over `bytes` bytes. */
 CLPK_API clpk_status clpk_bench_copy_bandwidth(clpk_context *ctx, size_t bytes, clpk_bench_stats *stats);
+
+/* Fills `bytes` bytes of `buf` from byte `offset` with copies of `pattern` (pattern_size bytes) like
+ * clEnqueueFillBuffer, enqueued on the context's queue (in order; not blocking). Regions ending past 2^31 bytes are
+ * filled by clpk's own kernel instead, which takes patterns of 1, 2, 4 or 8 bytes (others: CLPK_ERROR_UNSUPPORTED):
+ * NVIDIA's fill faults there and leaves the context unusable. offset and bytes must be multiples of pattern_size and
+ * the region must lie in the buffer (else CLPK_ERROR_INVALID_ARGUMENT). */
+CLPK_API clpk_status clpk_bench_fill(clpk_context *ctx, cl_mem buf, const void *pattern, size_t pattern_size,
+                                     size_t offset, size_t bytes);
 
 /* Appends one benchmark record {"name":..., "median_ms":..., ...} to a JSON array file-less string builder: the
  * returned string is malloc'ed and owned by the caller. `extra_json` may be NULL or a JSON object text merged in. */

@@ -184,11 +184,11 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
      * check reports it; scripts/oclgrind-check.sh). */
     const double zero_d = 0;
     const float zero_f = 0;
-    rc = clEnqueueFillBuffer(q, b->r, vs == 4 ? (const void *)&zero_f : (const void *)&zero_d, vs, 0, ny * vs, 0, NULL,
-                             NULL);
-    if (rc != CL_SUCCESS) {
+    const clpk_status filled = core_fill(p->ctx, b->r, vs == 4 ? (const void *)&zero_f : (const void *)&zero_d, vs, 0,
+                                         ny * vs, 0, 0, NULL, NULL, "LiFE fit r");
+    if (filled != CLPK_SUCCESS) {
         free(host);
-        return core_fail_cl(p->ctx, rc, "clEnqueueFillBuffer (LiFE fit r)");
+        return filled;
     }
     clpk_status warm = fit_dot_into(p, b->scal, b->w, b->w, nw, 3);
     if (warm == CLPK_SUCCESS) {

@@ -38,12 +38,12 @@ clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *d
     const double half = 0.5;
     const float half_f = 0.5f;
     const void *pattern = vs == 4 ? (const void *)&half_f : (const void *)&half;
-    rc = clEnqueueFillBuffer(clpk_context_queue(ctx), w, pattern, vs, 0, nw * vs, 0, NULL, NULL);
-    if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(clpk_context_queue(ctx), y, pattern, vs, 0, ny * vs, 0, NULL, NULL);
+    clpk_status st = core_fill(ctx, w, pattern, vs, 0, nw * vs, 0, 0, NULL, NULL, "LiFE timing weights");
+    if (st == CLPK_SUCCESS) st = core_fill(ctx, y, pattern, vs, 0, ny * vs, 0, 0, NULL, NULL, "LiFE timing signal");
+    const int filled = st == CLPK_SUCCESS;
     const char *best_dsc = NULL, *best_wc = NULL;
     double best_dsc_ms = 0, best_wc_ms = 0;
-    clpk_status st = rc == CL_SUCCESS ? CLPK_SUCCESS : core_fail_cl(ctx, rc, "clEnqueueFillBuffer (LiFE timing)");
-    for (size_t i = 0; rc == CL_SUCCESS && i < sizeof pairs / sizeof pairs[0]; ++i) {
+    for (size_t i = 0; filled && i < sizeof pairs / sizeof pairs[0]; ++i) {
         char text[640];
         snprintf(text, sizeof text, "%s%sdsc=%s,wc=%s", params ? params : "", params && *params ? "," : "", pairs[i][0],
                  pairs[i][1]);

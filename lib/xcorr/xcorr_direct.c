@@ -411,12 +411,12 @@ static clpk_status launch(xcorr_direct *d, cl_mem left, size_t left_offset, cl_m
     cl_event before = NULL;
     cl_int rc;
     if (d->atomic) {
-        /* The atomic combine adds into the output: zero it first (in commands below 2^31 bytes), then launch after. */
+        /* The atomic combine adds into the output: zero it first, then launch after. */
         const cl_float zero_f = 0;
         const cl_double zero_d = 0;
         const void *zero = d->elem == sizeof zero_d ? (const void *)&zero_d : (const void *)&zero_f;
-        CLPK_TRY(xcorr_fill(d->ctx, out, zero, d->elem, out_offset * d->elem, out_count * d->elem, 0, n_wait, wait,
-                            &before, "xcorr split-row output"));
+        CLPK_TRY(core_fill(d->ctx, out, zero, d->elem, out_offset * d->elem, out_count * d->elem, 0, n_wait, wait,
+                           &before, "xcorr split-row output"));
         rc = clEnqueueNDRangeKernel(q, d->kernel, d->range.dims, NULL, d->range.global, d->range.local, 1, &before,
                                     last);
     } else {

@@ -414,8 +414,8 @@ clpk_status xcorr_fft_create(clpk_context *ctx, const clpk_xcorr_shape *shape, c
         goto fail;
     /* batches are zero-padded to a power of two: keep the unused tail finite from the start */
     const cl_uchar zero = 0;
-    if ((st = xcorr_fill(ctx, fft->work, &zero, 1, 0, fft->batch * fft->matrix_bytes, 0, 0, NULL, NULL,
-                         "xcorr fft work")) != CLPK_SUCCESS)
+    if ((st = core_fill(ctx, fft->work, &zero, 1, 0, fft->batch * fft->matrix_bytes, 0, 0, NULL, NULL,
+                        "xcorr fft work")) != CLPK_SUCCESS)
         goto fail;
     if (fft->n_rspec &&
         (st = create_buffer(fft, fft->n_rspec, &fft->rspec, "clCreateBuffer(xcorr fft right spectra)")) != CLPK_SUCCESS)
