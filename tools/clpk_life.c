@@ -7,6 +7,7 @@
  * Common: --device SEL, --precision f32|f64, --strategy auto|atomics|sorted, --params k=v,..., --check (compare with
  * the double-precision host reference), --bench N (dsc/wc: median of N timed runs). */
 #include <clpk.h>
+#include <clpk_bench.h>
 
 #include "cli_args.h"
 #include "cli_bench_launch.h"
@@ -213,14 +214,18 @@ static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repea
     /* every input 0.5 in the plan's precision (a double's first 4 bytes would read as 0.0f: zero weights) */
     const double half = 0.5;
     const float half_f = 0.5f;
+    clpk_status fill = CLPK_SUCCESS;
     if (rc == CL_SUCCESS && rc_out == CL_SUCCESS)
-        rc = clEnqueueFillBuffer(clpk_context_queue(ctx), u.in, vs == 4 ? (const void *)&half_f : (const void *)&half,
-                                 vs, 0, (dsc ? nw : ny) * vs, 0, NULL, NULL);
-    if (rc != CL_SUCCESS || rc_out != CL_SUCCESS) {
+        fill = clpk_bench_fill(ctx, u.in, vs == 4 ? (const void *)&half_f : (const void *)&half, vs, 0,
+                               (dsc ? nw : ny) * vs);
+    if (rc != CL_SUCCESS || rc_out != CL_SUCCESS || fill != CLPK_SUCCESS) {
         if (u.in) clReleaseMemObject(u.in);
         if (u.out) clReleaseMemObject(u.out);
-        fprintf(stderr, "clpk-life: bench: device buffers of %zu and %zu bytes failed (OpenCL error %d)\n",
-                (dsc ? nw : ny) * vs, (dsc ? ny : nw) * vs, rc != CL_SUCCESS ? rc : rc_out);
+        if (fill != CLPK_SUCCESS)
+            fprintf(stderr, "clpk-life: bench: filling the input failed: %s\n", clpk_last_error(ctx));
+        else
+            fprintf(stderr, "clpk-life: bench: device buffers of %zu and %zu bytes failed (OpenCL error %d)\n",
+                    (dsc ? nw : ny) * vs, (dsc ? ny : nw) * vs, rc != CL_SUCCESS ? rc : rc_out);
         return 1;
     }
     /* bytes: coefficient data (3 ints + value), the D row and the y row once per coefficient (cache-oblivious) */
