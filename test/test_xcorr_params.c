@@ -41,7 +41,7 @@ static void table_defaults(void) {
                 core_param_defaults(T, kinds[k], &p);
                 core_params_set(&p, "algorithm", xcorr_algorithm_name(a));
                 if (a == XCORR_FUSED_FFT)
-                    xcorr_fused_defaults(&shapes[s], 132, &p);
+                    xcorr_fused_defaults(&shapes[s], 132, kinds[k] == CLPK_DEVICE_CPU ? 4 : 8, &p);
                 else
                     xcorr_direct_defaults(&shapes[s], a, &p);
                 err = (clpk_error){0};
@@ -65,10 +65,38 @@ static void fused_lines_for_occupancy(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params p;
         core_params_clear(&p);
-        xcorr_fused_defaults(cases[i].shape, cases[i].units, &p);
+        xcorr_fused_defaults(cases[i].shape, cases[i].units, 8, &p);
         const char *rows = core_params_get(&p, "rows");
         CHECK(rows && atoi(rows) == cases[i].lines, "fused defaults, %zu outputs on %zu compute units: rows=%s, not %d",
               clpk_xcorr_output_count(cases[i].shape), cases[i].units, rows ? rows : "(none)", cases[i].lines);
+    }
+}
+
+/* fused-fft's work-group and radix: with radix-8 stages (GPUs) 128 items from 512 values per work-group, else 64,
+ * and radix 16 in f32 where it saves a stage (lines of 128 and 384, not 64, 96 or 512, nor those below 128); with radix
+ * 4 (CPUs) the radix-4 butterflies of a stage, 64-256. */
+static void fused_work_group_and_radix(void) {
+    const struct {
+        int side;
+        clpk_precision precision;
+        int radix, wg, radix_out; /* radix_out 0: the default stays */
+    } cases[] = {{32, CLPK_PRECISION_F32, 8, 128, 0},   {48, CLPK_PRECISION_F32, 8, 128, 0},
+                 {64, CLPK_PRECISION_F32, 8, 128, 16},  {64, CLPK_PRECISION_F64, 8, 128, 0},
+                 {192, CLPK_PRECISION_F32, 8, 128, 16}, {256, CLPK_PRECISION_F32, 8, 128, 0},
+                 {96, CLPK_PRECISION_F32, 8, 128, 0},   {64, CLPK_PRECISION_F32, 4, 256, 0},
+                 {8, CLPK_PRECISION_F32, 8, 64, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_MANY, cases[i].side, cases[i].side, 1, 4000, 0, 0,
+                                    cases[i].precision};
+        core_params p;
+        core_params_clear(&p);
+        xcorr_fused_defaults(&s, 132, cases[i].radix, &p);
+        const char *wg = core_params_get(&p, "wg"), *radix = core_params_get(&p, "fft_radix");
+        CHECK(wg && atoi(wg) == cases[i].wg, "fused defaults of %d^2 %s, radix %d: wg=%s, not %d", cases[i].side,
+              clpk_precision_name(cases[i].precision), cases[i].radix, wg ? wg : "(none)", cases[i].wg);
+        CHECK(cases[i].radix_out ? radix && atoi(radix) == cases[i].radix_out : !radix,
+              "fused defaults of %d^2 %s, radix %d: fft_radix=%s, not %d", cases[i].side,
+              clpk_precision_name(cases[i].precision), cases[i].radix, radix ? radix : "(kept)", cases[i].radix_out);
     }
 }
 
@@ -240,6 +268,7 @@ int main(void) {
     table_defaults();
     fused_lines_for_occupancy();
     fused_padding();
+    fused_work_group_and_radix();
     searched_values();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();

@@ -41,7 +41,7 @@ static double optimistic_rate(const char *variant) {
 typedef struct options {
     const char *patterns[MAX_LIST], *variants[MAX_LIST];
     int n_patterns, n_variants, sizes[MAX_LIST], n_sizes;
-    double scale, max_ms;
+    double scale, max_ms, warmup_ms;
     int repeats, warmup, list_only;
     unsigned long seed;
     clpk_precision precision;
@@ -75,7 +75,7 @@ static int split_list(char *text, const char **items, int max) {
 static int parse_args(int argc, char **argv, options *o) {
     static const int size_default[] = {16, 24, 32, 48, 64, 96, 128, 192, 256};
     memset(o, 0, sizeof *o);
-    o->scale = 1, o->max_ms = 1000;
+    o->scale = 1, o->max_ms = 1000, o->warmup_ms = 25;
     const char *patterns = "one-to-one,one-to-many,n-to-m,n-to-mn,dic";
     const char *variants =
         "auto,naive,shift-buffer,split-row,grouped,multi-right,multi-both,warp-per-overlap,local,fft,fused-fft";
@@ -96,6 +96,8 @@ static int parse_args(int argc, char **argv, options *o) {
         {"--seed", CLI_INT, &seed, "N", "of the splitmix64 input recipe (default 1, printed)"},
         {"--repeats", CLI_INT, &repeats, "N", "timed calls, median (default 50)"},
         {"--warmup", CLI_INT, &warmup, "N", "untimed calls first (default 3)"},
+        {"--warmup-ms", CLI_DOUBLE, &o->warmup_ms, "MS",
+         "and untimed calls until MS of wall time have passed (default 25: clocks after a build)"},
         {"--max-ms", CLI_DOUBLE, &o->max_ms, "MS",
          "variants estimated or measured above it per call are recorded as skipped (default 1000)"},
         {"--json", CLI_STRING, &o->json, "OUT.jsonl", "one JSON line per (case, implementation)"},
@@ -120,6 +122,8 @@ static int parse_args(int argc, char **argv, options *o) {
     if (!(o->max_ms >= 1e-9 && o->max_ms <= 1e9)) return cli_fail(tool, "bad argument --max-ms %g", o->max_ms);
     if (repeats < 1 || repeats > 100000) return cli_fail(tool, "bad argument --repeats %lld (1 .. 100000)", repeats);
     if (warmup < 0 || warmup > 1000) return cli_fail(tool, "bad argument --warmup %lld (0 .. 1000)", warmup);
+    if (!(o->warmup_ms >= 0 && o->warmup_ms <= 60000))
+        return cli_fail(tool, "bad argument --warmup-ms %g (0 .. 60000)", o->warmup_ms);
     if (seed < 0 || seed > 1 << 20) return cli_fail(tool, "bad argument --seed %lld (0 .. 2^20)", seed);
     o->repeats = (int)repeats, o->warmup = (int)warmup, o->seed = (unsigned long)seed;
     /* the lists are cut in place: copies, so that argv stays as it was */
@@ -466,7 +470,9 @@ static int run_variant(case_data *d, const options *o, const char *variant, FILE
         (double)d->elem * ((double)(s->n_left + s->n_right) * s->rows * s->cols + (double)n_out * (double)d->out_elems);
     cli_xcorr_launch job = {plan, d->left, d->right, d->out};
     clpk_bench_stats stats;
-    clpk_status st = clpk_bench_run(d->ctx, cli_xcorr_launch_events, &job, warmup, repeats, bytes, 2 * macs, &stats);
+    clpk_status st = cli_warm_up_for(d->ctx, cli_xcorr_launch_events, &job, o->warmup_ms, 100000);
+    if (st == CLPK_SUCCESS)
+        st = clpk_bench_run(d->ctx, cli_xcorr_launch_events, &job, warmup, repeats, bytes, 2 * macs, &stats);
     if (st != CLPK_SUCCESS) {
         record_status(json, d, variant, "error", clpk_last_error(d->ctx), once_ms);
         clpk_xcorr_plan_destroy(plan);

@@ -55,7 +55,20 @@ int xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lin
  * (23 at 8) 8 lines stayed the fastest (docs/perf-xcorr.md). */
 #define FUSED_MIN_GROUPS_PER_UNIT 8
 
-void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, core_params *out) {
+/* Stages of a line of length p (2^a 3^b) whose largest power-of-two radix is `radix`: b radix-3 stages and
+ * ceil(a / log2 radix) others. */
+static int fft_stages(size_t p, int radix) {
+    int threes = 0, twos = 0, bits = 0;
+    for (; p % 3 == 0; p /= 3)
+        ++threes;
+    for (; p % 2 == 0; p /= 2)
+        ++twos;
+    for (int r = radix; r > 1; r /= 2)
+        ++bits;
+    return threes + (twos + bits - 1) / bits;
+}
+
+void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int radix, core_params *out) {
     size_t pr, pc;
     xcorr_fused_padded(s, 0, &pr, &pc);
     /* Up to 1024 complex values per work-group within ~41 KiB of local memory (every GPU of the project has 48 KiB;
@@ -68,11 +81,24 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, core_
     const double out_lines = (double)clpk_xcorr_output_count(s) * (double)clpk_xcorr_output_rows(s);
     while (lines > 2 && out_lines / lines < (double)FUSED_MIN_GROUPS_PER_UNIT * (double)compute_units)
         lines /= 2;
-    /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2 (162-point
-     * lines) 162 work-items ran 1.24-1.37x slower than 128 on the H100 (held-out check, docs/perf-xcorr.md) */
-    size_t need = (size_t)lines * p / 4, wg = 64;
-    while (wg * 2 <= need && wg < 256)
-        wg *= 2;
+    size_t wg = 64;
+    if (radix >= 8) {
+        /* H100 grid of session 14 (28^2-256^2, every pattern, docs/perf-xcorr.md): with radix-8 stages 128 items
+         * were the fastest or within 6 % wherever a work-group holds 512-1024 values (256 items: 1.12-1.47x slower
+         * at 1024); radix 16 where it saves a stage (lines of 128, 256 and 384: 2 stages against 3) ran 1.03-1.25x
+         * faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower); f64 lost with it everywhere
+         * (registers). Shorter lines than 128 were not measured: they keep radix 8. */
+        if ((size_t)lines * p >= 512) wg = 128;
+        if (s->precision == CLPK_PRECISION_F32 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8))
+            core_params_set_int(out, "fft_radix", 16);
+    } else {
+        /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2
+         * (162-point lines) 162 work-items ran 1.24-1.37x slower than 128 on the H100 (held-out check,
+         * docs/perf-xcorr.md) */
+        const size_t need = (size_t)lines * p / 4;
+        while (wg * 2 <= need && wg < 256)
+            wg *= 2;
+    }
     core_params_set_int(out, "rows", lines);
     core_params_set_int(out, "wg", (long long)wg);
 }

@@ -24,9 +24,10 @@ clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset,
                                 cl_event *done);
 void xcorr_fused_destroy(xcorr_fused *f);
 
-/* The defaults that depend on the shape and the device's `compute_units` (0: not known) (rows, wg; the table holds the
- * others). */
-void xcorr_fused_defaults(const clpk_xcorr_shape *shape, size_t compute_units, core_params *out);
+/* The defaults that depend on the shape, the device's `compute_units` (0: not known) and the largest radix the plan
+ * would use otherwise (`radix`, the table's default for the device or the caller's): rows, wg, and fft_radix where
+ * radix 16 saves a stage (the table holds the others). */
+void xcorr_fused_defaults(const clpk_xcorr_shape *shape, size_t compute_units, int radix, core_params *out);
 
 /* Whether fused-fft can serve the shape with `lines` lines per work-group and the given padding on this device
  * (local memory of the pattern's kernels; the kernels' own local memory is checked at creation). */

@@ -37,7 +37,8 @@ static const core_param_def xcorr_param_defs[] = {
      .search = "64|128|256|32",
      .when = "algorithm=naive|split-row|" TILE_VARIANTS "|warp-per-overlap|local|fused-fft",
      .help = "work-group size, at most the device's (default 128 naive, split-row, local; 64 grouped, multi-*; 32 "
-             "warp-per-overlap, a power of two there; by size for fused-fft)"},
+             "warp-per-overlap, a power of two there; fused-fft: 128 from 512 values a work-group with radix 8 or 16, "
+             "else 64; radix 4: its butterflies per stage, 64-256)"},
     {.name = "team",
      .type = CORE_PARAM_INT,
      .lo = 1,
@@ -157,7 +158,8 @@ static const core_param_def xcorr_param_defs[] = {
      .search = "4|8|16",
      .when = "algorithm=fused-fft",
      .help = "the largest radix of a local-memory FFT stage: 8 and 16 do two passes in registers (fewer local-memory "
-             "trips and barriers, fewer items busy per stage)"},
+             "trips and barriers, fewer items busy per stage); default 8 on GPUs, 16 in f32 where it saves a stage "
+             "(lines of 128, 256, 384), 4 on CPUs"},
 };
 
 /* How far (core_class_distance: the sum over the features of (log(1 + a) - log(1 + b))^2) a profile class may lie

@@ -81,7 +81,7 @@ static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
     if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
     core_params d;
     core_params_clear(&d);
-    xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, &d);
+    xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, 8, &d);
     return xcorr_fused_fits(ctx, s, atoi(core_params_get(&d, "rows")), 0);
 }
 
@@ -100,11 +100,14 @@ static const char *builtin_choice(const clpk_context *ctx, const clpk_xcorr_shap
     return builtin_direct(ctx, s, pairs);
 }
 
-/* The defaults the table leaves to the family: they depend on the algorithm and the shape. */
-static void algorithm_defaults(const clpk_context *ctx, const clpk_xcorr_shape *s, int algorithm, core_params *out) {
-    if (algorithm == XCORR_FUSED_FFT)
-        xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, out);
-    else if (xcorr_direct_known(algorithm))
+/* The defaults the table leaves to the family: they depend on the algorithm and the shape (fused-fft's also on the
+ * radix in `p`, the table's default or the caller's). */
+static void algorithm_defaults(const clpk_context *ctx, const clpk_xcorr_shape *s, int algorithm, const core_params *p,
+                               core_params *out) {
+    if (algorithm == XCORR_FUSED_FFT) {
+        const char *radix = core_params_get(p, "fft_radix");
+        xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, radix ? atoi(radix) : 4, out);
+    } else if (xcorr_direct_known(algorithm))
         xcorr_direct_defaults(s, algorithm, out);
 }
 
@@ -120,7 +123,7 @@ static clpk_status configure(clpk_context *ctx, const clpk_xcorr_shape *s, core_
     }
     core_params derived;
     core_params_clear(&derived);
-    algorithm_defaults(ctx, s, algorithm, &derived);
+    algorithm_defaults(ctx, s, algorithm, p, &derived);
     for (int i = 0; i < derived.count; ++i)
         if (!r || core_resolved_source(r, derived.items[i].key) == CORE_SOURCE_DEFAULT)
             core_params_set(p, derived.items[i].key, derived.items[i].value);
