@@ -199,9 +199,11 @@ static clpk_status launch_saxpy(void *user, cl_event *first, cl_event *last) {
     return CLPK_SUCCESS;
 }
 
-/* Runs saxpy `launches` times (through the bench helper when stats is non-NULL) and checks the result; returns the
- * max relative error against the double reference y0 + launches*a*x. */
-static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int repeats, clpk_bench_stats *stats) {
+/* Runs saxpy warmup + repeats * calls times (through the bench helper when stats is non-NULL: clpk_bench_run, or
+ * clpk_bench_run_stream for calls > 1) and checks the result; returns the max relative error against the double
+ * reference y0 + launches*a*x. */
+static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int repeats, int calls,
+                        clpk_bench_stats *stats) {
     enum { N = 10007 };
     static float x[N], y[N];
     static double ref[N], got[N];
@@ -222,9 +224,11 @@ static double run_saxpy(clpk_context *ctx, cl_program program, int warmup, int r
     clSetKernelArg(s.kernel, 1, sizeof a, &a);
     clSetKernelArg(s.kernel, 2, sizeof bx, &bx);
     clSetKernelArg(s.kernel, 3, sizeof by, &by);
-    int launches = warmup + repeats;
+    int launches = warmup + repeats * calls;
     clpk_status st = CLPK_SUCCESS;
-    if (stats) {
+    if (stats && calls > 1) {
+        st = clpk_bench_run_stream(ctx, launch_saxpy, &s, warmup, repeats, calls, 12.0 * N, 2.0 * N, stats);
+    } else if (stats) {
         st = clpk_bench_run(ctx, launch_saxpy, &s, warmup, repeats, 12.0 * N, 2.0 * N, stats);
     } else {
         for (int i = 0; i < launches && st == CLPK_SUCCESS; ++i) {
@@ -300,7 +304,7 @@ static void test_program_cache(void) {
     clpk_context_cache_stats(ctx, &cs);
     CHECK(cs.builds == 1 && cs.memory_hits == 1 && cs.disk_hits == 0, "build then memory hit: %u %u %u", cs.builds,
           cs.memory_hits, cs.disk_hits);
-    CHECK(run_saxpy(ctx, p1, 0, 1, NULL) <= 1e-6, "the built program runs");
+    CHECK(run_saxpy(ctx, p1, 0, 1, 1, NULL) <= 1e-6, "the built program runs");
     clpk_context_destroy(ctx);
     char path[600];
     CHECK(cache_file(path, sizeof path) == 1, "one cache entry on disk");
@@ -312,7 +316,7 @@ static void test_program_cache(void) {
     clpk_context_cache_stats(ctx, &cs);
     CHECK(cs.disk_hits == 1 && cs.builds == 0 && cs.disk_rejected == 0, "disk hit: %u %u %u", cs.disk_hits, cs.builds,
           cs.disk_rejected);
-    CHECK(run_saxpy(ctx, p1, 0, 2, NULL) <= 1e-6, "the cached binary runs");
+    CHECK(run_saxpy(ctx, p1, 0, 2, 1, NULL) <= 1e-6, "the cached binary runs");
     clpk_context_destroy(ctx);
 
     /* Damaged entries are rejected and rebuilt, and the rebuilt entry is good again. */
@@ -326,7 +330,7 @@ static void test_program_cache(void) {
         clpk_context_cache_stats(ctx, &cs);
         CHECK(cs.disk_rejected >= 1 && cs.builds == 1 && cs.disk_hits == 0, "%s: rejected %u, builds %u, hits %u",
               what[k], cs.disk_rejected, cs.builds, cs.disk_hits);
-        CHECK(run_saxpy(ctx, p1, 0, 1, NULL) <= 1e-6, "%s: the rebuilt program runs", what[k]);
+        CHECK(run_saxpy(ctx, p1, 0, 1, 1, NULL) <= 1e-6, "%s: the rebuilt program runs", what[k]);
         clpk_context_destroy(ctx);
         ctx = NULL;
         clpk_context_create(&ctx, NULL);
@@ -413,7 +417,7 @@ static void test_bench(clpk_context *ctx) {
     cl_program p;
     if (!CHECK(core_program_get(ctx, names, 1, "", &p) == CLPK_SUCCESS, "build")) return;
     clpk_bench_stats st;
-    double err = run_saxpy(ctx, p, 2, 7, &st);
+    double err = run_saxpy(ctx, p, 2, 7, 1, &st);
     CHECK(err <= 1e-5, "bench ran warmup + repeats = 9 launches exactly: error %g", err);
     CHECK(st.runs == 7 && st.min_ms > 0 && st.min_ms <= st.p10_ms && st.p10_ms <= st.median_ms &&
               st.median_ms <= st.p90_ms && st.p90_ms <= st.max_ms && st.mean_ms >= st.min_ms && st.mean_ms <= st.max_ms,
@@ -422,6 +426,13 @@ static void test_bench(clpk_context *ctx) {
           "GB/s at the median");
     CHECK(clpk_bench_run(ctx, launch_saxpy, NULL, 0, 0, 0, 0, &st) == CLPK_ERROR_INVALID_ARGUMENT, "0 repeats refused");
     CHECK(clpk_bench_run(ctx, NULL, NULL, 0, 3, 0, 0, &st) == CLPK_ERROR_INVALID_ARGUMENT, "no launch refused");
+    /* a stream of 3 calls a sample: 2 + 7 * 3 launches, 7 samples of a call's time each */
+    err = run_saxpy(ctx, p, 2, 7, 3, &st);
+    CHECK(err <= 1e-5, "stream bench ran warmup + repeats * calls = 23 launches exactly: error %g", err);
+    CHECK(st.runs == 7 && st.min_ms > 0 && st.min_ms <= st.median_ms && st.median_ms <= st.max_ms,
+          "stream statistics: %d runs, %g %g %g", st.runs, st.min_ms, st.median_ms, st.max_ms);
+    CHECK(clpk_bench_run_stream(ctx, launch_saxpy, NULL, 0, 3, 0, 0, 0, &st) == CLPK_ERROR_INVALID_ARGUMENT,
+          "0 calls a sample refused");
     char *json = clpk_bench_stats_json("saxpy", &st, "{\"n\": 10007}");
     CHECK(json && strstr(json, "\"name\":\"saxpy\"") && strstr(json, "\"n\":10007") && strstr(json, "median_ms"),
           "JSON record: %s", json ? json : "(null)");
@@ -440,7 +451,7 @@ static void test_adopted_queue(clpk_context *ctx) {
     const char *names[] = {"util_copy"};
     cl_program p;
     CHECK(adopted && core_program_get(adopted, names, 1, "", &p) == CLPK_SUCCESS &&
-              run_saxpy(adopted, p, 0, 1, NULL) <= 1e-6,
+              run_saxpy(adopted, p, 0, 1, 1, NULL) <= 1e-6,
           "runs on the adopted queue");
     clpk_context_destroy(adopted);
     CHECK(clFinish(q) == CL_SUCCESS, "the user's queue survives the context");

@@ -78,6 +78,47 @@ clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *us
     return st;
 }
 
+clpk_status clpk_bench_run_stream(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
+                                  int calls, double bytes, double flops, clpk_bench_stats *stats) {
+    if (!ctx || !launch || repeats <= 0 || warmup < 0 || calls <= 0 || !stats)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "bench: bad arguments");
+    if (calls == 1) return clpk_bench_run(ctx, launch, user, warmup, repeats, bytes, flops, stats);
+    clpk_bench_stats ignored;
+    if (warmup > 0) CLPK_TRY(clpk_bench_run(ctx, launch, user, 0, warmup, 0, 0, &ignored));
+    double *times = malloc(sizeof *times * (size_t)repeats);
+    if (!times) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    cl_command_queue q = clpk_context_queue(ctx);
+    clpk_status st = CLPK_SUCCESS;
+    for (int i = 0; i < repeats && st == CLPK_SUCCESS; ++i) {
+        cl_event start = NULL, end = NULL;
+        for (int c = 0; c < calls && st == CLPK_SUCCESS; ++c) {
+            cl_event first = NULL, last = NULL;
+            st = launch(user, &first, &last);
+            /* keep the first call's first event and the last call's last one */
+            if (c == 0) {
+                start = first;
+                first = NULL;
+            }
+            if (end && end != start) clReleaseEvent(end);
+            end = last;
+            if (first && first != last) clReleaseEvent(first);
+        }
+        if (st == CLPK_SUCCESS) {
+            const cl_int rc = clFinish(q);
+            if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clFinish after a benchmark stream");
+        }
+        double ms = 0;
+        if (st == CLPK_SUCCESS && (!start || !end || clpk_event_span_ms(start, end, &ms) != CLPK_SUCCESS))
+            st = core_fail(ctx, CLPK_ERROR_OPENCL, "bench: profiling information unavailable");
+        times[i] = ms / calls;
+        if (start) clReleaseEvent(start);
+        if (end && end != start) clReleaseEvent(end);
+    }
+    if (st == CLPK_SUCCESS) clpk_bench_summarise(times, repeats, bytes, flops, stats);
+    free(times);
+    return st;
+}
+
 typedef struct copy_job {
     clpk_context *ctx;
     cl_kernel kernel;

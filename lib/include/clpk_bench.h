@@ -25,6 +25,13 @@ typedef struct clpk_bench_stats {
 CLPK_API clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
                                     double bytes, double flops, clpk_bench_stats *stats);
 
+/* Like clpk_bench_run, but each of the `repeats` samples enqueues `calls` launches back to back (no wait between
+ * them) and counts the span from the first launch's start to the last one's end divided by `calls`: the time per
+ * call of a stream of calls, without the host's gaps between calls that a single timed call of microseconds
+ * includes (and the clock drops they cause). calls = 1 is clpk_bench_run. `warmup` counts single launches. */
+CLPK_API clpk_status clpk_bench_run_stream(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup,
+                                           int repeats, int calls, double bytes, double flops, clpk_bench_stats *stats);
+
 /* Statistics of an array of times (sorted in place). */
 CLPK_API void clpk_bench_summarise(double *times_ms, int n, double bytes, double flops, clpk_bench_stats *stats);
 
