@@ -25,8 +25,8 @@ struct clpk_xcorr_plan {
 };
 
 /* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md and
- * the held-out checks of sessions 10-11, docs/perf-xcorr.md "Few pairs"): a work-group per output while there are few
- * outputs (<= 10000 in f32: 16^2 x 8, 24^2 x 4, 48^2 x 1; <= 20000 in f64, where it ran 1.5-2.2x faster than split-row
+ * the held-out checks of sessions 10-14, docs/perf-xcorr.md "Few pairs"): a work-group per output while there are few
+ * outputs (<= 16384 in f32: 16^2 x 8, 24^2 x 4, 48^2 x 1, 28^2 x 5; <= 20000 in f64, where it ran 1.5-2.2x faster than split-row
  * and shift-buffer at 48^2 x 1 and 40^2 x 2 and tied split-row at 48^2 x 4), then split-row for up to 64 pairs
  * (1.3-1.8x faster than shift-buffer, multi-right and multi-both at 20^2-40^2 with 8-36 pairs), register blocking once
  * pairs fill the device. */
@@ -40,7 +40,10 @@ static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shap
         if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
         return s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1 ? "multi-both" : "multi-right";
     }
-    if (outputs <= (s->precision == CLPK_PRECISION_F64 ? 20000 : 10000)) return "warp-per-overlap";
+    /* f32 up to 16384 outputs since session 14: warp-per-overlap against split-row at 28^2 x 5 (15125 outputs)
+     * 0.016 against 0.023 ms (held-out s12), 36^2 x 3 and 52^2 x 1 (15123, 10609) 0.016-0.018 against 0.031-0.032
+     * ms (s13, stream timing); split-row stayed ahead from 44^2 x 4 (30276: 0.030 against 0.033 ms) */
+    if (outputs <= (s->precision == CLPK_PRECISION_F64 ? 20000 : 16384)) return "warp-per-overlap";
     if (pairs <= 64) return "split-row";
     if (s->pattern == CLPK_XCORR_ONE_TO_ONE) return "grouped";
     if (s->pattern == CLPK_XCORR_N_TO_M && s->n_left > 1) return "multi-both";
