@@ -25,8 +25,8 @@ static void write_text(const char *path, const char *text) {
 }
 
 /* A profile for a device (NULL fields are left out) whose "fam" family holds `entries` (JSON array text). */
-static void write_profile(const char *name, const char *dev_name, const char *vendor, const char *driver,
-                          const char *type, const char *entries) {
+static void write_profile_of(const char *family, const char *name, const char *dev_name, const char *vendor,
+                             const char *driver, const char *type, const char *entries) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON_AddStringToObject(root, "clpk_version", CLPK_VERSION_STRING);
@@ -36,13 +36,18 @@ static void write_profile(const char *name, const char *dev_name, const char *ve
     if (driver) cJSON_AddStringToObject(d, "driver", driver);
     if (type) cJSON_AddStringToObject(d, "type", type);
     cJSON *fams = cJSON_AddObjectToObject(root, "families");
-    cJSON_AddItemToObject(fams, "fam", cJSON_Parse(entries));
+    cJSON_AddItemToObject(fams, family, cJSON_Parse(entries));
     char *text = cJSON_Print(root);
     char path[512];
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
     write_text(path, text);
     free(text);
     cJSON_Delete(root);
+}
+
+static void write_profile(const char *name, const char *dev_name, const char *vendor, const char *driver,
+                          const char *type, const char *entries) {
+    write_profile_of("fam", name, dev_name, vendor, driver, type, entries);
 }
 
 static void remove_file(const char *name) {
@@ -372,7 +377,7 @@ static void test_valid_ranges(void) {
     /* Through core_resolve: the box decides for boxed entries, the table's reach for the others. */
     static const core_param_def defs[] = {{"which", CORE_PARAM_NAME, "defaults|small|large|double|near|far", 0, 0,
                                            "defaults", NULL, NULL, CORE_PARAM_NO_FIELD, NULL, NULL, "test"}};
-    const core_param_table table = {"fam", defs, CORE_PARAM_COUNT(defs), 0.5};
+    const core_param_table table = {"fam", defs, CORE_PARAM_COUNT(defs), 0.5, 1};
     struct {
         const char *features, *which, *reason;
         core_param_source source;
@@ -422,6 +427,54 @@ static void test_valid_ranges(void) {
     remove_file("spmv.json");
 }
 
+/* An entry tuned against another revision of its family's built-in defaults is not applied (it beat defaults that are
+ * gone), with a reason naming both revisions; one of the current revision applies; one without the field (a profile
+ * older than it) applies. */
+static void test_defaults_revision(void) {
+    const core_param_table *t = core_param_table_of("sshopm");
+    if (!CHECK(t && t->defaults_revision >= 1, "sshopm's table has a defaults revision")) return;
+    char entries[768];
+    snprintf(entries, sizeof entries,
+             "[{\"class\": {\"n\": 10}, \"params\": {\"which\": \"current\"}, \"defaults_revision\": %d},"
+             " {\"class\": {\"n\": 1000}, \"params\": {\"which\": \"older\"}, \"defaults_revision\": %d},"
+             " {\"class\": {\"n\": 100000}, \"params\": {\"which\": \"unknown\"}}]",
+             t->defaults_revision, t->defaults_revision - 1);
+    write_profile_of("sshopm", "exact.json", dev.name, dev.vendor, dev.driver_version,
+                     core_device_kind_string(dev.kind), entries);
+    clpk_context *ctx = NULL;
+    clpk_context_create(&ctx, NULL);
+    if (!CHECK(ctx != NULL, "context")) return;
+    const struct {
+        const char *features, *which, *reason;
+    } cases[] = {{"n=10", "current", "entry {n=10}"}, {"n=1000", "defaults", "re-tune"}, {"n=100000", "unknown", ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        core_params f, p;
+        core_params_clear(&f);
+        core_params_clear(&p);
+        core_params_parse(&f, cases[i].features, NULL);
+        core_params_set(&p, "which", "defaults");
+        char reason[512] = "";
+        CHECK(core_profile_choose_within(ctx, "sshopm", &f, 0, &p, NULL, reason, sizeof reason) == CLPK_SUCCESS,
+              "choose");
+        CHECK(!strcmp(core_params_get(&p, "which"), cases[i].which), "%s -> %s (want %s)", cases[i].features,
+              core_params_get(&p, "which"), cases[i].which);
+        CHECK(strstr(reason, cases[i].reason) != NULL, "%s: reason '%s' lacks '%s'", cases[i].features, reason,
+              cases[i].reason);
+    }
+    char want[96];
+    snprintf(want, sizeof want, "revision %d of the built-in defaults, this library has revision %d",
+             t->defaults_revision - 1, t->defaults_revision);
+    core_params f, p;
+    core_params_clear(&f);
+    core_params_clear(&p);
+    core_params_parse(&f, "n=1000", NULL);
+    char reason[512] = "";
+    core_profile_choose_within(ctx, "sshopm", &f, 0, &p, NULL, reason, sizeof reason);
+    CHECK(strstr(reason, want) != NULL, "the reason names both revisions: '%s'", reason);
+    clpk_context_destroy(ctx);
+    remove_file("exact.json");
+}
+
 int main(void) {
     check_seed();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/clpk-test-profile-XXXXXX");
@@ -439,6 +492,7 @@ int main(void) {
     test_malformed();
     test_nearest();
     test_valid_ranges();
+    test_defaults_revision();
     rmdir(tmpdir);
     return check_summary();
 }

@@ -2,6 +2,7 @@
  * values, lookup precedence of tuner-written files, an empty profile, merging, and resuming an interrupted run from
  * the cache without measuring a point twice. */
 #include "check.h"
+#include "param_table.h"
 #include "tune_fakes.h"
 
 #include <cjson/cJSON.h>
@@ -26,8 +27,10 @@ static cJSON *read_json(const char *path) {
 
 /* Opens a context with CLPK_PROFILE=path (or the directory search when path is NULL). */
 static clpk_context *open_with_profile(const char *path) {
-    if (path) setenv("CLPK_PROFILE", path, 1);
-    else unsetenv("CLPK_PROFILE");
+    if (path)
+        setenv("CLPK_PROFILE", path, 1);
+    else
+        unsetenv("CLPK_PROFILE");
     clpk_context *ctx = NULL;
     clpk_context_create(&ctx, NULL);
     return ctx;
@@ -46,8 +49,7 @@ static void test_round_trip(clpk_context *ctx) {
     char path[512];
     path_in(path, sizeof path, "round.json");
     clpk_error err = {0};
-    CHECK(tune_profile_write(path, clpk_context_device_info(ctx), &r, &err) == CLPK_SUCCESS, "write: %s",
-          err.message);
+    CHECK(tune_profile_write(path, clpk_context_device_info(ctx), &r, &err) == CLPK_SUCCESS, "write: %s", err.message);
 
     /* The file as the schema says. */
     cJSON *root = read_json(path);
@@ -77,6 +79,30 @@ static void test_round_trip(clpk_context *ctx) {
     CHECK(!strcmp(cJSON_GetObjectItem(e0, "strategy")->valuestring, "exhaustive") &&
               cJSON_GetObjectItem(e0, "evaluated")->valueint == 126,
           "strategy and points evaluated");
+    CHECK(!cJSON_GetObjectItem(e0, "defaults_revision"), "a family without a parameter table writes no revision");
+    cJSON_Delete(root);
+
+    /* An entry of a family with a table carries the revision of its built-in defaults (core_profile_choose applies
+     * only entries of the library's revision). */
+    char saved[32];
+    snprintf(saved, sizeof saved, "%s", r.items[0].family);
+    const int saved_count = r.family_count;
+    char saved_first[32];
+    snprintf(saved_first, sizeof saved_first, "%s", r.families[0]);
+    snprintf(r.items[0].family, sizeof r.items[0].family, "xcorr");
+    snprintf(r.families[0], sizeof r.families[0], "xcorr");
+    r.family_count = 1;
+    char *text = NULL;
+    CHECK(tune_profile_text(clpk_context_device_info(ctx), &r, &text, &err) == CLPK_SUCCESS, "text: %s", err.message);
+    snprintf(r.items[0].family, sizeof r.items[0].family, "%s", saved);
+    snprintf(r.families[0], sizeof r.families[0], "%s", saved_first);
+    r.family_count = saved_count;
+    root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    const cJSON *x0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "xcorr"), 0);
+    const cJSON *rev = cJSON_GetObjectItem(x0, "defaults_revision");
+    CHECK(cJSON_IsNumber(rev) && rev->valueint == core_param_table_of("xcorr")->defaults_revision,
+          "the xcorr entry carries revision %d", core_param_table_of("xcorr")->defaults_revision);
     cJSON_Delete(root);
 
     /* The library reads it back and picks each class's parameters. */
@@ -143,7 +169,8 @@ static void test_precedence(clpk_context *ctx) {
         const char *file;
         clpk_device_info dev;
     } variants[4];
-    for (int i = 0; i < 4; ++i) variants[i].dev = *real;
+    for (int i = 0; i < 4; ++i)
+        variants[i].dev = *real;
     variants[0].file = "a-other-vendor.json";
     snprintf(variants[0].dev.vendor, sizeof variants[0].dev.vendor, "Other Vendor");
     snprintf(variants[0].dev.name, sizeof variants[0].dev.name, "Other Device");
@@ -258,7 +285,8 @@ static int count_search_calls(int min_calls) {
     for (int i = 0; i < FAKE_PROBLEMS; ++i)
         for (int a = 0; a < FAKE_NA; ++a)
             for (int b = 0; b < FAKE_NB; ++b)
-                for (int c = 0; c < FAKE_NC; ++c) n += fake_search_calls[i][a][b][c] >= min_calls;
+                for (int c = 0; c < FAKE_NC; ++c)
+                    n += fake_search_calls[i][a][b][c] >= min_calls;
     return n;
 }
 
@@ -310,8 +338,7 @@ static void test_resume(clpk_context *ctx) {
           "another driver's points are ignored");
     tune_cache_close(c);
     /* Without --resume the cache starts over. */
-    CHECK(tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS &&
-              tune_cache_size(c) == 0,
+    CHECK(tune_cache_open(cache, clpk_context_device_info(ctx), 0, &c, &err) == CLPK_SUCCESS && tune_cache_size(c) == 0,
           "a fresh run starts an empty cache");
     tune_cache_close(c);
     /* A point whose evaluation never reported (the run died in it) is refused on resume, never tried again. */
@@ -334,8 +361,8 @@ static void test_resume(clpk_context *ctx) {
     CHECK(tune_cache_lookup(c, "fake_plain", &klass, "search", &optimum, &outcome, &ms) &&
               outcome == CLPK_TUNE_TIMEOUT && isinf(ms),
           "a point left pending reads as a timeout");
-    CHECK(tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) &&
-              outcome == CLPK_TUNE_OK && ms == 2.5,
+    CHECK(tune_cache_lookup(c, "fake_plain", &klass, "search", &neighbour, &outcome, &ms) && outcome == CLPK_TUNE_OK &&
+              ms == 2.5,
           "a pending mark followed by a result reads as the result");
     tune_cache_close(c);
     fake_reset_counts();

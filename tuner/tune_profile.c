@@ -1,5 +1,6 @@
 /* What the tuner writes: profiles (docs/profiles.md; read back by lib/core/profile.c) and their merging. */
 #include "tune_engine.h"
+#include "param_table.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -85,6 +86,8 @@ static cJSON *result_entry(const tune_result *r) {
     cJSON_AddItemToObject(e, "params", params_json(&r->best, 0));
     cJSON_AddNumberToObject(e, "time_ms", r->best_ms);
     if (r->default_ok) cJSON_AddNumberToObject(e, "default_time_ms", r->default_ms);
+    const core_param_table *table = core_param_table_of(r->family);
+    if (table) cJSON_AddNumberToObject(e, "defaults_revision", table->defaults_revision);
     cJSON_AddStringToObject(e, "strategy", tune_strategy_name(r->strategy));
     cJSON_AddNumberToObject(e, "evaluated", r->evaluated);
     cJSON_AddBoolToObject(e, "complete", r->complete);

@@ -39,6 +39,10 @@ typedef struct core_param_table {
     /* How far (core_class_distance) a profile entry's class may lie from a problem's features and still apply to it;
      * 0 means any distance. */
     double profile_reach;
+    /* The revision of the family's built-in defaults and rule: raised whenever a change to them could make an entry
+     * tuned before it slower than the defaults (an entry only ever beat the defaults of its day). The tuner writes it
+     * into each entry; an entry of another revision is not applied. */
+    int defaults_revision;
 } core_param_table;
 
 #define CORE_PARAM_COUNT(defs) ((int)(sizeof(defs) / sizeof((defs)[0])))

@@ -63,8 +63,7 @@ static int is_pair(const cJSON *v) {
 static int validate(const cJSON *root, char *why, size_t size) {
     if (!cJSON_IsObject(root)) return snprintf(why, size, "top level is not an object"), 0;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1)
-        return snprintf(why, size, "\"schema\" must be 1"), 0;
+    if (!cJSON_IsNumber(schema) || schema->valuedouble != 1) return snprintf(why, size, "\"schema\" must be 1"), 0;
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
     if (!cJSON_IsObject(dev) || !string_item(dev, "name") || !string_item(dev, "vendor"))
         return snprintf(why, size, "\"device\" must be an object with string \"name\" and \"vendor\""), 0;
@@ -91,8 +90,8 @@ static int validate(const cJSON *root, char *why, size_t size) {
             }
             cJSON_ArrayForEach(v, klass) {
                 if (!cJSON_IsString(v) && !cJSON_IsNumber(v) && !is_pair(v))
-                    return snprintf(why, size, "%s[%d].class.%s must be a string, number or [lo, hi]",
-                                    fam->string, i, v->string),
+                    return snprintf(why, size, "%s[%d].class.%s must be a string, number or [lo, hi]", fam->string, i,
+                                    v->string),
                            0;
             }
             const cJSON *valid = cJSON_GetObjectItemCaseSensitive(entry, "valid");
@@ -205,8 +204,7 @@ static cJSON *find_profile(const clpk_context *ctx, const clpk_device_info *dev,
 }
 
 clpk_status core_profile_load_for_context(clpk_context *ctx) {
-    ctx->profile_json = find_profile(ctx, &ctx->info, ctx->profile_path, sizeof ctx->profile_path,
-                                     &ctx->profile_level);
+    ctx->profile_json = find_profile(ctx, &ctx->info, ctx->profile_path, sizeof ctx->profile_path, &ctx->profile_level);
     return CLPK_SUCCESS;
 }
 
@@ -252,13 +250,17 @@ double core_class_distance(const core_params *klass, const core_params *features
             char a[64];
             snprintf(a, sizeof a, "%.*s", (int)(dots - want), want);
             if (parse_number(a, &lo) && parse_number(dots + 2, &hi)) {
-                if (x < lo) total += log_gap(x, lo);
-                else if (x > hi) total += log_gap(x, hi);
+                if (x < lo)
+                    total += log_gap(x, lo);
+                else if (x > hi)
+                    total += log_gap(x, hi);
                 continue;
             }
         }
-        if (parse_number(want, &lo) && parse_number(have, &x)) total += log_gap(lo, x);
-        else if (strcmp(want, have) != 0) return INFINITY;
+        if (parse_number(want, &lo) && parse_number(have, &x))
+            total += log_gap(lo, x);
+        else if (strcmp(want, have) != 0)
+            return INFINITY;
     }
     return total;
 }
@@ -268,13 +270,17 @@ static void json_to_params(const cJSON *obj, core_params *out) {
     const cJSON *v;
     cJSON_ArrayForEach(v, obj) {
         char buf[64];
-        if (cJSON_IsString(v)) snprintf(buf, sizeof buf, "%s", v->valuestring);
-        else if (cJSON_IsBool(v)) snprintf(buf, sizeof buf, "%d", cJSON_IsTrue(v) ? 1 : 0);
-        else if (cJSON_IsNumber(v)) snprintf(buf, sizeof buf, "%.17g", v->valuedouble);
+        if (cJSON_IsString(v))
+            snprintf(buf, sizeof buf, "%s", v->valuestring);
+        else if (cJSON_IsBool(v))
+            snprintf(buf, sizeof buf, "%d", cJSON_IsTrue(v) ? 1 : 0);
+        else if (cJSON_IsNumber(v))
+            snprintf(buf, sizeof buf, "%.17g", v->valuedouble);
         else if (cJSON_IsArray(v))
             snprintf(buf, sizeof buf, "%.17g..%.17g", cJSON_GetArrayItem(v, 0)->valuedouble,
                      cJSON_GetArrayItem(v, 1)->valuedouble);
-        else continue;
+        else
+            continue;
         core_params_set(out, v->string, buf);
     }
 }
@@ -358,6 +364,19 @@ clpk_status core_profile_choose_within(clpk_context *ctx, const char *family, co
     }
     char text[512];
     core_params_format(&choice->klass, text, sizeof text);
+    /* An entry tuned against another revision of the family's built-in defaults beat defaults that are gone: the
+     * current ones may be faster. Entries without the field (profiles older than it) cannot tell and apply. */
+    const core_param_table *table = core_param_table_of(family);
+    const cJSON *revision = cJSON_GetObjectItemCaseSensitive(best, "defaults_revision");
+    if (table && cJSON_IsNumber(revision) && revision->valueint != table->defaults_revision) {
+        snprintf(reason, reason_size,
+                 "the nearest entry {%s} (distance %.3g) was tuned against revision %d of the built-in defaults, this "
+                 "library has revision %d: re-tune",
+                 text, choice->distance, revision->valueint, table->defaults_revision);
+        core_log(ctx, core_profile_first_stale_report(ctx, family) ? CLPK_LOG_WARN : CLPK_LOG_DEBUG,
+                 "%s: profile %s: %s: built-in defaults", family, ctx->profile_path, reason);
+        return CLPK_SUCCESS;
+    }
     /* An entry whose choice did not beat the defaults it was measured against (the tuner kept the defaults of its
      * time, often a search cut short by its budget) says nothing beyond them: the built-in defaults, which may have
      * improved since, stay. */
@@ -370,8 +389,8 @@ clpk_status core_profile_choose_within(clpk_context *ctx, const char *family, co
         return CLPK_SUCCESS;
     }
     const char *why = cJSON_GetObjectItemCaseSensitive(best, "valid") ? ", inside its valid range"
-                      : reach > 0                                        ? ", within the family's reach"
-                                                                         : "";
+                      : reach > 0                                     ? ", within the family's reach"
+                                                                      : "";
     snprintf(reason, reason_size, "entry {%s} at class distance %.3g%s", text, choice->distance, why);
     core_params chosen;
     json_to_params(cJSON_GetObjectItemCaseSensitive(best, "params"), &chosen);

@@ -56,4 +56,4 @@ static const core_param_def life_param_defs[] = {
      "float; f32 plans only)"},
 };
 
-const core_param_table life_param_table = {"life", life_param_defs, CORE_PARAM_COUNT(life_param_defs), 0};
+const core_param_table life_param_table = {"life", life_param_defs, CORE_PARAM_COUNT(life_param_defs), 0, 1};

@@ -228,4 +228,4 @@ static const core_param_def spmv_param_defs[] = {
              "those predicted within 20 % of the best, when there are any; on: the best three)"},
 };
 
-const core_param_table spmv_param_table = {"spmv", spmv_param_defs, CORE_PARAM_COUNT(spmv_param_defs), 0};
+const core_param_table spmv_param_table = {"spmv", spmv_param_defs, CORE_PARAM_COUNT(spmv_param_defs), 0, 1};

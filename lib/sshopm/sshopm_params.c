@@ -25,7 +25,7 @@ static const core_param_def sshopm_param_defs[] = {
      "entries=auto: largest number of pre-multiplied entries kept in registers"},
 };
 
-const core_param_table sshopm_param_table = {"sshopm", sshopm_param_defs, CORE_PARAM_COUNT(sshopm_param_defs), 0};
+const core_param_table sshopm_param_table = {"sshopm", sshopm_param_defs, CORE_PARAM_COUNT(sshopm_param_defs), 0, 1};
 
 void sshopm_config_defaults(clpk_device_kind kind, sshopm_config *c) {
     core_params p;

@@ -170,8 +170,11 @@ static const core_param_def xcorr_param_defs[] = {
  * in side (both dimensions) or 2 in count gives way to the built-in rule, whose cost model extrapolates. */
 #define XCORR_PROFILE_REACH 0.5
 
+/* 2: session 14's fused-fft work-group and radix defaults and the f32 warp-per-overlap threshold (16384 outputs). */
+#define XCORR_DEFAULTS_REVISION 2
+
 const core_param_table xcorr_param_table = {"xcorr", xcorr_param_defs, CORE_PARAM_COUNT(xcorr_param_defs),
-                                            XCORR_PROFILE_REACH};
+                                            XCORR_PROFILE_REACH, XCORR_DEFAULTS_REVISION};
 
 /* The algorithm row's values in order (test_xcorr_params checks them against the row). */
 static const char *const algorithm_names[XCORR_ALGORITHM_COUNT] = {
