@@ -444,9 +444,12 @@ static void test_defaults_revision(void) {
     clpk_context *ctx = NULL;
     clpk_context_create(&ctx, NULL);
     if (!CHECK(ctx != NULL, "context")) return;
+    char older[96];
+    snprintf(older, sizeof older, "revision %d of the built-in defaults, this library has revision %d: re-tune",
+             t->defaults_revision - 1, t->defaults_revision);
     const struct {
         const char *features, *which, *reason;
-    } cases[] = {{"n=10", "current", "entry {n=10}"}, {"n=1000", "defaults", "re-tune"}, {"n=100000", "unknown", ""}};
+    } cases[] = {{"n=10", "current", "entry {n=10}"}, {"n=1000", "defaults", older}, {"n=100000", "unknown", ""}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params f, p;
         core_params_clear(&f);
@@ -461,16 +464,6 @@ static void test_defaults_revision(void) {
         CHECK(strstr(reason, cases[i].reason) != NULL, "%s: reason '%s' lacks '%s'", cases[i].features, reason,
               cases[i].reason);
     }
-    char want[96];
-    snprintf(want, sizeof want, "revision %d of the built-in defaults, this library has revision %d",
-             t->defaults_revision - 1, t->defaults_revision);
-    core_params f, p;
-    core_params_clear(&f);
-    core_params_clear(&p);
-    core_params_parse(&f, "n=1000", NULL);
-    char reason[512] = "";
-    core_profile_choose_within(ctx, "sshopm", &f, 0, &p, NULL, reason, sizeof reason);
-    CHECK(strstr(reason, want) != NULL, "the reason names both revisions: '%s'", reason);
     clpk_context_destroy(ctx);
     remove_file("exact.json");
 }
