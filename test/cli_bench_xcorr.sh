@@ -57,6 +57,21 @@ for i, line in enumerate(open(d + "/cases.txt")):
         got = np.load(f"{d}/case{i}_{'right' if side else 'left'}.npy")
         if not np.array_equal(got, splitmix_stack(np, 5, side, (n, r, r), np.float32)):
             sys.exit(f"case {i} side {side} differs")
+# the peer's FFT reference against the defining sum, square and not
+from cufft_xcorr import correlate_full
+rng = np.random.default_rng(7)
+for (r, c), (p, q) in (((3, 4), (3, 4)), ((5, 5), (5, 5)), ((4, 2), (2, 3))):
+    a, b = rng.uniform(-1, 1, (r, c)), rng.uniform(-1, 1, (p, q))
+    want = np.zeros((r + p - 1, c + q - 1))
+    for k in range(r + p - 1):
+        for l in range(c + q - 1):
+            for i in range(r):
+                for j in range(c):
+                    u, v = i - k + p - 1, j - l + q - 1
+                    if 0 <= u < p and 0 <= v < q:
+                        want[k, l] += a[i, j] * b[u, v]
+    if np.max(np.abs(correlate_full(a, b) - want)) > 1e-12 * np.max(np.abs(want)):
+        sys.exit(f"correlate_full differs from the defining sum at {r}x{c} / {p}x{q}")
 EOF
 else
     echo "skipped: recipe check (python3 without numpy)"
