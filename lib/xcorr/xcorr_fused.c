@@ -58,6 +58,7 @@ int xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lin
 /* Stages of a line of length p (2^a 3^b) whose largest power-of-two radix is `radix`: b radix-3 stages and
  * ceil(a / log2 radix) others. */
 static int fft_stages(size_t p, int radix) {
+    if (p == 0) return 0;
     int threes = 0, twos = 0, bits = 0;
     for (; p % 3 == 0; p /= 3)
         ++threes;
@@ -83,11 +84,11 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
         lines /= 2;
     size_t wg = 64;
     if (radix >= 8) {
-        /* H100 grid of session 14 (28^2-256^2, every pattern, docs/perf-xcorr.md): with radix-8 stages 128 items
-         * were the fastest or within 6 % wherever a work-group holds 512-1024 values (256 items: 1.12-1.47x slower
-         * at 1024); radix 16 where it saves a stage (lines of 128, 256 and 384: 2 stages against 3) ran 1.03-1.25x
-         * faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower); f64 lost with it everywhere
-         * (registers). Shorter lines than 128 were not measured: they keep radix 8. */
+        /* H100 grid of session 14 (28^2-256^2, every pattern, docs/perf-xcorr.md): from 512 values a work-group
+         * 128 items were the fastest or within 10 % (256: up to 1.47x slower, 8 % faster only for n-to-m at
+         * 256-point lines); radix 16 where it saves a stage (lines of 128 and 256: 2 stages against 3; 384: 3
+         * against 4) ran 1.03-1.25x faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower);
+         * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8. */
         if ((size_t)lines * p >= 512) wg = 128;
         if (s->precision == CLPK_PRECISION_F32 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8))
             core_params_set_int(out, "fft_radix", 16);
