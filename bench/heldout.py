@@ -658,7 +658,11 @@ def summarise(rows, has_profile=True):
         nb = sum(1 for x in measured if x["meets_best"])
         geo = (math.exp(sum(math.log(x["vs_defaults"]) for x in measured if x["vs_defaults"]) /
                         max(1, sum(1 for x in measured if x["vs_defaults"]))) if measured else None)
+        # two timings of one plan (auto and the defaults resolved alike): how far apart the same plan measures
+        same = [x["vs_defaults"] for x in measured if x.get("same_plan") and x["vs_defaults"]]
         out[fam] = {"problems": len(rs), "measured": n, "meets_defaults": nd, "meets_best": nb,
+                    "same_plan_count": len(same), "same_plan_min": min(same, default=None),
+                    "same_plan_max": max(same, default=None),
                     "defaults_pass": (n > 0 and nd == n) if has_profile else None,
                     "best_pass": (n > 0 and nb >= math.ceil(TARGET_BEST_SHARE * n - 1e-9)) if has_profile else None,
                     "geomean_vs_defaults": geo,
@@ -690,14 +694,18 @@ def write_report(args, rows, summary, meta, failures):
     if failures:
         md += ["**FAILED**: " + f for f in failures] + [""]
     md += ["| family | problems | auto >= %.2f x defaults | auto >= %.2f x best | geomean defaults/auto "
-           "| min defaults/auto | min best/auto |" % (TARGET_DEFAULTS, TARGET_BEST),
-           "| --- | --- | --- | --- | --- | --- | --- |"]
+           "| min defaults/auto | min best/auto | same plan timed twice: n, range |" % (TARGET_DEFAULTS, TARGET_BEST),
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for fam, s in summary.items():
-        md.append("| %s | %d (%d measured) | %d / %d **%s** | %d / %d **%s** | %s | %s | %s |" % (
+        md.append("| %s | %d (%d measured) | %d / %d **%s** | %d / %d **%s** | %s | %s | %s | %d, %s-%s |" % (
             fam, s["problems"], s["measured"], s["meets_defaults"], s["measured"],
             verdict(s["defaults_pass"]), s["meets_best"], s["measured"], verdict(s["best_pass"]),
             fmt(s["geomean_vs_defaults"], ".3f"),
-            fmt(s["min_vs_defaults"], ".3f"), fmt(s["min_vs_best"], ".3f")))
+            fmt(s["min_vs_defaults"], ".3f"), fmt(s["min_vs_best"], ".3f"), s["same_plan_count"],
+            fmt(s["same_plan_min"], ".3f"), fmt(s["same_plan_max"], ".3f")))
+    md += ["", "The last column is the timing noise at these sizes: where auto and the defaults resolve to the same "
+           "plan, their ratio compares two measurements of one plan; a miss inside that range is not distinguishable "
+           "from noise."]
     for fam in args.families:
         rs = [x for x in rows if x["family"] == fam]
         md += ["", "## %s" % fam, "",

@@ -38,6 +38,7 @@ for family in spmv xcorr sshopm life; do
         "$TMP/out/heldout.jsonl"
 done
 check "targets marked" grep -Eq '\*\*(PASS|MISS)\*\*' "$TMP/out/heldout.md"
+check "timing noise column" grep -q "same plan timed twice" "$TMP/out/heldout.md"
 check "JSON lines parse" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" \
     "$TMP/out/heldout.jsonl"
 # every problem says whether auto and the defaults resolved to the same plan (then the ratio is noise), and a row marked
