@@ -50,69 +50,53 @@ void clpk_bench_summarise(double *times_ms, int n, double bytes, double flops, c
     }
 }
 
-clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
-                           double bytes, double flops, clpk_bench_stats *stats) {
-    if (!ctx || !launch || repeats <= 0 || warmup < 0 || !stats)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "bench: bad arguments");
-    double *times = malloc(sizeof *times * (size_t)repeats);
-    if (!times) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
-    cl_command_queue q = clpk_context_queue(ctx);
+/* One sample: `calls` launches back to back, then a finish; *ms is the span from the first launch's first command to
+ * the last launch's last command divided by `calls` (0 when a launch gave no events). */
+static clpk_status timed_sample(clpk_context *ctx, clpk_bench_launch launch, void *user, int calls, double *ms) {
+    cl_event start = NULL, end = NULL;
     clpk_status st = CLPK_SUCCESS;
-    for (int i = 0; i < warmup + repeats && st == CLPK_SUCCESS; ++i) {
+    for (int c = 0; c < calls && st == CLPK_SUCCESS; ++c) {
         cl_event first = NULL, last = NULL;
         st = launch(user, &first, &last);
-        if (st != CLPK_SUCCESS) break;
-        cl_int rc = clFinish(q);
-        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clFinish after a benchmark launch");
-        double ms = 0;
-        if (st == CLPK_SUCCESS && first && last && clpk_event_span_ms(first, last, &ms) != CLPK_SUCCESS)
-            st = core_fail(ctx, CLPK_ERROR_OPENCL,
-                           "bench: profiling information unavailable (queue without "
-                           "CL_QUEUE_PROFILING_ENABLE?)");
-        if (i >= warmup) times[i - warmup] = ms;
-        if (first) clReleaseEvent(first);
-        if (last && last != first) clReleaseEvent(last);
+        /* keep the first launch's first event and the last launch's last one */
+        if (c == 0) {
+            start = first;
+            first = NULL;
+        }
+        if (end && end != start) clReleaseEvent(end);
+        end = last;
+        if (first && first != last) clReleaseEvent(first);
     }
-    if (st == CLPK_SUCCESS) clpk_bench_summarise(times, repeats, bytes, flops, stats);
-    free(times);
+    if (st == CLPK_SUCCESS) {
+        const cl_int rc = clFinish(clpk_context_queue(ctx));
+        if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clFinish after a benchmark launch");
+    }
+    *ms = 0;
+    if (st == CLPK_SUCCESS && start && end && clpk_event_span_ms(start, end, ms) != CLPK_SUCCESS)
+        st = core_fail(ctx, CLPK_ERROR_OPENCL,
+                       "bench: profiling information unavailable (queue without CL_QUEUE_PROFILING_ENABLE?)");
+    *ms /= calls;
+    if (start) clReleaseEvent(start);
+    if (end && end != start) clReleaseEvent(end);
     return st;
+}
+
+clpk_status clpk_bench_run(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
+                           double bytes, double flops, clpk_bench_stats *stats) {
+    return clpk_bench_run_stream(ctx, launch, user, warmup, repeats, 1, bytes, flops, stats);
 }
 
 clpk_status clpk_bench_run_stream(clpk_context *ctx, clpk_bench_launch launch, void *user, int warmup, int repeats,
                                   int calls, double bytes, double flops, clpk_bench_stats *stats) {
     if (!ctx || !launch || repeats <= 0 || warmup < 0 || calls <= 0 || !stats)
         return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "bench: bad arguments");
-    if (calls == 1) return clpk_bench_run(ctx, launch, user, warmup, repeats, bytes, flops, stats);
-    clpk_bench_stats ignored;
-    if (warmup > 0) CLPK_TRY(clpk_bench_run(ctx, launch, user, 0, warmup, 0, 0, &ignored));
     double *times = malloc(sizeof *times * (size_t)repeats);
     if (!times) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
-    cl_command_queue q = clpk_context_queue(ctx);
     clpk_status st = CLPK_SUCCESS;
-    for (int i = 0; i < repeats && st == CLPK_SUCCESS; ++i) {
-        cl_event start = NULL, end = NULL;
-        for (int c = 0; c < calls && st == CLPK_SUCCESS; ++c) {
-            cl_event first = NULL, last = NULL;
-            st = launch(user, &first, &last);
-            /* keep the first call's first event and the last call's last one */
-            if (c == 0) {
-                start = first;
-                first = NULL;
-            }
-            if (end && end != start) clReleaseEvent(end);
-            end = last;
-            if (first && first != last) clReleaseEvent(first);
-        }
-        if (st == CLPK_SUCCESS) {
-            const cl_int rc = clFinish(q);
-            if (rc != CL_SUCCESS) st = core_fail_cl(ctx, rc, "clFinish after a benchmark stream");
-        }
+    for (int i = 0; i < warmup + repeats && st == CLPK_SUCCESS; ++i) {
         double ms = 0;
-        if (st == CLPK_SUCCESS && (!start || !end || clpk_event_span_ms(start, end, &ms) != CLPK_SUCCESS))
-            st = core_fail(ctx, CLPK_ERROR_OPENCL, "bench: profiling information unavailable");
-        times[i] = ms / calls;
-        if (start) clReleaseEvent(start);
-        if (end && end != start) clReleaseEvent(end);
+        st = timed_sample(ctx, launch, user, i < warmup ? 1 : calls, &ms);
+        if (i >= warmup) times[i - warmup] = ms;
     }
     if (st == CLPK_SUCCESS) clpk_bench_summarise(times, repeats, bytes, flops, stats);
     free(times);

@@ -26,10 +26,10 @@ struct clpk_xcorr_plan {
 
 /* The direct variant for a shape when FFT is not chosen or not available, from H100 measurements (docs/xcorr.md and
  * the held-out checks of sessions 10-14, docs/perf-xcorr.md "Few pairs"): a work-group per output while there are few
- * outputs (<= 16384 in f32: 16^2 x 8, 24^2 x 4, 48^2 x 1, 28^2 x 5; <= 20000 in f64, where it ran 1.5-2.2x faster than split-row
- * and shift-buffer at 48^2 x 1 and 40^2 x 2 and tied split-row at 48^2 x 4), then split-row for up to 64 pairs
- * (1.3-1.8x faster than shift-buffer, multi-right and multi-both at 20^2-40^2 with 8-36 pairs), register blocking once
- * pairs fill the device. */
+ * outputs (<= 16384 in f32: 16^2 x 8, 24^2 x 4, 48^2 x 1, 28^2 x 5; <= 20000 in f64, where it ran 1.5-2.2x faster than
+ * split-row and shift-buffer at 48^2 x 1 and 40^2 x 2 and tied split-row at 48^2 x 4), then split-row for up to 64
+ * pairs (1.3-1.8x faster than shift-buffer, multi-right and multi-both at 20^2-40^2 with 8-36 pairs), register blocking
+ * once pairs fill the device. */
 static const char *builtin_direct(const clpk_context *ctx, const clpk_xcorr_shape *s, size_t pairs) {
     const double outputs = (double)pairs * clpk_xcorr_output_rows(s) * clpk_xcorr_output_cols(s);
     /* CPUs (PoCL): work-groups cost a thread-level loop each and barriers split it, so the team variants lose there
@@ -84,7 +84,7 @@ static int prefer_fused(const clpk_context *ctx, const clpk_xcorr_shape *s) {
     if (clpk_context_device_info(ctx)->kind == CLPK_DEVICE_CPU) return 0;
     core_params d;
     core_params_clear(&d);
-    xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, 8, &d);
+    xcorr_fused_defaults(s, clpk_context_device_info(ctx)->compute_units, 8, &d); /* rows do not depend on the radix */
     return xcorr_fused_fits(ctx, s, atoi(core_params_get(&d, "rows")), 0);
 }
 
