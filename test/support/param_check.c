@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const param_check_profiles[PARAM_CHECK_PROFILE_COUNT] = {"nvidia-h100.json", "pocl-cpu-amd-epyc.json"};
+const char *const param_check_profiles[PARAM_CHECK_PROFILE_COUNT] = {"nvidia-h100.json", "nvidia-h200.json",
+                                                                     "pocl-cpu-amd-epyc.json"};
 
 int param_check_search_values(const core_param_table *t) {
     int searched = 0;

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 /* The profiles shipped in profiles/, by file name. */
-#define PARAM_CHECK_PROFILE_COUNT 2
+#define PARAM_CHECK_PROFILE_COUNT 3
 extern const char *const param_check_profiles[PARAM_CHECK_PROFILE_COUNT];
 
 /* Checks that every value the tuner searches (each row's `search`) passes the row's check; returns the number of rows
