@@ -16,10 +16,12 @@ static int smooth23(size_t n) {
     return n == 1;
 }
 
-/* Smallest 2^i (pow2) or 2^i 3^j >= max(n, 2), even when `even`. A 2^i 3^j length pays only where it saves points:
- * radix-3 stages cost more per point than radix-4 ones, and at 112^2 (243 rows against 256) the smooth padding ran
- * 1.4x slower than the power of two on the H100 (one-to-many x 3000, held-out check of session 11), while 162 against
- * 256 (80^2) and 324 against 512 (160^2) ran 1.5-2x faster. So the power of two is taken when it is within 10 %. */
+/* Smallest 2^i (pow2) or 2^i 3^j >= max(n, 2), even when `even`. A 2^i 3^j length pays only where it saves enough
+ * points: each factor 3 is one more pass through local memory (radix-3 stages), while the power of two's factors go
+ * 16 or 8 to a pass. Measured: 243 rows against 256 (112^2) ran 1.4x slower than the power of two on the H100
+ * (session 11), 54 against 64 (26^2 x 1200) 1.35x and 216 against 256 (108^2 x 1200) 1.07x slower on the H200
+ * (session 15); 162 against 256 (80^2) and 324 against 512 (160^2) ran 1.5-2x faster. So the power of two is taken
+ * when it is within 20 %: of the 2^i 3^j lengths that moves only 27 * 2^i (0.84 of the power of two) over. */
 static size_t pad_size(size_t n, int pow2, int even) {
     if (n < 2) n = 2;
     size_t p2 = 1;
@@ -27,7 +29,7 @@ static size_t pad_size(size_t n, int pow2, int even) {
         p2 *= 2;
     if (pow2) return p2;
     for (size_t m = n;; ++m)
-        if ((!even || m % 2 == 0) && smooth23(m)) return 10 * m >= 9 * p2 ? p2 : m;
+        if ((!even || m % 2 == 0) && smooth23(m)) return 5 * m >= 4 * p2 ? p2 : m;
 }
 
 void xcorr_fused_padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {

@@ -119,7 +119,7 @@ static const core_param_def xcorr_param_defs[] = {
      .field = FIELD(fft_pad),
      .search = "pow2|smooth",
      .when = "algorithm=fft|fused-fft",
-     .help = "padded transform sizes: 2,3,5,7-smooth (fused-fft: 2^i 3^j, or the power of two within 10 %) or powers "
+     .help = "padded transform sizes: 2,3,5,7-smooth (fused-fft: 2^i 3^j, or the power of two within 20 %) or powers "
              "of two"},
     {.name = "fft_batch",
      .type = CORE_PARAM_INT,
