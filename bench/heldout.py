@@ -20,7 +20,8 @@ result counts as correct when every start ran its fixed iterations without NaN/I
 
 Standard library only (the CI machine runs it with the system python3).
 Usage: bench/heldout.py [--bin DIR] [--device SEL] [--profile FILE] [--scale S] [--families LIST] [--quick]
-                        [--max-sets N] [--rounds N] [--life-dipy DIR] [--life-data DIR] [--out DIR] [--estimate]
+                        [--max-sets N] [--rounds N] [--confirm N] [--life-dipy DIR] [--life-data DIR] [--out DIR]
+                        [--estimate]
 """
 import argparse
 import json
@@ -417,9 +418,46 @@ def run_xcorr(r, profile, args):
                 else:
                     refused[label] = "not applicable to the pattern"
             name = "%s %s %dx%d %s" % (a["pattern"], a["counts"], a["rows"], a["cols"], prec)
-            rows.append(problem_row("xcorr", name, prec, a["median_ms"], d[0]["median_ms"] if d else None, times,
-                                    refused, a.get("chosen", ""), defaults_plan=d[0].get("chosen", "") if d else ""))
+            row = problem_row("xcorr", name, prec, a["median_ms"], d[0]["median_ms"] if d else None, times,
+                              refused, a.get("chosen", ""), defaults_plan=d[0].get("chosen", "") if d else "")
+            if args.confirm > 0:
+                group = dict(g, patterns=a["pattern"], sizes=str(a["rows"]))
+                row = confirm_xcorr(r, row, case, group, labels, reps, args.confirm)
+            rows.append(row)
     return rows
+
+
+def confirm_xcorr(r, row, case, g, labels, reps, rounds):
+    """Re-times a miss of the best target: auto and the best set alone, alternating which runs first, `rounds` times,
+    each keeping its fastest median; again with the next set while another set's single timing is then the best. The
+    best of many candidates, each timed once, is biased low by the noise of the one timing that made it the best (the
+    winner's curse): at 10-60 us calls one plan timed twice differs by up to 25 %. The row keeps its first timings in
+    confirm_first."""
+    base = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", g["patterns"], "--sizes", g["sizes"], "--scale",
+                                                    "%g" % g["scale"], "--precision", g["precision"]] + reps
+    first = {"auto_ms": row["auto_ms"], "best_ms": row["best_ms"], "vs_best": row["vs_best"], "rounds": rounds,
+             "sets": []}
+    auto_ms = []
+    while not row["meets_best"] and row["best_set"] in labels and row["best_set"] not in first["sets"]:
+        label = row["best_set"]
+        first["sets"].append(label)
+        best_ms = []
+        for k in range(rounds):
+            order = ["auto", labels[label]] if k % 2 == 0 else [labels[label], "auto"]
+            rc, out, tag = r.run("xcorr-confirm", base + ["--variants", ",".join(order), "--json",
+                                                          tag_json(r, "xcorr-confirm")], "auto")
+            recs = [x for x in load_jsonl(r.last_json) if x["case"] == case and x.get("status") == "ok"]
+            check_xcorr(recs, rc, out, "confirmation")
+            auto_ms += [x["median_ms"] for x in recs if x["variant"] == "auto"]
+            best_ms += [x["median_ms"] for x in recs if x["variant"] == labels[label]]
+        if not auto_ms or not best_ms:
+            break
+        row = problem_row(row["family"], row["problem"], row["precision"], min(auto_ms), row["defaults_ms"],
+                          dict(row["sets_ms"], **{label: min(best_ms)}), row["refused"], row["auto_plan"],
+                          row["notes"], row["defaults_plan"])
+    if first["sets"]:
+        row["confirm_first"] = first
+    return row
 
 
 def check_xcorr(recs, rc, out, what):
@@ -642,6 +680,8 @@ def merge_rounds(rounds):
                           {k: fastest(v) for k, v in m["sets"].items()}, m["refused"], x["auto_plan"], x["notes"],
                           x.get("defaults_plan", ""))
         row["rounds"] = len(m["auto"])
+        if x.get("confirm_first"):
+            row["confirm_first"] = x["confirm_first"]
         out.append(row)
     return out
 
@@ -711,7 +751,8 @@ def write_report(args, rows, summary, meta, failures):
             fmt(s["same_plan_min"], ".3f"), fmt(s["same_plan_max"], ".3f")))
     md += ["", "The last column is the timing noise at these sizes: where auto and the defaults resolve to the same "
            "plan, their ratio compares two measurements of one plan; a miss inside that range is not distinguishable "
-           "from noise."]
+           "from noise. xcorr misses of the best target are re-timed (auto and the best set alternating, `--confirm`, "
+           "'re-timed' in the tables) before they count."]
     for fam in args.families:
         rs = [x for x in rows if x["family"] == fam]
         md += ["", "## %s" % fam, "",
@@ -721,8 +762,10 @@ def write_report(args, rows, summary, meta, failures):
             md.append("| %s | %s | %s | %s (%s) | %s %s | %s %s | %d / %d |" % (
                 x["problem"], fmt(x["auto_ms"]), fmt(x["defaults_ms"]), fmt(x["best_ms"]), x["best_set"] or "-",
                 fmt(x["vs_defaults"], ".3f"), "(same plan)" if x.get("same_plan") else "" if x["meets_defaults"]
-                else "**MISS**", fmt(x["vs_best"], ".3f"),
-                "" if x["meets_best"] else "**MISS**", len(x["sets_ms"]), len(x["refused"])))
+                else "**MISS**", fmt(x["vs_best"], ".3f"), ("" if x["meets_best"] else "**MISS**") + (
+                    " (re-timed %dx; first %s)" % (x["confirm_first"]["rounds"], fmt(x["confirm_first"]["vs_best"],
+                                                                                     ".3f"))
+                    if x.get("confirm_first") else ""), len(x["sets_ms"]), len(x["refused"])))
         sets = meta["sets"].get(fam, {})
         if sets:
             md += ["", "Parameter sets of the profile (%s):" % fam, ""]
@@ -781,6 +824,8 @@ def main():
     ap.add_argument("--xcorr-set", choices=sorted(XCORR_SETS), default="s15",
                     help="xcorr's held-out problems: s15 (default; no rule has been fitted to it), or s10-s14 (each "
                     "the data of a later rule change: see XCORR_SETS)")
+    ap.add_argument("--confirm", type=int, default=3, help="xcorr: re-time each miss of the best target N times "
+                    "(auto and the best set alternating; 0: off)")
     ap.add_argument("--rounds", type=int, default=1, help="measure everything N times and keep each "
                                                           "configuration's fastest median (a noisy machine)")
     ap.add_argument("--estimate", action="store_true", help="print the estimate and exit")
@@ -789,9 +834,9 @@ def main():
     args.root, args.shared = root, shared
     args.families = [f for f in args.families.split(",") if f]
     bad = [f for f in args.families if f not in FAMILIES]
-    if bad or not (args.scale > 0) or args.rounds < 1:
+    if bad or not (args.scale > 0) or args.rounds < 1 or args.confirm < 0:
         ap.error("unknown family %s (known: %s)" % (",".join(bad), ",".join(FAMILIES)) if bad else
-                 "--scale > 0, --rounds >= 1")
+                 "--scale > 0, --rounds >= 1, --confirm >= 0")
     if args.max_sets is None:
         args.max_sets = 3 if args.quick else 0
     if args.repeats is None:

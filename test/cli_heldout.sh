@@ -52,6 +52,18 @@ for r in rows:
     assert r['defaults_plan'], r['problem'] + ': no defaults plan recorded'
     assert not r['same_plan'] or r['meets_defaults'], r['problem']
 " "$TMP/out/heldout.jsonl"
+# an xcorr miss of the best target whose best is one of the profile's sets counts only after that set was re-timed
+# (auto and the set alternating, --confirm 3 by default), and its ratio is the re-timed one
+check "xcorr misses re-timed before they count" python3 -c "
+import json, sys
+rows = [r for r in map(json.loads, open(sys.argv[1])) if r.get('record') == 'problem' and r.get('family') == 'xcorr']
+for r in rows:
+    if r.get('auto_ms') and not r['meets_best'] and r['best_set'] in r['sets_ms']:
+        c = r.get('confirm_first')
+        assert c and c['rounds'] == 3 and r['best_set'] in c['sets'], r['problem'] + ': a miss not re-timed'
+        assert abs(r['vs_best'] - min(1.0, r['best_ms'] / r['auto_ms'])) < 1e-9, r['problem']
+        assert r['best_ms'] == min(v for v in r['sets_ms'].values() if v), r['problem']
+" "$TMP/out/heldout.jsonl"
 
 # without a profile auto is the defaults and no set is timed: the targets are not applicable, never a PASS
 mkdir -p "$TMP/no-profile"
