@@ -643,6 +643,7 @@ def estimate(profile, args):
             n = sum(len(g["sizes"].split(",")) * (1 if g["patterns"] == "one-to-one" else 4) for g in gs)
             t = 1 + sum(2 + len(g["sizes"].split(",")) * (1 if g["patterns"] == "one-to-one" else 4) *
                         (2 + len(candidate_sets(profile, fam, g["precision"], args.max_sets))) * 0.3 for g in gs)
+            t += 0.3 * n * args.confirm * 1.5  # about a third of the problems re-timed, a CLI start each time
         elif fam == "sshopm":  # ~2 s a CLI start and ~0.5 s a shape (kernel build, 6 launches)
             gs = sshopm_groups(args.scale, args.quick)
             n = sum(len(g["shapes"].split(",")) for g in gs)
