@@ -162,7 +162,7 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
     int status = CLPK_SSHOPM_CAPPED;
     int it = 0;
     while (it < max_iter) {
-        double dl = 0, dx = 0;
+        int met = 0; /* the test at any iteration of the block, as in the kernels (cl/sshopm_driver.cl) */
         for (int k = 0; k < check_every && it < max_iter; ++k, ++it) {
             if (shift_mode == CLPK_SSHOPM_SHIFT_ADAPTIVE)
                 shift = fallback ? bound : adaptive_shift(idx, a, x, direction);
@@ -177,7 +177,7 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
                 *iterations = it + 1;
                 return CLPK_SSHOPM_FAILED;
             }
-            dx = 0;
+            double dx = 0;
             for (int i = 0; i < n; ++i) {
                 double v = xn[i] / norm;
                 dx = fmax(dx, fabs(v - x[i]));
@@ -185,14 +185,15 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
             }
             double lam_new = sshopm_ref_gradient(idx, a, x, y);
             if (direction * (lam_new - lam) < -drop) fallback = 1;
-            dl = fabs(lam_new - lam);
+            const double dl = fabs(lam_new - lam);
             lam = lam_new;
+            met |= dl <= tol && (xtol <= 0 || dx <= xtol);
         }
         if (!isfinite(lam)) {
             status = CLPK_SSHOPM_FAILED;
             break;
         }
-        if (dl <= tol && (xtol <= 0 || dx <= xtol)) {
+        if (met) {
             status = CLPK_SSHOPM_CONVERGED;
             break;
         }
