@@ -472,20 +472,24 @@ def check_xcorr(recs, rc, out, what):
 
 # ---- SS-HOPM ----------------------------------------------------------------------------------------------------
 def sshopm_run(r, g, shapes, mode, params, name):
+    """Runs to convergence with the default options (what a user's run costs: a start stops at the end of its
+    check_every block) unless --sshopm-mode fixed (g["iters"] iterations at a fixed shift, the tuner's measure)."""
+    converge = r.args.sshopm_mode == "converged"
     folder = os.path.join(r.raw, "%03d-%s.d" % (r.count + 1, name))
     argv = ["clpk-bench-sshopm", "--out", folder] + r.device_args() + [
         "--shapes", shapes, "--precision", g["precision"], "--tensors", str(g["tensors"]), "--starts",
         str(g["starts"]), "--iters", str(g["iters"]), "--repeats", str(max(3, r.args.repeats // 5)), "--voxels", "0",
-        "--no-peak", "--no-npy"]
+        "--no-peak", "--no-npy"] + (["--converge"] if converge else [])
     if params:
         argv += ["--params", params]
     rc, out, tag = r.run(name, argv, mode)
     recs = []
     if rc == 0:
-        recs = [x for x in load_json_array(os.path.join(folder, "clpk.json")) if x.get("mode") == "fixed"]
-        bad = [x for x in recs if x.get("not_capped")]
+        recs = [x for x in load_json_array(os.path.join(folder, "clpk.json")) if x.get("mode") == r.args.sshopm_mode]
+        bad = [x for x in recs if (x.get("failed") if converge else x.get("not_capped"))]
         if bad:
-            raise Failure("sshopm %s: starts stopped early (NaN/Inf): %s" % (name, ", ".join(x["case"] for x in bad)))
+            raise Failure("sshopm %s: starts %s: %s" % (name, "failed (NaN/Inf)" if converge else
+                                                        "stopped early (NaN/Inf)", ", ".join(x["case"] for x in bad)))
     return rc, out, recs
 
 
@@ -518,8 +522,9 @@ def run_sshopm(r, profile, args):
             d = [x for x in defaults if x["case"] == case]
             times = {label: cand[label][case] for label in cand if case in cand[label]}
             refused = {label: refusals[label][case] for label in refusals if case in refusals[label]}
-            name = "(%s) %s, %d tensors x %d starts x %d iterations" % (case.replace("x", ","), prec, g["tensors"],
-                                                                       g["starts"], g["iters"])
+            name = "(%s) %s, %d tensors x %d starts %s" % (
+                case.replace("x", ","), prec, g["tensors"], g["starts"], "to convergence" if
+                args.sshopm_mode == "converged" else "x %d iterations" % g["iters"])
             rows.append(problem_row("sshopm", name, prec, a["median_ms"], d[0]["median_ms"] if d else None, times,
                                     refused, a.get("params", ""), defaults_plan=d[0].get("params", "") if d else ""))
     return rows
@@ -827,6 +832,9 @@ def main():
                     "the data of a later rule change: see XCORR_SETS)")
     ap.add_argument("--confirm", type=int, default=3, help="xcorr: re-time each miss of the best target N times "
                     "(auto and the best set alternating; 0: off)")
+    ap.add_argument("--sshopm-mode", choices=("converged", "fixed"), default="converged",
+                    help="sshopm: run to convergence with the default options (default: what users run) or a fixed "
+                    "number of iterations at a fixed shift (the tuner's measure)")
     ap.add_argument("--rounds", type=int, default=1, help="measure everything N times and keep each "
                                                           "configuration's fastest median (a noisy machine)")
     ap.add_argument("--estimate", action="store_true", help="print the estimate and exit")

@@ -27,6 +27,19 @@ done
 check "every start ran 8 iterations (f32 and f64)" test "$(grep -o '"iters":8,' "$J" | wc -l)" -eq 2
 check "no start stopped early" test "$(grep -o '"not_capped":0,' "$J" | wc -l)" -eq 2
 check "markdown table" grep -q '| 4x3 | f32 | clpk-generated |' "$TMP/a/clpk.md"
+
+# --converge: the default options to convergence; every start converges or is capped (none failed), and a start's
+# iteration count lies between 1 and max_iter (1000); no flop rate (the adaptive shift's Hessian is not counted)
+"$BIN/clpk-bench-sshopm" --out "$TMP/c" --shapes 4x3 --precision f32 --tensors 24 --starts 8 --repeats 2 --voxels 0 \
+    --no-peak --no-npy --converge >"$TMP/clog" 2>&1
+rc=$?
+check "--converge runs (exit $rc): $(tail -2 "$TMP/clog")" test "$rc" -eq 0
+tr -d ' \t\n' <"$TMP/c/clpk.json" >"$TMP/cflat.json"
+check "--converge: mode converged" grep -q '"mode":"converged"' "$TMP/cflat.json"
+check "--converge: none failed" grep -q '"failed":0,' "$TMP/cflat.json"
+check "--converge: no flop rate" test "$(grep -c '"gflops"' "$TMP/cflat.json")" -eq 0
+its=$(grep -o '"iters":[0-9.e+-]*' "$TMP/cflat.json" | cut -d: -f2)
+check "--converge: mean iterations in [1, 1000] ($its)" python3 -c "import sys; assert 1 <= float(sys.argv[1]) <= 1000" "$its"
 # .npy inputs for the peers: header + 24 x 15 float64 tensors, 8 x 3 float64 starts
 for f in tensors starts; do
     check "$f .npy written" test -s "$TMP/a/sshopm_4x3_$f.npy"

@@ -5,6 +5,8 @@
  * timed with profiling events; start-iterations/s, GFLOP/s from the generator's exact operation count, % of the FMA
  * peak measured in the same run (clpk_bench_fma_peak). The tensors and starts are written as .npy into the output
  *    folder so the peers (bench/peers/sshopm_peers.py --data-dir) run on the same data.
+ *    With --converge the same cases run to convergence with the library's default options (adaptive shift,
+ *    tolerance, max_iter): what a user's run costs, where a start stops at the end of its check_every block.
  * 2. dMRI time-to-solution: a synthetic (4,3) fibre field already on the device, solved to tolerance (maxima), then
  *    de-duplicated and classified on the device (clpk_sshopm_reduce); the time from the start of the solve to the end
  *    of the reduction (profiling events), and host wall time around the same launches.
@@ -33,7 +35,7 @@ typedef struct cli {
     double alpha;
     uint64_t seed;
     const char *params, *device, *out;
-    int no_peak, no_npy;
+    int no_peak, no_npy, converge;
     int64_t voxels; /* 0: no dMRI run */
     int dmri_starts, dmri_max_iter, dmri_repeats, dmri_max_pairs;
     const char *dmri_shift;
@@ -88,6 +90,9 @@ static int parse_args(int argc, char **argv, cli *c) {
         {"--seed", CLI_INT, &seed, "S", "tensors and starts (default 1)"},
         {"--params", CLI_STRING, &c->params, "k=v,...",
          "plan parameters for every throughput case (default: profile/built-in)"},
+        {"--converge", CLI_FLAG, &c->converge, NULL,
+         "throughput cases run to convergence with the default options (adaptive shift, tol, max_iter), not --iters "
+         "fixed iterations at --alpha"},
         {"--no-peak", CLI_FLAG, &c->no_peak, NULL, "skip the FMA-peak probe (no % of peak columns)"},
         {"--no-npy", CLI_FLAG, &c->no_npy, NULL, "do not write the tensors/starts .npy files"},
         {"--voxels", CLI_INT, &voxels, "N", "dMRI time-to-solution on N voxels (default 1000000; 0 skips)"},
@@ -331,15 +336,17 @@ static clpk_status throughput_case(clpk_context *ctx, const cli *c, int m, int n
     clpk_sshopm_options_default(&o);
     o.starts = c->starts;
     o.seed = c->seed;
-    o.shift = CLPK_SSHOPM_SHIFT_FIXED;
-    o.alpha = c->alpha;
     o.find = CLPK_SSHOPM_FIND_MAX;
-    o.max_iter = c->iters;
+    if (!c->converge) {
+        o.shift = CLPK_SSHOPM_SHIFT_FIXED;
+        o.alpha = c->alpha;
+        o.max_iter = c->iters;
+    }
     o.params = c->params;
     clpk_sshopm_plan *plan = NULL;
     clpk_status st =
         clpk_sshopm_plan_create(ctx, m, n, f64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32, c->tensors, &o, &plan);
-    if (st == CLPK_SUCCESS) st = clpk_sshopm_plan_set_fixed_iterations(plan, 1);
+    if (st == CLPK_SUCCESS && !c->converge) st = clpk_sshopm_plan_set_fixed_iterations(plan, 1);
     if (st != CLPK_SUCCESS) {
         clpk_sshopm_plan_destroy(plan);
         return st;
@@ -371,22 +378,25 @@ static clpk_status throughput_case(clpk_context *ctx, const cli *c, int m, int n
         snprintf(case_label, sizeof case_label, "%dx%d", m, n);
         snprintf(impl, sizeof impl, "clpk-%s", clpk_sshopm_plan_is_generated(plan) ? "generated" : "general");
         const double sits = iterations / (stats.median_ms * 1e-3);
-        const double peak = f64 ? pk->f64 : pk->f32;
+        /* the adaptive shift's Hessian is not in the generator's count: no flop rate for converged runs */
+        const double peak = c->converge ? 0 : f64 ? pk->f64 : pk->f32;
         record *rec = record_new(recs);
         add_common(rec, case_label, impl, prec);
-        record_string(rec, "mode", "fixed");
+        record_string(rec, "mode", c->converge ? "converged" : "fixed");
         record_number(rec, "m", m);
         record_number(rec, "n", n);
         record_number(rec, "tensors", (double)T);
         record_number(rec, "starts", V);
         record_number(rec, "iters", iterations / ((double)T * V));
         record_number(rec, "not_capped", (double)(status[0] + status[2]));
+        record_number(rec, "capped", (double)status[1]);
+        record_number(rec, "failed", (double)status[2]);
         record_number(rec, "median_ms", stats.median_ms);
         record_number(rec, "p10_ms", stats.p10_ms);
         record_number(rec, "p90_ms", stats.p90_ms);
         record_number(rec, "runs", stats.runs);
         record_number(rec, "start_iters_per_s", sits);
-        record_number(rec, "gflops", stats.gflops);
+        if (!c->converge) record_number(rec, "gflops", stats.gflops);
         record_number(rec, "flops_per_iter", ops.flops);
         record_number(rec, "fma_per_iter", (double)ops.fma);
         record_number(rec, "mul_per_iter", (double)ops.mul);
@@ -397,15 +407,19 @@ static clpk_status throughput_case(clpk_context *ctx, const cli *c, int m, int n
             record_number(rec, "pct_peak", 100.0 * stats.gflops / peak);
         }
         record_string(rec, "params", params);
-        char pct[32] = "-";
+        char pct[32] = "-", rate[32] = "-";
         if (peak > 0) snprintf(pct, sizeof pct, "%.1f%%", 100.0 * stats.gflops / peak);
-        fprintf(md, "| %s | %s | %s | %.3f | %.2f | %.1f | %s | %.0f | %s |\n", case_label, prec, impl, stats.median_ms,
-                sits * 1e-9, stats.gflops, pct, ops.flops, params);
-        printf("%s %s %s: %.3f ms, %.2f G start-iterations/s, %.1f GFLOP/s (%s of FMA peak), %.0f flops/iteration "
+        if (!c->converge) snprintf(rate, sizeof rate, "%.1f", stats.gflops);
+        fprintf(md, "| %s | %s | %s | %.3f | %.2f | %s | %s | %.0f | %s |\n", case_label, prec, impl, stats.median_ms,
+                sits * 1e-9, rate, pct, ops.flops, params);
+        printf("%s %s %s: %.3f ms, %.2f G start-iterations/s, %s GFLOP/s (%s of FMA peak), %.0f flops/iteration "
                "(%lld FMA, %lld mul, %lld add, %lld rsqrt) [%s]\n",
-               case_label, prec, impl, stats.median_ms, sits * 1e-9, stats.gflops, pct, ops.flops, (long long)ops.fma,
+               case_label, prec, impl, stats.median_ms, sits * 1e-9, rate, pct, ops.flops, (long long)ops.fma,
                (long long)ops.mul, (long long)ops.add, (long long)ops.rsqrt, params);
-        if (status[0] + status[2])
+        if (c->converge)
+            printf("  %.1f iterations a start on average; %lld capped at max_iter, %lld failed\n",
+                   iterations / ((double)T * V), (long long)status[1], (long long)status[2]);
+        else if (status[0] + status[2])
             printf("  warning: %lld starts stopped before the fixed count (NaN/Inf or converged)\n",
                    (long long)(status[0] + status[2]));
         fflush(stdout);
@@ -611,10 +625,16 @@ int main(int argc, char **argv) {
         clpk_context_destroy(ctx);
         return 1;
     }
-    fprintf(md,
-            "# SS-HOPM benchmark (clpk)\n\nDevice: %s. %lld tensors x %d shared starts x %d fixed iterations, "
-            "alpha = %g, seed %llu.\n\n",
-            dev->name, (long long)c.tensors, c.starts, c.iters, c.alpha, (unsigned long long)c.seed);
+    if (c.converge)
+        fprintf(md,
+                "# SS-HOPM benchmark (clpk)\n\nDevice: %s. %lld tensors x %d shared starts, run to convergence with "
+                "the default options, seed %llu.\n\n",
+                dev->name, (long long)c.tensors, c.starts, (unsigned long long)c.seed);
+    else
+        fprintf(md,
+                "# SS-HOPM benchmark (clpk)\n\nDevice: %s. %lld tensors x %d shared starts x %d fixed iterations, "
+                "alpha = %g, seed %llu.\n\n",
+                dev->name, (long long)c.tensors, c.starts, c.iters, c.alpha, (unsigned long long)c.seed);
     peaks pk = {0, 0};
     int rc = 0;
     if (!c.no_peak) {
