@@ -246,6 +246,14 @@ static double distance(const char *klass_text, const char *features_text) {
     return core_class_distance(&k, &f);
 }
 
+/* A problem's features parsed from text, and the parameters a choice starts from: which=defaults. */
+static void choice_inputs(const char *features, core_params *f, core_params *p) {
+    core_params_clear(f);
+    core_params_clear(p);
+    core_params_parse(f, features, NULL);
+    core_params_set(p, "which", "defaults");
+}
+
 static void test_distance(void) {
     CHECK(distance("n=100,p=f32", "n=100,p=f32") == 0, "same class: 0");
     CHECK(distance("", "n=100") == 0, "an empty class fits everything");
@@ -294,10 +302,7 @@ static void test_nearest(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params f, p;
-        core_params_clear(&f);
-        core_params_clear(&p);
-        core_params_parse(&f, cases[i].features, NULL);
-        core_params_set(&p, "which", "defaults");
+        choice_inputs(cases[i].features, &f, &p);
         core_params_set(&p, "keep", "yes");
         core_profile_choice choice;
         CHECK(core_profile_choose(ctx, "fam", &f, &p, &choice) == CLPK_SUCCESS, "choose");
@@ -359,10 +364,7 @@ static void test_valid_ranges(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params f, p;
-        core_params_clear(&f);
-        core_params_clear(&p);
-        core_params_parse(&f, cases[i].features, NULL);
-        core_params_set(&p, "which", "defaults");
+        choice_inputs(cases[i].features, &f, &p);
         core_profile_choice choice;
         char reason[320];
         CHECK(core_profile_choose_within(ctx, "fam", &f, 0, &p, &choice, reason, sizeof reason) == CLPK_SUCCESS,
@@ -452,10 +454,7 @@ static void test_defaults_revision(void) {
     } cases[] = {{"n=10", "current", "entry {n=10}"}, {"n=1000", "defaults", older}, {"n=100000", "unknown", ""}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params f, p;
-        core_params_clear(&f);
-        core_params_clear(&p);
-        core_params_parse(&f, cases[i].features, NULL);
-        core_params_set(&p, "which", "defaults");
+        choice_inputs(cases[i].features, &f, &p);
         char reason[512] = "";
         CHECK(core_profile_choose_within(ctx, "sshopm", &f, 0, &p, NULL, reason, sizeof reason) == CLPK_SUCCESS,
               "choose");

@@ -16,29 +16,22 @@
 #define DEV_TENSORS 512
 #define DEV_STARTS 128
 
-static void random_unit(uint64_t *rng, int n, double *x) {
-    double norm = 0;
-    for (int i = 0; i < n; ++i) {
-        x[i] = 2 * check_rand_double(rng) - 1;
-        norm += x[i] * x[i];
-    }
-    norm = sqrt(norm);
-    for (int i = 0; i < n; ++i)
-        x[i] = norm > 0 ? x[i] / norm : (i == 0);
-}
-
 static void reference_blocks(uint64_t *rng) {
     const int m = 4, n = 3, max_iter = 200;
     const int blocks[] = {2, 4, 16};
     sshopm_index idx;
     sshopm_index_build(m, n, &idx, NULL);
-    double a[64], x0[8], x[8];
+    double a[64], starts[REF_STARTS * 3], x[8];
+    clpk_error err = {0};
+    CHECK(clpk_sshopm_starts_generate(n, REF_STARTS, CLPK_SSHOPM_STARTS_SHARED, check_rand(rng), starts, &err) ==
+              CLPK_SUCCESS,
+          "starts: %s", err.message);
     int compared = 0, converged = 0;
     for (int t = 0; t < REF_TENSORS; ++t) {
         sshopm_random_tensor(rng, idx.U, a);
         for (int s = 0; s < REF_STARTS; ++s) {
-            random_unit(rng, n, x0);
-            memcpy(x, x0, sizeof x);
+            const double *x0 = starts + s * n;
+            memcpy(x, x0, (size_t)n * sizeof *x);
             double lam1;
             int its1;
             const int st1 =
@@ -46,7 +39,7 @@ static void reference_blocks(uint64_t *rng) {
             converged += st1 == CLPK_SSHOPM_CONVERGED;
             for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; ++b) {
                 const int k = blocks[b];
-                memcpy(x, x0, sizeof x);
+                memcpy(x, x0, (size_t)n * sizeof *x);
                 double lam;
                 int its;
                 const int st =

@@ -113,7 +113,6 @@ static clpk_status problem_create(clpk_context *ctx, const tune_options *o, int 
     if (sshopm_make_starts(s->n, s->V, CLPK_SSHOPM_STARTS_SHARED, 1, s->starts, &err) != CLPK_SUCCESS)
         return core_fail_from(ctx, &err);
     if (sshopm_index_build(s->m, s->n, &s->idx, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
-    const sshopm_index idx = s->idx;
     /* The host reference costs about U per iteration: (8,8)'s 6435 unique entries took 10 s for 192 pairs. Keep
      * the work of 192 pairs of 126 entries, at least 32 pairs (the first 16 and 16 spread over the batch). */
     s->samples = (int)(TUNE_SAMPLE * 126 / (s->U > 126 ? s->U : 126));
@@ -124,10 +123,10 @@ static clpk_status problem_create(clpk_context *ctx, const tune_options *o, int 
         double x[SSHOPM_MAX_DIM];
         memcpy(x, s->starts + (g % s->V) * s->n, (size_t)s->n * sizeof *x);
         int its;
-        sshopm_ref_run(&idx, s->tensors + (g / s->V) * s->U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 0, 0, TUNE_ITERATIONS, 1,
-                       &s->ref_lambda[k], &its);
+        sshopm_ref_run(&s->idx, s->tensors + (g / s->V) * s->U, x, 1, CLPK_SSHOPM_SHIFT_BOUND, 0, 0, 0, TUNE_ITERATIONS,
+                       1, &s->ref_lambda[k], &its);
         memcpy(s->ref_x[k], x, sizeof x);
-        s->frob[k] = sshopm_ref_frobenius(&idx, s->tensors + (g / s->V) * s->U);
+        s->frob[k] = sshopm_ref_frobenius(&s->idx, s->tensors + (g / s->V) * s->U);
     }
     const size_t vs = clpk_precision_size(prec);
     void *host = malloc((size_t)s->T * s->U * vs);
