@@ -1,8 +1,8 @@
 /* SS-HOPM driver kernel: one work-item per (tensor, start), work-items of a group cover consecutive (tensor, start)
  * pairs, so a group holds the starts of one or a few tensors. Entries come from local memory (the group's tensors,
  * loaded coalesced once), straight from global memory, or private registers (generated kernels). Iterations run in
- * fixed blocks of SSHOPM_CHECK_EVERY with the convergence test |dlambda| <= tol (and max|dx| <= xtol when xtol > 0)
- * after each block; results are written once at the end.
+ * fixed blocks of SSHOPM_CHECK_EVERY; a block ends the run when the test |dlambda| <= tol (and max|dx| <= xtol
+ * with SSHOPM_XTOL, built when xtol > 0) held at any of its iterations; results are written once at the end.
  *
  * The gradient provider defines DIM (loop bound: a literal or n_rt), DIM_CAP (array size), sshopm_gradient,
  * sshopm_frob2 and, with SSHOPM_ADAPTIVE, sshopm_hessian_step.
@@ -93,11 +93,16 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
     int status = SSHOPM_CAPPED;
     int it = 0;
     while (it < max_iter) {
-        VALUE_T dlambda = (VALUE_T)0, dx = (VALUE_T)0;
         /* The test holds at any iteration of the block, not only its last: in f32 lambda can settle into a cycle
          * of period 2 whose steps alternate between 0 and more than tol, and a check every even iteration may
-         * only ever see the large one (0.1 % of (4,3) starts ran to max_iter with check_every 16). */
+         * only ever see the large one (0.1 % of (4,3) starts ran to max_iter with check_every 16). Without xtol
+         * that is the block's smallest lambda step against tol (two instructions an iteration); with xtol both
+         * conditions must hold at one iteration, so the x step is compiled in only then. */
+#if SSHOPM_XTOL
         int met = 0;
+#else
+        VALUE_T step_min = (VALUE_T)INFINITY;
+#endif
         /* max_iter is honoured exactly: a last partial block stops at it (one uniform compare per iteration). */
         const int block = min(SSHOPM_CHECK_EVERY, max_iter - it);
         for (int k = 0; k < SSHOPM_CHECK_EVERY; ++k) {
@@ -121,28 +126,40 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
             }
             /* A vanished iterate gives inf * 0 = NaN below, caught as a failure at the check. */
             const VALUE_T inv = sign * rsqrt(nrm);
-            dx = (VALUE_T)0;
+#if SSHOPM_XTOL
+            VALUE_T dx = (VALUE_T)0;
             for (int i = 0; i < DIM; ++i) {
                 const VALUE_T v = y[i] * inv;
                 dx = fmax(dx, fabs(v - x[i]));
                 x[i] = v;
             }
+#else
+            for (int i = 0; i < DIM; ++i) x[i] = y[i] * inv;
+#endif
 #if SSHOPM_ADAPTIVE
             const VALUE_T next = sshopm_hessian_step(HESSIAN_ENTRIES, x, y, &lo, &hi, SSHOPM_TABLE_ARGS);
             fallback |= sign * (next - lambda) < -drop;
 #else
             const VALUE_T next = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
 #endif
-            dlambda = fabs(next - lambda);
+#if SSHOPM_XTOL
+            met |= fabs(next - lambda) <= tol_eff && dx <= xtol;
+#else
+            step_min = fmin(step_min, fabs(next - lambda));
+#endif
             lambda = next;
-            met |= dlambda <= tol_eff && (xtol <= (VALUE_T)0 || dx <= xtol);
         }
         it += block;
-        if (!isfinite(lambda) || isnan(dx)) {
+        /* a NaN iterate (vanished y) reaches lambda, which comes from it */
+        if (!isfinite(lambda)) {
             status = SSHOPM_FAILED;
             break;
         }
+#if SSHOPM_XTOL
         if (met) {
+#else
+        if (step_min <= tol_eff) {
+#endif
             status = SSHOPM_CONVERGED;
             break;
         }

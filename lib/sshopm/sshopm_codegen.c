@@ -44,15 +44,15 @@ __attribute__((format(printf, 2, 3))) static void emit(text_buf *b, const char *
 
 int64_t sshopm_unrolled_terms(int m, int n) { return n * sshopm_multiset_count(n, m - 1); }
 
-/* Operations of one start-iteration in cl/sshopm_driver.cl around the gradient (fixed or bound shift): y += shift x
- * and ||y||^2 (2n FMAs), sign * rsqrt (1 multiply, 1 rsqrt), x = y * inv (n multiplies), |x_new - x| (n subtractions,
- * n fabs/fmax). Must follow the driver's loop body. */
+/* Operations of one start-iteration in cl/sshopm_driver.cl around the gradient (fixed or bound shift, xtol off):
+ * y += shift x and ||y||^2 (2n FMAs), sign * rsqrt (1 multiply, 1 rsqrt), x = y * inv (n multiplies), the block's
+ * smallest |lambda step| (1 subtraction, 1 fmin). Must follow the driver's loop body. */
 static void add_driver_ops(int n, sshopm_op_counts *c) {
     c->fma += 2 * n;
     c->mul += n + 1;
-    c->add += n;
+    c->add += 1;
     c->special += 1;
-    c->other += 2 * n;
+    c->other += 1;
 }
 
 clpk_status sshopm_iteration_ops(int m, int n, int private_entries, sshopm_op_counts *ops) {

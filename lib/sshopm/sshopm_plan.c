@@ -216,8 +216,8 @@ static clpk_status build_kernel(clpk_sshopm_plan *plan) {
     plan_config(plan, &config);
     core_param_defines(&sshopm_param_table, &config, options, sizeof options); /* entries, check_every */
     const size_t len = strlen(options);
-    snprintf(options + len, sizeof options - len, " -DSSHOPM_ADAPTIVE=%d",
-             plan->opts.shift == CLPK_SSHOPM_SHIFT_ADAPTIVE);
+    snprintf(options + len, sizeof options - len, " -DSSHOPM_ADAPTIVE=%d -DSSHOPM_XTOL=%d",
+             plan->opts.shift == CLPK_SSHOPM_SHIFT_ADAPTIVE, plan->opts.xtol > 0);
     cl_program program = NULL;
     if (plan->generated) {
         char *body = sshopm_generate_unrolled(&plan->idx);
