@@ -240,7 +240,8 @@ static void shipped_profiles(void) {
         if (!root) continue;
         const cJSON *model = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "models"), "spmv");
         if (!model) {
-            param_check_profile_entries(&spmv_param_table, root, "spmv", name);
+            CHECK(param_check_profile_entries(&spmv_param_table, root, "spmv", name) > 0,
+                  "%s has neither an spmv model nor spmv entries", name);
             cJSON_Delete(root);
             continue;
         }

@@ -204,7 +204,7 @@ static void shipped_profiles(void) {
         const char *name = param_check_profiles[f];
         cJSON *root = param_check_profile_load(name);
         if (!root) continue;
-        param_check_profile_entries(T, root, "xcorr", name);
+        CHECK(param_check_profile_entries(T, root, "xcorr", name) > 0, "%s has no xcorr entries", name);
         const cJSON *entries = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "xcorr");
         const cJSON *e;
         /* the same profile, renamed for this device */

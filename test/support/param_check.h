@@ -20,11 +20,11 @@ int param_check_search_values(const core_param_table *t);
 /* profiles/<name> of the source tree, parsed; NULL (a failed check) when it cannot be read. Free with cJSON_Delete. */
 cJSON *param_check_profile_load(const char *name);
 
-/* Checks that `profile` (read from `name`) has `family` entries and that each entry's params are keys of `t` with
+/* Checks that each of the `family` entries of `profile` (read from `name`) has params that are keys of `t` with
  * values its rows accept (so the entries keep applying); returns the number of entries. */
 int param_check_profile_entries(const core_param_table *t, const cJSON *profile, const char *family, const char *name);
 
-/* param_check_profile_entries for every shipped profile. */
+/* param_check_profile_entries for every shipped profile; together they must hold some entries of the family. */
 void param_check_shipped_profiles(const core_param_table *t, const char *family);
 
 /* A caller's parameter string core_resolve must refuse, and what its message must name (needle2 may be NULL). */
