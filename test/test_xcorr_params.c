@@ -100,20 +100,28 @@ static void fused_work_group_and_radix(void) {
     }
 }
 
-/* fused-fft's smooth padding (2^i 3^j) unless the power of two is within 10 %: 80^2 and 160^2 keep 162 and 324,
- * 112^2 takes 256 instead of 243 rows; pow2 always takes the power of two. */
+/* fused-fft's smooth padding (2^i 3^j) unless the power of two is within 20 % (f32) or 10 % (f64): 80^2 and 160^2
+ * keep 162 and 324, 112^2 takes 256 instead of 243 rows, 26^2 and 50^2 (27 * 2^i) take 64 and 128 in f32 but keep 54
+ * and 108 in f64; pow2 always takes the power of two. */
 static void fused_padding(void) {
     const struct {
         int side, pow2;
+        clpk_precision precision;
         size_t rows, cols;
-    } cases[] = {{80, 0, 162, 162}, {160, 0, 324, 324}, {112, 0, 256, 256}, {48, 0, 96, 96}, {80, 1, 256, 256}};
+    } cases[] = {{80, 0, CLPK_PRECISION_F32, 162, 162},  {160, 0, CLPK_PRECISION_F32, 324, 324},
+                 {112, 0, CLPK_PRECISION_F32, 256, 256}, {48, 0, CLPK_PRECISION_F32, 96, 96},
+                 {80, 1, CLPK_PRECISION_F32, 256, 256},  {26, 0, CLPK_PRECISION_F32, 64, 64},
+                 {26, 0, CLPK_PRECISION_F64, 54, 54},    {50, 0, CLPK_PRECISION_F32, 128, 128},
+                 {50, 0, CLPK_PRECISION_F64, 108, 108},  {112, 0, CLPK_PRECISION_F64, 256, 256},
+                 {80, 0, CLPK_PRECISION_F64, 162, 162}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_MANY, cases[i].side, cases[i].side, 1, 4, 0, 0,
-                                    CLPK_PRECISION_F32};
+                                    cases[i].precision};
         size_t pr = 0, pc = 0;
         xcorr_fused_padded(&s, cases[i].pow2, &pr, &pc);
-        CHECK(pr == cases[i].rows && pc == cases[i].cols, "fused padding of %d^2 (pow2=%d): %zu x %zu, not %zu x %zu",
-              cases[i].side, cases[i].pow2, pr, pc, cases[i].rows, cases[i].cols);
+        CHECK(pr == cases[i].rows && pc == cases[i].cols,
+              "fused padding of %d^2 %s (pow2=%d): %zu x %zu, not %zu x %zu", cases[i].side,
+              clpk_precision_name(cases[i].precision), cases[i].pow2, pr, pc, cases[i].rows, cases[i].cols);
     }
 }
 

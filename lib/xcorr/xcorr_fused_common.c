@@ -20,16 +20,18 @@ static int smooth23(size_t n) {
  * points: each factor 3 is one more pass through local memory (radix-3 stages), while the power of two's factors go
  * 16 or 8 to a pass. Measured: 243 rows against 256 (112^2) ran 1.4x slower than the power of two on the H100
  * (session 11), 54 against 64 (26^2 x 1200) 1.35x and 216 against 256 (108^2 x 1200) 1.07x slower on the H200
- * (session 15); 162 against 256 (80^2) and 324 against 512 (160^2) ran 1.5-2x faster. So the power of two is taken
- * when it is within 20 %: of the 2^i 3^j lengths that moves only 27 * 2^i (0.84 of the power of two) over. */
-static size_t pad_size(size_t n, int pow2, int even) {
+ * (session 15); 162 against 256 (80^2) and 324 against 512 (160^2) ran 1.5-2x faster. So in f32 the power of two is
+ * taken when it is within 20 %: of the 2^i 3^j lengths that moves only 27 * 2^i (0.84 of the power of two) over. In
+ * f64, whose extra points cost twice the bytes, 128 against 108 (50^2 x 1400) ran 1.10x slower (session 16): there
+ * the power of two must be within 10 %. */
+static size_t pad_size(size_t n, int pow2, int even, int f64) {
     if (n < 2) n = 2;
     size_t p2 = 1;
     while (p2 < n)
         p2 *= 2;
     if (pow2) return p2;
     for (size_t m = n;; ++m)
-        if ((!even || m % 2 == 0) && smooth23(m)) return 5 * m >= 4 * p2 ? p2 : m;
+        if ((!even || m % 2 == 0) && smooth23(m)) return (f64 ? 10 * m >= 9 * p2 : 5 * m >= 4 * p2) ? p2 : m;
 }
 
 void xcorr_fused_padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
@@ -37,8 +39,9 @@ void xcorr_fused_padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t 
     const size_t ocols = s->search_cols ? (size_t)s->search_cols : 2 * (size_t)s->cols - 1;
     /* circular correlation of period P equals the linear one at shifts |s| <= h when P >= R + h (lib/xcorr/xcorr_fft.c)
      */
-    *pr = pad_size((size_t)s->rows + (orows - 1) / 2, pow2, 0);
-    *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1);
+    const int f64 = s->precision == CLPK_PRECISION_F64;
+    *pr = pad_size((size_t)s->rows + (orows - 1) / 2, pow2, 0, f64);
+    *pc = pad_size((size_t)s->cols + (ocols - 1) / 2, pow2, 1, f64);
 }
 
 clpk_status xcorr_fused_twiddles(clpk_context *ctx, size_t n, size_t elem, cl_mem *out) {
