@@ -305,6 +305,31 @@ static void test_resume(clpk_context *ctx) {
     int measured_first = count_search_calls(1);
     CHECK(measured_first > 10 && measured_first < 3 * 126, "first run measured %d points", measured_first);
 
+    /* A resumed run whose budget is spent before it starts still takes every point the first run measured (no time:
+     * the searches replay the same points) and measures none. */
+    int first_found = 0;
+    for (int i = 0; i < r1.count; ++i)
+        first_found += r1.items[i].found;
+    cfg.resume = 1;
+    cfg.budget_s = 1e-9; /* a nanosecond: gone with the first candidate measured */
+    tune_report r_spent;
+    CHECK(tune_run(ctx, fams, &cfg, &r_spent) == CLPK_SUCCESS, "resumed run with its budget spent");
+    int replayed = 0, found = 0;
+    for (int i = 0; i < r_spent.count; ++i) {
+        replayed += r_spent.items[i].from_cache;
+        found += r_spent.items[i].found;
+    }
+    /* (the test's clock moves only when a candidate sleeps: a problem's share of the last nanosecond lets it measure
+     * one new point) */
+    CHECK(count_search_calls(1) <= measured_first + FAKE_PROBLEMS && count_search_calls(2) == 0,
+          "at most a point a problem measured past the budget (%d points, the first run %d), none twice",
+          count_search_calls(1), measured_first);
+    CHECK(replayed == measured_first && found == first_found,
+          "every measured point replayed (%d of %d), every problem the first run tuned has its result (%d of %d)",
+          replayed, measured_first, found, first_found);
+    tune_report_free(&r_spent);
+    cfg.resume = 0;
+
     /* Simulate a kill in the middle of writing a line. */
     FILE *f = fopen(cache, "a");
     if (f) {

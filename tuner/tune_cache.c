@@ -37,6 +37,7 @@ struct tune_cache {
     char device[128], driver[128];
     cache_entry *items;
     int count, capacity, skipped;
+    int earlier; /* items[0 .. earlier) were read from the file: measured by earlier runs */
 };
 
 static char *make_key(const char *family, const char *klass, const char *phase, const char *params) {
@@ -144,6 +145,7 @@ clpk_status tune_cache_open(const char *path, const clpk_device_info *dev, int r
     }
     /* A run killed mid-line left a partial line: start ours on a fresh one. */
     if (!ends_in_newline) fputc('\n', c->file);
+    c->earlier = c->count;
     *out = c;
     return CLPK_SUCCESS;
 }
@@ -157,16 +159,35 @@ void tune_cache_close(tune_cache *c) {
     free(c);
 }
 
-int tune_cache_lookup(const tune_cache *c, const char *family, const core_params *klass, const char *phase,
-                      const core_params *params, tune_outcome *outcome, double *ms) {
-    if (!c) return 0;
+static const cache_entry *lookup(const tune_cache *c, const char *family, const core_params *klass,
+                                 const char *phase, const core_params *params) {
+    if (!c) return NULL;
     char k[2048], p[2048];
     canonical(klass, k, sizeof k);
     canonical(params, p, sizeof p);
     char *key = make_key(family, k, phase, p);
-    if (!key) return 0;
+    if (!key) return NULL;
     const cache_entry *e = cache_find(c, key, core_hash64(key, strlen(key), 0));
     free(key);
+    return e;
+}
+
+int tune_cache_earlier(const tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                       const core_params *params) {
+    const cache_entry *e = lookup(c, family, klass, phase, params);
+    return e && e - c->items < c->earlier && e->outcome != OUTCOME_PENDING;
+}
+
+int tune_cache_family_earlier(const tune_cache *c, const char *family) {
+    const size_t n = strlen(family);
+    for (int i = 0; c && i < c->earlier; ++i)
+        if (strncmp(c->items[i].key, family, n) == 0 && c->items[i].key[n] == '\x1f') return 1;
+    return 0;
+}
+
+int tune_cache_lookup(const tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                      const core_params *params, tune_outcome *outcome, double *ms) {
+    const cache_entry *e = lookup(c, family, klass, phase, params);
     if (!e) return 0;
     *outcome = e->outcome == OUTCOME_PENDING ? CLPK_TUNE_TIMEOUT : e->outcome;
     *ms = e->outcome == CLPK_TUNE_OK ? e->ms : INFINITY;

@@ -169,7 +169,9 @@ static clpk_status run_family(run_state *run, const tune_family *fam, int proble
             snprintf(res->note, sizeof res->note, "not tuned: stopped");
             continue;
         }
-        if (now >= deadline || now >= run->deadline) {
+        /* past the deadline a problem still starts when earlier runs measured points of the family (resume): its
+         * search takes them from the cache without time (tune_search.c, visit) */
+        if ((now >= deadline || now >= run->deadline) && !tune_cache_family_earlier(run->cache, fam->name)) {
             run->report->budget_exhausted = 1;
             res->budget_cut = 1;
             snprintf(res->note, sizeof res->note, "not tuned: budget exhausted");

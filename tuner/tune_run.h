@@ -232,6 +232,12 @@ void tune_cache_store_timed(tune_cache *cache, const char *family, const core_pa
  * resumed run does not try the point again. */
 void tune_cache_mark_pending(tune_cache *cache, const char *family, const core_params *klass,
                                   const char *phase, const core_params *params);
+/* Whether the point was read from the file when the cache was opened (measured by an earlier run, not pending):
+ * taking it costs no time, so a resumed search takes it past its deadline too. */
+int tune_cache_earlier(const tune_cache *cache, const char *family, const core_params *klass, const char *phase,
+                       const core_params *params);
+/* Whether earlier runs measured any point of the family. */
+int tune_cache_family_earlier(const tune_cache *cache, const char *family);
 int tune_cache_size(const tune_cache *cache);    /* points held */
 int tune_cache_skipped(const tune_cache *cache); /* unreadable lines skipped when loading */
 

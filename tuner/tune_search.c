@@ -169,9 +169,26 @@ static int grow(search *s) {
     return 1;
 }
 
-/* Adds a point to the search (measuring it); returns its index, or -1 when the search must stop. */
+/* Whether an earlier run measured the point (resume): taking it from the cache costs no time. */
+static int measured_earlier(const search *s, const int *digits, const core_params *params) {
+    core_params current;
+    if (digits)
+        tune_space_digits_point(s->space, digits, &current);
+    else
+        current = *params;
+    return tune_cache_earlier(s->run->cache, s->fam->name, &s->prob->klass, "search", &current);
+}
+
+/* Adds a point to the search (measuring it); returns its index, or -1 when the search must stop. A point an earlier
+ * run measured is taken past the deadline too: a search replays the same points in the same order, so a resumed run
+ * with little budget still ends where the earlier one got, instead of dropping what it measured. */
 static int visit(search *s, const int *digits, const core_params *params) {
-    if (must_stop(s)) return -1;
+    if (measured_earlier(s, digits, params)) {
+        if (tune_stop_requested(s->run)) return s->run->report->stopped = 1, s->cut = 1, -1;
+        if (s->run->cfg->max_points > 0 && s->res->evaluated >= s->run->cfg->max_points) return s->cut = 1, -1;
+    } else if (must_stop(s)) {
+        return -1;
+    }
     if (!grow(s)) return s->cut = 1, -1;
     point *p = &s->pts[s->count];
     memset(p, 0, sizeof *p);
