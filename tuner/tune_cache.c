@@ -159,8 +159,8 @@ void tune_cache_close(tune_cache *c) {
     free(c);
 }
 
-static const cache_entry *lookup(const tune_cache *c, const char *family, const core_params *klass,
-                                 const char *phase, const core_params *params) {
+static const cache_entry *lookup(const tune_cache *c, const char *family, const core_params *klass, const char *phase,
+                                 const core_params *params) {
     if (!c) return NULL;
     char k[2048], p[2048];
     canonical(klass, k, sizeof k);
