@@ -32,6 +32,10 @@
 #define SSHOPM_DROP_EPS 1.220703125e-4f /* 2^-13 */
 #endif
 
+/* The block test's last iteration may step up to SSHOPM_LAST_SLACK times tol (cl/sshopm_driver.cl): f32 rounding
+ * noise near convergence is a few ulps of lambda, a start speeding away from a minimum or saddle soon far more. */
+#define SSHOPM_LAST_SLACK 8
+
 #define SSHOPM_ENTRIES_LOCAL 0
 #define SSHOPM_ENTRIES_GLOBAL 1
 #define SSHOPM_ENTRIES_PRIVATE 2

@@ -2,7 +2,8 @@
  * pairs, so a group holds the starts of one or a few tensors. Entries come from local memory (the group's tensors,
  * loaded coalesced once), straight from global memory, or private registers (generated kernels). Iterations run in
  * fixed blocks of SSHOPM_CHECK_EVERY; a block ends the run when the test |dlambda| <= tol (and max|dx| <= xtol
- * with SSHOPM_XTOL, built when xtol > 0) held at any of its iterations; results are written once at the end.
+ * with SSHOPM_XTOL, built when xtol > 0) held at one of its iterations and, too, at its last iteration (within
+ * SSHOPM_LAST_SLACK) or in the block before; results are written once at the end.
  *
  * The gradient provider defines DIM (loop bound: a literal or n_rt), DIM_CAP (array size), sshopm_gradient,
  * sshopm_frob2 and, with SSHOPM_ADAPTIVE, sshopm_hessian_step.
@@ -91,17 +92,21 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
     VALUE_T lambda = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
 #endif
     int status = SSHOPM_CAPPED;
-    int it = 0;
+    int it = 0, held_before = 0;
     while (it < max_iter) {
         /* The test holds at any iteration of the block, not only its last: in f32 lambda can settle into a cycle
          * of period 2 whose steps alternate between 0 and more than tol, and a check every even iteration may
-         * only ever see the large one (0.1 % of (4,3) starts ran to max_iter with check_every 16). Without xtol
-         * that is the block's smallest lambda step against tol (two instructions an iteration); with xtol both
-         * conditions must hold at one iteration, so the x step is compiled in only then. */
+         * only ever see the large one (0.1 % of (4,3) starts ran to max_iter with check_every 16). But a start
+         * that begins (or passes) next to a minimum or saddle takes tiny steps before it speeds away, and stopping
+         * there would report an x already moving off, no eigenpair: the test must also hold at the block's last
+         * iteration, within SSHOPM_LAST_SLACK for rounding noise, or in the block before (the cycle holds in every
+         * block). Without xtol that is the block's smallest and last lambda step against tol (two instructions an
+         * iteration); with xtol both conditions must hold at one iteration, so the x step is compiled in only
+         * then. */
 #if SSHOPM_XTOL
-        int met = 0;
+        int met = 0, met_last = 0;
 #else
-        VALUE_T step_min = (VALUE_T)INFINITY;
+        VALUE_T step_min = (VALUE_T)INFINITY, step_last = (VALUE_T)INFINITY;
 #endif
         /* max_iter is honoured exactly: a last partial block stops at it (one uniform compare per iteration). */
         const int block = min(SSHOPM_CHECK_EVERY, max_iter - it);
@@ -143,9 +148,12 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
             const VALUE_T next = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
 #endif
 #if SSHOPM_XTOL
-            met |= fabs(next - lambda) <= tol_eff && dx <= xtol;
+            const VALUE_T step = fabs(next - lambda);
+            met |= step <= tol_eff && dx <= xtol;
+            met_last = step <= (VALUE_T)SSHOPM_LAST_SLACK * tol_eff && dx <= (VALUE_T)SSHOPM_LAST_SLACK * xtol;
 #else
-            step_min = fmin(step_min, fabs(next - lambda));
+            step_last = fabs(next - lambda);
+            step_min = fmin(step_min, step_last);
 #endif
             lambda = next;
         }
@@ -156,13 +164,15 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
             break;
         }
 #if SSHOPM_XTOL
-        if (met) {
+        const int held = met, held_last = met_last;
 #else
-        if (step_min <= tol_eff) {
+        const int held = step_min <= tol_eff, held_last = step_last <= (VALUE_T)SSHOPM_LAST_SLACK * tol_eff;
 #endif
+        if (held && (held_last || held_before)) {
             status = SSHOPM_CONVERGED;
             break;
         }
+        held_before = held;
     }
     lambda_out[g] = lambda;
     for (int i = 0; i < DIM; ++i) x_out[g * DIM + i] = x[i];

@@ -57,6 +57,8 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
 /* SSHOPM_DROP_EPS of cl/sshopm_common.cl: 1024 ulps of the kernel's value type. */
 #define SSHOPM_DROP_EPS_F32 1.220703125e-4         /* 2^-13 */
 #define SSHOPM_DROP_EPS_F64 2.2737367544323206e-13 /* 2^-42 */
+/* SSHOPM_LAST_SLACK of cl/sshopm_common.cl: the block test's last iteration may step up to this times tol. */
+#define SSHOPM_LAST_SLACK 8
 
 /* The starts generator shared by host and kernel: component i of start s of tensor t (t = 0 for shared starts),
  * uniform on [-1, 1) with 24 random bits (exact in float). Normalised by the caller. */

@@ -160,9 +160,11 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
     if (check_every < 1) check_every = 1;
     double lam = sshopm_ref_gradient(idx, a, x, y);
     int status = CLPK_SSHOPM_CAPPED;
-    int it = 0;
+    int it = 0, held_before = 0;
     while (it < max_iter) {
-        int met = 0; /* the test at any iteration of the block, as in the kernels (cl/sshopm_driver.cl) */
+        /* the kernels' block test (cl/sshopm_driver.cl): at one iteration of the block, and at its last (within
+         * SSHOPM_LAST_SLACK) or in the block before */
+        int met = 0, met_last = 0;
         for (int k = 0; k < check_every && it < max_iter; ++k, ++it) {
             if (shift_mode == CLPK_SSHOPM_SHIFT_ADAPTIVE)
                 shift = fallback ? bound : adaptive_shift(idx, a, x, direction);
@@ -188,15 +190,17 @@ int sshopm_ref_run_drop(const sshopm_index *idx, const double *a, double *x, int
             const double dl = fabs(lam_new - lam);
             lam = lam_new;
             met |= dl <= tol && (xtol <= 0 || dx <= xtol);
+            met_last = dl <= SSHOPM_LAST_SLACK * tol && (xtol <= 0 || dx <= SSHOPM_LAST_SLACK * xtol);
         }
         if (!isfinite(lam)) {
             status = CLPK_SSHOPM_FAILED;
             break;
         }
-        if (met) {
+        if (met && (met_last || held_before)) {
             status = CLPK_SSHOPM_CONVERGED;
             break;
         }
+        held_before = met;
     }
     *lambda = lam;
     *iterations = it;
