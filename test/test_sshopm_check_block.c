@@ -337,8 +337,9 @@ static void device_escape(clpk_context *ctx, uint64_t *rng) {
             ++converged;
             escaped += v == t && CLPK_SSHOPM_INFO_ITERATIONS(info[g]) > 16;
             worst = fmax(worst, r);
-            CHECK(r <= 1e-2, "tensor %d start %d%s: converged after %d iterations at lambda %.6f, residual %.3g ||A||_F",
-                  t, v, v == t ? " (next to a minimum)" : "", CLPK_SSHOPM_INFO_ITERATIONS(info[g]), lam[g], r);
+            CHECK(r <= 1e-2,
+                  "tensor %d start %d%s: converged after %d iterations at lambda %.6f, residual %.3g ||A||_F", t, v,
+                  v == t ? " (next to a minimum)" : "", CLPK_SSHOPM_INFO_ITERATIONS(info[g]), lam[g], r);
         }
     }
     printf("device f32 (4,3), check_every 16, %d tensors with a minimum 1e-4 off one start: %d starts converged, "
