@@ -2,7 +2,7 @@
  *   DSC  y[v,:] = sum_{k: v_k = v} phi_k w[f_k] D[a_k,:]
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
- * TEAM / UNROLL (DSC voxel teams; UNROLL also WC fibre runs, pairs and the staged kernels' chunks), WC_TEAM (WC
+ * TEAM / UNROLL (DSC voxel teams, dsc=voxel4's of 4 directions a lane; UNROLL also WC fibre runs, pairs and the staged kernels' chunks), WC_TEAM (WC
  * teams, a power of two), LDD (dictionary row stride, a multiple of 4), DICT_HALF (D stored as half values).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
@@ -234,6 +234,71 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
     for (int i = 0; i < DSC_PNPL; ++i) {
         const int t = t0 + lane + i * TEAM;
         if (t < t1) y[v * NTHETA + t] = acc[i];
+    }
+}
+
+/* dsc=voxel4: dsc=voxel's teams and order, each lane reading 4 consecutive directions of a D row with one vector
+ * load (rows are padded to LDD, a multiple of 4, with zeros), so a coefficient costs TEAM lanes a quarter of the
+ * load instructions and loop steps of dsc=voxel at a quarter of the team. A pass of a theta split starts at its part
+ * rounded down to 4: the lanes also sum the few directions next to the part, and write only the part's. Per output
+ * value the same products in the same order as dsc=voxel. */
+#define DSC_CHUNK0 (PASS_T0 / 4)
+#if THETA_PARTS > 1
+#define DSC_NPL4 (((PART_LEN + 3) / 4 + 1 + TEAM - 1) / TEAM)
+#else
+#define DSC_NPL4 (((NTHETA + 3) / 4 + TEAM - 1) / TEAM)
+#endif
+#ifdef DICT_HALF
+#define DICT_ROW4(d, i) vload_half4((i), (d))
+#else
+#define DICT_ROW4(d, i) (((__global const real4 *)(d))[i]) /* the buffer is aligned; LDD keeps rows at 16 bytes */
+#endif
+__kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
+                              __global const int *restrict fiber, __global const real *restrict phi,
+                              __global const DICT_T *restrict dict, __global const real *restrict w,
+                              __global real *restrict y, int pass, __global const int *restrict run_voxel) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
+    const int c1 = (t1 + 3) / 4; /* chunks [DSC_CHUNK0, c1) cover the pass's directions */
+    const int lid = get_local_id(0), lane = lid % TEAM;
+    const int runs = get_local_size(0) / TEAM;
+    const long r = (long)get_group_id(0) * runs + lid / TEAM;
+    if (r >= n_voxels) return; /* no barriers in this kernel */
+    const long v = VOXEL_OF(r);
+    real4 acc[DSC_NPL4];
+    for (int i = 0; i < DSC_NPL4; ++i) acc[i] = (real4)(0);
+    long j = run_ptr[r];
+    const long end = run_ptr[r + 1];
+    for (; j + UNROLL <= end; j += UNROLL) {
+        int ao[UNROLL];
+        real c[UNROLL];
+        for (int u = 0; u < UNROLL; ++u) {
+            ao[u] = atom_off[j + u] / 4;
+            c[u] = phi[j + u] * w[fiber[j + u]];
+        }
+        for (int u = 0; u < UNROLL; ++u) {
+            if (c[u] == (real)0) continue;
+            for (int i = 0; i < DSC_NPL4; ++i) {
+                const int ch = DSC_CHUNK0 + lane + i * TEAM;
+                if (ch < c1) acc[i] += c[u] * DICT_ROW4(dict, ao[u] + ch);
+            }
+        }
+    }
+    for (; j < end; ++j) {
+        const real c = phi[j] * w[fiber[j]];
+        if (c == (real)0) continue;
+        const int ao = atom_off[j] / 4;
+        for (int i = 0; i < DSC_NPL4; ++i) {
+            const int ch = DSC_CHUNK0 + lane + i * TEAM;
+            if (ch < c1) acc[i] += c * DICT_ROW4(dict, ao + ch);
+        }
+    }
+    __global real *yv = y + v * NTHETA;
+    for (int i = 0; i < DSC_NPL4; ++i) {
+        const int t = 4 * (DSC_CHUNK0 + lane + i * TEAM);
+        if (t >= t0 && t < t1) yv[t] = acc[i].s0;
+        if (t + 1 >= t0 && t + 1 < t1) yv[t + 1] = acc[i].s1;
+        if (t + 2 >= t0 && t + 2 < t1) yv[t + 2] = acc[i].s2;
+        if (t + 3 >= t0 && t + 3 < t1) yv[t + 3] = acc[i].s3;
     }
 }
 

@@ -50,7 +50,7 @@
 #        on each pattern (one-to-one and the shared-matrix kernels of cl/xcorr_fused_many.cl, with chunks of lefts for n-to-m). Not runnable here:
 #        shift-buffer shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
 #  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels
-#        atomics|voxel|pairs|staged and WC kernels atomics|atom|fiber|voxel|pairs|staged, each run by its own subcommand
+#        atomics|voxel|pairs|staged|voxel4 and WC kernels atomics|atom|fiber|voxel|pairs|staged, each run by its own subcommand
 #        (dsc, wc) in f32 and f64 (HAVE_ATOM64), every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and
 #        FIBER_KEYED (voxel_order=morton, fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs
 #        life_mask/life_bb_step (and CLBlast).
@@ -237,6 +237,9 @@ life_dsc f32 dsc=pairs,team=8,runs=4,unroll=8,voxel_order=index,theta_parts=2,di
 life_dsc f32 dsc=staged,team=8,runs=4,unroll=2,voxel_order=morton
 life_dsc f64 dsc=staged,team=16,runs=2,unroll=1,voxel_order=index,theta_parts=2
 life_dsc f32 dsc=staged,team=32,runs=2,unroll=4,dict=half
+life_dsc f32 dsc=voxel4,team=8,runs=2,unroll=2,voxel_order=morton
+life_dsc f64 dsc=voxel4,team=4,runs=4,unroll=1,voxel_order=index,theta_parts=3
+life_dsc f32 dsc=voxel4,team=16,runs=1,unroll=4,theta_parts=2,dict=half
 life_wc f32 wc=atomics,wg=128
 life_wc f64 wc=atomics,wg=64
 life_wc f32 wc=atom,wc_team=8,wc_runs=8

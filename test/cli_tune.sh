@@ -51,7 +51,14 @@ cp "$TMP/ci.json" "$OUT_DIR/ci-tuned.json"
 start=$(date +%s)
 check "resume" status_is 0 "$BIN/clpk-tune" --quick --resume --budget 10 --candidate-limit 20 \
     --out "$TMP/resumed.json" --cache "$TMP/ci.cache.jsonl"
-check "resume within its budget" test $(($(date +%s) - start)) -le 40
+# Past its budget a problem still replays the points earlier runs measured, then times its winner and the defaults
+# head to head, which builds their plans (on Intel's CPU runtime up to ~6 s a problem: VkFFT f64 applications): so
+# the bound is the budget plus that per problem (10 here), not the budget; a resume that measured everything again
+# would take the first run's 60 s budget and more. Alone on 2 cores this resume takes ~22 s.
+resumed=$(($(date +%s) - start))
+check "resume within its budget and the re-measures (${resumed}s)" test "$resumed" -le 70
+check "resume took the earlier points from the cache" grep -Eq "^  sshopm: [0-9]+ points \([1-9][0-9]* from the cache\)" \
+    "$TMP/out.txt"
 check "resumed profile written" grep -q '"families"' "$TMP/resumed.json"
 
 # The quality check on a sub-space of one problem: hill and exhaustive over the 5 work-group sizes, both winners

@@ -395,9 +395,13 @@ static void theta_split_device(clpk_context *ctx, uint64_t *rng) {
                 if (thetas[n] == 96 && parts != (pr == CLPK_PRECISION_F32 ? 4 : 3)) continue;
                 char params[128];
                 /* unroll 2 and wc_runs 2: the unrolled and remainder loops both run on runs of mean length 5; 3 parts
-                 * on the staged kernels (the same passes and program) */
+                 * on the staged kernels (the same passes and program), 4 on dsc=voxel4 (at n_theta 7 parts of 2: passes
+                 * that start inside a vector of 4) */
                 snprintf(params, sizeof params, "%s,team=8,wc_team=8,unroll=2,wc_runs=2,theta_parts=%d",
-                         parts == 3 ? "dsc=staged,wc=staged" : "dsc=voxel,wc=fiber", parts);
+                         parts == 3   ? "dsc=staged,wc=staged"
+                         : parts == 4 ? "dsc=voxel4,wc=fiber"
+                                      : "dsc=voxel,wc=fiber",
+                         parts);
                 check_plan(ctx, &p, pr, "auto", params, 1);
             }
         }

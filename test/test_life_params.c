@@ -57,6 +57,7 @@ static void check_names(void) {
                  {"dsc", "voxel", LIFE_DSC_VOXEL},
                  {"dsc", "pairs", LIFE_DSC_PAIRS},
                  {"dsc", "staged", LIFE_DSC_STAGED},
+                 {"dsc", "voxel4", LIFE_DSC_VOXEL4},
                  {"wc", "atomics", LIFE_WC_ATOMICS},
                  {"wc", "atom", LIFE_WC_ATOM},
                  {"wc", "fiber", LIFE_WC_FIBER},

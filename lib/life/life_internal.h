@@ -114,7 +114,13 @@ clpk_status life_objective_change(clpk_life_plan *plan, const clpk_life_dataset 
 
 /* ---- Plan ------------------------------------------------------------------------------------------------- */
 
-typedef enum life_dsc_kind { LIFE_DSC_ATOMICS = 0, LIFE_DSC_VOXEL, LIFE_DSC_PAIRS, LIFE_DSC_STAGED } life_dsc_kind;
+typedef enum life_dsc_kind {
+    LIFE_DSC_ATOMICS = 0,
+    LIFE_DSC_VOXEL,
+    LIFE_DSC_PAIRS,
+    LIFE_DSC_STAGED,
+    LIFE_DSC_VOXEL4
+} life_dsc_kind;
 /* How the plan stores D: in the plan's precision, or as half values summed in float (f32 plans only). */
 typedef enum life_dict_storage { LIFE_DICT_FULL = 0, LIFE_DICT_HALF } life_dict_storage;
 typedef enum life_wc_kind {
@@ -131,7 +137,7 @@ typedef enum life_wc_kind {
  * life_dict_storage. */
 typedef struct life_config {
     int dsc, wc;
-    int team, runs, unroll; /* dsc=voxel, dsc=pairs, dsc=staged (unroll also wc=fiber, wc=pairs, wc=staged) */
+    int team, runs, unroll; /* dsc=voxel(4), dsc=pairs, dsc=staged (unroll also wc=fiber, wc=pairs, wc=staged) */
     int wc_team, wc_runs;   /* wc=fiber, wc=atom, wc=pairs, wc=staged */
     int wg;                 /* the atomics kernels, wc=voxel */
     int theta_parts;
@@ -177,7 +183,7 @@ struct clpk_life_plan {
     size_t dict_size;
     /* coefficient copies used by the chosen kernels (unused ones are NULL) */
     cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
-    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel, dsc=staged, wc=voxel) */
+    cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel(4), dsc=staged, wc=voxel) */
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted (wc=staged: fibre) */
     cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
     /* pair-merged copies (life_pairs): dsc=pairs reads the voxel side, wc=pairs the pairs and the fibre side and

@@ -12,24 +12,25 @@
 static const core_param_def life_param_defs[] = {
     /* the NAME rows list their names in the order of life_dsc_kind, life_wc_kind, life_voxel_order,
      * life_fiber_order and life_dict_storage (the configuration holds the index) */
-    {"dsc", CORE_PARAM_NAME, "atomics|voxel|pairs|staged", 0, 0, "voxel", NULL, NULL, FIELD(dsc),
-     "voxel|atomics|pairs|staged", NULL,
+    {"dsc", CORE_PARAM_NAME, "atomics|voxel|pairs|staged|voxel4", 0, 0, "voxel", NULL, NULL, FIELD(dsc),
+     "voxel|atomics|pairs|staged|voxel4", NULL,
      "DSC kernel (y = M w): a team per voxel run without atomics, a work-item per coefficient with atomics, a "
-     "team per voxel run with one D row per (voxel, atom) pair, or voxel's teams with each chunk of team "
-     "coefficients' offsets and phi*w loaded once into local memory"},
+     "team per voxel run with one D row per (voxel, atom) pair, voxel's teams with each chunk of team "
+     "coefficients' offsets and phi*w loaded once into local memory, or voxel's teams with 4 directions a lane "
+     "(one vector load)"},
     {"wc", CORE_PARAM_NAME, "atomics|atom|fiber|voxel|pairs|staged", 0, 0, "fiber", NULL, NULL, FIELD(wc),
      "fiber|voxel|atom|atomics|pairs|staged", NULL,
      "WC kernel (w = M^T y): a team per fibre (no atomics), per voxel run, per atom run, per coefficient, one "
      "dot product per (voxel, atom) pair then a sum per fibre, or fiber's teams with each chunk of wc_team "
      "coefficients' offsets and phi loaded once into local memory"},
     {"team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "TEAM", FIELD(team), "8|16|32|64", NULL,
-     "lanes per voxel run of dsc=voxel, dsc=pairs and dsc=staged (a warp on GPUs, SIMD slots of one core on CPUs)"},
+     "lanes per voxel run of dsc=voxel(4), dsc=pairs and dsc=staged (a warp on GPUs, SIMD slots of one core on CPUs)"},
     {"runs", CORE_PARAM_INT, NULL, 1, 1024, "4", NULL, NULL, FIELD(runs), "1|2|4|8", NULL,
-     "voxel runs per work-group of dsc=voxel, dsc=pairs and dsc=staged (team*runs work-items)"},
+     "voxel runs per work-group of dsc=voxel(4), dsc=pairs and dsc=staged (team*runs work-items)"},
     /* H100, DS1: f32 is fastest without unrolling (fibre WC 2.72 ms against 3.14 at 4); f64 takes 8 (D and y exceed
      * the L2, more row loads in flight pay: docs/perf-life.md, section 5) */
     {"unroll", CORE_PARAM_INT, NULL, 1, 16, "1", "4", "UNROLL", FIELD(unroll), "1|2|4|8", NULL,
-     "coefficients (pairs) in flight per lane (dsc=voxel, wc=fiber; pairs; staged); GPU f64 default 8"},
+     "coefficients (pairs) in flight per lane (dsc=voxel(4), wc=fiber; pairs; staged); GPU f64 default 8"},
     {"wc_team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "WC_TEAM", FIELD(wc_team), "8|16|32|64", NULL,
      "lanes per fibre or atom run of wc=fiber, wc=staged and wc=atom, per pair and per fibre of wc=pairs"},
     {"wc_runs", CORE_PARAM_INT, NULL, 1, 1024, "8", "4", NULL, FIELD(wc_runs), "1|2|4|8", NULL,
@@ -40,7 +41,7 @@ static const core_param_def life_param_defs[] = {
      "work-group size of the atomics kernels and of wc=voxel"},
     /* Not searched: measured slower at every split on the H100 (life_default_theta_parts). */
     {"theta_parts", CORE_PARAM_INT, NULL, 1, LIFE_MAX_THETA_PARTS, "1", NULL, NULL, FIELD(theta_parts), NULL, NULL,
-     "passes over parts of the directions (dsc=voxel, dsc=pairs, dsc=staged, wc=fiber, wc=staged), clamped to "
+     "passes over parts of the directions (dsc=voxel(4), dsc=pairs, dsc=staged, wc=fiber, wc=staged), clamped to "
      "n_theta"},
     /* Processing orders (docs/perf-life.md, section 4): whether they pay shows only where the working sets exceed the
      * L2, which is why the tuner trains at 1/8 of DS1. */

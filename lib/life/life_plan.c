@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dsc_names[] = {"atomics", "voxel", "pairs", "staged"};
+static const char *const dsc_names[] = {"atomics", "voxel", "pairs", "staged", "voxel4"};
 static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel", "pairs", "staged"};
 static const char *const voxel_order_names[] = {"index", "morton"};
 static const char *const fiber_order_names[] = {"index", "voxel"};
@@ -288,7 +288,7 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
     const char *sources[] = {"life_spmv"};
     CLPK_TRY(core_program_get(plan->ctx, sources, 1, options, &plan->program));
     static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel", "life_dsc_pairs",
-                                              "life_dsc_staged"};
+                                              "life_dsc_staged", "life_dsc_voxel4"};
     static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom",     "life_wc_fiber",
                                              "life_wc_voxel",   "life_wc_pair_dot", "life_wc_staged"};
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
@@ -381,9 +381,9 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
 
     /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
     const int pairs = plan->dsc_kind == LIFE_DSC_PAIRS || plan->wc_kind == LIFE_WC_PAIRS;
-    /* the voxel-sorted copy (dsc=voxel, dsc=staged, wc=voxel) and the fibre-sorted one (wc=fiber, wc=staged) */
-    const int voxel_sorted =
-        plan->dsc_kind == LIFE_DSC_VOXEL || plan->dsc_kind == LIFE_DSC_STAGED || plan->wc_kind == LIFE_WC_VOXEL;
+    /* the voxel-sorted copy (dsc=voxel(4), dsc=staged, wc=voxel) and the fibre-sorted one (wc=fiber, wc=staged) */
+    const int voxel_sorted = plan->dsc_kind == LIFE_DSC_VOXEL || plan->dsc_kind == LIFE_DSC_VOXEL4 ||
+                             plan->dsc_kind == LIFE_DSC_STAGED || plan->wc_kind == LIFE_WC_VOXEL;
     const int fiber_sorted = plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_STAGED;
     const int voxel_runs = voxel_sorted || pairs;
     const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
