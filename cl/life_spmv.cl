@@ -2,8 +2,9 @@
  *   DSC  y[v,:] = sum_{k: v_k = v} phi_k w[f_k] D[a_k,:]
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
- * TEAM / UNROLL (DSC voxel teams, dsc=voxel4's of 4 directions a lane; UNROLL also WC fibre runs, pairs and the staged kernels' chunks), WC_TEAM (WC
- * teams, a power of two), LDD (dictionary row stride, a multiple of 4), DICT_HALF (D stored as half values).
+ * TEAM / UNROLL (DSC voxel teams, dsc=voxel4's of 4 directions a lane; UNROLL also WC fibre runs, pairs and the
+ * staged kernels' chunks), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4),
+ * DICT_HALF (D stored as half values).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
@@ -253,10 +254,11 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
 #else
 #define DICT_ROW4(d, i) (((__global const real4 *)(d))[i]) /* the buffer is aligned; LDD keeps rows at 16 bytes */
 #endif
-__kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
-                              __global const int *restrict fiber, __global const real *restrict phi,
-                              __global const DICT_T *restrict dict, __global const real *restrict w,
-                              __global real *restrict y, int pass, __global const int *restrict run_voxel) {
+__kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_ptr,
+                              __global const int *restrict atom_off, __global const int *restrict fiber,
+                              __global const real *restrict phi, __global const DICT_T *restrict dict,
+                              __global const real *restrict w, __global real *restrict y, int pass,
+                              __global const int *restrict run_voxel) {
     const int t0 = PASS_T0, t1 = PASS_T1;
     const int c1 = (t1 + 3) / 4; /* chunks [DSC_CHUNK0, c1) cover the pass's directions */
     const int lid = get_local_id(0), lane = lid % TEAM;
