@@ -243,12 +243,13 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
  * load instructions and loop steps of dsc=voxel at a quarter of the team. A pass of a theta split starts at its part
  * rounded down to 4: the lanes also sum the few directions next to the part, and write only the part's. Per output
  * value the same products in the same order as dsc=voxel. */
-#define DSC_CHUNK0 (PASS_T0 / 4)
+#define PASS_CHUNK0 (PASS_T0 / 4)
 #if THETA_PARTS > 1
-#define DSC_NPL4 (((PART_LEN + 3) / 4 + 1 + TEAM - 1) / TEAM)
+#define DSC_NPL4_OF(team) (((PART_LEN + 3) / 4 + 1 + (team)-1) / (team))
 #else
-#define DSC_NPL4 (((NTHETA + 3) / 4 + TEAM - 1) / TEAM)
+#define DSC_NPL4_OF(team) (((NTHETA + 3) / 4 + (team)-1) / (team))
 #endif
+#define DSC_NPL4 DSC_NPL4_OF(TEAM)
 #ifdef DICT_HALF
 #define DICT_ROW4(d, i) vload_half4((i), (d))
 #else
@@ -260,7 +261,7 @@ __kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_pt
                               __global const real *restrict w, __global real *restrict y, int pass,
                               __global const int *restrict run_voxel) {
     const int t0 = PASS_T0, t1 = PASS_T1;
-    const int c1 = (t1 + 3) / 4; /* chunks [DSC_CHUNK0, c1) cover the pass's directions */
+    const int c1 = (t1 + 3) / 4; /* chunks [PASS_CHUNK0, c1) cover the pass's directions */
     const int lid = get_local_id(0), lane = lid % TEAM;
     const int runs = get_local_size(0) / TEAM;
     const long r = (long)get_group_id(0) * runs + lid / TEAM;
@@ -274,13 +275,13 @@ __kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_pt
         int ao[UNROLL];
         real c[UNROLL];
         for (int u = 0; u < UNROLL; ++u) {
-            ao[u] = atom_off[j + u] / 4;
+            ao[u] = atom_off[j + u] >> 2; /* a multiple of LDD, itself of 4 */
             c[u] = phi[j + u] * w[fiber[j + u]];
         }
         for (int u = 0; u < UNROLL; ++u) {
             if (c[u] == (real)0) continue;
             for (int i = 0; i < DSC_NPL4; ++i) {
-                const int ch = DSC_CHUNK0 + lane + i * TEAM;
+                const int ch = PASS_CHUNK0 + lane + i * TEAM;
                 if (ch < c1) acc[i] += c[u] * DICT_ROW4(dict, ao[u] + ch);
             }
         }
@@ -288,15 +289,15 @@ __kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_pt
     for (; j < end; ++j) {
         const real c = phi[j] * w[fiber[j]];
         if (c == (real)0) continue;
-        const int ao = atom_off[j] / 4;
+        const int ao = atom_off[j] >> 2;
         for (int i = 0; i < DSC_NPL4; ++i) {
-            const int ch = DSC_CHUNK0 + lane + i * TEAM;
+            const int ch = PASS_CHUNK0 + lane + i * TEAM;
             if (ch < c1) acc[i] += c * DICT_ROW4(dict, ao + ch);
         }
     }
     __global real *yv = y + v * NTHETA;
     for (int i = 0; i < DSC_NPL4; ++i) {
-        const int t = 4 * (DSC_CHUNK0 + lane + i * TEAM);
+        const int t = 4 * (PASS_CHUNK0 + lane + i * TEAM);
         if (t >= t0 && t < t1) yv[t] = acc[i].s0;
         if (t + 1 >= t0 && t + 1 < t1) yv[t + 1] = acc[i].s1;
         if (t + 2 >= t0 && t + 2 < t1) yv[t + 2] = acc[i].s2;
@@ -359,6 +360,92 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
             const long f = FIBER_OF(r);
 #if THETA_PARTS > 1
             /* pass 0 stores, later passes add their partial dot products in pass order: deterministic, no atomics */
+            w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
+#else
+            w[f] = part[lid];
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* wc=fiber4: wc=fiber's teams, order and reduction, each lane reading 4 consecutive directions of the D row and of
+ * the y row with one vector load each (D rows are padded to LDD with zeros; y rows are read as vectors where n_theta
+ * is a multiple of 4, else with vload4), 4 accumulators a lane summed before the team's reduction. A vector that
+ * reaches outside the pass's directions (a theta split whose part does not start or end on 4, or y's row end) is
+ * read and masked per direction. Deterministic (fixed orders), but not wc=fiber's bits: the per-lane sums group
+ * the directions differently. */
+#define WC_NPL4 DSC_NPL4_OF(WC_TEAM)
+#if NTHETA % 4 == 0
+#define Y_ROW4(y, vo, ch) (((__global const real4 *)(y))[((vo) >> 2) + (ch)]) /* vo: v NTHETA, a multiple of 4 */
+#else
+#define Y_ROW4(y, vo, ch) vload4(0, (y) + (vo) + 4 * (ch))
+#endif
+/* The directions of chunk ch inside [t0, t1): the product of the D and y vectors, the others 0 (y is then read per
+ * direction, so nothing past its row or the buffer is touched). */
+inline real4 life_chunk_product(__global const DICT_T *restrict dict, __global const real *restrict y, int a4, int vo,
+                                int ch, int t0, int t1) {
+    const int t = 4 * ch;
+    const real4 d = DICT_ROW4(dict, a4 + ch);
+    if (t >= t0 && t + 4 <= t1) return d * Y_ROW4(y, vo, ch);
+    real4 yv = (real4)(0);
+    if (t >= t0 && t < t1) yv.s0 = y[vo + t];
+    if (t + 1 >= t0 && t + 1 < t1) yv.s1 = y[vo + t + 1];
+    if (t + 2 >= t0 && t + 2 < t1) yv.s2 = y[vo + t + 2];
+    if (t + 3 >= t0 && t + 3 < t1) yv.s3 = y[vo + t + 3];
+    return d * yv;
+}
+__kernel void life_wc_fiber4(int n_fibers, __global const long *restrict run_ptr,
+                             __global const int *restrict atom_off, __global const int *restrict voxel_off,
+                             __global const real *restrict phi, __global const DICT_T *restrict dict,
+                             __global const real *restrict y, __global real *restrict w, __local real *part, int pass,
+                             __global const int *restrict run_fiber) {
+    const int t0 = PASS_T0, t1 = PASS_T1;
+    const int c1 = (t1 + 3) / 4;
+    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
+    const int runs = get_local_size(0) / WC_TEAM;
+    for (long base = (long)get_group_id(0) * runs; base < n_fibers; base += (long)get_num_groups(0) * runs) {
+        const long r = base + team; /* the run; its fibre is FIBER_OF(r) */
+        real4 s4 = (real4)(0);
+        if (r < n_fibers) {
+            const long end = run_ptr[r + 1];
+            long j = run_ptr[r];
+            for (; j + UNROLL <= end; j += UNROLL) {
+                int a4[UNROLL], vo[UNROLL];
+                real ph[UNROLL];
+                for (int u = 0; u < UNROLL; ++u) {
+                    a4[u] = atom_off[j + u] >> 2;
+                    vo[u] = voxel_off[j + u];
+                    ph[u] = phi[j + u];
+                }
+                for (int u = 0; u < UNROLL; ++u) {
+                    real4 d4 = (real4)(0);
+                    for (int i = 0; i < WC_NPL4; ++i) {
+                        const int ch = PASS_CHUNK0 + lane + i * WC_TEAM;
+                        if (ch < c1) d4 += life_chunk_product(dict, y, a4[u], vo[u], ch, t0, t1);
+                    }
+                    s4 += ph[u] * d4;
+                }
+            }
+            for (; j < end; ++j) {
+                const int a4 = atom_off[j] >> 2, vo = voxel_off[j];
+                real4 d4 = (real4)(0);
+                for (int i = 0; i < WC_NPL4; ++i) {
+                    const int ch = PASS_CHUNK0 + lane + i * WC_TEAM;
+                    if (ch < c1) d4 += life_chunk_product(dict, y, a4, vo, ch, t0, t1);
+                }
+                s4 += phi[j] * d4;
+            }
+        }
+        part[lid] = (s4.s0 + s4.s1) + (s4.s2 + s4.s3);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
+            if (lane < off) part[lid] += part[lid + off];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && r < n_fibers) {
+            const long f = FIBER_OF(r);
+#if THETA_PARTS > 1
             w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
 #else
             w[f] = part[lid];

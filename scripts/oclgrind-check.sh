@@ -50,8 +50,8 @@
 #        on each pattern (one-to-one and the shared-matrix kernels of cl/xcorr_fused_many.cl, with chunks of lefts for n-to-m). Not runnable here:
 #        shift-buffer shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
 #  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels
-#        atomics|voxel|pairs|staged|voxel4 and WC kernels atomics|atom|fiber|voxel|pairs|staged, each run by its own subcommand
-#        (dsc, wc) in f32 and f64 (HAVE_ATOM64), every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and
+#        atomics|voxel|pairs|staged|voxel4 and WC kernels atomics|atom|fiber|voxel|pairs|staged|fiber4, each run
+#        by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64), every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and
 #        FIBER_KEYED (voxel_order=morton, fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs
 #        life_mask/life_bb_step (and CLBlast).
 #        The "timed" strategy only chooses among these kernels.
@@ -259,6 +259,9 @@ life_wc f32 wc=pairs,wc_team=16,wc_runs=2,unroll=4,voxel_order=morton,dict=half
 life_wc f32 wc=staged,wc_team=8,wc_runs=4,unroll=2,fiber_order=voxel
 life_wc f64 wc=staged,wc_team=16,wc_runs=2,unroll=8,theta_parts=3
 life_wc f32 wc=staged,wc_team=32,wc_runs=1,unroll=1,dict=half
+life_wc f32 wc=fiber4,wc_team=8,wc_runs=2,unroll=2,fiber_order=voxel
+life_wc f64 wc=fiber4,wc_team=4,wc_runs=4,unroll=1,theta_parts=3
+life_wc f32 wc=fiber4,wc_team=16,wc_runs=1,unroll=4,theta_parts=2,dict=half
 add "life f32 fit dsc=voxel,wc=fiber (life_mask, life_bb_step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 2 --check
 

@@ -64,6 +64,7 @@ static void check_names(void) {
                  {"wc", "voxel", LIFE_WC_VOXEL},
                  {"wc", "pairs", LIFE_WC_PAIRS},
                  {"wc", "staged", LIFE_WC_STAGED},
+                 {"wc", "fiber4", LIFE_WC_FIBER4},
                  {"voxel_order", "index", LIFE_VOXEL_ORDER_INDEX},
                  {"voxel_order", "morton", LIFE_VOXEL_ORDER_MORTON},
                  {"fiber_order", "index", LIFE_FIBER_ORDER_INDEX},

@@ -128,7 +128,8 @@ static void life_bytes(const clpk_life_dataset *d, size_t vs, size_t dict_vs, in
     const double ny = (double)d->n_voxels * row, dict = (double)d->n_atoms * drow;
     const int atomics = strcmp(kernel, "atomics") == 0;
     /* wc=staged reads wc=fiber's arrays (its chunks' metadata once more from local memory) */
-    const int fibre_runs = !dsc && (strcmp(kernel, "fiber") == 0 || strcmp(kernel, "staged") == 0);
+    const int fibre_runs =
+        !dsc && (strcmp(kernel, "fiber") == 0 || strcmp(kernel, "staged") == 0 || strcmp(kernel, "fiber4") == 0);
     double idx; /* index arrays per coefficient (int32) + run pointers (int64) */
     if (atomics || strcmp(kernel, "atom") == 0)
         idx = 12.0 * nc;

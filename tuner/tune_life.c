@@ -205,7 +205,8 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
     /* Parameters a strategy does not read would only repeat the same measurement: keep their first value. */
     const int dsc_atomics = dsc && strcmp(dsc, "atomics") == 0;
     const int wc_pairs = wc && strcmp(wc, "pairs") == 0;
-    const int wc_fibre_runs = wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "staged") == 0); /* fibre-sorted */
+    const int wc_fibre_runs =
+        wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "staged") == 0 || strcmp(wc, "fiber4") == 0); /* fibre-sorted */
     const int wc_teams = wc_fibre_runs || (wc && strcmp(wc, "atom") == 0) || wc_pairs;
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
     const int uses_unroll = !dsc_atomics || wc_fibre_runs || wc_pairs;

@@ -129,7 +129,8 @@ typedef enum life_wc_kind {
     LIFE_WC_FIBER,
     LIFE_WC_VOXEL,
     LIFE_WC_PAIRS,
-    LIFE_WC_STAGED
+    LIFE_WC_STAGED,
+    LIFE_WC_FIBER4
 } life_wc_kind;
 
 /* A plan's parameters, one row each in life_param_table (lib/life/life_params.c); NAME rows hold the index of the
@@ -203,6 +204,8 @@ clpk_status life_plan_create_timed(clpk_context *ctx, const clpk_life_dataset *d
 
 /* Names of the strategies for messages and the profile. */
 const char *life_dsc_name(life_dsc_kind k);
+/* 1 for the WC kernels over the fibre-sorted copy (wc=fiber, wc=staged, wc=fiber4). */
+int life_wc_fibre_sorted(life_wc_kind k);
 const char *life_wc_name(life_wc_kind k);
 
 #endif

@@ -18,11 +18,12 @@ static const core_param_def life_param_defs[] = {
      "team per voxel run with one D row per (voxel, atom) pair, voxel's teams with each chunk of team "
      "coefficients' offsets and phi*w loaded once into local memory, or voxel's teams with 4 directions a lane "
      "(one vector load)"},
-    {"wc", CORE_PARAM_NAME, "atomics|atom|fiber|voxel|pairs|staged", 0, 0, "fiber", NULL, NULL, FIELD(wc),
-     "fiber|voxel|atom|atomics|pairs|staged", NULL,
+    {"wc", CORE_PARAM_NAME, "atomics|atom|fiber|voxel|pairs|staged|fiber4", 0, 0, "fiber", NULL, NULL, FIELD(wc),
+     "fiber|voxel|atom|atomics|pairs|staged|fiber4", NULL,
      "WC kernel (w = M^T y): a team per fibre (no atomics), per voxel run, per atom run, per coefficient, one "
      "dot product per (voxel, atom) pair then a sum per fibre, or fiber's teams with each chunk of wc_team "
-     "coefficients' offsets and phi loaded once into local memory"},
+     "coefficients' offsets and phi loaded once into local memory, or fiber's teams with 4 directions a lane (one "
+     "vector load of D and of y)"},
     {"team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "TEAM", FIELD(team), "8|16|32|64", NULL,
      "lanes per voxel run of dsc=voxel(4), dsc=pairs and dsc=staged (a warp on GPUs, SIMD slots of one core on CPUs)"},
     {"runs", CORE_PARAM_INT, NULL, 1, 1024, "4", NULL, NULL, FIELD(runs), "1|2|4|8", NULL,

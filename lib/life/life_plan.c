@@ -7,12 +7,13 @@
 #include <string.h>
 
 static const char *const dsc_names[] = {"atomics", "voxel", "pairs", "staged", "voxel4"};
-static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel", "pairs", "staged"};
+static const char *const wc_names[] = {"atomics", "atom", "fiber", "voxel", "pairs", "staged", "fiber4"};
 static const char *const voxel_order_names[] = {"index", "morton"};
 static const char *const fiber_order_names[] = {"index", "voxel"};
 
 const char *life_dsc_name(life_dsc_kind k) { return dsc_names[k]; }
 const char *life_wc_name(life_wc_kind k) { return wc_names[k]; }
+int life_wc_fibre_sorted(life_wc_kind k) { return k == LIFE_WC_FIBER || k == LIFE_WC_STAGED || k == LIFE_WC_FIBER4; }
 
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params) {
     /* A warp per run on GPUs; narrower teams on every other device, where a "lane" is a SIMD slot of one core. */
@@ -118,7 +119,7 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
                          (unsigned long long)dev->local_mem_bytes);
     const int needs_atomics =
         plan->dsc_kind == LIFE_DSC_ATOMICS ||
-        (plan->wc_kind != LIFE_WC_FIBER && plan->wc_kind != LIFE_WC_PAIRS && plan->wc_kind != LIFE_WC_STAGED);
+        (!life_wc_fibre_sorted(plan->wc_kind) && plan->wc_kind != LIFE_WC_PAIRS);
     if (needs_atomics && plan->precision == CLPK_PRECISION_F64 && !dev->has_int64_atomics)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: f64 with atomics (dsc=%s, wc=%s) needs 64-bit global atomics, which %s lacks; use "
@@ -289,8 +290,8 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
     CLPK_TRY(core_program_get(plan->ctx, sources, 1, options, &plan->program));
     static const char *const dsc_kernels[] = {"life_dsc_atomics", "life_dsc_voxel", "life_dsc_pairs",
                                               "life_dsc_staged", "life_dsc_voxel4"};
-    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom",     "life_wc_fiber",
-                                             "life_wc_voxel",   "life_wc_pair_dot", "life_wc_staged"};
+    static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom",     "life_wc_fiber", "life_wc_voxel",
+                                             "life_wc_pair_dot", "life_wc_staged", "life_wc_fiber4"};
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
     if (plan->wc_kind == LIFE_WC_PAIRS)
@@ -384,7 +385,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     /* the voxel-sorted copy (dsc=voxel(4), dsc=staged, wc=voxel) and the fibre-sorted one (wc=fiber, wc=staged) */
     const int voxel_sorted = plan->dsc_kind == LIFE_DSC_VOXEL || plan->dsc_kind == LIFE_DSC_VOXEL4 ||
                              plan->dsc_kind == LIFE_DSC_STAGED || plan->wc_kind == LIFE_WC_VOXEL;
-    const int fiber_sorted = plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_STAGED;
+    const int fiber_sorted = life_wc_fibre_sorted(plan->wc_kind);
     const int voxel_runs = voxel_sorted || pairs;
     const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
     if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;     /* no voxel-sorted kernel: nothing to order */
@@ -698,7 +699,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
     CLPK_TRY(life_check_buffers(plan, y, ny, w, (size_t)plan->n_fibers));
     cl_kernel k = plan->k_wc;
     cl_long nc = plan->n_coeffs;
-    if (plan->wc_kind == LIFE_WC_FIBER || plan->wc_kind == LIFE_WC_STAGED) {
+    if (life_wc_fibre_sorted(plan->wc_kind)) {
         cl_int nf = plan->n_fibers;
         size_t local = (size_t)plan->config.wc_team * plan->config.wc_runs;
         core_args a;
