@@ -305,6 +305,29 @@ __kernel void life_dsc_voxel4(int n_voxels, __global const long *restrict run_pt
     }
 }
 
+/* The end of a fibre run's team (wc=fiber, wc=fiber4, wc=staged): the lanes' sums reduced in local memory in a fixed
+ * order, then one store of w[f] by lane 0 when the run is live; with a theta split pass 0 stores and later passes
+ * add their partial dot products in pass order (deterministic, no atomics). Every work-item of the group calls it
+ * (barriers). */
+inline void life_fibre_team_store(__local real *part, int lid, int lane, real s, int live, long r,
+                                  __global real *restrict w, int pass, __global const int *restrict run_fiber) {
+    part[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
+        if (lane < off) part[lid] += part[lid + off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && live) {
+        const long f = FIBER_OF(r);
+#if THETA_PARTS > 1
+        w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
+#else
+        w[f] = part[lid];
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Deterministic WC on fibre-sorted coefficients: a team of WC_TEAM lanes per fibre run accumulates
  * sum_k phi_k D[a_k,t] y[v_k,t] per lane, then the team reduces in local memory in a fixed order and writes w[f]
  * once: no atomics, the same bits every run. */
@@ -350,22 +373,7 @@ __kernel void life_wc_fiber(int n_fibers, __global const long *restrict run_ptr,
                 s += phi[j] * d;
             }
         }
-        part[lid] = s;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
-            if (lane < off) part[lid] += part[lid + off];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lane == 0 && r < n_fibers) {
-            const long f = FIBER_OF(r);
-#if THETA_PARTS > 1
-            /* pass 0 stores, later passes add their partial dot products in pass order: deterministic, no atomics */
-            w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
-#else
-            w[f] = part[lid];
-#endif
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        life_fibre_team_store(part, lid, lane, s, r < n_fibers, r, w, pass, run_fiber);
     }
 }
 
@@ -437,21 +445,8 @@ __kernel void life_wc_fiber4(int n_fibers, __global const long *restrict run_ptr
                 s4 += phi[j] * d4;
             }
         }
-        part[lid] = (s4.s0 + s4.s1) + (s4.s2 + s4.s3);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
-            if (lane < off) part[lid] += part[lid + off];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lane == 0 && r < n_fibers) {
-            const long f = FIBER_OF(r);
-#if THETA_PARTS > 1
-            w[f] = pass == 0 ? part[lid] : w[f] + part[lid];
-#else
-            w[f] = part[lid];
-#endif
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        const real s = (s4.s0 + s4.s1) + (s4.s2 + s4.s3);
+        life_fibre_team_store(part, lid, lane, s, r < n_fibers, r, w, pass, run_fiber);
     }
 }
 
@@ -592,21 +587,7 @@ __kernel void life_wc_staged(int n_fibers, __global const long *restrict run_ptr
             }
             barrier(CLK_LOCAL_MEM_FENCE); /* the next chunk overwrites this one */
         }
-        part[lid] = s;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
-            if (lane < off) part[lid] += part[lid + off];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lane == 0 && live) {
-            const long f = FIBER_OF(r);
-#if THETA_PARTS > 1
-            w[f] = pass == 0 ? part[lid] : w[f] + part[lid]; /* as wc=fiber: passes add in order */
-#else
-            w[f] = part[lid];
-#endif
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        life_fibre_team_store(part, lid, lane, s, live, r, w, pass, run_fiber);
     }
 }
 
