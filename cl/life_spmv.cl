@@ -193,11 +193,13 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
 /* DSC on voxel-sorted coefficients: a team of TEAM lanes per voxel run, lanes over theta; each lane owns the theta
  * entries lane, lane + TEAM, ... of the voxel's y row and keeps them in registers (no other lane touches them, so
  * no local memory or atomics are needed), then writes the row once. Coefficients with phi * w == 0 skip the D row
- * (the branch is uniform over the team). */
-__kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
-                             __global const int *restrict fiber, __global const real *restrict phi,
-                             __global const DICT_T *restrict dict, __global const real *restrict w,
-                             __global real *restrict y, int pass, __global const int *restrict run_voxel) {
+ * (the branch is uniform over the team). summed (a constant at each call): the run's items are dsc=pairs's (voxel,
+ * atom) pairs, phi holds their weights (life_pair_weights), fiber and w are not read. */
+inline void life_dsc_run(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
+                         __global const int *restrict fiber, __global const real *restrict phi,
+                         __global const DICT_T *restrict dict, __global const real *restrict w,
+                         __global real *restrict y, int pass, __global const int *restrict run_voxel,
+                         const int summed) {
     const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % TEAM;
     const int runs = get_local_size(0) / TEAM;
@@ -213,7 +215,7 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
         real c[UNROLL];
         for (int u = 0; u < UNROLL; ++u) {
             ao[u] = atom_off[j + u];
-            c[u] = phi[j + u] * w[fiber[j + u]];
+            c[u] = summed ? phi[j + u] : phi[j + u] * w[fiber[j + u]];
         }
         for (int u = 0; u < UNROLL; ++u) {
             if (c[u] == (real)0) continue;
@@ -224,7 +226,7 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
         }
     }
     for (; j < end; ++j) {
-        const real c = phi[j] * w[fiber[j]];
+        const real c = summed ? phi[j] : phi[j] * w[fiber[j]];
         if (c == (real)0) continue;
         const int ao = atom_off[j];
         for (int i = 0; i < DSC_PNPL; ++i) {
@@ -236,6 +238,13 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
         const int t = t0 + lane + i * TEAM;
         if (t < t1) y[v * NTHETA + t] = acc[i];
     }
+}
+
+__kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
+                             __global const int *restrict fiber, __global const real *restrict phi,
+                             __global const DICT_T *restrict dict, __global const real *restrict w,
+                             __global real *restrict y, int pass, __global const int *restrict run_voxel) {
+    life_dsc_run(n_voxels, run_ptr, atom_off, fiber, phi, dict, w, y, pass, run_voxel, 0);
 }
 
 /* dsc=voxel4: dsc=voxel's teams and order, each lane reading 4 consecutive directions of a D row with one vector
@@ -591,99 +600,42 @@ __kernel void life_wc_staged(int n_fibers, __global const long *restrict run_ptr
     }
 }
 
-/* Pair-merged DSC: the runs of dsc=voxel, each run's coefficients grouped by (voxel, atom) pair (lib/life/life_pairs.c).
- * Per pair every lane forms s = sum phi_k w[f_k] over the pair's pair_len coefficients (the same loads in every lane,
- * as dsc=voxel's per-coefficient weights), then adds s * D[a,:] to its accumulators: one D row per pair instead of one
- * per coefficient. Pairs with s == 0 skip the row (uniform over the team). No barriers, no atomics. */
-__kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pair,
-                             __global const long *restrict run_coeff, __global const int *restrict pair_atom_off,
-                             __global const int *restrict pair_len, __global const int *restrict fiber,
-                             __global const real *restrict phi, __global const DICT_T *restrict dict,
-                             __global const real *restrict w, __global real *restrict y, int pass,
-                             __global const int *restrict run_voxel) {
-    const int t0 = PASS_T0, t1 = PASS_T1;
-    const int lid = get_local_id(0), lane = lid % TEAM;
-    const int runs = get_local_size(0) / TEAM;
-    const long r = (long)get_group_id(0) * runs + lid / TEAM;
-    if (r >= n_voxels) return; /* no barriers in this kernel */
-    const long v = VOXEL_OF(r);
-    real acc[DSC_PNPL];
-    for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
-    long p = run_pair[r], j = run_coeff[r];
-    const long end = run_pair[r + 1];
-    for (; p + UNROLL <= end; p += UNROLL) {
-        int ao[UNROLL];
-        real s[UNROLL];
-        for (int u = 0; u < UNROLL; ++u) {
-            ao[u] = pair_atom_off[p + u];
-            const long stop = j + pair_len[p + u];
-            real c = 0;
-            for (; j < stop; ++j) c += phi[j] * w[fiber[j]];
-            s[u] = c;
-        }
-        for (int u = 0; u < UNROLL; ++u) {
-            if (s[u] == (real)0) continue;
-            for (int i = 0; i < DSC_PNPL; ++i) {
-                const int t = t0 + lane + i * TEAM;
-                if (t < t1) acc[i] += s[u] * DICT_AT(dict, ao[u] + t);
-            }
-        }
-    }
-    for (; p < end; ++p) {
-        const long stop = j + pair_len[p];
-        real c = 0;
-        for (; j < stop; ++j) c += phi[j] * w[fiber[j]];
-        if (c == (real)0) continue;
-        const int ao = pair_atom_off[p];
-        for (int i = 0; i < DSC_PNPL; ++i) {
-            const int t = t0 + lane + i * TEAM;
-            if (t < t1) acc[i] += c * DICT_AT(dict, ao + t);
-        }
-    }
-    for (int i = 0; i < DSC_PNPL; ++i) {
-        const int t = t0 + lane + i * TEAM;
-        if (t < t1) y[v * NTHETA + t] = acc[i];
+/* Pair-merged DSC (lib/life/life_pairs.c: each voxel run's coefficients grouped by (voxel, atom) pair), first launch:
+ * weight[p] = sum of phi_k w[f_k] over pair p's coefficients, a work-item per pair, grid-stride (neighbouring pairs'
+ * coefficients are neighbours: the loads coalesce). Second launch, life_dsc_pairs: dsc=voxel's teams over the pairs, one D row per
+ * pair with a non-zero weight. No barriers, no atomics, the same bits every run. */
+__kernel void life_pair_weights(long n_pairs, __global const long *restrict pair_coeff,
+                                __global const int *restrict fiber, __global const real *restrict phi,
+                                __global const real *restrict w, __global real *restrict weight) {
+    for (long p = get_global_id(0); p < n_pairs; p += get_global_size(0)) {
+        real s = 0;
+        const long end = pair_coeff[p + 1];
+        for (long j = pair_coeff[p]; j < end; ++j) s += phi[j] * w[fiber[j]];
+        weight[p] = s;
     }
 }
 
-/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes (over theta) takes
- * UNROLL consecutive pairs (their row loads in flight together; pairs are grouped by voxel, so a group's y rows repeat
- * from cache), and the team's partial sums of all UNROLL pairs are reduced together in local memory: one barrier
- * tree per UNROLL pairs. part holds get_local_size(0) * UNROLL values. */
+__kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pair,
+                             __global const int *restrict pair_atom_off, __global const real *restrict weight,
+                             __global const DICT_T *restrict dict, __global real *restrict y, int pass,
+                             __global const int *restrict run_voxel) {
+    life_dsc_run(n_voxels, run_pair, pair_atom_off, 0, weight, dict, 0, y, pass, run_voxel, 1);
+}
+
+/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair, a work-item per pair with vector loads
+ * of both rows (D rows are padded to LDD; y's last partial vector per direction, so nothing past its row is read),
+ * grid-stride. Neighbouring pairs share the voxel: a group's y rows come from cache, only the D rows stream. No
+ * barriers. */
 __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_atom_off,
                                __global const int *restrict pair_voxel_off, __global const DICT_T *restrict dict,
-                               __global const real *restrict y, __global real *restrict dot, __local real *part) {
-    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
-    const int runs = get_local_size(0) / WC_TEAM;
-    const long per_group = (long)runs * UNROLL;
-    __local real *mine = part + team * (UNROLL * WC_TEAM); /* this team's UNROLL rows of WC_TEAM partial sums */
-    /* The loop bound depends on the group only, so every work-item reaches every barrier. */
-    for (long base = (long)get_group_id(0) * per_group; base < n_pairs; base += (long)get_num_groups(0) * per_group) {
-        const long p0 = base + (long)team * UNROLL;
-        int ao[UNROLL], vo[UNROLL];
-        for (int u = 0; u < UNROLL; ++u) {
-            const int live = p0 + u < n_pairs;
-            ao[u] = live ? pair_atom_off[p0 + u] : 0;
-            vo[u] = live ? pair_voxel_off[p0 + u] : -1;
-        }
-        for (int u = 0; u < UNROLL; ++u) {
-            real s = 0;
-            if (vo[u] >= 0)
-                for (int i = 0; i < WC_NPL; ++i) {
-                    const int t = lane + i * WC_TEAM;
-                    if (t < NTHETA) s += DICT_AT(dict, ao[u] + t) * y[vo[u] + t];
-                }
-            mine[u * WC_TEAM + lane] = s;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int off = WC_TEAM / 2; off > 0; off >>= 1) {
-            if (lane < off)
-                for (int u = 0; u < UNROLL; ++u) mine[u * WC_TEAM + lane] += mine[u * WC_TEAM + lane + off];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        for (int u = lane; u < UNROLL; u += WC_TEAM)
-            if (p0 + u < n_pairs) dot[p0 + u] = mine[u * WC_TEAM];
-        barrier(CLK_LOCAL_MEM_FENCE);
+                               __global const real *restrict y, __global real *restrict dot) {
+    for (long p = get_global_id(0); p < n_pairs; p += get_global_size(0)) {
+        const int ao = pair_atom_off[p], vo = pair_voxel_off[p];
+        real4 s4 = 0;
+        for (int ch = 0; ch < NTHETA / 4; ++ch) s4 += DICT_ROW4(dict, (ao >> 2) + ch) * Y_ROW4(y, vo, ch);
+        real s = (s4.x + s4.y) + (s4.z + s4.w);
+        for (int t = NTHETA / 4 * 4; t < NTHETA; ++t) s += DICT_AT(dict, ao + t) * y[vo + t];
+        dot[p] = s;
     }
 }
 

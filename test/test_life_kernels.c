@@ -642,6 +642,7 @@ static void pairs_host(uint64_t *rng) {
             for (int64_t p = pr.run_pair[r]; ok && p < pr.run_pair[r + 1]; ++p) {
                 ok &= pr.pair_len[p] > 0 && pr.pair_voxel_off[p] == v * nt && pr.pair_atom_off[p] % ld == 0;
                 ok &= p == pr.run_pair[r] || pr.pair_atom_off[p] > pr.pair_atom_off[p - 1];
+                ok &= pr.pair_coeff[p] == j && pr.pair_coeff[p + 1] == j + pr.pair_len[p];
                 double s = 0, c = 0;
                 for (int64_t e = 0; e < pr.pair_len[p]; ++e, ++j)
                     s += pr.phi[j] * w[pr.fiber[j]];
@@ -654,6 +655,8 @@ static void pairs_host(uint64_t *rng) {
             ok &= j == pr.run_coeff[r + 1];
         }
         CHECK(ok, "pair structure (%s order)", ranked ? "morton" : "index");
+        const double exact = (double)d.n_coeffs / (double)pr.n_pairs, estimate = life_pair_ratio_estimate(&d);
+        CHECK(fabs(estimate - exact) <= 1e-12 * exact, "pair ratio below 8192 voxels: %.6g, exact %.6g", estimate, exact);
         for (int32_t f = 0; f < d.n_fibers; ++f) {
             w_got[f] = 0;
             for (int64_t j = pr.fiber_ptr[f]; j < pr.fiber_ptr[f + 1]; ++j)
@@ -668,6 +671,42 @@ static void pairs_host(uint64_t *rng) {
     }
     free(rank);
     free(w), free(y), free(y_ref), free(w_ref), free(y_got), free(w_got);
+    clpk_life_dataset_free(&d);
+}
+
+/* The sampled pair ratio (life_pair_ratio_estimate) against the pair build's exact
+ * Nc / Np on a synthetic tractogram ("medium": bundles, ~54 000 voxels: 1 in 13 sampled), and the GPU default it
+ * drives: dsc=pairs exactly when the estimate reaches LIFE_PAIRS_MIN_RATIO, never on a CPU. */
+static void pair_ratio_sampled(uint64_t *rng) {
+    clpk_life_synth_options so;
+    clpk_life_dataset d;
+    clpk_error err;
+    if (!CHECK(clpk_life_synth_defaults("medium", &so) == CLPK_SUCCESS, "synth defaults")) return;
+    so.seed = check_rand(rng);
+    if (!CHECK(clpk_life_synth(&so, &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    life_pairs pr;
+    if (CHECK(d.n_voxels >= 2 * LIFE_PAIR_SAMPLE_VOXELS, "medium synth has %d voxels", d.n_voxels) &&
+        CHECK(life_pairs_build(&d, 64, NULL, &pr, &err) == CLPK_SUCCESS, "%s", err.message)) {
+        const double exact = (double)d.n_coeffs / (double)pr.n_pairs, estimate = life_pair_ratio_estimate(&d);
+        CHECK(fabs(estimate - exact) <= 0.1 * exact, "sampled pair ratio %.4g, exact %.4g", estimate, exact);
+        printf("pair ratio of medium synth: sampled %.4g, exact %.4g (%lld coefficients)\n", estimate, exact,
+               (long long)d.n_coeffs);
+        clpk_device_info gpu = {.kind = CLPK_DEVICE_GPU}, cpu = {.kind = CLPK_DEVICE_CPU};
+        core_params p;
+        core_params_clear(&p);
+        CHECK(life_default_pairs(&gpu, &d, &p) == estimate, "the GPU rule reads the estimate");
+        const char *dsc = core_params_get(&p, "dsc");
+        CHECK(life_pairs_pay(d.n_coeffs, estimate) == (dsc && strcmp(dsc, "pairs") == 0), "GPU dsc default %s at %.4g",
+              dsc ? dsc : "(none)", estimate);
+        /* the model at the sizes measured on the H200: DS1 (pairs 1.52x faster), synth medium (2.2x), synth small
+         * (the second launch costs more than the rows save: voxel 20 % faster over a fit), and DS1 without merging */
+        CHECK(life_pairs_pay(57190140, 2.15) && life_pairs_pay(2146102, 5.4) && !life_pairs_pay(50464, 12.6) &&
+                  !life_pairs_pay(57190140, 1.2),
+              "the pair rule at the measured points");
+        core_params_clear(&p);
+        CHECK(life_default_pairs(&cpu, &d, &p) == 0 && !core_params_get(&p, "dsc"), "no pair rule on CPUs");
+        life_pairs_free(&pr);
+    }
     clpk_life_dataset_free(&d);
 }
 
@@ -783,6 +822,7 @@ int main(void) {
     orders_host(&rng);
     orders_device(ctx, &rng);
     pairs_host(&rng);
+    pair_ratio_sampled(&rng);
     pairs_synth(ctx, &rng);
     staged_device(ctx, &rng);
 

@@ -209,15 +209,11 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
         wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "staged") == 0 || strcmp(wc, "fiber4") == 0); /* fibre-sorted */
     const int wc_teams = wc_fibre_runs || (wc && strcmp(wc, "atom") == 0) || wc_pairs;
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
-    const int uses_unroll = !dsc_atomics || wc_fibre_runs || wc_pairs;
+    const int uses_unroll = !dsc_atomics || wc_fibre_runs;
     if (dsc_atomics && (team != 8 || runs != 1)) return 0;
     if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!uses_wg && core_params_get_int(c, "wg", 64) != 64) return 0;
-    if (wc_pairs && s &&
-        (uint64_t)(wc_team * wc_runs * core_params_get_int(c, "unroll", 1)) * clpk_precision_size(s->precision) >
-            dev->local_mem_bytes)
-        return 0; /* the plan refuses it: wc=pairs reduces unroll pairs per team in local memory */
     /* voxel_order is read by the voxel-sorted and pair kernels, fiber_order by the fibre-sorted ones */
     const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");
     const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0) || wc_pairs; /* pairs follow it */
@@ -348,6 +344,7 @@ static void life_defaults(clpk_context *ctx, const tune_problem *problem, core_p
     core_params_clear(out);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     life_default_params(dev, s->precision, out);
+    life_default_pairs(dev, &s->data, out);
     /* the same L2 rule as plan creation (dictionary rows padded to a multiple of 32) */
     const uint64_t ld = ((uint64_t)s->data.n_theta + 31) / 32 * 32;
     core_params_set_int(out, "theta_parts",

@@ -52,6 +52,7 @@ typedef struct life_pairs {
     int64_t *run_pair, *run_coeff;                      /* n_voxels + 1: run r's pairs and its coefficients */
     int32_t *run_key;                                   /* n_voxels, or NULL in index order */
     int32_t *pair_atom_off, *pair_voxel_off, *pair_len; /* n_pairs */
+    int64_t *pair_coeff;                                /* n_pairs + 1: pair p's coefficients */
     int32_t *fiber;                                     /* n_coeffs, pair order */
     double *phi;                                        /* n_coeffs, pair order */
     int64_t *fiber_ptr;                                 /* n_fibers + 1 */
@@ -63,6 +64,20 @@ typedef struct life_pairs {
 clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
                              clpk_error *err);
 void life_pairs_free(life_pairs *p);
+
+/* Coefficients per (voxel, atom) pair, estimated from the voxels of a fixed hash sample (1 in n_voxels / 4096, at
+ * most 1 in 32; every voxel below 8192: exact then): Nc / Np of the pair-merged copy, at the cost of one pass over
+ * the voxel indices and a sort of the sample. 1 for an empty dataset; -1 when out of memory. */
+#define LIFE_PAIR_SAMPLE_VOXELS 4096
+double life_pair_ratio_estimate(const clpk_life_dataset *data);
+
+/* Whether dsc=pairs (a weight pass, then dsc=voxel's loop with one D row per pair) is predicted to beat dsc=voxel on
+ * a GPU for n_coeffs coefficients at `ratio` per pair. The model, fitted on the H200 (docs/perf-life.md, "Two-launch
+ * pairs"): dsc=voxel 33 ps a coefficient; dsc=pairs 5 ps a coefficient + 35 ps a pair + 16 us for its second launch.
+ * It takes pairs when the predicted saving exceeds one more launch (16 us) and the ratio has a margin over the
+ * model's break-even (1.25 at large sizes). */
+#define LIFE_PAIRS_MIN_RATIO 1.4
+int life_pairs_pay(int64_t n_coeffs, double ratio);
 
 /* Run-length statistics of a key: mean and max coefficients per non-empty run (the tuner's problem class). */
 void life_run_stats(const clpk_life_dataset *data, life_order order, double *mean_run, double *max_run);
@@ -150,6 +165,9 @@ extern const core_param_table life_param_table;
 /* The built-in defaults for a device and precision: the table's (GPU ones on GPUs only, CPU ones elsewhere), with GPU
  * f64's own unroll and voxel order. */
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params);
+/* The data's part of the defaults: on GPUs, dsc=pairs into *defaults when the sampled coefficients per pair reach
+ * LIFE_PAIRS_MIN_RATIO. Returns that ratio (0 on other devices: not estimated). */
+double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults);
 /* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
 #define LIFE_MAX_THETA_PARTS 4
 int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes);
@@ -177,7 +195,8 @@ struct clpk_life_plan {
     char order_note[160];
     cl_program program;
     cl_kernel k_dsc, k_wc, k_zero;
-    cl_kernel k_wc_sum; /* wc=pairs: the per-fibre sum after k_wc's per-pair dot products */
+    cl_kernel k_wc_sum;      /* wc=pairs: the per-fibre sum after k_wc's per-pair dot products */
+    cl_kernel k_dsc_weights; /* dsc=pairs: the per-pair weights before k_dsc */
     /* device buffers: dictionary (n_atoms x ld_dict, zero-padded; dict_size bytes a value: the precision's, or 2 with
      * dict=half), the signal (may be NULL) */
     cl_mem dict, signal;
@@ -187,10 +206,10 @@ struct clpk_life_plan {
     cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel(4), dsc=staged, wc=voxel) */
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted (wc=staged: fibre) */
     cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
-    /* pair-merged copies (life_pairs): dsc=pairs reads the voxel side, wc=pairs the pairs and the fibre side and
-     * keeps one value per pair in pr_dot between its two launches */
+    /* pair-merged copies (life_pairs): dsc=pairs reads the voxel side, wc=pairs the pairs and the fibre side; each
+     * keeps one value per pair between its two launches (pr_weight, pr_dot) */
     int64_t n_pairs;
-    cl_mem pr_run_pair, pr_run_coeff, pr_atom_off, pr_len, pr_fiber, pr_phi;
+    cl_mem pr_run_pair, pr_coeff, pr_atom_off, pr_fiber, pr_phi, pr_weight;
     cl_mem pr_voxel_off, pr_fiber_ptr, pr_fiber_pair, pr_fiber_phi, pr_dot;
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;

@@ -14,6 +14,7 @@ void life_pairs_free(life_pairs *p) {
     free(p->pair_atom_off);
     free(p->pair_voxel_off);
     free(p->pair_len);
+    free(p->pair_coeff);
     free(p->fiber);
     free(p->phi);
     free(p->fiber_ptr);
@@ -87,11 +88,12 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
     out->pair_atom_off = malloc(pcells * sizeof *out->pair_atom_off);
     out->pair_voxel_off = malloc(pcells * sizeof *out->pair_voxel_off);
     out->pair_len = malloc(pcells * sizeof *out->pair_len);
+    out->pair_coeff = malloc(((size_t)n_pairs + 1) * sizeof *out->pair_coeff);
     out->fiber = malloc(cells * sizeof *out->fiber);
     out->phi = malloc(cells * sizeof *out->phi);
     if (voxel_rank) out->run_key = malloc(((size_t)nv > 0 ? (size_t)nv : 1) * sizeof *out->run_key);
-    if (!pair_of || !out->pair_atom_off || !out->pair_voxel_off || !out->pair_len || !out->fiber || !out->phi ||
-        (voxel_rank && !out->run_key)) {
+    if (!pair_of || !out->pair_atom_off || !out->pair_voxel_off || !out->pair_len || !out->pair_coeff ||
+        !out->fiber || !out->phi || (voxel_rank && !out->run_key)) {
         free(sorted), free(pair_of);
         return life_pairs_oom(out, err);
     }
@@ -108,6 +110,7 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
                 out->pair_atom_off[p] = data->atoms[k] * ld_dict;
                 out->pair_voxel_off[p] = data->voxels[k] * data->n_theta;
                 out->pair_len[p] = 0;
+                out->pair_coeff[p] = i;
             }
             out->pair_len[p]++;
             out->fiber[i] = data->fibers[k];
@@ -116,6 +119,7 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
         }
     }
     out->run_pair[nv] = n_pairs;
+    out->pair_coeff[n_pairs] = nc;
     free(sorted);
     /* fibre side: each fibre's coefficients in the dataset's order (as wc=fiber's runs), as (pair, phi) */
     int64_t *by_fiber = malloc(cells * sizeof *by_fiber);
@@ -134,4 +138,35 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
     free(by_fiber);
     free(pair_of);
     return CLPK_SUCCESS;
+}
+
+static int life_key_cmp(const void *a, const void *b) {
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* 1 voxel in `every` by Knuth's multiplicative hash (the middle bits, spread over every voxel index range) */
+static int life_voxel_sampled(int32_t v, uint32_t every) {
+    return every == 1 || (((uint32_t)v * 2654435761u) >> 12) % every == 0;
+}
+
+double life_pair_ratio_estimate(const clpk_life_dataset *data) {
+    uint32_t every = (uint32_t)(data->n_voxels / LIFE_PAIR_SAMPLE_VOXELS);
+    every = every < 1 ? 1 : every > 32 ? 32 : every;
+    int64_t n = 0;
+    for (int64_t k = 0; k < data->n_coeffs; ++k)
+        n += life_voxel_sampled(data->voxels[k], every);
+    if (n == 0) return 1;
+    int64_t *keys = malloc((size_t)n * sizeof *keys);
+    if (!keys) return -1;
+    int64_t m = 0;
+    for (int64_t k = 0; k < data->n_coeffs; ++k)
+        if (life_voxel_sampled(data->voxels[k], every))
+            keys[m++] = (int64_t)data->voxels[k] * data->n_atoms + data->atoms[k];
+    qsort(keys, (size_t)n, sizeof *keys, life_key_cmp);
+    int64_t distinct = 1;
+    for (int64_t i = 1; i < n; ++i)
+        distinct += keys[i] != keys[i - 1];
+    free(keys);
+    return (double)n / (double)distinct;
 }

@@ -31,6 +31,19 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
     core_params_set(params, "voxel_order", "morton");
 }
 
+int life_pairs_pay(int64_t n_coeffs, double ratio) {
+    if (ratio < LIFE_PAIRS_MIN_RATIO) return 0;
+    const double saving_us = 1e-6 * ((33.0 - 5.0) * (double)n_coeffs - 35.0 * (double)n_coeffs / ratio) - 16.0;
+    return saving_us >= 16.0;
+}
+
+double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults) {
+    if (!dev || dev->kind != CLPK_DEVICE_GPU) return 0;
+    const double ratio = life_pair_ratio_estimate(data);
+    if (life_pairs_pay(data->n_coeffs, ratio)) core_params_set(defaults, "dsc", "pairs");
+    return ratio;
+}
+
 int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes) {
     /* No split by default, anywhere. The split was meant for f64 dictionaries larger than the L2 (DS1: 99 MB against
      * the H100's 50 MB), but measured there it only costs: f64 DSC 5.29 / 5.52 / 6.86 / 9.17 ms and WC 6.55 / 8.03 /
@@ -111,12 +124,6 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: wc=staged with wc_team*wc_runs=%d needs more local memory than %llu bytes",
                          c->wc_team * c->wc_runs, (unsigned long long)local_mem);
-    /* wc=pairs reduces UNROLL pairs per team at once */
-    if (plan->wc_kind == LIFE_WC_PAIRS &&
-        (uint64_t)c->wc_team * (uint64_t)c->wc_runs * (uint64_t)c->unroll * plan->value_size > dev->local_mem_bytes)
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "LiFE: wc=pairs with wc_team*wc_runs*unroll needs more local memory than %llu bytes",
-                         (unsigned long long)dev->local_mem_bytes);
     const int needs_atomics =
         plan->dsc_kind == LIFE_DSC_ATOMICS ||
         (!life_wc_fibre_sorted(plan->wc_kind) && plan->wc_kind != LIFE_WC_PAIRS);
@@ -209,6 +216,19 @@ static clpk_status life_upload_sorted(clpk_life_plan *plan, const clpk_life_data
     return st;
 }
 
+/* A value per pair, kept on the device between the two launches of dsc=pairs (weights) or wc=pairs (dot products). */
+static clpk_status life_pair_buffer(clpk_life_plan *plan, size_t n_pairs, cl_mem *buf) {
+    const size_t bytes = (n_pairs > 0 ? n_pairs : 1) * plan->value_size;
+    const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
+    if (dev->max_alloc_bytes > 0 && (uint64_t)bytes > dev->max_alloc_bytes)
+        return core_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: the pair buffer of %zu bytes exceeds the largest allocation of %s", bytes, dev->name);
+    cl_int rc = CL_SUCCESS;
+    *buf = clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
+    if (rc != CL_SUCCESS) return core_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE per-pair values)");
+    return CLPK_SUCCESS;
+}
+
 /* The pair-merged copy (life_pairs): the voxel side for dsc=pairs, the pairs' voxels, the fibre side and the per-pair
  * dot products for wc=pairs; the pairs' atoms for both. The voxel keys are the voxel-sorted copy's when it has them
  * (the same rank gives the same keys). */
@@ -222,8 +242,7 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     plan->n_pairs = pr.n_pairs;
     clpk_status st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_pair, runs * sizeof(int64_t), &plan->pr_run_pair);
-    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_coeff, runs * sizeof(int64_t), &plan->pr_run_coeff);
-    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.pair_len, np * sizeof(int32_t), &plan->pr_len);
+    if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.pair_coeff, (np + 1) * sizeof(int64_t), &plan->pr_coeff);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.fiber, nc * sizeof(int32_t), &plan->pr_fiber);
     if (st == CLPK_SUCCESS && dsc) st = life_upload_values(plan, pr.phi, nc, &plan->pr_phi);
     if (st == CLPK_SUCCESS && dsc && pr.run_key && !plan->dsc_key)
@@ -234,17 +253,8 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.fiber_pair, nc * sizeof(int32_t), &plan->pr_fiber_pair);
     if (st == CLPK_SUCCESS && wc) st = life_upload_values(plan, pr.fiber_phi, nc, &plan->pr_fiber_phi);
     life_pairs_free(&pr);
-    if (st == CLPK_SUCCESS && wc) {
-        const size_t bytes = (np > 0 ? np : 1) * plan->value_size;
-        const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
-        if (dev->max_alloc_bytes > 0 && (uint64_t)bytes > dev->max_alloc_bytes)
-            return core_fail(plan->ctx, CLPK_ERROR_UNSUPPORTED,
-                             "LiFE: the pair buffer of %zu bytes exceeds the largest allocation of %s", bytes,
-                             dev->name);
-        cl_int rc = CL_SUCCESS;
-        plan->pr_dot = clCreateBuffer(clpk_context_cl_context(plan->ctx), CL_MEM_READ_WRITE, bytes, NULL, &rc);
-        if (rc != CL_SUCCESS) return core_fail_cl(plan->ctx, rc, "clCreateBuffer (LiFE pair dot products)");
-    }
+    if (st == CLPK_SUCCESS && dsc) st = life_pair_buffer(plan, np, &plan->pr_weight);
+    if (st == CLPK_SUCCESS && wc) st = life_pair_buffer(plan, np, &plan->pr_dot);
     return st;
 }
 
@@ -296,16 +306,27 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
     if (plan->wc_kind == LIFE_WC_PAIRS)
         CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_wc_pair_sum", &plan->k_wc_sum));
+    if (plan->dsc_kind == LIFE_DSC_PAIRS)
+        CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_pair_weights", &plan->k_dsc_weights));
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_zero", &plan->k_zero));
     return CLPK_SUCCESS;
 }
 
 /* Defaults finer than the table's per device kind (life_default_params: precision, non-GPU devices; theta_parts from
- * the dictionary's size) replace the values that are still the table's defaults. */
-static void life_finer_defaults(clpk_life_plan *plan, core_resolved *r) {
+ * the dictionary's size; on GPUs dsc=pairs where the coefficients merge into few enough pairs) replace the values that
+ * are still the table's defaults. */
+static void life_finer_defaults(clpk_life_plan *plan, const clpk_life_dataset *data, core_resolved *r) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     core_params defaults;
     life_default_params(dev, plan->precision, &defaults);
+    if (core_resolved_source(r, "dsc") == CORE_SOURCE_DEFAULT) {
+        const double ratio = life_default_pairs(dev, data, &defaults);
+        if (ratio > 0)
+            core_log(plan->ctx, CLPK_LOG_DEBUG,
+                     "life: %.3g coefficients per (voxel, atom) pair (sampled), %lld coefficients: dsc=%s predicted "
+                     "faster on GPUs",
+                     ratio, (long long)data->n_coeffs, life_pairs_pay(data->n_coeffs, ratio) ? "pairs" : "voxel");
+    }
     core_params_set_int(
         &defaults, "theta_parts",
         life_default_theta_parts(dev, plan->precision, (uint64_t)plan->n_atoms * plan->ld_dict * plan->value_size));
@@ -350,7 +371,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     const core_resolve_request request = {&life_param_table, is_auto ? &features : NULL, params, NULL, NULL};
     core_resolved r;
     CLPK_TRY(core_resolve(ctx, &request, &r));
-    life_finer_defaults(plan, &r);
+    life_finer_defaults(plan, data, &r);
     if (!is_auto) {
         const int atomics = strcmp(strategy, "atomics") == 0;
         snprintf(plan->origin, sizeof plan->origin, "strategy %s", strategy);
@@ -473,15 +494,16 @@ static void release_mem(cl_mem *m) {
 
 void clpk_life_plan_destroy(clpk_life_plan *plan) {
     if (!plan) return;
-    cl_kernel kernels[] = {plan->k_dsc, plan->k_wc, plan->k_wc_sum, plan->k_zero, plan->k_mask, plan->k_step};
+    cl_kernel kernels[] = {plan->k_dsc,  plan->k_wc,   plan->k_wc_sum, plan->k_dsc_weights,
+                           plan->k_zero, plan->k_mask, plan->k_step};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
     cl_mem *mems[] = {&plan->dict,         &plan->signal,        &plan->c_atom_off,   &plan->c_voxel_off,
                       &plan->c_fiber,      &plan->c_phi,         &plan->dsc_ptr,      &plan->dsc_atom_off,
                       &plan->dsc_fiber,    &plan->dsc_phi,       &plan->wc_ptr,       &plan->wc_atom_off,
                       &plan->wc_voxel_off, &plan->wc_fiber,      &plan->wc_phi,       &plan->dsc_key,
-                      &plan->wc_key,       &plan->pr_run_pair,   &plan->pr_run_coeff, &plan->pr_atom_off,
-                      &plan->pr_len,       &plan->pr_fiber,      &plan->pr_phi,       &plan->pr_voxel_off,
+                      &plan->wc_key,       &plan->pr_run_pair,   &plan->pr_coeff,     &plan->pr_atom_off,
+                      &plan->pr_weight,    &plan->pr_fiber,      &plan->pr_phi,       &plan->pr_voxel_off,
                       &plan->pr_fiber_ptr, &plan->pr_fiber_pair, &plan->pr_fiber_phi, &plan->pr_dot};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         release_mem(mems[i]);
@@ -596,6 +618,24 @@ static void args_voxel_sorted(core_args *a, clpk_life_plan *plan, cl_kernel k, c
     CLPK_ARG(a, out);
 }
 
+/* dsc=pairs, first launch: each pair's weight (sum of phi * w over its coefficients) into pr_weight. */
+static clpk_status life_pair_weights_launch(clpk_life_plan *plan, cl_mem w, cl_uint n_wait, const cl_event *wait,
+                                            cl_event *done) {
+    const cl_long np = plan->n_pairs;
+    core_args a;
+    core_args_begin(&a, plan->ctx, plan->k_dsc_weights, 0);
+    CLPK_ARG(&a, np);
+    CLPK_ARG(&a, plan->pr_coeff);
+    CLPK_ARG(&a, plan->pr_fiber);
+    CLPK_ARG(&a, plan->pr_phi);
+    CLPK_ARG(&a, w);
+    CLPK_ARG(&a, plan->pr_weight);
+    CLPK_TRY(core_args_end(&a));
+    const size_t local = (size_t)plan->config.team * plan->config.runs;
+    return life_launch(plan, plan->k_dsc_weights, life_grid(np > 0 ? (size_t)np : 1, local), local, n_wait, wait,
+                       done);
+}
+
 static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
                                    cl_event *first, cl_event *done) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
@@ -625,19 +665,19 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     const cl_int nv = plan->n_voxels;
     core_args a;
     cl_uint pass_arg = 8;
+    cl_event weighed = NULL; /* dsc=pairs: the pair weights, which the passes wait for */
     if (plan->dsc_kind == LIFE_DSC_PAIRS) {
+        CLPK_TRY(life_pair_weights_launch(plan, w, n_wait, wait, &weighed));
+        n_wait = 1;
+        wait = &weighed;
         core_args_begin(&a, plan->ctx, k, 0);
         CLPK_ARG(&a, nv);
         CLPK_ARG(&a, plan->pr_run_pair);
-        CLPK_ARG(&a, plan->pr_run_coeff);
         CLPK_ARG(&a, plan->pr_atom_off);
-        CLPK_ARG(&a, plan->pr_len);
-        CLPK_ARG(&a, plan->pr_fiber);
-        CLPK_ARG(&a, plan->pr_phi);
+        CLPK_ARG(&a, plan->pr_weight);
         CLPK_ARG(&a, plan->dict);
-        CLPK_ARG(&a, w);
         CLPK_ARG(&a, y);
-        pass_arg = 10;
+        pass_arg = 6;
     } else {
         args_voxel_sorted(&a, plan, k, w, y);
     }
@@ -648,9 +688,15 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
         core_args_local(&a, local * sizeof(cl_int));
         core_args_local(&a, local * plan->value_size);
     }
-    CLPK_TRY(core_args_end(&a));
+    clpk_status st = core_args_end(&a);
     size_t groups = ((size_t)nv + plan->config.runs - 1) / plan->config.runs;
-    return life_launch_passes(plan, k, pass_arg, groups * local, local, n_wait, wait, first, done);
+    if (st == CLPK_SUCCESS)
+        st = life_launch_passes(plan, k, pass_arg, groups * local, local, n_wait, wait, weighed ? NULL : first, done);
+    if (weighed && st == CLPK_SUCCESS && first)
+        *first = weighed;
+    else if (weighed)
+        clReleaseEvent(weighed);
+    return st;
 }
 
 /* wc=pairs: the per-pair dot products into pr_dot, then the per-fibre sums into w (waiting for the first); *first
@@ -668,7 +714,6 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     CLPK_ARG(&a, plan->dict);
     CLPK_ARG(&a, y);
     CLPK_ARG(&a, plan->pr_dot);
-    core_args_local(&a, local * (size_t)plan->config.unroll * plan->value_size);
     CLPK_TRY(core_args_end(&a));
     core_args_begin(&a, plan->ctx, plan->k_wc_sum, 0);
     CLPK_ARG(&a, nf);
@@ -679,10 +724,8 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     CLPK_ARG(&a, w);
     core_args_local(&a, local * plan->value_size);
     CLPK_TRY(core_args_end(&a));
-    const size_t pair_teams = ((size_t)np + plan->config.unroll - 1) / plan->config.unroll;
     cl_event dots = NULL;
-    CLPK_TRY(
-        life_launch(plan, plan->k_wc, life_grid(pair_teams * plan->config.wc_team, local), local, n_wait, wait, &dots));
+    CLPK_TRY(life_launch(plan, plan->k_wc, life_grid(np > 0 ? (size_t)np : 1, local), local, n_wait, wait, &dots));
     clpk_status st =
         life_launch(plan, plan->k_wc_sum, life_grid((size_t)nf * plan->config.wc_team, local), local, 1, &dots, done);
     if (st == CLPK_SUCCESS && first)
