@@ -622,20 +622,39 @@ __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pai
     life_dsc_run(n_voxels, run_pair, pair_atom_off, 0, weight, dict, 0, y, pass, run_voxel, 1);
 }
 
-/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair, a work-item per pair with vector loads
- * of both rows (D rows are padded to LDD; y's last partial vector per direction, so nothing past its row is read),
- * grid-stride. Neighbouring pairs share the voxel: a group's y rows come from cache, only the D rows stream. No
- * barriers. */
+/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes per pair, each
+ * lane 4 directions at a time (vector loads of the D and y rows: a team reads whole 16-byte pieces of one row, and
+ * neighbouring pairs share the voxel's y row); a team takes UNROLL pairs a round, and the group's partial sums of
+ * the round go through local memory, where one work-item sums each pair's WC_TEAM partials (a transposed reduction:
+ * one barrier pair a round, rows padded by one against bank conflicts). The y row's last n_theta % 4 directions are
+ * lane 0's. part holds get_local_size(0) / WC_TEAM * UNROLL * (WC_TEAM + 1) values. */
 __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_atom_off,
                                __global const int *restrict pair_voxel_off, __global const DICT_T *restrict dict,
-                               __global const real *restrict y, __global real *restrict dot) {
-    for (long p = get_global_id(0); p < n_pairs; p += get_global_size(0)) {
-        const int ao = pair_atom_off[p], vo = pair_voxel_off[p];
-        real4 s4 = 0;
-        for (int ch = 0; ch < NTHETA / 4; ++ch) s4 += DICT_ROW4(dict, (ao >> 2) + ch) * Y_ROW4(y, vo, ch);
-        real s = (s4.x + s4.y) + (s4.z + s4.w);
-        for (int t = NTHETA / 4 * 4; t < NTHETA; ++t) s += DICT_AT(dict, ao + t) * y[vo + t];
-        dot[p] = s;
+                               __global const real *restrict y, __global real *restrict dot, __local real *part) {
+    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
+    const int teams = get_local_size(0) / WC_TEAM, per_round = teams * UNROLL;
+    /* The loop bound depends on the group only, so every work-item reaches every barrier. */
+    for (long base = (long)get_group_id(0) * per_round; base < n_pairs;
+         base += (long)get_num_groups(0) * per_round) {
+        for (int u = 0; u < UNROLL; ++u) {
+            const int i = u * teams + team;
+            real4 s4 = 0;
+            if (base + i < n_pairs) {
+                const int ao = pair_atom_off[base + i], vo = pair_voxel_off[base + i];
+                for (int ch = lane; ch < NTHETA / 4; ch += WC_TEAM)
+                    s4 += DICT_ROW4(dict, (ao >> 2) + ch) * Y_ROW4(y, vo, ch);
+                if (lane == 0)
+                    for (int t = NTHETA / 4 * 4; t < NTHETA; ++t) s4.x += DICT_AT(dict, ao + t) * y[vo + t];
+            }
+            part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = lid; i < per_round; i += get_local_size(0)) {
+            real s = 0;
+            for (int l = 0; l < WC_TEAM; ++l) s += part[i * (WC_TEAM + 1) + l];
+            if (base + i < n_pairs) dot[base + i] = s;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 

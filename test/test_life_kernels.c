@@ -695,9 +695,10 @@ static void pair_ratio_sampled(uint64_t *rng) {
         core_params p;
         core_params_clear(&p);
         CHECK(life_default_pairs(&gpu, &d, &p) == estimate, "the GPU rule reads the estimate");
-        const char *dsc = core_params_get(&p, "dsc");
-        CHECK(life_pairs_pay(d.n_coeffs, estimate) == (dsc && strcmp(dsc, "pairs") == 0), "GPU dsc default %s at %.4g",
-              dsc ? dsc : "(none)", estimate);
+        const char *dsc = core_params_get(&p, "dsc"), *wc = core_params_get(&p, "wc");
+        CHECK(life_pairs_pay(d.n_coeffs, estimate) == (dsc && strcmp(dsc, "pairs") == 0) &&
+                  (dsc != NULL) == (wc && strcmp(wc, "pairs") == 0),
+              "GPU defaults dsc=%s wc=%s at %.4g", dsc ? dsc : "(none)", wc ? wc : "(none)", estimate);
         /* the model at the sizes measured on the H200: DS1 (pairs 1.52x faster), synth medium (2.2x), synth small
          * (the second launch costs more than the rows save: voxel 20 % faster over a fit), and DS1 without merging */
         CHECK(life_pairs_pay(57190140, 2.15) && life_pairs_pay(2146102, 5.4) && !life_pairs_pay(50464, 12.6) &&

@@ -209,11 +209,16 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
         wc && (strcmp(wc, "fiber") == 0 || strcmp(wc, "staged") == 0 || strcmp(wc, "fiber4") == 0); /* fibre-sorted */
     const int wc_teams = wc_fibre_runs || (wc && strcmp(wc, "atom") == 0) || wc_pairs;
     const int uses_wg = dsc_atomics || (wc && (strcmp(wc, "atomics") == 0 || strcmp(wc, "voxel") == 0));
-    const int uses_unroll = !dsc_atomics || wc_fibre_runs;
+    const int uses_unroll = !dsc_atomics || wc_fibre_runs || wc_pairs;
     if (dsc_atomics && (team != 8 || runs != 1)) return 0;
     if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!uses_wg && core_params_get_int(c, "wg", 64) != 64) return 0;
+    if (wc_pairs && s) { /* the plan refuses it: the dot launch's partial sums exceed local memory */
+        const life_config lc = {.wc_team = (int)wc_team, .wc_runs = (int)wc_runs,
+                                .unroll = (int)core_params_get_int(c, "unroll", 1)};
+        if (life_pair_dot_local_bytes(&lc, clpk_precision_size(s->precision)) > dev->local_mem_bytes) return 0;
+    }
     /* voxel_order is read by the voxel-sorted and pair kernels, fiber_order by the fibre-sorted ones */
     const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");
     const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0) || wc_pairs; /* pairs follow it */

@@ -72,7 +72,7 @@ void life_pairs_free(life_pairs *p);
 double life_pair_ratio_estimate(const clpk_life_dataset *data);
 
 /* Whether dsc=pairs (a weight pass, then dsc=voxel's loop with one D row per pair) is predicted to beat dsc=voxel on
- * a GPU for n_coeffs coefficients at `ratio` per pair. The model, fitted on the H200 (docs/perf-life.md, "Two-launch
+ * a GPU for n_coeffs coefficients at `ratio` per pair (wc=pairs follows it: measured faster wherever dsc=pairs was). The model, fitted on the H200 (docs/perf-life.md, "Two-launch
  * pairs"): dsc=voxel 33 ps a coefficient; dsc=pairs 5 ps a coefficient + 35 ps a pair + 16 us for its second launch.
  * It takes pairs when the predicted saving exceeds one more launch (16 us) and the ratio has a margin over the
  * model's break-even (1.25 at large sizes). */
@@ -161,12 +161,15 @@ typedef struct life_config {
     int dict;
 } life_config;
 extern const core_param_table life_param_table;
+/* Local memory of wc=pairs's dot launch: wc_runs teams' unroll pairs of wc_team + 1 values. */
+uint64_t life_pair_dot_local_bytes(const life_config *c, size_t value_size);
 
 /* The built-in defaults for a device and precision: the table's (GPU ones on GPUs only, CPU ones elsewhere), with GPU
  * f64's own unroll and voxel order. */
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params);
-/* The data's part of the defaults: on GPUs, dsc=pairs into *defaults when the sampled coefficients per pair reach
- * LIFE_PAIRS_MIN_RATIO. Returns that ratio (0 on other devices: not estimated). */
+/* The data's part of the defaults: on GPUs, dsc=pairs and wc=pairs (and their work shape) into *defaults where
+ * life_pairs_pay says so for the sampled coefficients per pair. Returns that ratio (0 on other devices: not
+ * estimated). Plans apply it only where the caller and the profile left both kernels to the defaults. */
 double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults);
 /* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
 #define LIFE_MAX_THETA_PARTS 4

@@ -21,7 +21,7 @@ static const core_param_def life_param_defs[] = {
     {"wc", CORE_PARAM_NAME, "atomics|atom|fiber|voxel|pairs|staged|fiber4", 0, 0, "fiber", NULL, NULL, FIELD(wc),
      "fiber|voxel|atom|atomics|pairs|staged|fiber4", NULL,
      "WC kernel (w = M^T y): a team per fibre (no atomics), per voxel run, per atom run, per coefficient, one "
-     "dot product per (voxel, atom) pair (a work-item each) then a team's sum per fibre, or fiber's teams with each chunk of wc_team "
+     "dot product per (voxel, atom) pair (a team each, vector loads) then a team's sum per fibre, or fiber's teams with each chunk of wc_team "
      "coefficients' offsets and phi loaded once into local memory, or fiber's teams with 4 directions a lane (one "
      "vector load of D and of y)"},
     {"team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "TEAM", FIELD(team), "8|16|32|64", NULL,
@@ -31,12 +31,12 @@ static const core_param_def life_param_defs[] = {
     /* H100, DS1: f32 is fastest without unrolling (fibre WC 2.72 ms against 3.14 at 4); f64 takes 8 (D and y exceed
      * the L2, more row loads in flight pay: docs/perf-life.md, section 5) */
     {"unroll", CORE_PARAM_INT, NULL, 1, 16, "1", "4", "UNROLL", FIELD(unroll), "1|2|4|8", NULL,
-     "coefficients (pairs) in flight per lane (dsc=voxel(4), dsc=pairs, wc=fiber(4), staged); GPU f64 default 8"},
+     "coefficients (pairs) in flight per lane (dsc=voxel(4), wc=fiber(4); pairs; staged); GPU f64 default 8"},
     {"wc_team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "WC_TEAM", FIELD(wc_team), "8|16|32|64", NULL,
-     "lanes per fibre or atom run of wc=fiber(4), wc=staged and wc=atom, per fibre of wc=pairs's sum"},
+     "lanes per fibre or atom run of wc=fiber(4), wc=staged and wc=atom, per pair and per fibre of wc=pairs"},
     {"wc_runs", CORE_PARAM_INT, NULL, 1, 1024, "8", "4", NULL, FIELD(wc_runs), "1|2|4|8", NULL,
-     "fibre or atom teams per work-group of wc=fiber(4), wc=staged, wc=atom and wc=pairs (wc_team*wc_runs "
-     "work-items, also of wc=pairs's dot products)"},
+     "fibre, atom or pair teams per work-group of wc=fiber(4), wc=staged, wc=atom and wc=pairs (wc_team*wc_runs "
+     "work-items)"},
     /* the first value of the search: the tuner prunes unused wg to it */
     {"wg", CORE_PARAM_INT, NULL, 1, 1024, "64", NULL, NULL, FIELD(wg), "64|128|256", NULL,
      "work-group size of the atomics kernels and of wc=voxel"},

@@ -31,6 +31,10 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
     core_params_set(params, "voxel_order", "morton");
 }
 
+uint64_t life_pair_dot_local_bytes(const life_config *c, size_t value_size) {
+    return (uint64_t)c->wc_runs * (uint64_t)c->unroll * ((uint64_t)c->wc_team + 1) * value_size;
+}
+
 int life_pairs_pay(int64_t n_coeffs, double ratio) {
     if (ratio < LIFE_PAIRS_MIN_RATIO) return 0;
     const double saving_us = 1e-6 * ((33.0 - 5.0) * (double)n_coeffs - 35.0 * (double)n_coeffs / ratio) - 16.0;
@@ -40,7 +44,15 @@ int life_pairs_pay(int64_t n_coeffs, double ratio) {
 double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults) {
     if (!dev || dev->kind != CLPK_DEVICE_GPU) return 0;
     const double ratio = life_pair_ratio_estimate(data);
-    if (life_pairs_pay(data->n_coeffs, ratio)) core_params_set(defaults, "dsc", "pairs");
+    if (!life_pairs_pay(data->n_coeffs, ratio)) return ratio;
+    /* H200, DS1 and synth medium (docs/perf-life.md, "Two-launch pairs"): wc=pairs 1.36x / 2.3x faster than wc=fiber
+     * (f32); teams of 8 lanes, 16 teams a group, 8 pairs a team per round: within 6 % of the best of the three
+     * shapes measured on both problems and precisions. The DSC's loop does as well at unroll 8 as at 1. */
+    core_params_set(defaults, "dsc", "pairs");
+    core_params_set(defaults, "wc", "pairs");
+    core_params_set(defaults, "wc_team", "8");
+    core_params_set(defaults, "wc_runs", "16");
+    core_params_set(defaults, "unroll", "8");
     return ratio;
 }
 
@@ -124,6 +136,11 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: wc=staged with wc_team*wc_runs=%d needs more local memory than %llu bytes",
                          c->wc_team * c->wc_runs, (unsigned long long)local_mem);
+    /* wc=pairs's dot products: a round's partial sums of all its teams' UNROLL pairs */
+    if (plan->wc_kind == LIFE_WC_PAIRS && life_pair_dot_local_bytes(c, plan->value_size) > local_mem)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "LiFE: wc=pairs with wc_team=%d, wc_runs=%d, unroll=%d needs more local memory than %llu bytes",
+                         c->wc_team, c->wc_runs, c->unroll, (unsigned long long)local_mem);
     const int needs_atomics =
         plan->dsc_kind == LIFE_DSC_ATOMICS ||
         (!life_wc_fibre_sorted(plan->wc_kind) && plan->wc_kind != LIFE_WC_PAIRS);
@@ -319,13 +336,15 @@ static void life_finer_defaults(clpk_life_plan *plan, const clpk_life_dataset *d
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     core_params defaults;
     life_default_params(dev, plan->precision, &defaults);
-    if (core_resolved_source(r, "dsc") == CORE_SOURCE_DEFAULT) {
+    const int kernels_free =
+        core_resolved_source(r, "dsc") == CORE_SOURCE_DEFAULT && core_resolved_source(r, "wc") == CORE_SOURCE_DEFAULT;
+    if (kernels_free) {
         const double ratio = life_default_pairs(dev, data, &defaults);
         if (ratio > 0)
             core_log(plan->ctx, CLPK_LOG_DEBUG,
-                     "life: %.3g coefficients per (voxel, atom) pair (sampled), %lld coefficients: dsc=%s predicted "
-                     "faster on GPUs",
-                     ratio, (long long)data->n_coeffs, life_pairs_pay(data->n_coeffs, ratio) ? "pairs" : "voxel");
+                     "life: %.3g coefficients per (voxel, atom) pair (sampled), %lld coefficients: the pair kernels "
+                     "%s on GPUs",
+                     ratio, (long long)data->n_coeffs, life_pairs_pay(data->n_coeffs, ratio) ? "pay" : "do not pay");
     }
     core_params_set_int(
         &defaults, "theta_parts",
@@ -714,6 +733,7 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     CLPK_ARG(&a, plan->dict);
     CLPK_ARG(&a, y);
     CLPK_ARG(&a, plan->pr_dot);
+    core_args_local(&a, (size_t)life_pair_dot_local_bytes(&plan->config, plan->value_size));
     CLPK_TRY(core_args_end(&a));
     core_args_begin(&a, plan->ctx, plan->k_wc_sum, 0);
     CLPK_ARG(&a, nf);
@@ -724,8 +744,10 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     CLPK_ARG(&a, w);
     core_args_local(&a, local * plan->value_size);
     CLPK_TRY(core_args_end(&a));
+    const size_t pair_teams = ((size_t)np + plan->config.unroll - 1) / plan->config.unroll;
     cl_event dots = NULL;
-    CLPK_TRY(life_launch(plan, plan->k_wc, life_grid(np > 0 ? (size_t)np : 1, local), local, n_wait, wait, &dots));
+    CLPK_TRY(life_launch(plan, plan->k_wc, life_grid((pair_teams > 0 ? pair_teams : 1) * plan->config.wc_team, local),
+                         local, n_wait, wait, &dots));
     clpk_status st =
         life_launch(plan, plan->k_wc_sum, life_grid((size_t)nf * plan->config.wc_team, local), local, 1, &dots, done);
     if (st == CLPK_SUCCESS && first)
