@@ -169,7 +169,8 @@ uint64_t life_pair_dot_local_bytes(const life_config *c, size_t value_size);
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params);
 /* The data's part of the defaults: on GPUs, dsc=pairs and wc=pairs (and their work shape) into *defaults where
  * life_pairs_pay says so for the sampled coefficients per pair. Returns that ratio (0 on other devices: not
- * estimated). Plans apply it only where the caller and the profile left both kernels to the defaults. */
+ * estimated). Plans of the automatic strategy apply it where the caller and the profile left both kernels to the
+ * defaults. */
 double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults);
 /* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
 #define LIFE_MAX_THETA_PARTS 4

@@ -330,14 +330,14 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
 }
 
 /* Defaults finer than the table's per device kind (life_default_params: precision, non-GPU devices; theta_parts from
- * the dictionary's size; on GPUs dsc=pairs where the coefficients merge into few enough pairs) replace the values that
- * are still the table's defaults. */
-static void life_finer_defaults(clpk_life_plan *plan, const clpk_life_dataset *data, core_resolved *r) {
+ * the dictionary's size; for the automatic strategy on GPUs, the pair kernels where the coefficients merge into few
+ * enough pairs) replace the values that are still the table's defaults. */
+static void life_finer_defaults(clpk_life_plan *plan, const clpk_life_dataset *data, int is_auto, core_resolved *r) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     core_params defaults;
     life_default_params(dev, plan->precision, &defaults);
-    const int kernels_free =
-        core_resolved_source(r, "dsc") == CORE_SOURCE_DEFAULT && core_resolved_source(r, "wc") == CORE_SOURCE_DEFAULT;
+    const int kernels_free = is_auto && core_resolved_source(r, "dsc") == CORE_SOURCE_DEFAULT &&
+                             core_resolved_source(r, "wc") == CORE_SOURCE_DEFAULT;
     if (kernels_free) {
         const double ratio = life_default_pairs(dev, data, &defaults);
         if (ratio > 0)
@@ -390,7 +390,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     const core_resolve_request request = {&life_param_table, is_auto ? &features : NULL, params, NULL, NULL};
     core_resolved r;
     CLPK_TRY(core_resolve(ctx, &request, &r));
-    life_finer_defaults(plan, data, &r);
+    life_finer_defaults(plan, data, is_auto, &r);
     if (!is_auto) {
         const int atomics = strcmp(strategy, "atomics") == 0;
         snprintf(plan->origin, sizeof plan->origin, "strategy %s", strategy);
