@@ -602,8 +602,8 @@ __kernel void life_wc_staged(int n_fibers, __global const long *restrict run_ptr
 
 /* Pair-merged DSC (lib/life/life_pairs.c: each voxel run's coefficients grouped by (voxel, atom) pair), first launch:
  * weight[p] = sum of phi_k w[f_k] over pair p's coefficients, a work-item per pair, grid-stride (neighbouring pairs'
- * coefficients are neighbours: the loads coalesce). Second launch, life_dsc_pairs: dsc=voxel's teams over the pairs, one D row per
- * pair with a non-zero weight. No barriers, no atomics, the same bits every run. */
+ * coefficients are neighbours: the loads coalesce). Second launch, life_dsc_pairs: dsc=voxel's teams over the pairs,
+ * one D row per pair with a non-zero weight. No barriers, no atomics, the same bits every run. */
 __kernel void life_pair_weights(long n_pairs, __global const long *restrict pair_coeff,
                                 __global const int *restrict fiber, __global const real *restrict phi,
                                 __global const real *restrict w, __global real *restrict weight) {

@@ -656,7 +656,8 @@ static void pairs_host(uint64_t *rng) {
         }
         CHECK(ok, "pair structure (%s order)", ranked ? "morton" : "index");
         const double exact = (double)d.n_coeffs / (double)pr.n_pairs, estimate = life_pair_ratio_estimate(&d);
-        CHECK(fabs(estimate - exact) <= 1e-12 * exact, "pair ratio below 8192 voxels: %.6g, exact %.6g", estimate, exact);
+        CHECK(fabs(estimate - exact) <= 1e-12 * exact, "pair ratio below 8192 voxels: %.6g, exact %.6g", estimate,
+              exact);
         for (int32_t f = 0; f < d.n_fibers; ++f) {
             w_got[f] = 0;
             for (int64_t j = pr.fiber_ptr[f]; j < pr.fiber_ptr[f + 1]; ++j)

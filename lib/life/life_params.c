@@ -15,13 +15,15 @@ static const core_param_def life_param_defs[] = {
     {"dsc", CORE_PARAM_NAME, "atomics|voxel|pairs|staged|voxel4", 0, 0, "voxel", NULL, NULL, FIELD(dsc),
      "voxel|atomics|pairs|staged|voxel4", NULL,
      "DSC kernel (y = M w): a team per voxel run without atomics, a work-item per coefficient with atomics, "
-     "each (voxel, atom) pair's weight summed first then voxel's teams with one D row per pair, voxel's teams with each chunk of team "
+     "each (voxel, atom) pair's weight summed first then voxel's teams with one D row per pair, voxel's teams "
+     "with each chunk of team "
      "coefficients' offsets and phi*w loaded once into local memory, or voxel's teams with 4 directions a lane "
      "(one vector load)"},
     {"wc", CORE_PARAM_NAME, "atomics|atom|fiber|voxel|pairs|staged|fiber4", 0, 0, "fiber", NULL, NULL, FIELD(wc),
      "fiber|voxel|atom|atomics|pairs|staged|fiber4", NULL,
      "WC kernel (w = M^T y): a team per fibre (no atomics), per voxel run, per atom run, per coefficient, one "
-     "dot product per (voxel, atom) pair (a team each, vector loads) then a team's sum per fibre, or fiber's teams with each chunk of wc_team "
+     "dot product per (voxel, atom) pair (a team each, vector loads) then a team's sum per fibre, or fiber's teams "
+     "with each chunk of wc_team "
      "coefficients' offsets and phi loaded once into local memory, or fiber's teams with 4 directions a lane (one "
      "vector load of D and of y)"},
     {"team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "TEAM", FIELD(team), "8|16|32|64", NULL,

@@ -139,7 +139,8 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     /* wc=pairs's dot products: a round's partial sums of all its teams' UNROLL pairs */
     if (plan->wc_kind == LIFE_WC_PAIRS && life_pair_dot_local_bytes(c, plan->value_size) > local_mem)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "LiFE: wc=pairs with wc_team=%d, wc_runs=%d, unroll=%d needs more local memory than %llu bytes",
+                         "LiFE: wc=pairs with wc_team=%d, wc_runs=%d, unroll=%d needs more local memory than "
+                         "%llu bytes",
                          c->wc_team, c->wc_runs, c->unroll, (unsigned long long)local_mem);
     const int needs_atomics =
         plan->dsc_kind == LIFE_DSC_ATOMICS ||
