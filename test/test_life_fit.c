@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void compare_iterates_params(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec,
-                                    const char *strategy, const char *params, int iterations, const double *w_start,
-                                    double tol) {
+static void compare_iterates_every(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec,
+                                   const char *strategy, const char *params, int iterations, const double *w_start,
+                                   double tol, int objective_every, int residual_every) {
     const size_t nw = (size_t)d->n_fibers;
     double *w_ref = malloc(nw * sizeof *w_ref), *w_dev = malloc(nw * sizeof *w_dev);
     for (size_t i = 0; i < nw; ++i) w_ref[i] = w_start ? w_start[i] : 0;
@@ -21,21 +21,61 @@ static void compare_iterates_params(clpk_context *ctx, const clpk_life_dataset *
     if (CHECK(clpk_life_plan_create(ctx, d, prec, strategy, params, &plan) == CLPK_SUCCESS, "plan: %s",
               clpk_last_error(ctx))) {
         for (size_t i = 0; i < nw; ++i) w_dev[i] = NAN;
-        clpk_life_fit_options o = {.max_iterations = iterations, .tolerance = 0, .objective_every = 3,
-                                   .w_start = w_start};
+        clpk_life_fit_options o = {.max_iterations = iterations, .tolerance = 0, .objective_every = objective_every,
+                                   .w_start = w_start, .residual_every = residual_every};
         clpk_life_fit_result res;
         clpk_status st = clpk_life_fit(plan, &o, w_dev, &res);
         double e = check_rel_error(w_ref, w_dev, nw);
         CHECK(st == CLPK_SUCCESS && res.iterations == iterations, "fit %s: %s (%d iterations)",
               clpk_precision_name(prec), clpk_last_error(ctx), res.iterations);
-        CHECK(e <= tol, "%s %s [%s], %d iterations%s: w differs from the host solver by %.3g",
-              clpk_precision_name(prec), strategy, params ? params : "", iterations, w_start ? " (warm)" : "", e);
+        CHECK(e <= tol, "%s %s [%s], %d iterations%s, residual every %d: w differs from the host solver by %.3g",
+              clpk_precision_name(prec), strategy, params ? params : "", iterations, w_start ? " (warm)" : "",
+              residual_every, e);
         CHECK(fabs(res.objective - obj_ref) <= 10 * tol * obj_ref, "objective %.10g vs host %.10g", res.objective,
               obj_ref);
         clpk_life_plan_destroy(plan);
     }
     free(w_ref);
     free(w_dev);
+}
+
+static void compare_iterates_params(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec,
+                                    const char *strategy, const char *params, int iterations, const double *w_start,
+                                    double tol) {
+    compare_iterates_every(ctx, d, prec, strategy, params, iterations, w_start, tol, 3, 0);
+}
+
+/* Weights the host solver's steps drive from > 0 to the bound within `iterations` steps from w_start: the steps
+ * whose residual the device updates with a non-zero clipped part. */
+static int clipped_steps(const clpk_life_dataset *d, int iterations, const double *w_start) {
+    const size_t nw = (size_t)d->n_fibers;
+    double *before = malloc(nw * sizeof *before), *after = malloc(nw * sizeof *after), obj;
+    int clipped = 0;
+    for (int k = 0; k < iterations; ++k) {
+        memcpy(before, w_start, nw * sizeof *before);
+        memcpy(after, w_start, nw * sizeof *after);
+        life_ref_fit(d, k, before, &obj);
+        life_ref_fit(d, k + 1, after, &obj);
+        for (size_t i = 0; i < nw; ++i) clipped += before[i] > 0 && after[i] == 0;
+    }
+    free(before), free(after);
+    return clipped;
+}
+
+/* The residual between exact evaluations (r - alpha M gt + M clip): the host solver's iterates, which compute
+ * r = M w - y every step, whether r is recomputed every step, every 10 (the default) or only at the end, with
+ * steps that clip weights to the bound among them. */
+static void residual_update(clpk_context *ctx, const clpk_life_dataset *d, const double *w_start) {
+    const int iterations = 30, clipped = clipped_steps(d, iterations, w_start);
+    CHECK(clipped > 0, "no step clips a weight in %d iterations: the update's clipped part is not exercised",
+          iterations);
+    printf("residual update: %d weights clipped to the bound in %d host steps\n", clipped, iterations);
+    const int every[] = {1, 0, iterations};
+    const char *params[] = {NULL, "dsc=pairs,wc=pairs"};
+    for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 2; ++k)
+            compare_iterates_every(ctx, d, CLPK_PRECISION_F64, "sorted", params[k], iterations, w_start, 1e-8,
+                                   iterations, every[i]);
 }
 
 static void compare_iterates(clpk_context *ctx, const clpk_life_dataset *d, clpk_precision prec, const char *strategy,
@@ -186,6 +226,9 @@ static void bad_options(clpk_context *ctx, const clpk_life_dataset *d) {
     o.tolerance = NAN;
     CHECK(clpk_life_fit(plan, &o, w, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "NaN tolerance accepted");
     o.tolerance = 1e-6;
+    o.residual_every = -1;
+    CHECK(clpk_life_fit(plan, &o, w, NULL) == CLPK_ERROR_INVALID_ARGUMENT, "negative residual interval accepted");
+    o.residual_every = 0;
     double *start = calloc((size_t)d->n_fibers, sizeof *start);
     start[1] = NAN;
     o.w_start = start;
@@ -234,6 +277,7 @@ int main(void) {
         /* the pair-merged products (another summation order): the same iterates within the same bounds */
         compare_iterates_params(ctx, &d, CLPK_PRECISION_F64, "sorted", "dsc=pairs,wc=pairs", 6, w_start, 1e-9);
         if (dev->has_int64_atomics) compare_iterates(ctx, &d, CLPK_PRECISION_F64, "atomics", 6, NULL, 1e-9);
+        residual_update(ctx, &d, w_start);
         convergence(ctx, &d, w_true);
     } else {
         printf("no fp64: iterate comparison in f64 and the convergence test skipped\n");

@@ -34,7 +34,7 @@ static const char *const tool = "clpk-bench-life";
 typedef struct options {
     const char *data, *size, *device, *json, *md, *fit_params, *orders;
     uint64_t seed;
-    int runs, iters, atomics_iters, copy_mb, check, f32, f64;
+    int runs, iters, atomics_iters, copy_mb, check, f32, f64, residual_every;
 } options;
 
 /* 1 when an integer option's value lies within [lo, 1e9], else a message and 0. */
@@ -49,7 +49,7 @@ static int parse(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->size = "tiny";
     const char *precision = "both";
-    long long seed = 1, runs = 50, iters = 500, atomics_iters = 10, copy_mb = 512;
+    long long seed = 1, runs = 50, iters = 500, atomics_iters = 10, copy_mb = 512, residual_every = 0;
     const cli_option table[] = {
         {"--data", CLI_STRING, &o->data, "DIR", "a dataset directory (instead of a synthetic one)"},
         {"--size", CLI_STRING, &o->size, "tiny|small|medium|ds1", "synthetic dataset size (default tiny)"},
@@ -59,6 +59,9 @@ static int parse(int argc, char **argv, options *o) {
         {"--iters", CLI_INT, &iters, "N", "iterations of the fits (default 500; 0: no fit)"},
         {"--atomics-iters", CLI_INT, &atomics_iters, "N", "iterations of the atomics baseline's fit (default 10)"},
         {"--copy-mb", CLI_INT, &copy_mb, "M", "MiB of the copy-bandwidth probe (default 512)"},
+        {"--residual-every", CLI_INT, &residual_every, "K",
+         "the fits' residual_every (default 0: the library's; 1: r from M w every step);\n"
+         "the default plan's fit is also run with 1 and the objectives compared"},
         {"--fit-params", CLI_STRING, &o->fit_params, "'k=v,..;k=v,..'",
          "extra fits of the default plan with each ';'-separated parameter list,\n"
          "recorded as impl clpk-auto+<params>"},
@@ -77,10 +80,11 @@ static int parse(int argc, char **argv, options *o) {
     o->f64 = strcmp(precision, "f64") == 0 || strcmp(precision, "both") == 0;
     if (!o->f32 && !o->f64) return cli_fail(tool, "--precision f32, f64 or both, not '%s'", precision);
     if (!in_range("--seed", seed, 0) || !in_range("--runs", runs, 1) || !in_range("--iters", iters, 0) ||
-        !in_range("--atomics-iters", atomics_iters, 0) || !in_range("--copy-mb", copy_mb, 1))
+        !in_range("--atomics-iters", atomics_iters, 0) || !in_range("--copy-mb", copy_mb, 1) ||
+        !in_range("--residual-every", residual_every, 0))
         return 2;
     o->seed = (uint64_t)seed, o->runs = (int)runs, o->iters = (int)iters, o->atomics_iters = (int)atomics_iters;
-    o->copy_mb = (int)copy_mb;
+    o->copy_mb = (int)copy_mb, o->residual_every = (int)residual_every;
     return -1;
 }
 
@@ -91,6 +95,7 @@ typedef struct record {
     double median_ms, min_ms, gbps, gbps_d_per_coeff, bytes, bytes_d_per_coeff, speedup, per_iter_ms;
     double objective;   /* fits: 0.5 ||M w - y||^2 after the iterations (dict=half's contract compares it) */
     double half_change; /* --orders fits of dict=half lists: half_objective_change, else NaN */
+    double textbook_change; /* the default plan's fit: relative objective change against residual_every 1, or NaN */
     int runs, iterations;
     double rank_ms, sort_ms; /* plan records of --orders: host time of the order's ranks and of one plain voxel sort */
     int bitwise; /* plan records of --orders: 1 or 0 = DSC and WC bits equal to the first list's, -1 = first */
@@ -296,11 +301,12 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
 
 /* Times a fit of `iterations` steps from 0; *w_out (may be NULL) gets the result (malloc'ed, n_fibers). */
 static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dataset *d, int iterations,
-                    const char *impl, sink *s, double **w_out) {
+                    int residual_every, const char *impl, sink *s, double **w_out) {
     if (!d->signal || iterations <= 0) return 0;
     double *w = malloc((size_t)d->n_fibers * sizeof *w);
     if (!w) return 1;
-    clpk_life_fit_options fo = {.max_iterations = iterations, .tolerance = 0, .objective_every = 10};
+    clpk_life_fit_options fo = {
+        .max_iterations = iterations, .tolerance = 0, .objective_every = 10, .residual_every = residual_every};
     clpk_life_fit_result res;
     clpk_status st = clpk_life_fit(plan, &fo, w, &res);
     if (st == CLPK_SUCCESS && w_out)
@@ -323,11 +329,23 @@ static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dat
     r->median_ms = r->min_ms = 1e3 * res.seconds;
     r->per_iter_ms = res.iterations > 0 ? r->median_ms / res.iterations : 0;
     r->objective = res.objective;
-    r->half_change = NAN;
+    r->half_change = r->textbook_change = NAN;
     printf("fit       %-5s %-14s %d iterations %.3f s (%.3f ms per iteration, 500 iterations %.2f s), objective "
            "%.6e\n",
            r->prec, r->impl, res.iterations, res.seconds, r->per_iter_ms, 0.5 * r->per_iter_ms, res.objective);
     return 0;
+}
+
+/* The fit with r updated between exact evaluations (auto) against r = M w - y every step (textbook): the same
+ * iterates up to rounding, so the same objective; issue #27's contract is 1e-6 relative in f64. With --check, a
+ * larger change in f64 fails the run. */
+static int textbook_contract(record *fit, const record *textbook, int check) {
+    fit->textbook_change = (fit->objective - textbook->objective) / textbook->objective;
+    const int f64 = strcmp(fit->prec, "f64") == 0, ok = !f64 || fabs(fit->textbook_change) <= 1e-6;
+    printf("fit %s: objective %.10e against %.10e with r = M w - y every step: relative %.3g%s\n", fit->prec,
+           fit->objective, textbook->objective, fit->textbook_change,
+           f64 ? (ok ? " (contract: at most 1e-6 in f64, OK)" : " (contract: at most 1e-6 in f64, FAIL)") : "");
+    return check && !ok;
 }
 
 /* The kernels: one plan per (dsc, wc) pair, as the `timed` strategy builds them. */
@@ -448,7 +466,8 @@ static int bench_orders(clpk_context *ctx, const bench_inputs *in, clpk_precisio
         if (!rc) {
             char impl[96];
             snprintf(impl, sizeof impl, "clpk-%s", label);
-            rc = time_fit(ctx, plan, in->d, in->o->iters, impl, s, first_fit ? NULL : &first_fit);
+            rc = time_fit(ctx, plan, in->d, in->o->iters, in->o->residual_every, impl, s,
+                          first_fit ? NULL : &first_fit);
         }
         if (!rc && first_fit && strcmp(info.dictionary, "half") == 0) {
             const double change = half_objective_change(plan, in->d, first_fit, &reference);
@@ -504,8 +523,13 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
             rc = rc || time_product(ctx, plan, in, "dsc-dense", dk, dl, s);
         }
         rc = rc || time_product(ctx, plan, in, "wc", wk, wl, s);
-        if (!rc && c == 0) rc = time_fit(ctx, plan, in->d, in->o->iters, "clpk-auto", s, NULL);
-        if (!rc && c == 1) rc = time_fit(ctx, plan, in->d, in->o->atomics_iters, "clpk-atomics", s, NULL);
+        if (!rc && c == 0) rc = time_fit(ctx, plan, in->d, in->o->iters, in->o->residual_every, "clpk-auto", s, NULL);
+        if (!rc && c == 0 && in->o->iters > 0 && in->d->signal && in->o->residual_every != 1) {
+            rc = time_fit(ctx, plan, in->d, in->o->iters, 1, "clpk-auto-textbook", s, NULL);
+            if (!rc) rc = textbook_contract(&s->r[s->n - 2], &s->r[s->n - 1], in->o->check);
+        }
+        if (!rc && c == 1)
+            rc = time_fit(ctx, plan, in->d, in->o->atomics_iters, in->o->residual_every, "clpk-atomics", s, NULL);
         clpk_life_plan_destroy(plan);
     }
     /* extra fits of the default plan with other parameters */
@@ -519,7 +543,7 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
             return 1;
         }
         snprintf(impl, sizeof impl, "clpk-auto+%.28s", params);
-        rc = time_fit(ctx, plan, in->d, in->o->iters, impl, s, NULL);
+        rc = time_fit(ctx, plan, in->d, in->o->iters, in->o->residual_every, impl, s, NULL);
         clpk_life_plan_destroy(plan);
     }
     /* speed-up of each kernel over the atomics baseline of the same case and precision */
@@ -559,6 +583,7 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
             fprintf(f, ", \"iterations\": %d, \"per_iter_ms\": %.6g, \"total_500_s\": %.6g, \"objective\": %.10g",
                     r->iterations, r->per_iter_ms, 0.5 * r->per_iter_ms, r->objective);
             if (isfinite(r->half_change)) fprintf(f, ", \"half_objective_change\": %.4g", r->half_change);
+            if (isfinite(r->textbook_change)) fprintf(f, ", \"textbook_objective_change\": %.4g", r->textbook_change);
         } else if (strcmp(r->cas, "plan") == 0) {
             /* plan creation: the wall time only */
         } else if (strcmp(r->cas, "copy") != 0) {
@@ -614,6 +639,10 @@ static int write_outputs(const options *o, const sink *s, const clpk_life_datase
                     "\n%s %s: the objective at the first list's fit result changes by %.3g with dict=half (contract: "
                     "at most 1e-5)\n",
                     s->r[i].impl, s->r[i].prec, s->r[i].half_change);
+    for (int i = 0; i < s->n; ++i)
+        if (strcmp(s->r[i].cas, "fit") == 0 && isfinite(s->r[i].textbook_change))
+            fprintf(m, "\n%s %s: objective against r = M w - y every step: relative %.3g (contract: at most 1e-6 in f64)\n",
+                    s->r[i].impl, s->r[i].prec, s->r[i].textbook_change);
     double f32 = 0, f64 = 0;
     for (int i = 0; i < s->n; ++i)
         if (strcmp(s->r[i].cas, "fit") == 0 && strcmp(s->r[i].impl, "clpk-auto") == 0)

@@ -65,6 +65,7 @@ static const abi_field fields[] = {
     F(clpk_life_encode_options, use_mask),
     F(clpk_life_fit_options, max_iterations), F(clpk_life_fit_options, tolerance),
     F(clpk_life_fit_options, objective_every), F(clpk_life_fit_options, w_start), F(clpk_life_fit_options, progress),
+    F(clpk_life_fit_options, residual_every),
     F(clpk_life_fit_result, iterations), F(clpk_life_fit_result, objective), F(clpk_life_fit_result, seconds),
     F(clpk_life_fit_result, converged),
     F(clpk_sshopm_options, starts), F(clpk_sshopm_options, starts_kind), F(clpk_sshopm_options, seed),

@@ -4,9 +4,14 @@
  *   even i: alpha = <gt, gt> / <M gt, M gt>                       (the seed's Eq. 7)
  *   odd i:  alpha = <M gt, M gt> / <mask(M^T M gt), mask(M^T M gt)> (Eq. 8; the seed's Algorithm 1 swaps the two)
  *   w <- [w - alpha g]_+,  r = M w - y,  g = M^T r.
- * So two DSC and one or two WC per iteration (1.5 on average). Vector work (dot, nrm2, axpy, iamax) is CLBlast's;
- * the mask and the step are two element-wise kernels; the step length stays on the device. The host reads back only
- * every `objective_every` iterations (objective and projected-gradient norm, for the stopping test). */
+ * The residual needs no product of M w in most iterations: the step is w_new - w = -alpha gt + clip, where clip is
+ * zero but for the weights the projection cut off (life_bb_step_clip), so r_new = r - alpha (M gt) + M clip, and
+ * M gt is the step length's own product. M clip is a DSC of a mostly zero vector (the kernels skip its zero
+ * weights' dictionary rows). Rounding drifts r from M w - y, so r is recomputed from M w every `residual_every`
+ * iterations and wherever the objective is read. So one full DSC, one of the clipped part and 1.5 WC per iteration.
+ * Vector work (dot, nrm2, axpy, iamax) is CLBlast's; the mask, the step and the residual update are element-wise
+ * kernels; the step length stays on the device. The host reads back only every `objective_every` iterations
+ * (objective and projected-gradient norm, for the stopping test). */
 #include "life_internal.h"
 
 #include <clblast_c.h>
@@ -16,7 +21,7 @@
 #include <unistd.h>
 
 typedef struct life_fit_buffers {
-    cl_mem w, g, r, gt, ag, atag, scal, imax;
+    cl_mem w, g, r, gt, ag, atag, scal, imax, clip, m_clip;
 } life_fit_buffers;
 
 static clpk_status blast(clpk_context *ctx, CLBlastStatusCode code, const char *what) {
@@ -41,6 +46,8 @@ static clpk_status fit_build(clpk_life_plan *p) {
                               &p->fit_program));
     CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_mask", &p->k_mask));
     CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_bb_step", &p->k_step));
+    CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_bb_step_clip", &p->k_step_clip));
+    CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_residual_update", &p->k_residual));
     return CLPK_SUCCESS;
 }
 
@@ -107,8 +114,28 @@ static clpk_status fit_measure(clpk_life_plan *p, life_fit_buffers *b, double *o
     return CLPK_SUCCESS;
 }
 
-/* One SBB-NNLS iteration (number `iter`, from 1). */
-static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int iter) {
+/* r = r - alpha (M gt) + M clip after the clipping step: r stays M w - y up to rounding. */
+static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b) {
+    const cl_long ny = (cl_long)p->n_voxels * p->n_theta;
+    CLPK_TRY(clpk_life_dsc(p, b->clip, b->m_clip, 0, NULL, NULL));
+    core_args a;
+    core_args_begin(&a, p->ctx, p->k_residual, 0);
+    CLPK_ARG(&a, ny);
+    CLPK_ARG(&a, b->scal);
+    CLPK_ARG(&a, b->ag);
+    CLPK_ARG(&a, b->m_clip);
+    CLPK_ARG(&a, b->r);
+    CLPK_TRY(core_args_end(&a));
+    size_t local = 256, groups = (size_t)(ny + (cl_long)local - 1) / local;
+    if (groups > 4096) groups = 4096; /* grid-stride: a few waves of groups, whatever the size */
+    size_t global = groups * local;
+    CLPK_CL_TRY(p->ctx, clEnqueueNDRangeKernel(clpk_context_queue(p->ctx), p->k_residual, 1, NULL, &global, &local, 0,
+                                               NULL, NULL));
+    return clpk_life_wc(p, b->r, b->g, 0, NULL, NULL);
+}
+
+/* One SBB-NNLS iteration (number `iter`, from 1); exact: r from M w (else from the step's update). */
+static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int iter, int exact) {
     const size_t ny = (size_t)p->n_voxels * p->n_theta, nw = (size_t)p->n_fibers;
     CLPK_TRY(fit_mask(p, b, b->g, b->gt));
     CLPK_TRY(clpk_life_dsc(p, b->gt, b->ag, 0, NULL, NULL));
@@ -122,15 +149,17 @@ static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int ite
         CLPK_TRY(fit_dot_into(p, b->scal, b->atag, b->atag, nw, 1));
     }
     cl_int n = p->n_fibers;
+    cl_kernel step = exact ? p->k_step : p->k_step_clip;
     core_args a;
-    core_args_begin(&a, p->ctx, p->k_step, 0);
+    core_args_begin(&a, p->ctx, step, 0);
     CLPK_ARG(&a, n);
     CLPK_ARG(&a, b->scal);
     CLPK_ARG(&a, b->g);
     CLPK_ARG(&a, b->w);
+    if (!exact) CLPK_ARG(&a, b->clip);
     CLPK_TRY(core_args_end(&a));
-    CLPK_TRY(fit_elementwise(p, p->k_step, nw));
-    return fit_gradient(p, b);
+    CLPK_TRY(fit_elementwise(p, step, nw));
+    return exact ? fit_gradient(p, b) : fit_residual_update(p, b);
 }
 
 static void fit_progress(int iter, int max_iter, double objective) {
@@ -155,11 +184,17 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
                            clpk_life_fit_result *res) {
     const size_t ny = (size_t)p->n_voxels * p->n_theta, nw = (size_t)p->n_fibers, vs = p->value_size;
     CLPK_TRY(fit_build(p));
+    const int every = o->objective_every > 0 ? o->objective_every : 10;
+    const int refresh = o->residual_every > 0 ? o->residual_every : 10;
     cl_mem *bufs[] = {&b->w, &b->g, &b->gt, &b->atag};
     for (int i = 0; i < 4; ++i)
         CLPK_TRY(fit_create_buffer(p, nw * vs, bufs[i]));
     CLPK_TRY(fit_create_buffer(p, ny * vs, &b->r));
     CLPK_TRY(fit_create_buffer(p, ny * vs, &b->ag));
+    if (refresh > 1 && o->max_iterations > 1) {
+        CLPK_TRY(fit_create_buffer(p, nw * vs, &b->clip));
+        CLPK_TRY(fit_create_buffer(p, ny * vs, &b->m_clip));
+    }
     CLPK_TRY(fit_create_buffer(p, 4 * vs, &b->scal));
     CLPK_TRY(fit_create_buffer(p, 4 * sizeof(cl_uint), &b->imax));
     /* warm start, projected onto w >= 0 */
@@ -209,7 +244,6 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
         return warm;
     }
     const double t0 = core_wall_seconds();
-    const int every = o->objective_every > 0 ? o->objective_every : 10;
     const int show = o->progress && isatty(2);
     clpk_status st = fit_gradient(p, b);
     double objective = 0, pg0 = 0, pg = 0, last_objective = 0;
@@ -218,9 +252,10 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
     int iter = 0, converged = pg0 == 0;
     while (st == CLPK_SUCCESS && !converged && iter < o->max_iterations) {
         ++iter;
-        st = fit_iteration(p, b, iter);
+        const int measure = iter % every == 0 || iter == o->max_iterations;
+        st = fit_iteration(p, b, iter, measure || iter % refresh == 0 || !b->clip);
         if (st != CLPK_SUCCESS) break;
-        if (iter % every == 0 || iter == o->max_iterations) {
+        if (measure) {
             st = fit_measure(p, b, &objective, &pg);
             if (st != CLPK_SUCCESS) break;
             if (show) fit_progress(iter, o->max_iterations, objective);
@@ -259,17 +294,17 @@ clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opt
     if (!plan->signal) return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE fit: the dataset has no signal");
     clpk_life_fit_options o = {.max_iterations = 500, .tolerance = 1e-6, .objective_every = 10};
     if (opts) o = *opts;
-    if (o.max_iterations < 0 || !(o.tolerance >= 0) || o.objective_every < 0)
+    if (o.max_iterations < 0 || !(o.tolerance >= 0) || o.objective_every < 0 || o.residual_every < 0)
         return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "LiFE fit: max_iterations %d, tolerance %g, objective_every %d out of range", o.max_iterations,
-                         o.tolerance, o.objective_every);
+                         "LiFE fit: max_iterations %d, tolerance %g, objective_every %d or residual_every %d out of range",
+                         o.max_iterations, o.tolerance, o.objective_every, o.residual_every);
     for (int32_t i = 0; o.w_start && i < plan->n_fibers; ++i)
         if (!isfinite(o.w_start[i]))
             return core_fail(plan->ctx, CLPK_ERROR_INVALID_DATA, "LiFE fit: w_start[%d] is not finite", i);
     life_fit_buffers b;
     memset(&b, 0, sizeof b);
     clpk_status st = fit_run(plan, &o, &b, w, result);
-    cl_mem all[] = {b.w, b.g, b.r, b.gt, b.ag, b.atag, b.scal, b.imax};
+    cl_mem all[] = {b.w, b.g, b.r, b.gt, b.ag, b.atag, b.scal, b.imax, b.clip, b.m_clip};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     return st;

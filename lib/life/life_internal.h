@@ -217,7 +217,7 @@ struct clpk_life_plan {
     cl_mem pr_voxel_off, pr_fiber_ptr, pr_fiber_pair, pr_fiber_phi, pr_dot;
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
-    cl_kernel k_mask, k_step;
+    cl_kernel k_mask, k_step, k_step_clip, k_residual;
 };
 
 /* Strategy "timed": times every DSC and WC kernel on the dataset (caller's params kept, dsc/wc replaced) and

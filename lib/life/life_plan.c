@@ -515,7 +515,7 @@ static void release_mem(cl_mem *m) {
 void clpk_life_plan_destroy(clpk_life_plan *plan) {
     if (!plan) return;
     cl_kernel kernels[] = {plan->k_dsc,  plan->k_wc,   plan->k_wc_sum, plan->k_dsc_weights,
-                           plan->k_zero, plan->k_mask, plan->k_step};
+                           plan->k_zero, plan->k_mask, plan->k_step, plan->k_step_clip, plan->k_residual};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
     cl_mem *mems[] = {&plan->dict,         &plan->signal,        &plan->c_atom_off,   &plan->c_voxel_off,

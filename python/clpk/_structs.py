@@ -74,7 +74,7 @@ class clpk_life_encode_options(C.Structure):
 
 class clpk_life_fit_options(C.Structure):
     _fields_ = [("max_iterations", c_int), ("tolerance", c_double), ("objective_every", c_int),
-                ("w_start", P_double), ("progress", c_int)]
+                ("w_start", P_double), ("progress", c_int), ("residual_every", c_int)]
 
 
 class clpk_life_fit_result(C.Structure):
