@@ -42,10 +42,14 @@ __kernel void life_bb_step_clip(int n, __global const real *restrict scal, __glo
     w[i] = v > (real)0 ? v : (real)0;
 }
 
-/* r = r - step * ag + m_clip: the residual M w - y after life_bb_step_clip, from ag = M gt and m_clip = M clip. */
+/* r = r - step * ag + m_clip: the residual M w - y after life_bb_step_clip, from ag = M gt and m_clip = M clip. With
+ * stamp (n_theta values a voxel), m_clip holds M clip on the voxels stamped `it` only, and is zero elsewhere. */
 __kernel void life_residual_update(long n, __global const real *restrict scal, __global const real *restrict ag,
-                                   __global const real *restrict m_clip, __global real *restrict r) {
+                                   __global const real *restrict m_clip, __global real *restrict r, int n_theta,
+                                   __global const int *restrict stamp, int it) {
     const real step = life_step_length(scal);
-    for (long i = get_global_id(0); i < n; i += get_global_size(0))
-        r[i] = step == (real)0 ? r[i] + m_clip[i] : (r[i] - step * ag[i]) + m_clip[i];
+    for (long i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const real m = (!stamp || stamp[i / n_theta] == it) ? m_clip[i] : (real)0;
+        r[i] = step == (real)0 ? r[i] + m : (r[i] - step * ag[i]) + m;
+    }
 }

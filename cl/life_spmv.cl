@@ -199,13 +199,14 @@ inline void life_dsc_run(int n_voxels, __global const long *restrict run_ptr, __
                          __global const int *restrict fiber, __global const real *restrict phi,
                          __global const DICT_T *restrict dict, __global const real *restrict w,
                          __global real *restrict y, int pass, __global const int *restrict run_voxel,
-                         const int summed) {
+                         const int summed, __global const int *restrict stamp, int it) {
     const int t0 = PASS_T0, t1 = PASS_T1;
     const int lid = get_local_id(0), lane = lid % TEAM;
     const int runs = get_local_size(0) / TEAM;
     const long r = (long)get_group_id(0) * runs + lid / TEAM;
     if (r >= n_voxels) return; /* no barriers in this kernel */
     const long v = VOXEL_OF(r);
+    if (stamp && stamp[v] != it) return; /* a stamped pass: only the voxels stamped `it`, the others keep y */
     real acc[DSC_PNPL];
     for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
     long j = run_ptr[r];
@@ -244,7 +245,7 @@ __kernel void life_dsc_voxel(int n_voxels, __global const long *restrict run_ptr
                              __global const int *restrict fiber, __global const real *restrict phi,
                              __global const DICT_T *restrict dict, __global const real *restrict w,
                              __global real *restrict y, int pass, __global const int *restrict run_voxel) {
-    life_dsc_run(n_voxels, run_ptr, atom_off, fiber, phi, dict, w, y, pass, run_voxel, 0);
+    life_dsc_run(n_voxels, run_ptr, atom_off, fiber, phi, dict, w, y, pass, run_voxel, 0, 0, 0);
 }
 
 /* dsc=voxel4: dsc=voxel's teams and order, each lane reading 4 consecutive directions of a D row with one vector
@@ -606,8 +607,11 @@ __kernel void life_wc_staged(int n_fibers, __global const long *restrict run_ptr
  * one D row per pair with a non-zero weight. No barriers, no atomics, the same bits every run. */
 __kernel void life_pair_weights(long n_pairs, __global const long *restrict pair_coeff,
                                 __global const int *restrict fiber, __global const real *restrict phi,
-                                __global const real *restrict w, __global real *restrict weight) {
+                                __global const real *restrict w, __global real *restrict weight,
+                                __global const int *restrict pair_voxel_off, __global const int *restrict stamp,
+                                int it) {
     for (long p = get_global_id(0); p < n_pairs; p += get_global_size(0)) {
+        if (stamp && stamp[pair_voxel_off[p] / NTHETA] != it) continue; /* life_dsc_pairs skips its voxel too */
         real s = 0;
         const long end = pair_coeff[p + 1];
         for (long j = pair_coeff[p]; j < end; ++j) s += phi[j] * w[fiber[j]];
@@ -618,8 +622,22 @@ __kernel void life_pair_weights(long n_pairs, __global const long *restrict pair
 __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pair,
                              __global const int *restrict pair_atom_off, __global const real *restrict weight,
                              __global const DICT_T *restrict dict, __global real *restrict y, int pass,
-                             __global const int *restrict run_voxel) {
-    life_dsc_run(n_voxels, run_pair, pair_atom_off, 0, weight, dict, 0, y, pass, run_voxel, 1);
+                             __global const int *restrict run_voxel, __global const int *restrict stamp, int it) {
+    life_dsc_run(n_voxels, run_pair, pair_atom_off, 0, weight, dict, 0, y, pass, run_voxel, 1, stamp, it);
+}
+
+/* The fit's clipped step (lib/life/life_fit.c): stamp[v] = it for every voxel of a fibre with a non-zero clip, through
+ * wc=pairs's fibre side (fibre -> pair -> voxel), so that a stamped dsc=pairs pass computes M clip on those voxels
+ * only. A team of 32 lanes per fibre, lanes over its pairs; few fibres clip, the others cost one read. */
+__kernel void life_mark_clipped(int n_fibers, __global const long *restrict fiber_ptr,
+                                __global const int *restrict fiber_pair, __global const int *restrict pair_voxel_off,
+                                __global const real *restrict clip, volatile __global int *stamp, int it) {
+    const int lane = get_local_id(0) % 32;
+    for (long f = get_global_id(0) / 32; f < n_fibers; f += get_global_size(0) / 32) {
+        if (clip[f] == (real)0) continue;
+        const long end = fiber_ptr[f + 1];
+        for (long j = fiber_ptr[f] + lane; j < end; j += 32) atomic_max(&stamp[pair_voxel_off[fiber_pair[j]] / NTHETA], it);
+    }
 }
 
 /* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes per pair, each

@@ -63,16 +63,16 @@ static int clipped_steps(const clpk_life_dataset *d, int iterations, const doubl
 }
 
 /* The residual between exact evaluations (r - alpha M gt + M clip): the host solver's iterates, which compute
- * r = M w - y every step, whether r is recomputed every step, every 10 (the default) or only at the end, with
- * steps that clip weights to the bound among them. */
+ * r = M w - y every step, whether r is recomputed every step, every 10 or only at the end, with steps that clip
+ * weights to the bound among them. */
 static void residual_update(clpk_context *ctx, const clpk_life_dataset *d, const double *w_start) {
     const int iterations = 30, clipped = clipped_steps(d, iterations, w_start);
     CHECK(clipped > 0, "no step clips a weight in %d iterations: the update's clipped part is not exercised",
           iterations);
     printf("residual update: %d weights clipped to the bound in %d host steps\n", clipped, iterations);
-    const int every[] = {1, 0, iterations};
+    const int every[] = {1, 0, 10, iterations}; /* 0: the default, 10 on large GPU problems, else 1 */
     const char *params[] = {NULL, "dsc=pairs,wc=pairs"};
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 4; ++i)
         for (int k = 0; k < 2; ++k)
             compare_iterates_every(ctx, d, CLPK_PRECISION_F64, "sorted", params[k], iterations, w_start, 1e-8,
                                    iterations, every[i]);

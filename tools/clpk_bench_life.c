@@ -337,14 +337,39 @@ static int time_fit(clpk_context *ctx, clpk_life_plan *plan, const clpk_life_dat
 }
 
 /* The fit with r updated between exact evaluations (auto) against r = M w - y every step (textbook): the same
- * iterates up to rounding, so the same objective; issue #27's contract is 1e-6 relative in f64. With --check, a
- * larger change in f64 fails the run. */
-static int textbook_contract(record *fit, const record *textbook, int check) {
+ * iterates up to rounding. Projected BB steps amplify rounding: on DS1 any change of summation order (another DSC
+ * kernel, say) moves the f64 objective by ~1e-12 after 100 steps, ~1e-5 after 200 and ~1e-3 after 300-500
+ * (docs/perf-life.md, "The residual from the step's own products"). So the two are compared after
+ * TEXTBOOK_CHECK_STEPS steps, where f64 must agree to TEXTBOOK_CHECK_TOL (with --check, else the run fails), and
+ * the change at the end of the fits is reported. */
+#define TEXTBOOK_CHECK_STEPS 100
+#define TEXTBOOK_CHECK_TOL 1e-8
+static int textbook_contract(clpk_context *ctx, clpk_life_plan *plan, int n_fibers, record *fit,
+                             const record *textbook, int residual_every, int check) {
     fit->textbook_change = (fit->objective - textbook->objective) / textbook->objective;
-    const int f64 = strcmp(fit->prec, "f64") == 0, ok = !f64 || fabs(fit->textbook_change) <= 1e-6;
-    printf("fit %s: objective %.10e against %.10e with r = M w - y every step: relative %.3g%s\n", fit->prec,
-           fit->objective, textbook->objective, fit->textbook_change,
-           f64 ? (ok ? " (contract: at most 1e-6 in f64, OK)" : " (contract: at most 1e-6 in f64, FAIL)") : "");
+    const int f64 = strcmp(fit->prec, "f64") == 0;
+    printf("fit %s: objective %.10e against %.10e with r = M w - y every step: relative %.3g after %d steps\n",
+           fit->prec, fit->objective, textbook->objective, fit->textbook_change, fit->iterations);
+    double objective[2] = {NAN, NAN};
+    const int steps = fit->iterations < TEXTBOOK_CHECK_STEPS ? fit->iterations : TEXTBOOK_CHECK_STEPS;
+    double *w = malloc((size_t)n_fibers * sizeof *w);
+    for (int i = 0; i < 2 && w; ++i) {
+        clpk_life_fit_options fo = {.max_iterations = steps, .tolerance = 0, .objective_every = 10,
+                                    .residual_every = i == 0 ? residual_every : 1};
+        clpk_life_fit_result res;
+        if (clpk_life_fit(plan, &fo, w, &res) != CLPK_SUCCESS) {
+            fprintf(stderr, "clpk-bench-life: fit: %s\n", clpk_last_error(ctx));
+            free(w);
+            return 1;
+        }
+        objective[i] = res.objective;
+    }
+    free(w);
+    const double change = (objective[0] - objective[1]) / objective[1];
+    const int ok = !f64 || fabs(change) <= TEXTBOOK_CHECK_TOL;
+    printf("fit %s: after %d steps %.12e against %.12e: relative %.3g%s\n", fit->prec, steps, objective[0],
+           objective[1], change,
+           f64 ? (ok ? " (f64 contract: at most 1e-8, OK)" : " (f64 contract: at most 1e-8, FAIL)") : "");
     return check && !ok;
 }
 
@@ -526,7 +551,9 @@ static int bench_precision(clpk_context *ctx, const bench_inputs *in, clpk_preci
         if (!rc && c == 0) rc = time_fit(ctx, plan, in->d, in->o->iters, in->o->residual_every, "clpk-auto", s, NULL);
         if (!rc && c == 0 && in->o->iters > 0 && in->d->signal && in->o->residual_every != 1) {
             rc = time_fit(ctx, plan, in->d, in->o->iters, 1, "clpk-auto-textbook", s, NULL);
-            if (!rc) rc = textbook_contract(&s->r[s->n - 2], &s->r[s->n - 1], in->o->check);
+            if (!rc)
+                rc = textbook_contract(ctx, plan, in->d->n_fibers, &s->r[s->n - 2], &s->r[s->n - 1],
+                                       in->o->residual_every, in->o->check);
         }
         if (!rc && c == 1)
             rc = time_fit(ctx, plan, in->d, in->o->atomics_iters, in->o->residual_every, "clpk-atomics", s, NULL);

@@ -68,6 +68,8 @@ clpk_status core_args_end(core_args *a);
 typedef enum core_log_level { CLPK_LOG_QUIET = 0, CLPK_LOG_WARN, CLPK_LOG_INFO, CLPK_LOG_DEBUG } core_log_level;
 void core_log(const clpk_context *ctx, core_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* 1 when core_log at `level` prints: for diagnostics that cost work (a device read) to gather. */
+int core_log_enabled(const clpk_context *ctx, core_log_level level);
 
 /* ---- Embedded kernel sources (cl/<name>.cl, compiled into the library) -------------------------------------- */
 

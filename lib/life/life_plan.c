@@ -515,7 +515,7 @@ static void release_mem(cl_mem *m) {
 void clpk_life_plan_destroy(clpk_life_plan *plan) {
     if (!plan) return;
     cl_kernel kernels[] = {plan->k_dsc,  plan->k_wc,   plan->k_wc_sum, plan->k_dsc_weights,
-                           plan->k_zero, plan->k_mask, plan->k_step, plan->k_step_clip, plan->k_residual};
+                           plan->k_zero, plan->k_mask, plan->k_step, plan->k_step_clip, plan->k_residual, plan->k_mark};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
     cl_mem *mems[] = {&plan->dict,         &plan->signal,        &plan->c_atom_off,   &plan->c_voxel_off,
@@ -639,8 +639,8 @@ static void args_voxel_sorted(core_args *a, clpk_life_plan *plan, cl_kernel k, c
 }
 
 /* dsc=pairs, first launch: each pair's weight (sum of phi * w over its coefficients) into pr_weight. */
-static clpk_status life_pair_weights_launch(clpk_life_plan *plan, cl_mem w, cl_uint n_wait, const cl_event *wait,
-                                            cl_event *done) {
+static clpk_status life_pair_weights_launch(clpk_life_plan *plan, cl_mem w, cl_mem stamp, cl_int it, cl_uint n_wait,
+                                            const cl_event *wait, cl_event *done) {
     const cl_long np = plan->n_pairs;
     core_args a;
     core_args_begin(&a, plan->ctx, plan->k_dsc_weights, 0);
@@ -650,14 +650,18 @@ static clpk_status life_pair_weights_launch(clpk_life_plan *plan, cl_mem w, cl_u
     CLPK_ARG(&a, plan->pr_phi);
     CLPK_ARG(&a, w);
     CLPK_ARG(&a, plan->pr_weight);
+    CLPK_ARG(&a, plan->pr_voxel_off); /* read only with a stamp (then wc=pairs's pair voxels are there) */
+    CLPK_ARG(&a, stamp);
+    CLPK_ARG(&a, it);
     CLPK_TRY(core_args_end(&a));
     const size_t local = (size_t)plan->config.team * plan->config.runs;
     return life_launch(plan, plan->k_dsc_weights, life_grid(np > 0 ? (size_t)np : 1, local), local, n_wait, wait,
                        done);
 }
 
+/* stamp (NULL for a full product): dsc=pairs only, the pass over the voxels stamped `it` (life_dsc_stamped). */
 static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
-                                   cl_event *first, cl_event *done) {
+                                   cl_event *first, cl_event *done, cl_mem stamp, cl_int it) {
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     const size_t ny = (size_t)plan->n_voxels * plan->n_theta;
     CLPK_TRY(life_check_buffers(plan, w, (size_t)plan->n_fibers, y, ny));
@@ -687,7 +691,7 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     cl_uint pass_arg = 8;
     cl_event weighed = NULL; /* dsc=pairs: the pair weights, which the passes wait for */
     if (plan->dsc_kind == LIFE_DSC_PAIRS) {
-        CLPK_TRY(life_pair_weights_launch(plan, w, n_wait, wait, &weighed));
+        CLPK_TRY(life_pair_weights_launch(plan, w, stamp, it, n_wait, wait, &weighed));
         n_wait = 1;
         wait = &weighed;
         core_args_begin(&a, plan->ctx, k, 0);
@@ -703,6 +707,10 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
     }
     core_args_jump(&a, k, pass_arg + 1); /* pass_arg: the theta part, set per pass */
     CLPK_ARG(&a, plan->dsc_key);         /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
+    if (plan->dsc_kind == LIFE_DSC_PAIRS) {
+        CLPK_ARG(&a, stamp);
+        CLPK_ARG(&a, it);
+    }
     size_t local = (size_t)plan->config.team * plan->config.runs;
     if (plan->dsc_kind == LIFE_DSC_STAGED) { /* a chunk's atom offsets and phi * w */
         core_args_local(&a, local * sizeof(cl_int));
@@ -845,9 +853,19 @@ static clpk_status life_first_is_done(clpk_status st, cl_event *first, cl_event 
     return st;
 }
 
+int life_dsc_can_stamp(const clpk_life_plan *plan) {
+    return plan->dsc_kind == LIFE_DSC_PAIRS && plan->pr_voxel_off && plan->pr_fiber_ptr && plan->pr_fiber_pair;
+}
+
+clpk_status life_dsc_stamped(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_mem stamp, cl_int it) {
+    if (!life_dsc_can_stamp(plan) || !stamp)
+        return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: a stamped DSC needs dsc=pairs and wc=pairs");
+    return life_dsc_launch(plan, w, y, 0, NULL, NULL, NULL, stamp, it);
+}
+
 clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
                           cl_event *done) {
-    return life_dsc_launch(plan, w, y, n_wait, wait, NULL, done);
+    return life_dsc_launch(plan, w, y, n_wait, wait, NULL, done, NULL, 0);
 }
 
 clpk_status clpk_life_wc(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
@@ -859,7 +877,7 @@ clpk_status clpk_life_dsc_events(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_ui
                                  cl_event *first, cl_event *done) {
     if (!first || !done) return CLPK_ERROR_INVALID_ARGUMENT;
     *first = NULL;
-    return life_first_is_done(life_dsc_launch(plan, w, y, n_wait, wait, first, done), first, done);
+    return life_first_is_done(life_dsc_launch(plan, w, y, n_wait, wait, first, done, NULL, 0), first, done);
 }
 
 clpk_status clpk_life_wc_events(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
