@@ -107,6 +107,20 @@ static void convergence(clpk_context *ctx, const clpk_life_dataset *d, const dou
     CHECK(res.converged, "no convergence in %d iterations (objective %.6g)", res.iterations, res.objective);
     CHECK(res.objective <= obj_prev * (1 + 1e-6), "converged objective %.6g above %.6g", res.objective, obj_prev);
     printf("converged in %d iterations, objective %.6e, %.3f s\n", res.iterations, res.objective, res.seconds);
+    {   /* r updated between refreshes every 7 steps, the stop tested on it every 10: the returned objective is still
+         * that of the returned w */
+        double *w7 = malloc(nw * sizeof *w7);
+        clpk_life_fit_options o7 = o;
+        o7.residual_every = 7;
+        clpk_life_fit_result res7;
+        CHECK(clpk_life_fit(plan, &o7, w7, &res7) == CLPK_SUCCESS && res7.converged, "residual every 7: %s, %s",
+              clpk_last_error(ctx), res7.converged ? "converged" : "no convergence");
+        const double exact = life_ref_objective(d, w7);
+        CHECK(fabs(res7.objective - exact) <= 1e-10 * exact && fabs(res7.objective - res.objective) <= 1e-6 * exact,
+              "residual every 7: objective %.12g, of its w %.12g, textbook fit %.12g", res7.objective, exact,
+              res.objective);
+        free(w7);
+    }
     /* KKT on the host in double: g = M^T (M w - y) */
     life_ref_dsc(d, w, r);
     for (size_t i = 0; i < ny; ++i) r[i] -= d->signal[i];

@@ -102,9 +102,9 @@ typedef struct clpk_life_fit_options {
     int objective_every;  /* evaluate 0.5||Mw - y||^2 every k iterations (default 10) */
     const double *w_start; /* warm start (n_fibers) or NULL for zeros... see README */
     int progress;         /* 1: progress bar on stderr when it is a terminal */
-    int residual_every;   /* r = M w - y from M w every k iterations and wherever the objective is evaluated; between,
-                             r is updated from the step's own product (no product of M w). 1 = every iteration (the
-                             textbook step); 0 = default: 10 on GPUs at sizes where it pays, else 1 (docs/life.md) */
+    int residual_every;   /* r = M w - y from M w every k iterations and at the end; between, r is updated from the
+                             step's own product (no product of M w). 1 = every iteration (the textbook step);
+                             0 = default: 50 on GPUs where it pays, else 1 (docs/life.md, "SBB-NNLS") */
 } clpk_life_fit_options;
 
 typedef struct clpk_life_fit_result {

@@ -6,9 +6,10 @@
  *   w <- [w - alpha g]_+,  r = M w - y,  g = M^T r.
  * The residual needs no product of M w in most iterations: the step is w_new - w = -alpha gt + clip, where clip is
  * zero but for the weights the projection cut off (life_bb_step_clip), so r_new = r - alpha (M gt) + M clip, and
- * M gt is the step length's own product. M clip is a DSC of a mostly zero vector (the kernels skip its zero
- * weights' dictionary rows). Rounding drifts r from M w - y, so r is recomputed from M w every `residual_every`
- * iterations and wherever the objective is read. So one full DSC, one of the clipped part and 1.5 WC per iteration.
+ * M gt is the step length's own product. M clip is a DSC of a mostly zero vector: on the clipped fibres' voxels only
+ * where the plan allows (life_dsc_stamped), else a full pass that skips zero weights' dictionary rows. Rounding
+ * drifts r from M w - y, so r is recomputed from M w every `residual_every` iterations and at the end (the returned
+ * objective is that of M w - y). So one full DSC, one of the clipped part and 1.5 WC per iteration.
  * Vector work (dot, nrm2, axpy, iamax) is CLBlast's; the mask, the step and the residual update are element-wise
  * kernels; the step length stays on the device. The host reads back only every `objective_every` iterations
  * (objective and projected-gradient norm, for the stopping test). */
@@ -228,17 +229,20 @@ static clpk_status fit_create_buffer(clpk_life_plan *p, size_t bytes, cl_mem *ou
     return CLPK_SUCCESS;
 }
 
-/* residual_every's default. The clipped part's DSC reads all of the DSC's metadata and skips the dictionary rows of
- * its zero weights (~20 ps a row on the H200), against a textbook DSC of w; the update reads one more residual-sized
- * vector. On the H200 it paid at DS1 (26.6 M pairs: fit 7.8 % faster in f32, 13.5 % in f64) and cost 4-6 % on synth
- * medium (0.4 M pairs, where a fit step is ~0.27 ms): on GPUs when the rows skipped per step exceed twice the ~25 us
- * that medium's outcome puts on the extra pass. On CPUs the DSC is bound by the coefficient stream, not the rows, and
- * measured mixed (PoCL synth small f32 3 % slower, f64 25 % faster; Intel's runtime within its noise): textbook. */
+/* residual_every's default (docs/perf-life.md, "The residual from the step's own products"; H200). With the clipped
+ * part on the clipped fibres' voxels (dsc=pairs with wc=pairs, the GPU default where pairs pay): DS1 fit 17 % faster
+ * in f32, 21 % in f64 (r from M w every 10 steps), synth medium within 1 %. Otherwise the clipped DSC reads all of
+ * the metadata and skips only the rows of zero weights (~20 ps a row): it paid at DS1 (26.6 M pairs, 8 / 14 %) and
+ * cost 4-6 % on synth medium (0.4 M pairs), so GPUs take it when the rows skipped per step exceed twice the ~25 us
+ * that medium's outcome puts on the extra pass. CPUs measured mixed (PoCL synth small f32 3 % slower, f64 25 %
+ * faster; Intel's runtime within its noise): textbook there. The interval: a full DSC replaces a clipped one every
+ * 50 steps; the drift it allows is rounding's (the fit test checks 30 steps without a refresh). */
 static int fit_default_residual_every(const clpk_life_plan *p) {
     const clpk_device_info *dev = clpk_context_device_info(p->ctx);
     if (!dev || dev->kind != CLPK_DEVICE_GPU) return 1;
+    if (life_dsc_can_stamp(p)) return 50;
     const double rows = p->dsc_kind == LIFE_DSC_PAIRS ? (double)p->n_pairs : (double)p->n_coeffs;
-    return 0.9 * 20e-12 * rows >= 50e-6 ? 10 : 1;
+    return 0.9 * 20e-12 * rows >= 50e-6 ? 50 : 1;
 }
 
 static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, life_fit_buffers *b, double *w,
@@ -323,7 +327,8 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
     while (st == CLPK_SUCCESS && !converged && iter < o->max_iterations) {
         ++iter;
         const int measure = iter % every == 0 || iter == o->max_iterations;
-        st = fit_iteration(p, b, iter, measure || iter % refresh == 0 || !b->clip);
+        const int exact = iter % refresh == 0 || iter == o->max_iterations || !b->clip;
+        st = fit_iteration(p, b, iter, exact);
         if (st != CLPK_SUCCESS) break;
         if (measure) {
             st = fit_measure(p, b, &objective, &pg);
@@ -338,6 +343,10 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
                  (objective <= last_objective && last_objective - objective <= o->tolerance * last_objective)))
                 converged = 1;
             last_objective = objective;
+            if (converged && !exact) { /* the result's objective is that of M w - y itself */
+                st = fit_gradient(p, b);
+                if (st == CLPK_SUCCESS) st = fit_measure(p, b, &objective, &pg);
+            }
         }
     }
     if (show) fputc('\n', stderr);
