@@ -42,6 +42,16 @@ __kernel void life_bb_step_clip(int n, __global const real *restrict scal, __glo
     w[i] = v > (real)0 ? v : (real)0;
 }
 
+/* g = g - step * atag + wc_clip: the gradient M^T r after life_residual_update, from atag = M^T M gt (unmasked) and
+ * wc_clip = M^T M clip. */
+__kernel void life_gradient_update(int n, __global const real *restrict scal, __global const real *restrict atag,
+                                   __global const real *restrict wc_clip, __global real *restrict g) {
+    const int i = get_global_id(0);
+    if (i >= n) return;
+    const real step = life_step_length(scal);
+    g[i] = step == (real)0 ? g[i] + wc_clip[i] : (g[i] - step * atag[i]) + wc_clip[i];
+}
+
 /* r = r - step * ag + m_clip: the residual M w - y after life_bb_step_clip, from ag = M gt and m_clip = M clip. With
  * stamp (n_theta values a voxel), m_clip holds M clip on the voxels stamped `it` only, and is zero elsewhere. */
 __kernel void life_residual_update(long n, __global const real *restrict scal, __global const real *restrict ag,

@@ -648,7 +648,8 @@ __kernel void life_mark_clipped(int n_fibers, __global const long *restrict fibe
  * lane 0's. part holds get_local_size(0) / WC_TEAM * UNROLL * (WC_TEAM + 1) values. */
 __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_atom_off,
                                __global const int *restrict pair_voxel_off, __global const DICT_T *restrict dict,
-                               __global const real *restrict y, __global real *restrict dot, __local real *part) {
+                               __global const real *restrict y, __global real *restrict dot, __local real *part,
+                               __global const int *restrict stamp, int it) {
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int teams = get_local_size(0) / WC_TEAM, per_round = teams * UNROLL;
     /* The loop bound depends on the group only, so every work-item reaches every barrier. */
@@ -657,7 +658,8 @@ __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_a
         for (int u = 0; u < UNROLL; ++u) {
             const int i = u * teams + team;
             real4 s4 = 0;
-            if (base + i < n_pairs) {
+            /* a stamped pass (the fit's clipped step): y is zero but on the voxels stamped `it` */
+            if (base + i < n_pairs && (!stamp || stamp[pair_voxel_off[base + i] / NTHETA] == it)) {
                 const int ao = pair_atom_off[base + i], vo = pair_voxel_off[base + i];
                 for (int ch = lane; ch < NTHETA / 4; ch += WC_TEAM)
                     s4 += DICT_ROW4(dict, (ao >> 2) + ch) * Y_ROW4(y, vo, ch);

@@ -23,7 +23,8 @@
 
 typedef struct life_fit_buffers {
     cl_mem w, g, r, gt, ag, atag, scal, imax, clip, m_clip;
-    cl_mem stamp; /* n_voxels: the iteration whose clipped fibres last touched each voxel (dsc=pairs with wc=pairs) */
+    cl_mem stamp;   /* n_voxels: the iteration whose clipped fibres last touched each voxel (dsc=pairs with wc=pairs) */
+    cl_mem wc_clip; /* n_fibers: M^T M clip (with stamp) */
 } life_fit_buffers;
 
 static clpk_status blast(clpk_context *ctx, CLBlastStatusCode code, const char *what) {
@@ -50,6 +51,7 @@ static clpk_status fit_build(clpk_life_plan *p) {
     CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_bb_step", &p->k_step));
     CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_bb_step_clip", &p->k_step_clip));
     CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_residual_update", &p->k_residual));
+    CLPK_TRY(core_kernel_create(p->ctx, p->fit_program, "life_gradient_update", &p->k_gradient));
     if (life_dsc_can_stamp(p)) CLPK_TRY(core_kernel_create(p->ctx, p->program, "life_mark_clipped", &p->k_mark));
     return CLPK_SUCCESS;
 }
@@ -138,8 +140,24 @@ static clpk_status fit_mark_clipped(clpk_life_plan *p, life_fit_buffers *b, cl_i
     return CLPK_SUCCESS;
 }
 
+/* g = g - alpha atag + M^T M clip on odd iterations, where atag = M^T M gt is the step length's own product. */
+static clpk_status fit_gradient_update(clpk_life_plan *p, life_fit_buffers *b, cl_int iter) {
+    CLPK_TRY(life_wc_stamped(p, b->m_clip, b->wc_clip, b->stamp, iter));
+    cl_int n = p->n_fibers;
+    core_args a;
+    core_args_begin(&a, p->ctx, p->k_gradient, 0);
+    CLPK_ARG(&a, n);
+    CLPK_ARG(&a, b->scal);
+    CLPK_ARG(&a, b->atag);
+    CLPK_ARG(&a, b->wc_clip);
+    CLPK_ARG(&a, b->g);
+    CLPK_TRY(core_args_end(&a));
+    return fit_elementwise(p, p->k_gradient, (size_t)n);
+}
+
 /* r = r - alpha (M gt) + M clip after the clipping step: r stays M w - y up to rounding. With a stamp, M clip is
- * computed on the clipped fibres' voxels only (the others' part is zero). */
+ * computed on the clipped fibres' voxels only (the others' part is zero), and on odd iterations the gradient is
+ * updated the same way (fit_gradient_update) instead of a WC of r. */
 static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b, cl_int iter) {
     const cl_long ny = (cl_long)p->n_voxels * p->n_theta;
     const cl_int n_theta = p->n_theta;
@@ -165,6 +183,7 @@ static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b, c
     size_t global = groups * local;
     CLPK_CL_TRY(p->ctx, clEnqueueNDRangeKernel(clpk_context_queue(p->ctx), p->k_residual, 1, NULL, &global, &local, 0,
                                                NULL, NULL));
+    if (b->wc_clip && iter % 2 == 1) return fit_gradient_update(p, b, iter);
     return clpk_life_wc(p, b->r, b->g, 0, NULL, NULL);
 }
 
@@ -193,8 +212,8 @@ static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int ite
     } else {
         CLPK_TRY(fit_dot_into(p, b->scal, b->ag, b->ag, ny, 0));
         CLPK_TRY(clpk_life_wc(p, b->ag, b->atag, 0, NULL, NULL));
-        CLPK_TRY(fit_mask(p, b, b->atag, b->atag));
-        CLPK_TRY(fit_dot_into(p, b->scal, b->atag, b->atag, nw, 1));
+        CLPK_TRY(fit_mask(p, b, b->atag, b->gt)); /* gt is free after its DSC; atag stays whole for the gradient */
+        CLPK_TRY(fit_dot_into(p, b->scal, b->gt, b->gt, nw, 1));
     }
     cl_int n = p->n_fibers;
     cl_kernel step = exact ? p->k_step : p->k_step_clip;
@@ -267,6 +286,7 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
             const cl_int never = 0; /* iterations count from 1 */
             CLPK_TRY(core_fill(p->ctx, b->stamp, &never, sizeof never, 0, (size_t)p->n_voxels * sizeof(cl_int), 0, 0,
                                NULL, NULL, "LiFE fit stamps"));
+            if (p->wc_kind == LIFE_WC_PAIRS) CLPK_TRY(fit_create_buffer(p, nw * vs, &b->wc_clip));
         }
     }
     CLPK_TRY(fit_create_buffer(p, 4 * vs, &b->scal));
@@ -385,7 +405,7 @@ clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opt
     life_fit_buffers b;
     memset(&b, 0, sizeof b);
     clpk_status st = fit_run(plan, &o, &b, w, result);
-    cl_mem all[] = {b.w, b.g, b.r, b.gt, b.ag, b.atag, b.scal, b.imax, b.clip, b.m_clip, b.stamp};
+    cl_mem all[] = {b.w, b.g, b.r, b.gt, b.ag, b.atag, b.scal, b.imax, b.clip, b.m_clip, b.stamp, b.wc_clip};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
     return st;

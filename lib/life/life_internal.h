@@ -217,13 +217,16 @@ struct clpk_life_plan {
     cl_mem pr_voxel_off, pr_fiber_ptr, pr_fiber_pair, pr_fiber_phi, pr_dot;
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
-    cl_kernel k_mask, k_step, k_step_clip, k_residual, k_mark;
+    cl_kernel k_mask, k_step, k_step_clip, k_residual, k_mark, k_gradient;
 };
 
 /* The fit's clipped step: y = M w on the voxels whose stamp is `it` only (the other y values are not written), for
  * plans where life_dsc_can_stamp (dsc=pairs with wc=pairs's fibre side: life_mark_clipped stamps through it). */
 int life_dsc_can_stamp(const clpk_life_plan *plan);
 clpk_status life_dsc_stamped(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_mem stamp, cl_int it);
+/* w = M^T y for a y that is zero but on the voxels stamped `it` (the others' values are not read); wc=pairs plans
+ * where life_dsc_can_stamp. */
+clpk_status life_wc_stamped(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_mem stamp, cl_int it);
 
 /* Strategy "timed": times every DSC and WC kernel on the dataset (caller's params kept, dsc/wc replaced) and
  * creates the plan with the fastest of each. */

@@ -515,7 +515,8 @@ static void release_mem(cl_mem *m) {
 void clpk_life_plan_destroy(clpk_life_plan *plan) {
     if (!plan) return;
     cl_kernel kernels[] = {plan->k_dsc,  plan->k_wc,   plan->k_wc_sum, plan->k_dsc_weights,
-                           plan->k_zero, plan->k_mask, plan->k_step, plan->k_step_clip, plan->k_residual, plan->k_mark};
+                           plan->k_zero, plan->k_mask, plan->k_step, plan->k_step_clip, plan->k_residual, plan->k_mark,
+                           plan->k_gradient};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
         if (kernels[i]) clReleaseKernel(kernels[i]);
     cl_mem *mems[] = {&plan->dict,         &plan->signal,        &plan->c_atom_off,   &plan->c_voxel_off,
@@ -730,7 +731,7 @@ static clpk_status life_dsc_launch(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_
 /* wc=pairs: the per-pair dot products into pr_dot, then the per-fibre sums into w (waiting for the first); *first
  * (may be NULL) gets the first launch's event, *done the second's. */
 static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_uint n_wait, const cl_event *wait,
-                                        cl_event *first, cl_event *done) {
+                                        cl_event *first, cl_event *done, cl_mem stamp, cl_int it) {
     const cl_long np = plan->n_pairs;
     const cl_int nf = plan->n_fibers;
     const size_t local = (size_t)plan->config.wc_team * plan->config.wc_runs;
@@ -743,6 +744,8 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     CLPK_ARG(&a, y);
     CLPK_ARG(&a, plan->pr_dot);
     core_args_local(&a, (size_t)life_pair_dot_local_bytes(&plan->config, plan->value_size));
+    CLPK_ARG(&a, stamp);
+    CLPK_ARG(&a, it);
     CLPK_TRY(core_args_end(&a));
     core_args_begin(&a, plan->ctx, plan->k_wc_sum, 0);
     CLPK_ARG(&a, nf);
@@ -798,7 +801,7 @@ static clpk_status life_wc_launch(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_u
         return life_launch_passes(plan, k, 9, life_grid((size_t)nf * plan->config.wc_team, local), local, n_wait, wait,
                                   first, done);
     }
-    if (plan->wc_kind == LIFE_WC_PAIRS) return life_wc_pairs_launch(plan, y, w, n_wait, wait, first, done);
+    if (plan->wc_kind == LIFE_WC_PAIRS) return life_wc_pairs_launch(plan, y, w, n_wait, wait, first, done, NULL, 0);
     core_args a;
     core_args_begin(&a, plan->ctx, k, 0);
     if (plan->wc_kind == LIFE_WC_VOXEL) {
@@ -861,6 +864,12 @@ clpk_status life_dsc_stamped(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_mem st
     if (!life_dsc_can_stamp(plan) || !stamp)
         return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: a stamped DSC needs dsc=pairs and wc=pairs");
     return life_dsc_launch(plan, w, y, 0, NULL, NULL, NULL, stamp, it);
+}
+
+clpk_status life_wc_stamped(clpk_life_plan *plan, cl_mem y, cl_mem w, cl_mem stamp, cl_int it) {
+    if (!life_dsc_can_stamp(plan) || plan->wc_kind != LIFE_WC_PAIRS || !stamp)
+        return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: a stamped WC needs dsc=pairs and wc=pairs");
+    return life_wc_pairs_launch(plan, y, w, 0, NULL, NULL, NULL, stamp, it);
 }
 
 clpk_status clpk_life_dsc(clpk_life_plan *plan, cl_mem w, cl_mem y, cl_uint n_wait, const cl_event *wait,
