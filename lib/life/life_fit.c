@@ -119,6 +119,23 @@ static clpk_status fit_measure(clpk_life_plan *p, life_fit_buffers *b, double *o
     return CLPK_SUCCESS;
 }
 
+/* CLPK_LOG=debug: how many weights the step of iteration `iter` clipped and how many voxels they stamped (blocking
+ * reads of clip and the stamps; debug only). */
+static void fit_log_clipped(clpk_life_plan *p, life_fit_buffers *b, int iter) {
+    const size_t nw = (size_t)p->n_fibers, nv = (size_t)p->n_voxels, vs = p->value_size;
+    void *host = malloc((nw > nv ? nw : nv) * (vs > sizeof(cl_int) ? vs : sizeof(cl_int)));
+    cl_command_queue q = clpk_context_queue(p->ctx);
+    if (!host) return;
+    size_t clipped = 0, stamped = 0;
+    if (clEnqueueReadBuffer(q, b->clip, CL_TRUE, 0, nw * vs, host, 0, NULL, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < nw; ++i) clipped += read_scalar(host, p->precision, i) != 0;
+    if (b->stamp && clEnqueueReadBuffer(q, b->stamp, CL_TRUE, 0, nv * sizeof(cl_int), host, 0, NULL, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < nv; ++i) stamped += ((const cl_int *)host)[i] == iter;
+    core_log(p->ctx, CLPK_LOG_DEBUG, "life fit: iteration %d clipped %zu of %zu weights; %zu of %zu voxels stamped",
+             iter, clipped, nw, stamped, nv);
+    free(host);
+}
+
 /* stamp[v] = iter for the voxels of the fibres that iteration `iter` clipped. */
 static clpk_status fit_mark_clipped(clpk_life_plan *p, life_fit_buffers *b, cl_int iter) {
     const cl_int nf = p->n_fibers;
@@ -163,6 +180,7 @@ static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b, c
     const cl_int n_theta = p->n_theta;
     if (b->stamp) {
         CLPK_TRY(fit_mark_clipped(p, b, iter));
+        if (core_log_enabled(p->ctx, CLPK_LOG_DEBUG)) fit_log_clipped(p, b, iter);
         CLPK_TRY(life_dsc_stamped(p, b->clip, b->m_clip, b->stamp, iter));
     } else {
         CLPK_TRY(clpk_life_dsc(p, b->clip, b->m_clip, 0, NULL, NULL));
@@ -185,20 +203,6 @@ static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b, c
                                                NULL, NULL));
     if (b->wc_clip && iter % 2 == 1) return fit_gradient_update(p, b, iter);
     return clpk_life_wc(p, b->r, b->g, 0, NULL, NULL);
-}
-
-/* CLPK_LOG=debug: how many weights the step of iteration `iter` clipped (a blocking read of clip; debug only). */
-static void fit_log_clipped(clpk_life_plan *p, life_fit_buffers *b, int iter) {
-    const size_t nw = (size_t)p->n_fibers, vs = p->value_size;
-    void *host = malloc(nw * vs);
-    if (!host) return;
-    if (clEnqueueReadBuffer(clpk_context_queue(p->ctx), b->clip, CL_TRUE, 0, nw * vs, host, 0, NULL, NULL) ==
-        CL_SUCCESS) {
-        size_t clipped = 0;
-        for (size_t i = 0; i < nw; ++i) clipped += read_scalar(host, p->precision, i) != 0;
-        core_log(p->ctx, CLPK_LOG_DEBUG, "life fit: iteration %d clipped %zu of %zu weights", iter, clipped, nw);
-    }
-    free(host);
 }
 
 /* One SBB-NNLS iteration (number `iter`, from 1); exact: r from M w (else from the step's update). */
@@ -226,7 +230,7 @@ static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int ite
     if (!exact) CLPK_ARG(&a, b->clip);
     CLPK_TRY(core_args_end(&a));
     CLPK_TRY(fit_elementwise(p, step, nw));
-    if (!exact && core_log_enabled(p->ctx, CLPK_LOG_DEBUG)) fit_log_clipped(p, b, iter);
+    if (!exact && !b->stamp && core_log_enabled(p->ctx, CLPK_LOG_DEBUG)) fit_log_clipped(p, b, iter);
     return exact ? fit_gradient(p, b) : fit_residual_update(p, b, iter);
 }
 
