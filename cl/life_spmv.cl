@@ -636,7 +636,8 @@ __kernel void life_mark_clipped(int n_fibers, __global const long *restrict fibe
     for (long f = get_global_id(0) / 32; f < n_fibers; f += get_global_size(0) / 32) {
         if (clip[f] == (real)0) continue;
         const long end = fiber_ptr[f + 1];
-        for (long j = fiber_ptr[f] + lane; j < end; j += 32) atomic_max(&stamp[pair_voxel_off[fiber_pair[j]] / NTHETA], it);
+        for (long j = fiber_ptr[f] + lane; j < end; j += 32)
+            atomic_max(&stamp[pair_voxel_off[fiber_pair[j]] / NTHETA], it);
     }
 }
 

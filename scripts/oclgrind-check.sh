@@ -53,7 +53,8 @@
 #        atomics|voxel|pairs|staged|voxel4 and WC kernels atomics|atom|fiber|voxel|pairs|staged|fiber4, each run
 #        by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64), every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and
 #        FIBER_KEYED (voxel_order=morton, fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs
-#        life_mask/life_bb_step (and CLBlast).
+#        life_mask/life_bb_step (and CLBlast), and with dsc=pairs,wc=pairs the clipped step's kernels
+#        (life_bb_step_clip, life_mark_clipped, stamped pair passes, life_residual_update, life_gradient_update).
 #        The "timed" strategy only chooses among these kernels.
 #  sshopm (cl/sshopm_*.cl, lib/sshopm/sshopm_plan.c, lib/sshopm/sshopm_codegen.c, lib/sshopm/sshopm_reduce.c, tuner/tune_sshopm.c).
 #        Generated kernels (per order and dimension; m = 2 is the codegen's degenerate case) with entries
@@ -264,6 +265,12 @@ life_wc f64 wc=fiber4,wc_team=4,wc_runs=4,unroll=1,theta_parts=3
 life_wc f32 wc=fiber4,wc_team=16,wc_runs=1,unroll=4,theta_parts=2,dict=half
 add "life f32 fit dsc=voxel,wc=fiber (life_mask, life_bb_step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 2 --check
+# the residual and gradient from the step's products: life_bb_step_clip, life_mark_clipped, the stamped dsc=pairs and
+# wc=pairs passes, life_residual_update, life_gradient_update (from w_true, steps 2 and 4 clip weights). f32: in f64
+# CLBlast's iamax epilogue (XamaxEpilogue) branches on values oclgrind calls uninitialized, with any kernels.
+add "life f32 fit dsc=pairs,wc=pairs residual every 50 (the clipped step)" "$life_ok" '"$bin/clpk-life"' fit \
+    --data '"$data/life"' --out '"$work.npy"' --iters 6 --residual-every 50 --precision f32 \
+    --params dsc=pairs,wc=pairs,wc_team=8,wc_runs=2 --w0 '"$data/life/w_true.npy"' --check
 
 # sshopm: 3 random tensors, 8 starts each, at most 40 iterations. ss PRECISION ORDER DIM PARAMS [CLI options...]
 ss() {

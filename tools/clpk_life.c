@@ -3,7 +3,8 @@
  *   clpk-life encode --dwi X.nii.gz --bval X.bval --bvec X.bvec --trk X.trk --out DIR [--atoms N]
  *   clpk-life dsc    --data DIR --w w.npy --out y.npy
  *   clpk-life wc     --data DIR --y y.npy --out w.npy
- *   clpk-life fit    --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] [--compare ref.npy]
+ *   clpk-life fit    --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--residual-every K] [--w0 w.npy]
+ *                    [--compare ref.npy]
  * Common: --device SEL, --precision f32|f64, --strategy auto|atomics|sorted, --params k=v,..., --check (compare with
  * the double-precision host reference), --bench N (dsc/wc: median of N timed runs). */
 #include <clpk.h>
@@ -24,7 +25,7 @@ typedef struct cli {
     const char *cmd, *data, *out, *w, *y, *w0, *compare, *device, *strategy, *params, *size, *precision_name;
     const char *dwi, *bval, *bvec, *trk;
     clpk_precision precision;
-    long long iters, every, bench, atoms, seed;
+    long long iters, every, residual_every, bench, atoms, seed;
     int check;
     double tol;
 } cli;
@@ -35,7 +36,8 @@ static const char *const synopsis =
     "       clpk-life encode --dwi F.nii.gz --bval F --bvec F --trk F.trk --out DIR [--atoms N]\n"
     "       clpk-life dsc --data DIR --w w.npy --out y.npy\n"
     "       clpk-life wc --data DIR --y y.npy --out w.npy\n"
-    "       clpk-life fit --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--w0 w.npy] [--compare ref.npy]";
+    "       clpk-life fit --data DIR --out w.npy [--iters N] [--tol T] [--every K] [--residual-every K] [--w0 w.npy]\n"
+    "                     [--compare ref.npy]";
 
 /* The parsed command line; file-scope so that the option table below can point into it. */
 static cli args;
@@ -55,6 +57,8 @@ static const cli_option options[] = {
     {"--iters", CLI_INT, &args.iters, "N", "fit: at most N iterations (default 500)"},
     {"--tol", CLI_DOUBLE, &args.tol, "T", "fit: relative tolerance of convergence (default 1e-6)"},
     {"--every", CLI_INT, &args.every, "K", "fit: evaluate the objective every K iterations (default 10)"},
+    {"--residual-every", CLI_INT, &args.residual_every, "K",
+     "fit: r = M w - y from M w every K iterations (default 0: the library's; 1: every step)"},
     {"--w0", CLI_STRING, &args.w0, "w.npy", "fit: the starting weights"},
     {"--compare", CLI_STRING, &args.compare, "ref.npy",
      "fit: print the correlation of the weights with these (and with DIR/w_true.npy if any)"},
@@ -96,6 +100,7 @@ static int parse(int argc, char **argv) {
         long long value;
     } counts[] = {{"--iters", c->iters},
                   {"--every", c->every},
+                  {"--residual-every", c->residual_every},
                   {"--bench", c->bench},
                   {"--atoms", c->atoms},
                   {"--seed", c->seed}};
@@ -295,7 +300,8 @@ static int cmd_fit(const cli *c, clpk_context *ctx, clpk_life_plan *plan, const 
                                .tolerance = c->tol,
                                .objective_every = (int)c->every,
                                .w_start = w0,
-                               .progress = 1};
+                               .progress = 1,
+                               .residual_every = (int)c->residual_every};
     clpk_life_fit_result res;
     clpk_status st = clpk_life_fit(plan, &o, w, &res);
     int rc = st == CLPK_SUCCESS ? 0 : fail("fit", st, clpk_last_error(ctx));

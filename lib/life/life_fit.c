@@ -129,7 +129,8 @@ static void fit_log_clipped(clpk_life_plan *p, life_fit_buffers *b, int iter) {
     size_t clipped = 0, stamped = 0;
     if (clEnqueueReadBuffer(q, b->clip, CL_TRUE, 0, nw * vs, host, 0, NULL, NULL) == CL_SUCCESS)
         for (size_t i = 0; i < nw; ++i) clipped += read_scalar(host, p->precision, i) != 0;
-    if (b->stamp && clEnqueueReadBuffer(q, b->stamp, CL_TRUE, 0, nv * sizeof(cl_int), host, 0, NULL, NULL) == CL_SUCCESS)
+    if (b->stamp &&
+        clEnqueueReadBuffer(q, b->stamp, CL_TRUE, 0, nv * sizeof(cl_int), host, 0, NULL, NULL) == CL_SUCCESS)
         for (size_t i = 0; i < nv; ++i) stamped += ((const cl_int *)host)[i] == iter;
     core_log(p->ctx, CLPK_LOG_DEBUG, "life fit: iteration %d clipped %zu of %zu weights; %zu of %zu voxels stamped",
              iter, clipped, nw, stamped, nv);
@@ -401,7 +402,8 @@ clpk_status clpk_life_fit(clpk_life_plan *plan, const clpk_life_fit_options *opt
     if (opts) o = *opts;
     if (o.max_iterations < 0 || !(o.tolerance >= 0) || o.objective_every < 0 || o.residual_every < 0)
         return core_fail(plan->ctx, CLPK_ERROR_INVALID_ARGUMENT,
-                         "LiFE fit: max_iterations %d, tolerance %g, objective_every %d or residual_every %d out of range",
+                         "LiFE fit: max_iterations %d, tolerance %g, objective_every %d or residual_every %d "
+                         "out of range",
                          o.max_iterations, o.tolerance, o.objective_every, o.residual_every);
     for (int32_t i = 0; o.w_start && i < plan->n_fibers; ++i)
         if (!isfinite(o.w_start[i]))

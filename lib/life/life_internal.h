@@ -73,7 +73,8 @@ double life_pair_ratio_estimate(const clpk_life_dataset *data);
 
 /* Whether dsc=pairs (a weight pass, then dsc=voxel's loop with one D row per pair) is predicted to beat dsc=voxel on
  * a GPU for n_coeffs coefficients at `ratio` per pair (wc=pairs follows it: measured faster wherever dsc=pairs was).
- * The model, fitted on the H200 (docs/perf-life.md, "Two-launch pairs"): dsc=voxel 33 ps a coefficient; dsc=pairs 5 ps a coefficient + 35 ps a pair + 16 us for its second launch.
+ * The model, fitted on the H200 (docs/perf-life.md, "Two-launch pairs"): dsc=voxel 33 ps a coefficient; dsc=pairs
+ * 5 ps a coefficient + 35 ps a pair + 16 us for its second launch.
  * It takes pairs when the predicted saving exceeds one more launch (16 us) and the ratio has a margin over the
  * model's break-even (1.25 at large sizes). */
 #define LIFE_PAIRS_MIN_RATIO 1.4
