@@ -52,10 +52,14 @@ if python3 - "$TMP/out/life.json" <<'PY'; then ok; else bad "fit records: $(cat 
 import json, sys
 fits = [r for r in json.load(open(sys.argv[1])) if r["kind"] == "fit"]
 assert [(r["impl"], r["precision"], r["iterations"]) for r in fits] == [
-    ("clpk-auto", "f32", 6), ("clpk-atomics", "f32", 2), ("clpk-auto+unroll=2", "f32", 6)], fits
+    ("clpk-auto", "f32", 6), ("clpk-auto-textbook", "f32", 6), ("clpk-atomics", "f32", 2),
+    ("clpk-auto+unroll=2", "f32", 6)], fits
 assert all(r["per_iter_ms"] > 0 and abs(r["total_500_s"] - 0.5 * r["per_iter_ms"]) < 1e-4 * r["total_500_s"]
            for r in fits)
 assert fits[0]["speedup_vs_atomics"] > 0
+# the default fit against the textbook iteration (r = M w - y every step): the same iterates up to rounding
+change = fits[0]["textbook_objective_change"]
+assert abs(change) <= 1e-4 and abs(fits[0]["objective"] - fits[1]["objective"]) <= 1e-4 * fits[1]["objective"], fits
 PY
 if grep -q "| clpk-auto | f32 | 6 |" "$TMP/out/life.md"; then ok; else bad "fit table: $(cat "$TMP/out/life.md")"; fi
 if python3 -c "import matplotlib" 2>/dev/null; then
