@@ -221,14 +221,17 @@ class Plan(Owner):
         _lib.check(_lib.load().clpk_life_wc_host(self.handle, yv.ctypes.data, w.ctypes.data), self.ctx.handle)
         return w
 
-    def fit(self, *, iters=500, tolerance=None, objective_every=None, w_start=None):
+    def fit(self, *, iters=500, tolerance=None, objective_every=None, w_start=None, residual_every=None):
         """SBB-NNLS on the device: the weights (n_fibers,) float64; ``plan.last_fit`` holds iterations, objective
-        (0.5 ||Mw - y||^2), seconds and converged. tolerance 0 runs exactly `iters` iterations (None: 1e-6)."""
+        (0.5 ||Mw - y||^2), seconds and converged. tolerance 0 runs exactly `iters` iterations (None: 1e-6).
+        residual_every: r = Mw - y from Mw every k steps and at the end, updated from the step's own products
+        between (1: every step; None: the library's default, docs/life.md "SBB-NNLS")."""
         lib = _lib.load()
         o = S.new(S.clpk_life_fit_options)
         o.max_iterations = positive_int(iters, "iters", 0)
         o.tolerance = 1e-6 if tolerance is None else scalar(tolerance, "tolerance")
         o.objective_every = 10 if objective_every is None else positive_int(objective_every, "objective_every")
+        o.residual_every = 0 if residual_every is None else positive_int(residual_every, "residual_every")
         start = None
         if w_start is not None:
             start = real_array(w_start, "w_start", shape=(self.sizes["n_fibers"],))

@@ -59,6 +59,12 @@ def test_fit_matches_nnls(ctx, tiny):
     assert info["objective"] <= obj_ref * (1 + 1e-6), (info, obj_ref)
     assert rel_error(w_ref, w) <= 1e-3
     assert np.corrcoef(w, w_true)[0, 1] > 0.9
+    # the residual updated from the step's products between refreshes every 7 steps: the same minimum
+    with clpk.life.Plan(ctx, d, precision="f64", params="dsc=pairs,wc=pairs") as plan:
+        w7 = plan.fit(iters=5000, tolerance=1e-12, residual_every=7)
+        assert plan.last_fit["converged"] and rel_error(w, w7) <= 1e-4, plan.last_fit
+    with clpk.life.Plan(ctx, d, precision="f64") as plan, pytest.raises(ValueError):
+        plan.fit(iters=5, residual_every=0)
     # f32 and a fixed iteration count through the one-call API
     w32 = clpk.life.fit(ctx, d, iters=300, precision="f32")
     assert w32.shape == w.shape and np.all(w32 >= 0) and rel_error(w_ref, w32) <= 0.05
