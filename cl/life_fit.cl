@@ -13,13 +13,14 @@ __kernel void life_mask(int n, __global const real *restrict w, __global const r
     if (i < n) out[i] = (w[i] == (real)0 && g[i] > (real)0) ? (real)0 : in[i];
 }
 
-/* w = max(w - (num / den) g, 0) with num = scal[0], den = scal[1]; a zero or non-finite ratio takes no step. */
+/* The step length num / den with num = scal[0], den = scal[1]; a zero or non-finite ratio takes no step. */
 inline real life_step_length(__global const real *restrict scal) {
     const real num = scal[0], den = scal[1];
     const real step = den > (real)0 ? num / den : (real)0;
     return isfinite(step) ? step : (real)0;
 }
 
+/* w = max(w - step g, 0) */
 __kernel void life_bb_step(int n, __global const real *restrict scal, __global const real *restrict g,
                            __global real *restrict w) {
     const int i = get_global_id(0);

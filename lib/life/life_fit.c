@@ -9,7 +9,9 @@
  * M gt is the step length's own product. M clip is a DSC of a mostly zero vector: on the clipped fibres' voxels only
  * where the plan allows (life_dsc_stamped), else a full pass that skips zero weights' dictionary rows. Rounding
  * drifts r from M w - y, so r is recomputed from M w every `residual_every` iterations and at the end (the returned
- * objective is that of M w - y). So one full DSC, one of the clipped part and 1.5 WC per iteration.
+ * objective is that of M w - y). On odd iterations, where M^T M gt is known too, the gradient follows the same way
+ * (g - alpha M^T M gt + M^T M clip) when the plan stamps. So a full DSC of gt, the clipped part's DSC, and a full WC
+ * (of r on even iterations, of M gt on odd ones) plus, on odd ones, a stamped WC.
  * Vector work (dot, nrm2, axpy, iamax) is CLBlast's; the mask, the step and the residual update are element-wise
  * kernels; the step length stays on the device. The host reads back only every `objective_every` iterations
  * (objective and projected-gradient norm, for the stopping test). */
@@ -56,10 +58,17 @@ static clpk_status fit_build(clpk_life_plan *p) {
     return CLPK_SUCCESS;
 }
 
-static clpk_status fit_elementwise(clpk_life_plan *p, cl_kernel k, size_t n) {
-    size_t local = 64, global = (n + local - 1) / local * local;
+/* Launches k over n items in groups of `local`, at most max_groups of them (0: no cap; the kernel then strides). */
+static clpk_status fit_launch(clpk_life_plan *p, cl_kernel k, size_t n, size_t local, size_t max_groups) {
+    size_t groups = (n + local - 1) / local;
+    if (max_groups && groups > max_groups) groups = max_groups;
+    size_t global = (groups > 0 ? groups : 1) * local;
     CLPK_CL_TRY(p->ctx, clEnqueueNDRangeKernel(clpk_context_queue(p->ctx), k, 1, NULL, &global, &local, 0, NULL, NULL));
     return CLPK_SUCCESS;
+}
+
+static clpk_status fit_elementwise(clpk_life_plan *p, cl_kernel k, size_t n) {
+    return fit_launch(p, k, n, 64, 0);
 }
 
 /* out = mask(w, g, in) */
@@ -150,12 +159,7 @@ static clpk_status fit_mark_clipped(clpk_life_plan *p, life_fit_buffers *b, cl_i
     CLPK_ARG(&a, b->stamp);
     CLPK_ARG(&a, iter);
     CLPK_TRY(core_args_end(&a));
-    size_t local = 256, groups = ((size_t)nf * 32 + local - 1) / local;
-    if (groups > 8192) groups = 8192; /* grid-stride over the fibres, a team of 32 each */
-    size_t global = groups * local;
-    CLPK_CL_TRY(p->ctx, clEnqueueNDRangeKernel(clpk_context_queue(p->ctx), p->k_mark, 1, NULL, &global, &local, 0, NULL,
-                                               NULL));
-    return CLPK_SUCCESS;
+    return fit_launch(p, p->k_mark, (size_t)nf * 32, 256, 8192); /* grid-stride over the fibres, a team of 32 each */
 }
 
 /* g = g - alpha atag + M^T M clip on odd iterations, where atag = M^T M gt is the step length's own product. */
@@ -179,13 +183,12 @@ static clpk_status fit_gradient_update(clpk_life_plan *p, life_fit_buffers *b, c
 static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b, cl_int iter) {
     const cl_long ny = (cl_long)p->n_voxels * p->n_theta;
     const cl_int n_theta = p->n_theta;
-    if (b->stamp) {
-        CLPK_TRY(fit_mark_clipped(p, b, iter));
-        if (core_log_enabled(p->ctx, CLPK_LOG_DEBUG)) fit_log_clipped(p, b, iter);
+    if (b->stamp) CLPK_TRY(fit_mark_clipped(p, b, iter));
+    if (core_log_enabled(p->ctx, CLPK_LOG_DEBUG)) fit_log_clipped(p, b, iter);
+    if (b->stamp)
         CLPK_TRY(life_dsc_stamped(p, b->clip, b->m_clip, b->stamp, iter));
-    } else {
+    else
         CLPK_TRY(clpk_life_dsc(p, b->clip, b->m_clip, 0, NULL, NULL));
-    }
     core_args a;
     core_args_begin(&a, p->ctx, p->k_residual, 0);
     CLPK_ARG(&a, ny);
@@ -197,11 +200,7 @@ static clpk_status fit_residual_update(clpk_life_plan *p, life_fit_buffers *b, c
     CLPK_ARG(&a, b->stamp);
     CLPK_ARG(&a, iter);
     CLPK_TRY(core_args_end(&a));
-    size_t local = 256, groups = (size_t)(ny + (cl_long)local - 1) / local;
-    if (groups > 4096) groups = 4096; /* grid-stride: a few waves of groups, whatever the size */
-    size_t global = groups * local;
-    CLPK_CL_TRY(p->ctx, clEnqueueNDRangeKernel(clpk_context_queue(p->ctx), p->k_residual, 1, NULL, &global, &local, 0,
-                                               NULL, NULL));
+    CLPK_TRY(fit_launch(p, p->k_residual, (size_t)ny, 256, 4096)); /* grid-stride: a few waves, whatever the size */
     if (b->wc_clip && iter % 2 == 1) return fit_gradient_update(p, b, iter);
     return clpk_life_wc(p, b->r, b->g, 0, NULL, NULL);
 }
@@ -231,7 +230,6 @@ static clpk_status fit_iteration(clpk_life_plan *p, life_fit_buffers *b, int ite
     if (!exact) CLPK_ARG(&a, b->clip);
     CLPK_TRY(core_args_end(&a));
     CLPK_TRY(fit_elementwise(p, step, nw));
-    if (!exact && !b->stamp && core_log_enabled(p->ctx, CLPK_LOG_DEBUG)) fit_log_clipped(p, b, iter);
     return exact ? fit_gradient(p, b) : fit_residual_update(p, b, iter);
 }
 
@@ -291,7 +289,7 @@ static clpk_status fit_run(clpk_life_plan *p, const clpk_life_fit_options *o, li
             const cl_int never = 0; /* iterations count from 1 */
             CLPK_TRY(core_fill(p->ctx, b->stamp, &never, sizeof never, 0, (size_t)p->n_voxels * sizeof(cl_int), 0, 0,
                                NULL, NULL, "LiFE fit stamps"));
-            if (p->wc_kind == LIFE_WC_PAIRS) CLPK_TRY(fit_create_buffer(p, nw * vs, &b->wc_clip));
+            CLPK_TRY(fit_create_buffer(p, nw * vs, &b->wc_clip)); /* a stamping plan has wc=pairs */
         }
     }
     CLPK_TRY(fit_create_buffer(p, 4 * vs, &b->scal));
