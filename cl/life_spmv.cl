@@ -679,6 +679,64 @@ __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_a
     }
 }
 
+#if defined(WC_BLOCK) && WC_BLOCK > 0
+#define WC_YS ((NTHETA + 3) / 4 * 4) /* a staged y row: whole 16-byte pieces, zero past NTHETA */
+/* wc=pairs with wc_block = WC_BLOCK, first launch: the same dot products, but pairs come per block of WC_BLOCK voxels
+ * (consecutive voxel runs in processing order) and, within a block, by atom (lib/life/life_pairs.c,
+ * life_pairs_block_order): the block's y rows are staged once in local memory, and pairs of one atom are neighbours,
+ * so the teams of a round that share an atom read its D row together (one L2 fetch, served to the others by the
+ * same request or L1). dot is written in this block order (the fibre side's pair indices follow it). vloc: a pair's
+ * voxel within its block. A stamped pass (the fit's clipped step) stages zero rows for voxels not stamped `it` and
+ * skips their pairs' rows. part as life_wc_pair_dot's. */
+__kernel void life_wc_block_dot(int n_voxels, __global const long *restrict block_pair,
+                                __global const int *restrict atom_off, __global const uchar *restrict vloc,
+                                __global const int *restrict run_voxel, __global const DICT_T *restrict dict,
+                                __global const real *restrict y, __global real *restrict dot, __local real *part,
+                                __global const int *restrict stamp, int it) {
+    __local real4 ys4[WC_BLOCK * (WC_YS / 4)];
+    __local int live[WC_BLOCK];
+    __local real *ys = (__local real *)ys4;
+    const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
+    const int teams = get_local_size(0) / WC_TEAM, per_round = teams * UNROLL;
+    const int n_blocks = (n_voxels + WC_BLOCK - 1) / WC_BLOCK;
+    /* The loop bounds depend on the group and block only, so every work-item reaches every barrier. */
+    for (int b = get_group_id(0); b < n_blocks; b += get_num_groups(0)) {
+        const int first = b * WC_BLOCK, nvb = min(WC_BLOCK, n_voxels - first);
+        for (int l = lid; l < WC_BLOCK; l += get_local_size(0))
+            live[l] = l < nvb && (!stamp || stamp[VOXEL_OF(first + l)] == it);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = lid; e < WC_BLOCK * WC_YS; e += get_local_size(0)) {
+            const int l = e / WC_YS, t = e - l * WC_YS;
+            ys[e] = live[l] && t < NTHETA ? y[VOXEL_OF(first + l) * NTHETA + t] : 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const long begin = block_pair[b], end = block_pair[b + 1];
+        for (long base = begin; base < end; base += per_round) {
+            for (int u = 0; u < UNROLL; ++u) {
+                const int i = u * teams + team;
+                real4 s4 = 0;
+                if (base + i < end) {
+                    const int vl = vloc[base + i];
+                    if (live[vl]) {
+                        const int a4 = atom_off[base + i] >> 2;
+                        for (int ch = lane; ch < WC_YS / 4; ch += WC_TEAM)
+                            s4 += DICT_ROW4(dict, a4 + ch) * ys4[vl * (WC_YS / 4) + ch];
+                    }
+                }
+                part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = lid; i < per_round; i += get_local_size(0)) {
+                real s = 0;
+                for (int l = 0; l < WC_TEAM; ++l) s += part[i * (WC_TEAM + 1) + l];
+                if (base + i < end) dot[base + i] = s;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+#endif
+
 /* Pair-merged WC, second launch: w[f] = sum over f's coefficients of phi_k dot[pair_k], a team of WC_TEAM lanes per
  * fibre (lanes over the fibre's coefficients), reduced in local memory in a fixed order: no atomics, the same bits
  * every run. */

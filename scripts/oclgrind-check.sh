@@ -252,6 +252,8 @@ life_wc f32 wc=voxel,wg=256,voxel_order=morton
 life_wc f64 wc=voxel,wg=64,voxel_order=index
 life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,voxel_order=morton
 life_wc f64 wc=pairs,wc_team=32,wc_runs=2,unroll=8,voxel_order=index
+life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,wc_block=16,voxel_order=morton
+life_wc f64 wc=pairs,wc_team=4,wc_runs=8,unroll=1,wc_block=8,voxel_order=index
 life_wc f32 wc=atomics,wg=64,dict=half
 life_wc f32 wc=atom,wc_team=16,wc_runs=2,dict=half
 life_wc f32 wc=fiber,wc_team=8,wc_runs=4,unroll=1,theta_parts=2,dict=half
@@ -269,7 +271,7 @@ life_wc f32 wc=fiber4,wc_team=16,wc_runs=1,unroll=4,theta_parts=2,dict=half
 # (XamaxEpilogue) branches on values oclgrind calls uninitialized, whatever the kernels around it.
 add "life f32 fit dsc=pairs,wc=pairs (life_mask, life_bb_step, the clipped step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 4 --residual-every 50 --precision f32 \
-    --params dsc=pairs,wc=pairs,wc_team=8,wc_runs=2 --w0 '"$data/life/w_true.npy"' --check
+    --params dsc=pairs,wc=pairs,wc_team=8,wc_runs=2,wc_block=16 --w0 '"$data/life/w_true.npy"' --check
 
 # sshopm: 3 random tensors, 8 starts each, at most 40 iterations. ss PRECISION ORDER DIM PARAMS [CLI options...]
 ss() {

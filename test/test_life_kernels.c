@@ -217,7 +217,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     memset(&tp, 0, sizeof tp);
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx))) return;
     tune_space space;
-    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 11, "space of %d parameters", space.count);
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 12, "space of %d parameters", space.count);
     core_params cand;
     core_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);

@@ -101,11 +101,25 @@ static void check_defines(void) {
     char options[128] = "-DNTHETA=96 -DLDD=96";
     core_param_defines(T, &c, options, sizeof options);
     CHECK(!strcmp(options, "-DNTHETA=96 -DLDD=96 -DTEAM=8 -DUNROLL=2 -DWC_TEAM=32"), "defines '%s'", options);
+    /* wc_block is read under wc=pairs only: there it is a build option, elsewhere neither read nor defined */
+    core_params_set(&p, "wc_block", "32");
+    if (!read_config(&p, &c)) return;
+    CHECK(c.wc_block == 0, "wc_block read under wc=fiber (%d)", c.wc_block);
+    core_params_set(&p, "wc", "pairs");
+    if (!read_config(&p, &c)) return;
+    snprintf(options, sizeof options, "-DNTHETA=96");
+    core_param_defines(T, &c, options, sizeof options);
+    CHECK(c.wc_block == 32 && strstr(options, " -DWC_BLOCK=32"), "wc=pairs,wc_block=32: %d, defines '%s'", c.wc_block,
+          options);
+    core_params_set(&p, "wc_block", "48");
+    clpk_error err = {0};
+    CHECK(core_param_read(T, &p, &c, &err) == CLPK_ERROR_INVALID_ARGUMENT && strstr(err.message, "wc_block"),
+          "wc_block=48: %s", err.message);
 }
 
 static void check_search_values(void) {
     const int searched = param_check_search_values(T);
-    CHECK(searched == 11 && core_param_find(T, "theta_parts")->search == NULL,
+    CHECK(searched == 12 && core_param_find(T, "theta_parts")->search == NULL,
           "the tuner searches every parameter but theta_parts (%d)", searched);
     /* the tuner prunes a parameter a strategy does not read to its first value: the default where it can */
     const core_param_def *wg = core_param_find(T, "wg");

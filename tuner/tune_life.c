@@ -213,11 +213,14 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
     if (dsc_atomics && (team != 8 || runs != 1)) return 0;
     if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
+    if (!wc_pairs && core_params_get_int(c, "wc_block", 0) != 0) return 0;
     if (!uses_wg && core_params_get_int(c, "wg", 64) != 64) return 0;
     if (wc_pairs && s) { /* the plan refuses it: the dot launch's partial sums exceed local memory */
         const life_config lc = {.wc_team = (int)wc_team, .wc_runs = (int)wc_runs,
-                                .unroll = (int)core_params_get_int(c, "unroll", 1)};
-        if (life_pair_dot_local_bytes(&lc, clpk_precision_size(s->precision)) > dev->local_mem_bytes) return 0;
+                                .unroll = (int)core_params_get_int(c, "unroll", 1),
+                                .wc_block = (int)core_params_get_int(c, "wc_block", 0)};
+        if (life_wc_dot_local_bytes(&lc, s->data.n_theta, clpk_precision_size(s->precision)) > dev->local_mem_bytes)
+            return 0;
     }
     /* voxel_order is read by the voxel-sorted and pair kernels, fiber_order by the fibre-sorted ones */
     const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");

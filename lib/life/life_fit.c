@@ -154,7 +154,8 @@ static clpk_status fit_mark_clipped(clpk_life_plan *p, life_fit_buffers *b, cl_i
     CLPK_ARG(&a, nf);
     CLPK_ARG(&a, p->pr_fiber_ptr);
     CLPK_ARG(&a, p->pr_fiber_pair);
-    CLPK_ARG(&a, p->pr_voxel_off);
+    cl_mem voxel_off = p->pr_block_voxel_off ? p->pr_block_voxel_off : p->pr_voxel_off; /* the fibre side's order */
+    CLPK_ARG(&a, voxel_off);
     CLPK_ARG(&a, b->clip);
     CLPK_ARG(&a, b->stamp);
     CLPK_ARG(&a, iter);

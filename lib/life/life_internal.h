@@ -58,12 +58,21 @@ typedef struct life_pairs {
     int64_t *fiber_ptr;                                 /* n_fibers + 1 */
     int32_t *fiber_pair;                                /* n_coeffs, fibre order */
     double *fiber_phi;                                  /* n_coeffs, fibre order */
+    /* Block order (life_pairs_block_order; block 0: none): the pairs per block of `block` consecutive runs, by atom
+     * within a block (ties in run order); fiber_pair then holds block-order indices. */
+    int32_t block;
+    int64_t *block_pair;                       /* n_blocks + 1: block b's pairs */
+    int32_t *block_atom_off, *block_voxel_off; /* n_pairs, block order */
+    uint8_t *block_vloc;                       /* n_pairs, block order: the pair's run within its block */
 } life_pairs;
 
 /* Builds the pair-merged copy with the voxel runs in voxel_rank order (NULL: index order). O(Nc + Na + Nv + Nf). */
 clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
                              clpk_error *err);
 void life_pairs_free(life_pairs *p);
+/* Adds the block order of wc=pairs with wc_block = block (1..256) to a built copy and renumbers its fibre side to it.
+ * O(Np + Na + Nv + Nc). */
+clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t n_atoms, int32_t ld_dict, clpk_error *err);
 
 /* Coefficients per (voxel, atom) pair, estimated from the voxels of a fixed hash sample (1 in n_voxels / 4096, at
  * most 1 in 32; every voxel below 8192: exact then): Nc / Np of the pair-merged copy, at the cost of one pass over
@@ -156,6 +165,7 @@ typedef struct life_config {
     int dsc, wc;
     int team, runs, unroll; /* dsc=voxel(4), dsc=pairs, dsc=staged (unroll also wc=fiber, wc=pairs, wc=staged) */
     int wc_team, wc_runs;   /* wc=fiber, wc=atom, wc=pairs, wc=staged */
+    int wc_block;           /* wc=pairs: voxels a block (0: pairs in voxel order) */
     int wg;                 /* the atomics kernels, wc=voxel */
     int theta_parts;
     int voxel_order, fiber_order;
@@ -164,6 +174,9 @@ typedef struct life_config {
 extern const core_param_table life_param_table;
 /* Local memory of wc=pairs's dot launch: wc_runs teams' unroll pairs of wc_team + 1 values. */
 uint64_t life_pair_dot_local_bytes(const life_config *c, size_t value_size);
+/* Local memory of the whole dot launch: the partial sums, and with wc_block the block's y rows (n_theta rounded up to
+ * 4) and a flag per voxel. */
+uint64_t life_wc_dot_local_bytes(const life_config *c, int32_t n_theta, size_t value_size);
 
 /* The built-in defaults for a device and precision: the table's (GPU ones on GPUs only, CPU ones elsewhere), with GPU
  * f64's own unroll and voxel order. */
@@ -216,6 +229,9 @@ struct clpk_life_plan {
     int64_t n_pairs;
     cl_mem pr_run_pair, pr_coeff, pr_atom_off, pr_fiber, pr_phi, pr_weight;
     cl_mem pr_voxel_off, pr_fiber_ptr, pr_fiber_pair, pr_fiber_phi, pr_dot;
+    /* wc=pairs with wc_block: the block order's pointers, atoms, voxels within the block and voxel offsets (the last
+     * for life_mark_clipped, whose fibre side is in block order); pr_dot and pr_fiber_pair follow that order */
+    cl_mem pr_block_pair, pr_block_atom_off, pr_block_vloc, pr_block_voxel_off;
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
     cl_kernel k_mask, k_step, k_step_clip, k_residual, k_mark, k_gradient;

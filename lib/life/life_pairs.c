@@ -20,6 +20,10 @@ void life_pairs_free(life_pairs *p) {
     free(p->fiber_ptr);
     free(p->fiber_pair);
     free(p->fiber_phi);
+    free(p->block_pair);
+    free(p->block_atom_off);
+    free(p->block_voxel_off);
+    free(p->block_vloc);
     memset(p, 0, sizeof *p);
 }
 
@@ -137,6 +141,68 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
     }
     free(by_fiber);
     free(pair_of);
+    return CLPK_SUCCESS;
+}
+
+/* Stable counting sort of the pair indices `in` (0..n-1 when NULL) by key[index] in [0, n_keys); ptr: n_keys + 1. */
+static void life_counting_sort32(const int32_t *in, int32_t n, const int32_t *key, int32_t n_keys, int64_t *ptr,
+                                 int32_t *out) {
+    memset(ptr, 0, ((size_t)n_keys + 1) * sizeof *ptr);
+    for (int32_t i = 0; i < n; ++i)
+        ptr[key[in ? in[i] : i] + 1]++;
+    for (int32_t i = 0; i < n_keys; ++i)
+        ptr[i + 1] += ptr[i];
+    for (int32_t i = 0; i < n; ++i) {
+        const int32_t k = in ? in[i] : i;
+        out[ptr[key[k]]++] = k;
+    }
+    memmove(ptr + 1, ptr, (size_t)n_keys * sizeof *ptr);
+    ptr[0] = 0;
+}
+
+clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t n_atoms, int32_t ld_dict, clpk_error *err) {
+    if (block < 1 || block > 256)
+        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: a pair block of %d voxels is not in 1..256",
+                              (int)block);
+    const int32_t np = (int32_t)p->n_pairs, nv = p->n_voxels, n_blocks = (nv + block - 1) / block;
+    const size_t cells = np > 0 ? (size_t)np : 1;
+    int32_t *atom = malloc(cells * sizeof *atom), *blk = malloc(cells * sizeof *blk);
+    int32_t *by_atom = malloc(cells * sizeof *by_atom), *order = malloc(cells * sizeof *order);
+    int64_t *atom_ptr = malloc(((size_t)n_atoms + 1) * sizeof *atom_ptr);
+    p->block_pair = malloc(((size_t)n_blocks + 1) * sizeof *p->block_pair);
+    p->block_atom_off = malloc(cells * sizeof *p->block_atom_off);
+    p->block_voxel_off = malloc(cells * sizeof *p->block_voxel_off);
+    p->block_vloc = malloc(cells * sizeof *p->block_vloc);
+    if (!atom || !blk || !by_atom || !order || !atom_ptr || !p->block_pair || !p->block_atom_off ||
+        !p->block_voxel_off || !p->block_vloc) {
+        free(atom), free(blk), free(by_atom), free(order), free(atom_ptr);
+        return life_pairs_oom(p, err);
+    }
+    p->block = block;
+    for (int32_t r = 0; r < nv; ++r)
+        for (int64_t i = p->run_pair[r]; i < p->run_pair[r + 1]; ++i) {
+            atom[i] = p->pair_atom_off[i] / ld_dict;
+            blk[i] = r; /* the run for now: the block and the place within it follow */
+        }
+    /* by atom, then (stable) by block: within a block the atoms ascend, each atom's pairs in run order */
+    life_counting_sort32(NULL, np, atom, n_atoms, atom_ptr, by_atom);
+    for (int32_t i = 0; i < np; ++i) {
+        const int32_t r = blk[by_atom[i]];
+        atom[by_atom[i]] = r % block; /* `atom` now holds the place in the block (the atoms are sorted) */
+        blk[by_atom[i]] = r / block;
+    }
+    life_counting_sort32(by_atom, np, blk, n_blocks, p->block_pair, order);
+    free(atom_ptr);
+    for (int32_t i = 0; i < np; ++i) {
+        const int32_t k = order[i];
+        p->block_atom_off[i] = p->pair_atom_off[k];
+        p->block_voxel_off[i] = p->pair_voxel_off[k];
+        p->block_vloc[i] = (uint8_t)atom[k];
+        by_atom[k] = i; /* reused: the block-order index of pair k */
+    }
+    for (int64_t j = 0; j < p->n_coeffs; ++j)
+        p->fiber_pair[j] = by_atom[p->fiber_pair[j]];
+    free(atom), free(blk), free(by_atom), free(order);
     return CLPK_SUCCESS;
 }
 

@@ -39,6 +39,10 @@ static const core_param_def life_param_defs[] = {
     {"wc_runs", CORE_PARAM_INT, NULL, 1, 1024, "8", "4", NULL, FIELD(wc_runs), "1|2|4|8", NULL,
      "fibre, atom or pair teams per work-group of wc=fiber(4), wc=staged, wc=atom and wc=pairs (wc_team*wc_runs "
      "work-items)"},
+    {"wc_block", CORE_PARAM_INT, "0|8|16|32|64|128", 0, 128, "0", NULL, "WC_BLOCK", FIELD(wc_block), "0|32|64",
+     "wc=pairs",
+     "voxels a block of wc=pairs's dot products: 0 takes the pairs in voxel order; B stages B voxels' y rows in local "
+     "memory and takes the block's pairs by atom (a D row read once for its block)"},
     /* the first value of the search: the tuner prunes unused wg to it */
     {"wg", CORE_PARAM_INT, NULL, 1, 1024, "64", NULL, NULL, FIELD(wg), "64|128|256", NULL,
      "work-group size of the atomics kernels and of wc=voxel"},

@@ -35,6 +35,11 @@ uint64_t life_pair_dot_local_bytes(const life_config *c, size_t value_size) {
     return (uint64_t)c->wc_runs * (uint64_t)c->unroll * ((uint64_t)c->wc_team + 1) * value_size;
 }
 
+uint64_t life_wc_dot_local_bytes(const life_config *c, int32_t n_theta, size_t value_size) {
+    const uint64_t row = ((uint64_t)n_theta + 3) / 4 * 4 * value_size + sizeof(cl_int);
+    return life_pair_dot_local_bytes(c, value_size) + (uint64_t)c->wc_block * row;
+}
+
 int life_pairs_pay(int64_t n_coeffs, double ratio) {
     if (ratio < LIFE_PAIRS_MIN_RATIO) return 0;
     const double saving_us = 1e-6 * ((33.0 - 5.0) * (double)n_coeffs - 35.0 * (double)n_coeffs / ratio) - 16.0;
@@ -94,6 +99,7 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     clpk_context *ctx = plan->ctx;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_error err;
+    plan->config.wc_block = 0; /* read only under wc=pairs */
     if (core_param_read(&life_param_table, &plan->params, &plan->config, &err) != CLPK_SUCCESS)
         return core_fail_from(ctx, &err);
     const life_config *c = &plan->config;
@@ -136,12 +142,12 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
                          "LiFE: wc=staged with wc_team*wc_runs=%d needs more local memory than %llu bytes",
                          c->wc_team * c->wc_runs, (unsigned long long)local_mem);
-    /* wc=pairs's dot products: a round's partial sums of all its teams' UNROLL pairs */
-    if (plan->wc_kind == LIFE_WC_PAIRS && life_pair_dot_local_bytes(c, plan->value_size) > local_mem)
+    /* wc=pairs's dot products: a round's partial sums of all its teams' UNROLL pairs, and a block's y rows */
+    if (plan->wc_kind == LIFE_WC_PAIRS && life_wc_dot_local_bytes(c, plan->n_theta, plan->value_size) > local_mem)
         return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "LiFE: wc=pairs with wc_team=%d, wc_runs=%d, unroll=%d needs more local memory than "
-                         "%llu bytes",
-                         c->wc_team, c->wc_runs, c->unroll, (unsigned long long)local_mem);
+                         "LiFE: wc=pairs with wc_team=%d, wc_runs=%d, unroll=%d, wc_block=%d needs more local memory "
+                         "than %llu bytes",
+                         c->wc_team, c->wc_runs, c->unroll, c->wc_block, (unsigned long long)local_mem);
     const int needs_atomics =
         plan->dsc_kind == LIFE_DSC_ATOMICS ||
         (!life_wc_fibre_sorted(plan->wc_kind) && plan->wc_kind != LIFE_WC_PAIRS);
@@ -257,19 +263,30 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
         return core_fail_from(plan->ctx, &err);
     const size_t nc = (size_t)pr.n_coeffs, np = (size_t)pr.n_pairs, runs = (size_t)pr.n_voxels + 1;
     const int dsc = plan->dsc_kind == LIFE_DSC_PAIRS, wc = plan->wc_kind == LIFE_WC_PAIRS;
+    const int blocked = wc && plan->config.wc_block > 0;
+    if (blocked && life_pairs_block_order(&pr, plan->config.wc_block, plan->n_atoms, plan->ld_dict, &err) != CLPK_SUCCESS)
+        return core_fail_from(plan->ctx, &err);
     plan->n_pairs = pr.n_pairs;
     clpk_status st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_pair, runs * sizeof(int64_t), &plan->pr_run_pair);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.pair_coeff, (np + 1) * sizeof(int64_t), &plan->pr_coeff);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.fiber, nc * sizeof(int32_t), &plan->pr_fiber);
     if (st == CLPK_SUCCESS && dsc) st = life_upload_values(plan, pr.phi, nc, &plan->pr_phi);
-    if (st == CLPK_SUCCESS && dsc && pr.run_key && !plan->dsc_key)
+    if (st == CLPK_SUCCESS && (dsc || blocked) && pr.run_key && !plan->dsc_key)
         st = life_upload(plan, pr.run_key, (size_t)pr.n_voxels * sizeof(int32_t), &plan->dsc_key);
     if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.pair_voxel_off, np * sizeof(int32_t), &plan->pr_voxel_off);
     if (st == CLPK_SUCCESS && wc)
         st = life_upload(plan, pr.fiber_ptr, ((size_t)pr.n_fibers + 1) * sizeof(int64_t), &plan->pr_fiber_ptr);
     if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.fiber_pair, nc * sizeof(int32_t), &plan->pr_fiber_pair);
     if (st == CLPK_SUCCESS && wc) st = life_upload_values(plan, pr.fiber_phi, nc, &plan->pr_fiber_phi);
+    const size_t n_blocks = ((size_t)pr.n_voxels + (size_t)plan->config.wc_block - 1) / (blocked ? plan->config.wc_block : 1);
+    if (st == CLPK_SUCCESS && blocked)
+        st = life_upload(plan, pr.block_pair, (n_blocks + 1) * sizeof(int64_t), &plan->pr_block_pair);
+    if (st == CLPK_SUCCESS && blocked)
+        st = life_upload(plan, pr.block_atom_off, np * sizeof(int32_t), &plan->pr_block_atom_off);
+    if (st == CLPK_SUCCESS && blocked) st = life_upload(plan, pr.block_vloc, np, &plan->pr_block_vloc);
+    if (st == CLPK_SUCCESS && blocked)
+        st = life_upload(plan, pr.block_voxel_off, np * sizeof(int32_t), &plan->pr_block_voxel_off);
     life_pairs_free(&pr);
     if (st == CLPK_SUCCESS && dsc) st = life_pair_buffer(plan, np, &plan->pr_weight);
     if (st == CLPK_SUCCESS && wc) st = life_pair_buffer(plan, np, &plan->pr_dot);
@@ -320,8 +337,10 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
                                               "life_dsc_staged", "life_dsc_voxel4"};
     static const char *const wc_kernels[] = {"life_wc_atomics", "life_wc_atom",     "life_wc_fiber", "life_wc_voxel",
                                              "life_wc_pair_dot", "life_wc_staged", "life_wc_fiber4"};
+    const int blocked = plan->wc_kind == LIFE_WC_PAIRS && plan->config.wc_block > 0;
     CLPK_TRY(core_kernel_create(plan->ctx, plan->program, dsc_kernels[plan->dsc_kind], &plan->k_dsc));
-    CLPK_TRY(core_kernel_create(plan->ctx, plan->program, wc_kernels[plan->wc_kind], &plan->k_wc));
+    CLPK_TRY(core_kernel_create(plan->ctx, plan->program, blocked ? "life_wc_block_dot" : wc_kernels[plan->wc_kind],
+                                &plan->k_wc));
     if (plan->wc_kind == LIFE_WC_PAIRS)
         CLPK_TRY(core_kernel_create(plan->ctx, plan->program, "life_wc_pair_sum", &plan->k_wc_sum));
     if (plan->dsc_kind == LIFE_DSC_PAIRS)
@@ -447,8 +466,9 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     }
     /* the keys the uploads below give (life_upload_sorted, life_upload_pairs): voxel keys with a Morton rank for the
      * voxel-sorted copy or dsc=pairs, fibre keys with a fibre rank */
+    const int wc_blocked = plan->wc_kind == LIFE_WC_PAIRS && plan->config.wc_block > 0;
     const int voxel_keyed = voxel_rank && plan->voxel_order == LIFE_VOXEL_ORDER_MORTON &&
-                            (voxel_sorted || plan->dsc_kind == LIFE_DSC_PAIRS);
+                            (voxel_sorted || plan->dsc_kind == LIFE_DSC_PAIRS || wc_blocked);
     const int fiber_keyed = fiber_rank && fiber_sorted;
     clpk_status st = life_build_kernels(plan, voxel_keyed, fiber_keyed);
     if (st == CLPK_SUCCESS) st = life_upload_dictionary(plan, data);
@@ -525,7 +545,8 @@ void clpk_life_plan_destroy(clpk_life_plan *plan) {
                       &plan->wc_voxel_off, &plan->wc_fiber,      &plan->wc_phi,       &plan->dsc_key,
                       &plan->wc_key,       &plan->pr_run_pair,   &plan->pr_coeff,     &plan->pr_atom_off,
                       &plan->pr_weight,    &plan->pr_fiber,      &plan->pr_phi,       &plan->pr_voxel_off,
-                      &plan->pr_fiber_ptr, &plan->pr_fiber_pair, &plan->pr_fiber_phi, &plan->pr_dot};
+                      &plan->pr_fiber_ptr, &plan->pr_fiber_pair, &plan->pr_fiber_phi, &plan->pr_dot,
+                      &plan->pr_block_pair, &plan->pr_block_atom_off, &plan->pr_block_vloc, &plan->pr_block_voxel_off};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         release_mem(mems[i]);
     free(plan);
@@ -735,11 +756,21 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     const cl_long np = plan->n_pairs;
     const cl_int nf = plan->n_fibers;
     const size_t local = (size_t)plan->config.wc_team * plan->config.wc_runs;
+    const int block = plan->config.wc_block;
     core_args a;
     core_args_begin(&a, plan->ctx, plan->k_wc, 0);
-    CLPK_ARG(&a, np);
-    CLPK_ARG(&a, plan->pr_atom_off);
-    CLPK_ARG(&a, plan->pr_voxel_off);
+    if (block > 0) {
+        const cl_int nv = plan->n_voxels;
+        CLPK_ARG(&a, nv);
+        CLPK_ARG(&a, plan->pr_block_pair);
+        CLPK_ARG(&a, plan->pr_block_atom_off);
+        CLPK_ARG(&a, plan->pr_block_vloc);
+        CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
+    } else {
+        CLPK_ARG(&a, np);
+        CLPK_ARG(&a, plan->pr_atom_off);
+        CLPK_ARG(&a, plan->pr_voxel_off);
+    }
     CLPK_ARG(&a, plan->dict);
     CLPK_ARG(&a, y);
     CLPK_ARG(&a, plan->pr_dot);
@@ -757,9 +788,12 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     core_args_local(&a, local * plan->value_size);
     CLPK_TRY(core_args_end(&a));
     const size_t pair_teams = ((size_t)np + plan->config.unroll - 1) / plan->config.unroll;
+    /* blocked: a group per block */
+    const size_t global = block > 0 ? life_grid(((size_t)plan->n_voxels + (size_t)block - 1) / (size_t)block * local,
+                                                local)
+                                    : life_grid((pair_teams > 0 ? pair_teams : 1) * plan->config.wc_team, local);
     cl_event dots = NULL;
-    CLPK_TRY(life_launch(plan, plan->k_wc, life_grid((pair_teams > 0 ? pair_teams : 1) * plan->config.wc_team, local),
-                         local, n_wait, wait, &dots));
+    CLPK_TRY(life_launch(plan, plan->k_wc, global, local, n_wait, wait, &dots));
     clpk_status st =
         life_launch(plan, plan->k_wc_sum, life_grid((size_t)nf * plan->config.wc_team, local), local, 1, &dots, done);
     if (st == CLPK_SUCCESS && first)
