@@ -641,31 +641,60 @@ __kernel void life_mark_clipped(int n_fibers, __global const long *restrict fibe
     }
 }
 
-/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes per pair, each
- * lane 4 directions at a time (vector loads of the D and y rows: a team reads whole 16-byte pieces of one row, and
- * neighbouring pairs share the voxel's y row); a team takes UNROLL pairs a round, and the group's partial sums of
- * the round go through local memory, where one work-item sums each pair's WC_TEAM partials (a transposed reduction:
- * one barrier pair a round, rows padded by one against bank conflicts). The y row's last n_theta % 4 directions are
- * lane 0's. part holds get_local_size(0) / WC_TEAM * UNROLL * (WC_TEAM + 1) values. */
+#define WC_YS4 ((NTHETA + 3) / 4)                       /* 16-byte pieces of a y row, zero past NTHETA */
+#define WC_PAIR_NPL4 ((WC_YS4 + WC_TEAM - 1) / WC_TEAM) /* of them a lane holds (life_wc_pair_dot) */
+/* y's 4 values at voxel offset vo (v NTHETA) + 4 ch, zero past the row's end */
+inline real4 life_y_piece(__global const real *restrict y, int vo, int ch) {
+#if NTHETA % 4 == 0
+    return Y_ROW4(y, vo, ch);
+#else
+    real4 r = 0;
+    const int t = 4 * ch;
+    r.x = y[vo + t];
+    if (t + 1 < NTHETA) r.y = y[vo + t + 1];
+    if (t + 2 < NTHETA) r.z = y[vo + t + 2];
+    if (t + 3 < NTHETA) r.w = y[vo + t + 3];
+    return r;
+#endif
+}
+
+/* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes takes UNROLL
+ * consecutive pairs a round, which mostly share their voxel: the team holds that voxel's y row in registers (each
+ * lane its 16-byte pieces) and reloads it only when the voxel changes, so a pair moves its D row through the memory
+ * pipeline and nothing else (the L1 throughput, not L2, bounds this launch: docs/perf-life.md). The group's partial
+ * sums of the round go through local memory, where one work-item sums each pair's WC_TEAM partials (a transposed
+ * reduction: one barrier pair a round, rows padded by one against bank conflicts). D rows are zero-padded to LDD, so
+ * the row's last piece needs no tail. part holds get_local_size(0) / WC_TEAM * UNROLL * (WC_TEAM + 1) values. */
 __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_atom_off,
                                __global const int *restrict pair_voxel_off, __global const DICT_T *restrict dict,
                                __global const real *restrict y, __global real *restrict dot, __local real *part,
                                __global const int *restrict stamp, int it) {
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int teams = get_local_size(0) / WC_TEAM, per_round = teams * UNROLL;
+    real4 yr[WC_PAIR_NPL4];
+    int held = -1, live = 0; /* the voxel offset whose y row yr holds; whether its pairs count (a stamped pass) */
     /* The loop bound depends on the group only, so every work-item reaches every barrier. */
     for (long base = (long)get_group_id(0) * per_round; base < n_pairs;
          base += (long)get_num_groups(0) * per_round) {
         for (int u = 0; u < UNROLL; ++u) {
-            const int i = u * teams + team;
+            const int i = team * UNROLL + u;
             real4 s4 = 0;
-            /* a stamped pass (the fit's clipped step): y is zero but on the voxels stamped `it` */
-            if (base + i < n_pairs && (!stamp || stamp[pair_voxel_off[base + i] / NTHETA] == it)) {
-                const int ao = pair_atom_off[base + i], vo = pair_voxel_off[base + i];
-                for (int ch = lane; ch < NTHETA / 4; ch += WC_TEAM)
-                    s4 += DICT_ROW4(dict, (ao >> 2) + ch) * Y_ROW4(y, vo, ch);
-                if (lane == 0)
-                    for (int t = NTHETA / 4 * 4; t < NTHETA; ++t) s4.x += DICT_AT(dict, ao + t) * y[vo + t];
+            if (base + i < n_pairs) {
+                const int vo = pair_voxel_off[base + i], a4 = pair_atom_off[base + i] >> 2;
+                if (vo != held) {
+                    held = vo;
+                    /* a stamped pass (the fit's clipped step): y is zero but on the voxels stamped `it` */
+                    live = !stamp || stamp[vo / NTHETA] == it;
+                    for (int k = 0; k < WC_PAIR_NPL4; ++k) {
+                        const int ch = lane + k * WC_TEAM;
+                        yr[k] = live && ch < WC_YS4 ? life_y_piece(y, vo, ch) : 0;
+                    }
+                }
+                if (live)
+                    for (int k = 0; k < WC_PAIR_NPL4; ++k) {
+                        const int ch = lane + k * WC_TEAM;
+                        if (ch < WC_YS4) s4 += DICT_ROW4(dict, a4 + ch) * yr[k];
+                    }
             }
             part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
         }
@@ -680,48 +709,60 @@ __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_a
 }
 
 #if defined(WC_BLOCK) && WC_BLOCK > 0
-#define WC_YS ((NTHETA + 3) / 4 * 4) /* a staged y row: whole 16-byte pieces, zero past NTHETA */
 /* wc=pairs with wc_block = WC_BLOCK, first launch: the same dot products, but pairs come per block of WC_BLOCK voxels
  * (consecutive voxel runs in processing order) and, within a block, by atom (lib/life/life_pairs.c,
- * life_pairs_block_order): the block's y rows are staged once in local memory, and pairs of one atom are neighbours,
- * so the teams of a round that share an atom read its D row together (one L2 fetch, served to the others by the
- * same request or L1). dot is written in this block order (the fibre side's pair indices follow it). vloc: a pair's
- * voxel within its block. A stamped pass (the fit's clipped step) stages zero rows for voxels not stamped `it` and
- * skips their pairs' rows. part as life_wc_pair_dot's. */
-__kernel void life_wc_block_dot(int n_voxels, __global const long *restrict block_pair,
-                                __global const int *restrict atom_off, __global const uchar *restrict vloc,
-                                __global const int *restrict run_voxel, __global const DICT_T *restrict dict,
-                                __global const real *restrict y, __global real *restrict dot, __local real *part,
-                                __global const int *restrict stamp, int it) {
-    __local real4 ys4[WC_BLOCK * (WC_YS / 4)];
-    __local int live[WC_BLOCK];
-    __local real *ys = (__local real *)ys4;
+ * life_pairs_block_order), cut into chunks of a few rounds (a work-group each: the load spreads over the device
+ * whatever the block count). A group stages its block's y rows in local memory, and pairs of one atom are
+ * neighbours, so the teams of a round that share an atom read its D row together. dot is written in this block order
+ * (the fibre side's pair indices follow it). vloc: a pair's voxel within its block. A stamped pass (the fit's
+ * clipped step) skips the pairs of voxels not stamped `it` (their dot is 0). part as life_wc_pair_dot's. */
+__kernel void life_wc_block_dot(int n_voxels, int n_chunks, __global const long *restrict chunk_pair,
+                                __global const int *restrict chunk_block, __global const int *restrict atom_off,
+                                __global const uchar *restrict vloc, __global const int *restrict run_voxel,
+                                __global const DICT_T *restrict dict, __global const real *restrict y,
+                                __global real *restrict dot, __local real *part, __global const int *restrict stamp,
+                                int it) {
+    __local real4 ys4[WC_BLOCK * WC_YS4];
+    __local int vox[WC_BLOCK]; /* the block's voxels; -1 past the last voxel or, stamped, not stamped `it` */
+    real4 dr[WC_PAIR_NPL4];    /* the D row of atom offset 4 held, a lane's pieces */
+    int held = -1;
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int teams = get_local_size(0) / WC_TEAM, per_round = teams * UNROLL;
-    const int n_blocks = (n_voxels + WC_BLOCK - 1) / WC_BLOCK;
-    /* The loop bounds depend on the group and block only, so every work-item reaches every barrier. */
-    for (int b = get_group_id(0); b < n_blocks; b += get_num_groups(0)) {
-        const int first = b * WC_BLOCK, nvb = min(WC_BLOCK, n_voxels - first);
-        for (int l = lid; l < WC_BLOCK; l += get_local_size(0))
-            live[l] = l < nvb && (!stamp || stamp[VOXEL_OF(first + l)] == it);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int e = lid; e < WC_BLOCK * WC_YS; e += get_local_size(0)) {
-            const int l = e / WC_YS, t = e - l * WC_YS;
-            ys[e] = live[l] && t < NTHETA ? y[VOXEL_OF(first + l) * NTHETA + t] : 0;
+    /* The loop bounds depend on the group and chunk only, so every work-item reaches every barrier. */
+    for (int c = get_group_id(0); c < n_chunks; c += get_num_groups(0)) {
+        const int first = chunk_block[c] * WC_BLOCK, nvb = min(WC_BLOCK, n_voxels - first);
+        for (int l = lid; l < WC_BLOCK; l += get_local_size(0)) {
+            int v = -1;
+            if (l < nvb) v = (int)VOXEL_OF(first + l);
+            if (v >= 0 && stamp && stamp[v] != it) v = -1;
+            vox[l] = v;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const long begin = block_pair[b], end = block_pair[b + 1];
+        for (int l = team; l < WC_BLOCK; l += teams) {
+            const int v = vox[l];
+            for (int ch = lane; ch < WC_YS4; ch += WC_TEAM)
+                ys4[l * WC_YS4 + ch] = v >= 0 ? life_y_piece(y, v * NTHETA, ch) : 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const long begin = chunk_pair[c], end = chunk_pair[c + 1];
         for (long base = begin; base < end; base += per_round) {
             for (int u = 0; u < UNROLL; ++u) {
-                const int i = u * teams + team;
+                const int i = team * UNROLL + u;
                 real4 s4 = 0;
                 if (base + i < end) {
-                    const int vl = vloc[base + i];
-                    if (live[vl]) {
-                        const int a4 = atom_off[base + i] >> 2;
-                        for (int ch = lane; ch < WC_YS / 4; ch += WC_TEAM)
-                            s4 += DICT_ROW4(dict, a4 + ch) * ys4[vl * (WC_YS / 4) + ch];
+                    const int a4 = atom_off[base + i] >> 2, vl = vloc[base + i];
+                    if (a4 != held) { /* the team's consecutive pairs mostly share the atom: its D row stays */
+                        held = a4;
+                        for (int k = 0; k < WC_PAIR_NPL4; ++k) {
+                            const int ch = lane + k * WC_TEAM;
+                            dr[k] = ch < WC_YS4 ? DICT_ROW4(dict, a4 + ch) : 0;
+                        }
                     }
+                    if (!stamp || vox[vl] >= 0)
+                        for (int k = 0; k < WC_PAIR_NPL4; ++k) {
+                            const int ch = lane + k * WC_TEAM;
+                            if (ch < WC_YS4) s4 += dr[k] * ys4[vl * WC_YS4 + ch];
+                        }
                 }
                 part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
             }

@@ -695,7 +695,7 @@ static void pair_ratio_sampled(uint64_t *rng) {
         clpk_device_info gpu = {.kind = CLPK_DEVICE_GPU}, cpu = {.kind = CLPK_DEVICE_CPU};
         core_params p;
         core_params_clear(&p);
-        CHECK(life_default_pairs(&gpu, &d, &p) == estimate, "the GPU rule reads the estimate");
+        CHECK(life_default_pairs(&gpu, CLPK_PRECISION_F32, &d, &p) == estimate, "the GPU rule reads the estimate");
         const char *dsc = core_params_get(&p, "dsc"), *wc = core_params_get(&p, "wc");
         CHECK(life_pairs_pay(d.n_coeffs, estimate) == (dsc && strcmp(dsc, "pairs") == 0) &&
                   (dsc != NULL) == (wc && strcmp(wc, "pairs") == 0),
@@ -705,8 +705,29 @@ static void pair_ratio_sampled(uint64_t *rng) {
         CHECK(life_pairs_pay(57190140, 2.15) && life_pairs_pay(2146102, 5.4) && !life_pairs_pay(50464, 12.6) &&
                   !life_pairs_pay(57190140, 1.2),
               "the pair rule at the measured points");
+        /* the WC's voxel blocks: 32 voxels in f32, 16 in f64 (n_theta 96), halved where local memory is short, none
+         * where not even 8 voxels' rows fit; always with the Morton order */
+        const struct {
+            clpk_precision prec;
+            uint64_t local;
+            long long block;
+        } blocks[] = {{CLPK_PRECISION_F32, 48 * 1024, 32}, {CLPK_PRECISION_F64, 48 * 1024, 16},
+                      {CLPK_PRECISION_F32, 16 * 1024, 16}, {CLPK_PRECISION_F32, 4 * 1024, 0}};
+        const int pairs_chosen = dsc != NULL; /* p is reused below */
+        for (int i = 0; i < 4 && pairs_chosen; ++i) {
+            gpu.local_mem_bytes = blocks[i].local;
+            core_params_clear(&p);
+            life_default_pairs(&gpu, blocks[i].prec, &d, &p);
+            const char *order = core_params_get(&p, "voxel_order");
+            CHECK(core_params_get_int(&p, "wc_block", 0) == blocks[i].block &&
+                      (blocks[i].block == 0 || (order && strcmp(order, "morton") == 0)),
+                  "%s, %llu bytes of local memory: wc_block %lld (expected %lld), voxel_order %s",
+                  clpk_precision_name(blocks[i].prec), (unsigned long long)blocks[i].local,
+                  core_params_get_int(&p, "wc_block", 0), blocks[i].block, order ? order : "(table)");
+        }
         core_params_clear(&p);
-        CHECK(life_default_pairs(&cpu, &d, &p) == 0 && !core_params_get(&p, "dsc"), "no pair rule on CPUs");
+        CHECK(life_default_pairs(&cpu, CLPK_PRECISION_F32, &d, &p) == 0 && !core_params_get(&p, "dsc"),
+              "no pair rule on CPUs");
         life_pairs_free(&pr);
     }
     clpk_life_dataset_free(&d);

@@ -101,7 +101,8 @@ static void check_defines(void) {
     char options[128] = "-DNTHETA=96 -DLDD=96";
     core_param_defines(T, &c, options, sizeof options);
     CHECK(!strcmp(options, "-DNTHETA=96 -DLDD=96 -DTEAM=8 -DUNROLL=2 -DWC_TEAM=32"), "defines '%s'", options);
-    /* wc_block is read under wc=pairs only: there it is a build option, elsewhere neither read nor defined */
+    /* wc_block is read under wc=pairs only (its -DWC_BLOCK, when > 0, is the plan's: wc_block 0 shares the other
+     * kernels' program) */
     core_params_set(&p, "wc_block", "32");
     if (!read_config(&p, &c)) return;
     CHECK(c.wc_block == 0, "wc_block read under wc=fiber (%d)", c.wc_block);
@@ -109,7 +110,7 @@ static void check_defines(void) {
     if (!read_config(&p, &c)) return;
     snprintf(options, sizeof options, "-DNTHETA=96");
     core_param_defines(T, &c, options, sizeof options);
-    CHECK(c.wc_block == 32 && strstr(options, " -DWC_BLOCK=32"), "wc=pairs,wc_block=32: %d, defines '%s'", c.wc_block,
+    CHECK(c.wc_block == 32 && !strstr(options, "WC_BLOCK"), "wc=pairs,wc_block=32: %d, defines '%s'", c.wc_block,
           options);
     core_params_set(&p, "wc_block", "48");
     clpk_error err = {0};

@@ -11,8 +11,13 @@ static double now_ms(void) {
 clpk_status cli_life_launch_events(void *user, cl_event *first, cl_event *last) {
     const cli_life_launch *u = user;
     /* equal first and last events are released once by clpk_bench_run */
-    return u->dsc ? clpk_life_dsc_events(u->plan, u->in, u->out, 0, NULL, first, last)
-                  : clpk_life_wc_events(u->plan, u->in, u->out, 0, NULL, first, last);
+    const clpk_status st = u->dsc ? clpk_life_dsc_events(u->plan, u->in, u->out, 0, NULL, first, last)
+                                  : clpk_life_wc_events(u->plan, u->in, u->out, 0, NULL, first, last);
+    if (st == CLPK_SUCCESS && u->first_only && *last != *first) {
+        clReleaseEvent(*last);
+        *last = *first;
+    }
+    return st;
 }
 
 clpk_status cli_xcorr_launch_events(void *user, cl_event *first, cl_event *last) {

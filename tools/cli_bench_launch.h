@@ -10,10 +10,11 @@ typedef struct cli_life_launch {
     clpk_life_plan *plan;
     int dsc;
     cl_mem in, out;
+    int first_only; /* time the product's first launch alone (the pair kernels' weight or dot pass) */
 } cli_life_launch;
 
 /* A clpk_bench_launch over a cli_life_launch: the first and last launch of the product (theta_parts > 1 runs several
- * passes). */
+ * passes; first_only: the first launch's events). */
 clpk_status cli_life_launch_events(void *user, cl_event *first, cl_event *last);
 
 /* One cross-correlation of `plan` over whole buffers. */

@@ -34,7 +34,7 @@ static const char *const tool = "clpk-bench-life";
 typedef struct options {
     const char *data, *size, *device, *json, *md, *fit_params, *orders;
     uint64_t seed;
-    int runs, iters, atomics_iters, copy_mb, check, f32, f64, residual_every;
+    int runs, iters, atomics_iters, copy_mb, check, f32, f64, residual_every, first_launch;
 } options;
 
 /* 1 when an integer option's value lies within [lo, 1e9], else a message and 0. */
@@ -70,6 +70,8 @@ static int parse(int argc, char **argv, options *o) {
          "e.g. \"voxel_order=index;voxel_order=morton,fiber_order=voxel\"), side by side"},
         {"--device", CLI_STRING, &o->device, "SEL", "device selector (default $CLPK_DEVICE or the first GPU)"},
         {"--check", CLI_FLAG, &o->check, NULL, "checks every product against the double host reference"},
+        {"--first-launch", CLI_FLAG, &o->first_launch, NULL,
+         "also times the first launch of two-launch products alone (the pair kernels' weight or dot pass)"},
         {"--json", CLI_STRING, &o->json, "F", "the records (JSON array)"},
         {"--md", CLI_STRING, &o->md, "F", "the markdown tables (default: standard output)"},
         {NULL, CLI_FLAG, NULL, NULL, NULL}};
@@ -245,7 +247,7 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
     const int dsc = strncmp(cas, "dsc", 3) == 0;
     const double *input = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->w_true : NULL) : d->signal;
     cli_life_launch u = {plan, dsc, upload(ctx, input, dsc ? nw : ny, vs, 0.5),
-                         device_buffer(ctx, (dsc ? ny : nw) * vs)};
+                         device_buffer(ctx, (dsc ? ny : nw) * vs), 0};
     int rc = 0;
     if (!u.in || !u.out) {
         fprintf(stderr, "clpk-bench-life: out of device memory for the %s vectors\n", cas);
@@ -261,6 +263,14 @@ static int time_product(clpk_context *ctx, clpk_life_plan *plan, const bench_inp
     if (!rc && st != CLPK_SUCCESS) {
         fprintf(stderr, "clpk-bench-life: %s %s: %s\n", cas, kernel, clpk_last_error(ctx));
         rc = 1;
+    }
+    if (!rc && in->o->first_launch && strcmp(kernel, "pairs") == 0) {
+        clpk_bench_stats first;
+        u.first_only = 1;
+        if (clpk_bench_run(ctx, cli_life_launch_events, &u, 2, in->o->runs, 0, 0, &first) == CLPK_SUCCESS)
+            printf("%s %s %s: first launch %.4f ms of %.4f\n", cas, kernel, clpk_precision_name(info.precision),
+                   first.median_ms, stats.median_ms);
+        u.first_only = 0;
     }
     if (!rc && in->o->check) {
         const double *ref = dsc ? (strcmp(cas, "dsc-wtrue") == 0 ? in->ref_dsc_true : in->ref_dsc_dense) : in->ref_wc;

@@ -213,7 +213,7 @@ static int run_bench(clpk_context *ctx, clpk_life_plan *plan, int dsc, int repea
     const size_t ny = (size_t)d->n_voxels * d->n_theta, nw = (size_t)d->n_fibers;
     const size_t vs = clpk_precision_size(plan_precision(plan));
     cl_int rc = CL_SUCCESS, rc_out = CL_SUCCESS;
-    cli_life_launch u = {plan, dsc, NULL, NULL};
+    cli_life_launch u = {plan, dsc, NULL, NULL, 0};
     u.in = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? nw : ny) * vs, NULL, &rc);
     u.out = clCreateBuffer(clpk_context_cl_context(ctx), CL_MEM_READ_WRITE, (dsc ? ny : nw) * vs, NULL, &rc_out);
     /* every input 0.5 in the plan's precision (a double's first 4 bytes would read as 0.0f: zero weights) */

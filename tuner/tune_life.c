@@ -352,7 +352,7 @@ static void life_defaults(clpk_context *ctx, const tune_problem *problem, core_p
     core_params_clear(out);
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     life_default_params(dev, s->precision, out);
-    life_default_pairs(dev, &s->data, out);
+    life_default_pairs(dev, s->precision, &s->data, out);
     /* the same L2 rule as plan creation (dictionary rows padded to a multiple of 32) */
     const uint64_t ld = ((uint64_t)s->data.n_theta + 31) / 32 * 32;
     core_params_set_int(out, "theta_parts",

@@ -60,8 +60,9 @@ typedef struct life_pairs {
     double *fiber_phi;                                  /* n_coeffs, fibre order */
     /* Block order (life_pairs_block_order; block 0: none): the pairs per block of `block` consecutive runs, by atom
      * within a block (ties in run order); fiber_pair then holds block-order indices. */
-    int32_t block;
-    int64_t *block_pair;                       /* n_blocks + 1: block b's pairs */
+    int32_t block, n_chunks;
+    int64_t *chunk_pair;                       /* n_chunks + 1: chunk c's pairs (at most chunk_len, one block's) */
+    int32_t *chunk_block;                      /* n_chunks: the chunk's block */
     int32_t *block_atom_off, *block_voxel_off; /* n_pairs, block order */
     uint8_t *block_vloc;                       /* n_pairs, block order: the pair's run within its block */
 } life_pairs;
@@ -70,9 +71,10 @@ typedef struct life_pairs {
 clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
                              clpk_error *err);
 void life_pairs_free(life_pairs *p);
-/* Adds the block order of wc=pairs with wc_block = block (1..256) to a built copy and renumbers its fibre side to it.
- * O(Np + Na + Nv + Nc). */
-clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t n_atoms, int32_t ld_dict, clpk_error *err);
+/* Adds the block order of wc=pairs with wc_block = block (1..256) to a built copy, cut into chunks of at most
+ * chunk_len pairs within a block, and renumbers its fibre side to it. O(Np + Na + Nv + Nc). */
+clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t chunk_len, int32_t n_atoms, int32_t ld_dict,
+                                   clpk_error *err);
 
 /* Coefficients per (voxel, atom) pair, estimated from the voxels of a fixed hash sample (1 in n_voxels / 4096, at
  * most 1 in 32; every voxel below 8192: exact then): Nc / Np of the pair-merged copy, at the cost of one pass over
@@ -181,11 +183,13 @@ uint64_t life_wc_dot_local_bytes(const life_config *c, int32_t n_theta, size_t v
 /* The built-in defaults for a device and precision: the table's (GPU ones on GPUs only, CPU ones elsewhere), with GPU
  * f64's own unroll and voxel order. */
 void life_default_params(const clpk_device_info *dev, clpk_precision precision, core_params *params);
-/* The data's part of the defaults: on GPUs, dsc=pairs and wc=pairs (and their work shape) into *defaults where
+/* The data's part of the defaults: on GPUs, dsc=pairs and wc=pairs (their work shape, Morton voxel blocks for the WC's
+ * dot products where local memory holds them) into *defaults where
  * life_pairs_pay says so for the sampled coefficients per pair. Returns that ratio (0 on other devices: not
  * estimated). Plans of the automatic strategy apply it where the caller and the profile left both kernels to the
  * defaults. */
-double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults);
+double life_default_pairs(const clpk_device_info *dev, clpk_precision precision, const clpk_life_dataset *data,
+                          core_params *defaults);
 /* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
 #define LIFE_MAX_THETA_PARTS 4
 int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes);
@@ -229,9 +233,10 @@ struct clpk_life_plan {
     int64_t n_pairs;
     cl_mem pr_run_pair, pr_coeff, pr_atom_off, pr_fiber, pr_phi, pr_weight;
     cl_mem pr_voxel_off, pr_fiber_ptr, pr_fiber_pair, pr_fiber_phi, pr_dot;
-    /* wc=pairs with wc_block: the block order's pointers, atoms, voxels within the block and voxel offsets (the last
+    /* wc=pairs with wc_block: the block order's chunks, atoms, voxels within the block and voxel offsets (the last
      * for life_mark_clipped, whose fibre side is in block order); pr_dot and pr_fiber_pair follow that order */
-    cl_mem pr_block_pair, pr_block_atom_off, pr_block_vloc, pr_block_voxel_off;
+    int32_t n_chunks;
+    cl_mem pr_chunk_pair, pr_chunk_block, pr_block_atom_off, pr_block_vloc, pr_block_voxel_off;
     /* solver kernels (built lazily by clpk_life_fit) */
     cl_program fit_program;
     cl_kernel k_mask, k_step, k_step_clip, k_residual, k_mark, k_gradient;

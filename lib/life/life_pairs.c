@@ -20,7 +20,8 @@ void life_pairs_free(life_pairs *p) {
     free(p->fiber_ptr);
     free(p->fiber_pair);
     free(p->fiber_phi);
-    free(p->block_pair);
+    free(p->chunk_pair);
+    free(p->chunk_block);
     free(p->block_atom_off);
     free(p->block_voxel_off);
     free(p->block_vloc);
@@ -160,22 +161,24 @@ static void life_counting_sort32(const int32_t *in, int32_t n, const int32_t *ke
     ptr[0] = 0;
 }
 
-clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t n_atoms, int32_t ld_dict, clpk_error *err) {
-    if (block < 1 || block > 256)
-        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: a pair block of %d voxels is not in 1..256",
-                              (int)block);
+clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t chunk_len, int32_t n_atoms, int32_t ld_dict,
+                                   clpk_error *err) {
+    if (block < 1 || block > 256 || chunk_len < 1)
+        return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT,
+                              "LiFE: a pair block of %d voxels (1..256) in chunks of %d pairs (>= 1)", (int)block,
+                              (int)chunk_len);
     const int32_t np = (int32_t)p->n_pairs, nv = p->n_voxels, n_blocks = (nv + block - 1) / block;
     const size_t cells = np > 0 ? (size_t)np : 1;
     int32_t *atom = malloc(cells * sizeof *atom), *blk = malloc(cells * sizeof *blk);
     int32_t *by_atom = malloc(cells * sizeof *by_atom), *order = malloc(cells * sizeof *order);
     int64_t *atom_ptr = malloc(((size_t)n_atoms + 1) * sizeof *atom_ptr);
-    p->block_pair = malloc(((size_t)n_blocks + 1) * sizeof *p->block_pair);
+    int64_t *block_pair = malloc(((size_t)n_blocks + 1) * sizeof *block_pair);
     p->block_atom_off = malloc(cells * sizeof *p->block_atom_off);
     p->block_voxel_off = malloc(cells * sizeof *p->block_voxel_off);
     p->block_vloc = malloc(cells * sizeof *p->block_vloc);
-    if (!atom || !blk || !by_atom || !order || !atom_ptr || !p->block_pair || !p->block_atom_off ||
+    if (!atom || !blk || !by_atom || !order || !atom_ptr || !block_pair || !p->block_atom_off ||
         !p->block_voxel_off || !p->block_vloc) {
-        free(atom), free(blk), free(by_atom), free(order), free(atom_ptr);
+        free(atom), free(blk), free(by_atom), free(order), free(atom_ptr), free(block_pair);
         return life_pairs_oom(p, err);
     }
     p->block = block;
@@ -191,8 +194,27 @@ clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t n_atoms
         atom[by_atom[i]] = r % block; /* `atom` now holds the place in the block (the atoms are sorted) */
         blk[by_atom[i]] = r / block;
     }
-    life_counting_sort32(by_atom, np, blk, n_blocks, p->block_pair, order);
+    life_counting_sort32(by_atom, np, blk, n_blocks, block_pair, order);
     free(atom_ptr);
+    /* chunks: each non-empty block's pairs in pieces of at most chunk_len */
+    int64_t n_chunks = 0;
+    for (int32_t b = 0; b < n_blocks; ++b)
+        n_chunks += (block_pair[b + 1] - block_pair[b] + chunk_len - 1) / chunk_len;
+    p->chunk_pair = malloc(((size_t)n_chunks + 1) * sizeof *p->chunk_pair);
+    p->chunk_block = malloc(((size_t)n_chunks > 0 ? (size_t)n_chunks : 1) * sizeof *p->chunk_block);
+    if (!p->chunk_pair || !p->chunk_block) {
+        free(atom), free(blk), free(by_atom), free(order), free(block_pair);
+        return life_pairs_oom(p, err);
+    }
+    p->n_chunks = (int32_t)n_chunks;
+    int64_t c = 0;
+    for (int32_t b = 0; b < n_blocks; ++b)
+        for (int64_t i = block_pair[b]; i < block_pair[b + 1]; i += chunk_len) {
+            p->chunk_pair[c] = i;
+            p->chunk_block[c++] = b;
+        }
+    p->chunk_pair[n_chunks] = np;
+    free(block_pair);
     for (int32_t i = 0; i < np; ++i) {
         const int32_t k = order[i];
         p->block_atom_off[i] = p->pair_atom_off[k];

@@ -39,7 +39,8 @@ static const core_param_def life_param_defs[] = {
     {"wc_runs", CORE_PARAM_INT, NULL, 1, 1024, "8", "4", NULL, FIELD(wc_runs), "1|2|4|8", NULL,
      "fibre, atom or pair teams per work-group of wc=fiber(4), wc=staged, wc=atom and wc=pairs (wc_team*wc_runs "
      "work-items)"},
-    {"wc_block", CORE_PARAM_INT, "0|8|16|32|64|128", 0, 128, "0", NULL, "WC_BLOCK", FIELD(wc_block), "0|32|64",
+    /* -DWC_BLOCK only when > 0 (life_build_kernels): wc_block 0 shares the other kernels' program */
+    {"wc_block", CORE_PARAM_INT, "0|8|16|32|64|128", 0, 128, "0", NULL, NULL, FIELD(wc_block), "0|32|64",
      "wc=pairs",
      "voxels a block of wc=pairs's dot products: 0 takes the pairs in voxel order; B stages B voxels' y rows in local "
      "memory and takes the block's pairs by atom (a D row read once for its block)"},
@@ -64,4 +65,4 @@ static const core_param_def life_param_defs[] = {
      "float; f32 plans only)"},
 };
 
-const core_param_table life_param_table = {"life", life_param_defs, CORE_PARAM_COUNT(life_param_defs), 0, 2};
+const core_param_table life_param_table = {"life", life_param_defs, CORE_PARAM_COUNT(life_param_defs), 0, 3};

@@ -46,7 +46,8 @@ int life_pairs_pay(int64_t n_coeffs, double ratio) {
     return saving_us >= 16.0;
 }
 
-double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *data, core_params *defaults) {
+double life_default_pairs(const clpk_device_info *dev, clpk_precision precision, const clpk_life_dataset *data,
+                          core_params *defaults) {
     if (!dev || dev->kind != CLPK_DEVICE_GPU) return 0;
     const double ratio = life_pair_ratio_estimate(data);
     if (!life_pairs_pay(data->n_coeffs, ratio)) return ratio;
@@ -58,6 +59,17 @@ double life_default_pairs(const clpk_device_info *dev, const clpk_life_dataset *
     core_params_set(defaults, "wc_team", "8");
     core_params_set(defaults, "wc_runs", "16");
     core_params_set(defaults, "unroll", "8");
+    /* H200, DS1 (docs/perf-life.md, "Voxel blocks for the WC's dot products"): Morton blocks of 32 voxels (f32) / 16
+     * (f64) cut the WC 1.56 -> 1.31 ms / 3.15 -> 2.91; larger blocks lost occupancy to their local memory. Halved
+     * where the y rows of longer directions lists would not fit. */
+    life_config c = {.wc_team = 8, .wc_runs = 16, .unroll = 8, .wc_block = precision == CLPK_PRECISION_F64 ? 16 : 32};
+    while (c.wc_block >= 8 &&
+           life_wc_dot_local_bytes(&c, data->n_theta, clpk_precision_size(precision)) > dev->local_mem_bytes)
+        c.wc_block /= 2;
+    if (c.wc_block >= 8) {
+        core_params_set_int(defaults, "wc_block", c.wc_block);
+        core_params_set(defaults, "voxel_order", "morton");
+    }
     return ratio;
 }
 
@@ -264,8 +276,12 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     const size_t nc = (size_t)pr.n_coeffs, np = (size_t)pr.n_pairs, runs = (size_t)pr.n_voxels + 1;
     const int dsc = plan->dsc_kind == LIFE_DSC_PAIRS, wc = plan->wc_kind == LIFE_WC_PAIRS;
     const int blocked = wc && plan->config.wc_block > 0;
-    if (blocked && life_pairs_block_order(&pr, plan->config.wc_block, plan->n_atoms, plan->ld_dict, &err) != CLPK_SUCCESS)
+    /* chunks of 8 rounds: a group stages its block's y rows once for about 8 x 128 pairs (wc_team 8, wc_runs 16) */
+    const int32_t chunk_len = 8 * plan->config.wc_runs * plan->config.unroll;
+    if (blocked && life_pairs_block_order(&pr, plan->config.wc_block, chunk_len, plan->n_atoms, plan->ld_dict,
+                                          &err) != CLPK_SUCCESS)
         return core_fail_from(plan->ctx, &err);
+    plan->n_chunks = pr.n_chunks;
     plan->n_pairs = pr.n_pairs;
     clpk_status st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_pair, runs * sizeof(int64_t), &plan->pr_run_pair);
@@ -279,9 +295,11 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
         st = life_upload(plan, pr.fiber_ptr, ((size_t)pr.n_fibers + 1) * sizeof(int64_t), &plan->pr_fiber_ptr);
     if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.fiber_pair, nc * sizeof(int32_t), &plan->pr_fiber_pair);
     if (st == CLPK_SUCCESS && wc) st = life_upload_values(plan, pr.fiber_phi, nc, &plan->pr_fiber_phi);
-    const size_t n_blocks = ((size_t)pr.n_voxels + (size_t)plan->config.wc_block - 1) / (blocked ? plan->config.wc_block : 1);
+    const size_t n_chunks = (size_t)pr.n_chunks;
     if (st == CLPK_SUCCESS && blocked)
-        st = life_upload(plan, pr.block_pair, (n_blocks + 1) * sizeof(int64_t), &plan->pr_block_pair);
+        st = life_upload(plan, pr.chunk_pair, (n_chunks + 1) * sizeof(int64_t), &plan->pr_chunk_pair);
+    if (st == CLPK_SUCCESS && blocked)
+        st = life_upload(plan, pr.chunk_block, (n_chunks > 0 ? n_chunks : 1) * sizeof(int32_t), &plan->pr_chunk_block);
     if (st == CLPK_SUCCESS && blocked)
         st = life_upload(plan, pr.block_atom_off, np * sizeof(int32_t), &plan->pr_block_atom_off);
     if (st == CLPK_SUCCESS && blocked) st = life_upload(plan, pr.block_vloc, np, &plan->pr_block_vloc);
@@ -318,7 +336,7 @@ static clpk_status life_upload_original(clpk_life_plan *plan, const clpk_life_da
 static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int fiber_keyed) {
     const clpk_device_info *dev = clpk_context_device_info(plan->ctx);
     const int f64 = plan->precision == CLPK_PRECISION_F64;
-    char options[512], split[96] = "";
+    char options[512], split[160] = "";
     /* theta_parts 1, index orders and dict=full add no option: the same program (and cache entry) as before they
      * existed */
     if (plan->theta_parts > 1)
@@ -326,6 +344,8 @@ static clpk_status life_build_kernels(clpk_life_plan *plan, int voxel_keyed, int
     if (voxel_keyed) strncat(split, " -DVOXEL_KEYED", sizeof split - strlen(split) - 1);
     if (fiber_keyed) strncat(split, " -DFIBER_KEYED", sizeof split - strlen(split) - 1);
     if (plan->config.dict == LIFE_DICT_HALF) strncat(split, " -DDICT_HALF", sizeof split - strlen(split) - 1);
+    if (plan->wc_kind == LIFE_WC_PAIRS && plan->config.wc_block > 0)
+        snprintf(split + strlen(split), sizeof split - strlen(split), " -DWC_BLOCK=%d", plan->config.wc_block);
     snprintf(options, sizeof options, "-DVALUE_T=%s%s%s -DNTHETA=%d -DLDD=%d", f64 ? "double" : "float",
              f64 ? " -DVALUE_IS_DOUBLE" : "", f64 && dev->has_int64_atomics ? " -DHAVE_ATOM64" : "", plan->n_theta,
              plan->ld_dict);
@@ -359,7 +379,7 @@ static void life_finer_defaults(clpk_life_plan *plan, const clpk_life_dataset *d
     const int kernels_free = is_auto && core_resolved_source(r, "dsc") == CORE_SOURCE_DEFAULT &&
                              core_resolved_source(r, "wc") == CORE_SOURCE_DEFAULT;
     if (kernels_free) {
-        const double ratio = life_default_pairs(dev, data, &defaults);
+        const double ratio = life_default_pairs(dev, plan->precision, data, &defaults);
         if (ratio > 0)
             core_log(plan->ctx, CLPK_LOG_DEBUG,
                      "life: %.3g coefficients per (voxel, atom) pair (sampled), %lld coefficients: the pair kernels "
@@ -546,7 +566,8 @@ void clpk_life_plan_destroy(clpk_life_plan *plan) {
                       &plan->wc_key,       &plan->pr_run_pair,   &plan->pr_coeff,     &plan->pr_atom_off,
                       &plan->pr_weight,    &plan->pr_fiber,      &plan->pr_phi,       &plan->pr_voxel_off,
                       &plan->pr_fiber_ptr, &plan->pr_fiber_pair, &plan->pr_fiber_phi, &plan->pr_dot,
-                      &plan->pr_block_pair, &plan->pr_block_atom_off, &plan->pr_block_vloc, &plan->pr_block_voxel_off};
+                      &plan->pr_chunk_pair, &plan->pr_chunk_block, &plan->pr_block_atom_off, &plan->pr_block_vloc,
+                      &plan->pr_block_voxel_off};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         release_mem(mems[i]);
     free(plan);
@@ -760,9 +781,11 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     core_args a;
     core_args_begin(&a, plan->ctx, plan->k_wc, 0);
     if (block > 0) {
-        const cl_int nv = plan->n_voxels;
+        const cl_int nv = plan->n_voxels, n_chunks = plan->n_chunks;
         CLPK_ARG(&a, nv);
-        CLPK_ARG(&a, plan->pr_block_pair);
+        CLPK_ARG(&a, n_chunks);
+        CLPK_ARG(&a, plan->pr_chunk_pair);
+        CLPK_ARG(&a, plan->pr_chunk_block);
         CLPK_ARG(&a, plan->pr_block_atom_off);
         CLPK_ARG(&a, plan->pr_block_vloc);
         CLPK_ARG(&a, plan->dsc_key); /* NULL in index order (the kernel is then built without VOXEL_KEYED) */
@@ -788,9 +811,8 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     core_args_local(&a, local * plan->value_size);
     CLPK_TRY(core_args_end(&a));
     const size_t pair_teams = ((size_t)np + plan->config.unroll - 1) / plan->config.unroll;
-    /* blocked: a group per block */
-    const size_t global = block > 0 ? life_grid(((size_t)plan->n_voxels + (size_t)block - 1) / (size_t)block * local,
-                                                local)
+    /* blocked: a group per chunk */
+    const size_t global = block > 0 ? life_grid((size_t)(plan->n_chunks > 0 ? plan->n_chunks : 1) * local, local)
                                     : life_grid((pair_teams > 0 ? pair_teams : 1) * plan->config.wc_team, local);
     cl_event dots = NULL;
     CLPK_TRY(life_launch(plan, plan->k_wc, global, local, n_wait, wait, &dots));
