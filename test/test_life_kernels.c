@@ -714,6 +714,13 @@ static void pair_ratio_sampled(uint64_t *rng) {
         } blocks[] = {{CLPK_PRECISION_F32, 48 * 1024, 32}, {CLPK_PRECISION_F64, 48 * 1024, 16},
                       {CLPK_PRECISION_F32, 16 * 1024, 16}, {CLPK_PRECISION_F32, 4 * 1024, 0}};
         const int pairs_chosen = dsc != NULL; /* p is reused below */
+        /* medium synth is below the size rule on a device of 132 compute units; one unit counts it as large */
+        gpu.compute_units = 132;
+        core_params_clear(&p);
+        gpu.local_mem_bytes = 48 * 1024;
+        life_default_pairs(&gpu, CLPK_PRECISION_F32, &d, &p);
+        CHECK(!pairs_chosen || !core_params_get(&p, "wc_block"), "wc_block on medium synth with 132 compute units");
+        gpu.compute_units = 1;
         for (int i = 0; i < 4 && pairs_chosen; ++i) {
             gpu.local_mem_bytes = blocks[i].local;
             core_params_clear(&p);

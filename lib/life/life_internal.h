@@ -190,6 +190,9 @@ void life_default_params(const clpk_device_info *dev, clpk_precision precision, 
  * defaults. */
 double life_default_pairs(const clpk_device_info *dev, clpk_precision precision, const clpk_life_dataset *data,
                           core_params *defaults);
+/* The pair rule's wc_block needs this many chunks of ~1024 pairs per compute unit (4 waves of 13 groups an SM on the
+ * H200: between synth medium's 0.4 M pairs, where blocks lost, and DS1's 26.6 M, where they won). */
+#define LIFE_WC_BLOCK_MIN_CHUNKS_PER_CU 52
 /* theta_parts default for a dictionary of dict_bytes (1 unless GPU f64 with a known cache size; docs/perf-life.md). */
 #define LIFE_MAX_THETA_PARTS 4
 int life_default_theta_parts(const clpk_device_info *dev, clpk_precision precision, uint64_t dict_bytes);

@@ -60,8 +60,13 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
     core_params_set(defaults, "wc_runs", "16");
     core_params_set(defaults, "unroll", "8");
     /* H200, DS1 (docs/perf-life.md, "Voxel blocks for the WC's dot products"): Morton blocks of 32 voxels (f32) / 16
-     * (f64) cut the WC 1.56 -> 1.31 ms / 3.15 -> 2.91; larger blocks lost occupancy to their local memory. Halved
-     * where the y rows of longer directions lists would not fit. */
+     * (f64) cut the WC 1.54 -> 1.31 ms / 3.15 -> 2.91 (seed 11, held out); larger blocks lost occupancy to their local
+     * memory. Only where the blocked launch's chunks (8 rounds, ~1024 pairs) fill the device several times over: at
+     * synth medium's 0.4 M pairs (390 chunks for ~1700 group slots) the blocks lost 9-13 %. Halved where the y rows
+     * of longer directions lists would not fit. */
+    const double pairs = (double)data->n_coeffs / ratio;
+    if (pairs < LIFE_WC_BLOCK_MIN_CHUNKS_PER_CU * 1024.0 * (dev->compute_units > 0 ? dev->compute_units : 1))
+        return ratio;
     life_config c = {.wc_team = 8, .wc_runs = 16, .unroll = 8, .wc_block = precision == CLPK_PRECISION_F64 ? 16 : 32};
     while (c.wc_block >= 8 &&
            life_wc_dot_local_bytes(&c, data->n_theta, clpk_precision_size(precision)) > dev->local_mem_bytes)
