@@ -59,6 +59,8 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
     core_params_set(defaults, "wc_team", "8");
     core_params_set(defaults, "wc_runs", "16");
     core_params_set(defaults, "unroll", "8");
+    /* Morton order: D rows of neighbouring voxels stay in L2, and the WC's blocks below share atoms */
+    core_params_set(defaults, "voxel_order", "morton");
     /* H200, DS1 (docs/perf-life.md, "Voxel blocks for the WC's dot products"): Morton blocks of 32 voxels (f32) / 16
      * (f64) cut the WC 1.54 -> 1.31 ms / 3.15 -> 2.91 (seed 11, held out); larger blocks lost occupancy to their local
      * memory. Only where the blocked launch's chunks (8 rounds, ~1024 pairs) fill the device several times over: at
@@ -71,10 +73,7 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
     while (c.wc_block >= 8 &&
            life_wc_dot_local_bytes(&c, data->n_theta, clpk_precision_size(precision)) > dev->local_mem_bytes)
         c.wc_block /= 2;
-    if (c.wc_block >= 8) {
-        core_params_set_int(defaults, "wc_block", c.wc_block);
-        core_params_set(defaults, "voxel_order", "morton");
-    }
+    if (c.wc_block >= 8) core_params_set_int(defaults, "wc_block", c.wc_block);
     return ratio;
 }
 
