@@ -667,6 +667,39 @@ static void pairs_host(uint64_t *rng) {
               ranked ? "morton" : "index", check_rel_error(y_ref, y_got, ny));
         CHECK(check_rel_error(w_ref, w_got, nw) <= 1e-13, "WC through the pairs (%s): %.3g",
               ranked ? "morton" : "index", check_rel_error(w_ref, w_got, nw));
+        /* the block order (wc_block): chunks of at most 3 pairs inside one block of 8 runs, atoms ascending within a
+         * block, each pair's voxel the run at its place in the block, and the renumbered fibre side giving the same
+         * WC through the dot products in block order */
+        const int64_t np = pr.n_pairs;
+        if (CHECK(life_pairs_block_order(&pr, 8, 3, d.n_atoms, ld, &err) == CLPK_SUCCESS, "%s", err.message)) {
+            int bok = pr.n_chunks > 0 && pr.chunk_pair[0] == 0 && pr.chunk_pair[pr.n_chunks] == np;
+            int32_t prev_block = -1, prev_atom_off = -1;
+            for (int32_t c = 0; bok && c < pr.n_chunks; ++c) {
+                const int32_t b = pr.chunk_block[c];
+                bok &= pr.chunk_pair[c + 1] > pr.chunk_pair[c] && pr.chunk_pair[c + 1] - pr.chunk_pair[c] <= 3;
+                bok &= b >= prev_block;
+                for (int64_t i = pr.chunk_pair[c]; bok && i < pr.chunk_pair[c + 1]; ++i) {
+                    const int32_t r = b * 8 + pr.block_vloc[i];
+                    bok &= pr.block_vloc[i] < 8 && r < d.n_voxels &&
+                           pr.block_voxel_off[i] == (ranked ? pr.run_key[r] : r) * nt;
+                    bok &= b != prev_block || pr.block_atom_off[i] >= prev_atom_off;
+                    prev_block = b;
+                    prev_atom_off = pr.block_atom_off[i];
+                    dot[i] = 0;
+                    for (int t = 0; t < nt; ++t)
+                        dot[i] += d.dictionary[(size_t)(pr.block_atom_off[i] / ld) * nt + t] *
+                                  y[(size_t)pr.block_voxel_off[i] + t];
+                }
+            }
+            CHECK(bok, "block order structure (%s order)", ranked ? "morton" : "index");
+            for (int32_t f = 0; f < d.n_fibers; ++f) {
+                w_got[f] = 0;
+                for (int64_t j = pr.fiber_ptr[f]; j < pr.fiber_ptr[f + 1]; ++j)
+                    w_got[f] += pr.fiber_phi[j] * dot[pr.fiber_pair[j]];
+            }
+            CHECK(check_rel_error(w_ref, w_got, nw) <= 1e-13, "WC through the block order (%s): %.3g",
+                  ranked ? "morton" : "index", check_rel_error(w_ref, w_got, nw));
+        }
         free(dot);
         life_pairs_free(&pr);
     }

@@ -283,8 +283,10 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     /* chunks of 8 rounds: a group stages its block's y rows once for about 8 x 128 pairs (wc_team 8, wc_runs 16) */
     const int32_t chunk_len = 8 * plan->config.wc_runs * plan->config.unroll;
     if (blocked && life_pairs_block_order(&pr, plan->config.wc_block, chunk_len, plan->n_atoms, plan->ld_dict,
-                                          &err) != CLPK_SUCCESS)
+                                          &err) != CLPK_SUCCESS) {
+        life_pairs_free(&pr);
         return core_fail_from(plan->ctx, &err);
+    }
     plan->n_chunks = pr.n_chunks;
     plan->n_pairs = pr.n_pairs;
     clpk_status st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
