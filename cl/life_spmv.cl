@@ -658,6 +658,18 @@ inline real4 life_y_piece(__global const real *restrict y, int vo, int ch) {
 #endif
 }
 
+/* The end of a round of the pair dot products: dot[base + i] = the sum of pair i's WC_TEAM partials in part (rows of
+ * WC_TEAM + 1), one work-item a pair, for base + i < end. Called by every work-item of the group (two barriers). */
+inline void life_round_sums(__local const real *part, int per_round, long base, long end, __global real *dot) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = get_local_id(0); i < per_round; i += get_local_size(0)) {
+        real s = 0;
+        for (int l = 0; l < WC_TEAM; ++l) s += part[i * (WC_TEAM + 1) + l];
+        if (base + i < end) dot[base + i] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Pair-merged WC, first launch: dot[p] = <D[a_p,:], y[v_p,:]> once per pair. A team of WC_TEAM lanes takes UNROLL
  * consecutive pairs a round, which mostly share their voxel: the team holds that voxel's y row in registers (each
  * lane its 16-byte pieces) and reloads it only when the voxel changes, so a pair moves its D row through the memory
@@ -698,13 +710,7 @@ __kernel void life_wc_pair_dot(long n_pairs, __global const int *restrict pair_a
             }
             part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int i = lid; i < per_round; i += get_local_size(0)) {
-            real s = 0;
-            for (int l = 0; l < WC_TEAM; ++l) s += part[i * (WC_TEAM + 1) + l];
-            if (base + i < n_pairs) dot[base + i] = s;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        life_round_sums(part, per_round, base, n_pairs, dot);
     }
 }
 
@@ -766,13 +772,7 @@ __kernel void life_wc_block_dot(int n_voxels, int n_chunks, __global const long 
                 }
                 part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = lid; i < per_round; i += get_local_size(0)) {
-                real s = 0;
-                for (int l = 0; l < WC_TEAM; ++l) s += part[i * (WC_TEAM + 1) + l];
-                if (base + i < end) dot[base + i] = s;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
+            life_round_sums(part, per_round, base, end, dot);
         }
     }
 }

@@ -596,6 +596,15 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
     problem_free(&p);
 }
 
+/* w[f] = sum over fibre f's (pair, phi) of phi dot[pair]: the WC's second step on the host. */
+static void pair_sums(const life_pairs *pr, const double *dot, double *w) {
+    for (int32_t f = 0; f < pr->n_fibers; ++f) {
+        w[f] = 0;
+        for (int64_t j = pr->fiber_ptr[f]; j < pr->fiber_ptr[f + 1]; ++j)
+            w[f] += pr->fiber_phi[j] * dot[pr->fiber_pair[j]];
+    }
+}
+
 /* The pair-merged copy (life_pairs_build) on the host, index and Morton order: runs and pairs consistent, atoms
  * ascending and unique within a run, and the products formed through it (one dot product or one weight sum per pair)
  * equal to the reference. */
@@ -658,11 +667,7 @@ static void pairs_host(uint64_t *rng) {
         const double exact = (double)d.n_coeffs / (double)pr.n_pairs, estimate = life_pair_ratio_estimate(&d);
         CHECK(fabs(estimate - exact) <= 1e-12 * exact, "pair ratio below 8192 voxels: %.6g, exact %.6g", estimate,
               exact);
-        for (int32_t f = 0; f < d.n_fibers; ++f) {
-            w_got[f] = 0;
-            for (int64_t j = pr.fiber_ptr[f]; j < pr.fiber_ptr[f + 1]; ++j)
-                w_got[f] += pr.fiber_phi[j] * dot[pr.fiber_pair[j]];
-        }
+        pair_sums(&pr, dot, w_got);
         CHECK(check_rel_error(y_ref, y_got, ny) <= 1e-13, "DSC through the pairs (%s): %.3g",
               ranked ? "morton" : "index", check_rel_error(y_ref, y_got, ny));
         CHECK(check_rel_error(w_ref, w_got, nw) <= 1e-13, "WC through the pairs (%s): %.3g",
@@ -692,11 +697,7 @@ static void pairs_host(uint64_t *rng) {
                 }
             }
             CHECK(bok, "block order structure (%s order)", ranked ? "morton" : "index");
-            for (int32_t f = 0; f < d.n_fibers; ++f) {
-                w_got[f] = 0;
-                for (int64_t j = pr.fiber_ptr[f]; j < pr.fiber_ptr[f + 1]; ++j)
-                    w_got[f] += pr.fiber_phi[j] * dot[pr.fiber_pair[j]];
-            }
+            pair_sums(&pr, dot, w_got);
             CHECK(check_rel_error(w_ref, w_got, nw) <= 1e-13, "WC through the block order (%s): %.3g",
                   ranked ? "morton" : "index", check_rel_error(w_ref, w_got, nw));
         }
