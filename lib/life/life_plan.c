@@ -115,7 +115,6 @@ static clpk_status life_apply_params(clpk_life_plan *plan) {
     clpk_context *ctx = plan->ctx;
     const clpk_device_info *dev = clpk_context_device_info(ctx);
     clpk_error err;
-    plan->config.wc_block = 0; /* read only under wc=pairs */
     if (core_param_read(&life_param_table, &plan->params, &plan->config, &err) != CLPK_SUCCESS)
         return core_fail_from(ctx, &err);
     const life_config *c = &plan->config;
@@ -289,14 +288,19 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     }
     plan->n_chunks = pr.n_chunks;
     plan->n_pairs = pr.n_pairs;
-    clpk_status st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
+    /* the voxel order's atoms and voxels: dsc=pairs's, and the unblocked dot's (blocked: only for dsc=pairs's stamped
+     * weight pass) */
+    const int voxel_pairs = dsc || (wc && !blocked);
+    clpk_status st = CLPK_SUCCESS;
+    if (voxel_pairs) st = life_upload(plan, pr.pair_atom_off, np * sizeof(int32_t), &plan->pr_atom_off);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.run_pair, runs * sizeof(int64_t), &plan->pr_run_pair);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.pair_coeff, (np + 1) * sizeof(int64_t), &plan->pr_coeff);
     if (st == CLPK_SUCCESS && dsc) st = life_upload(plan, pr.fiber, nc * sizeof(int32_t), &plan->pr_fiber);
     if (st == CLPK_SUCCESS && dsc) st = life_upload_values(plan, pr.phi, nc, &plan->pr_phi);
     if (st == CLPK_SUCCESS && (dsc || blocked) && pr.run_key && !plan->dsc_key)
         st = life_upload(plan, pr.run_key, (size_t)pr.n_voxels * sizeof(int32_t), &plan->dsc_key);
-    if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.pair_voxel_off, np * sizeof(int32_t), &plan->pr_voxel_off);
+    if (st == CLPK_SUCCESS && wc && voxel_pairs)
+        st = life_upload(plan, pr.pair_voxel_off, np * sizeof(int32_t), &plan->pr_voxel_off);
     if (st == CLPK_SUCCESS && wc)
         st = life_upload(plan, pr.fiber_ptr, ((size_t)pr.n_fibers + 1) * sizeof(int64_t), &plan->pr_fiber_ptr);
     if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.fiber_pair, nc * sizeof(int32_t), &plan->pr_fiber_pair);
