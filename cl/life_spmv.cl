@@ -757,18 +757,19 @@ __kernel void life_wc_block_dot(int n_voxels, int n_chunks, __global const long 
                 real4 s4 = 0;
                 if (base + i < end) {
                     const int a4 = atom_off[base + i] >> 2, vl = vloc[base + i];
-                    if (a4 != held) { /* the team's consecutive pairs mostly share the atom: its D row stays */
-                        held = a4;
-                        for (int k = 0; k < WC_PAIR_NPL4; ++k) {
-                            const int ch = lane + k * WC_TEAM;
-                            dr[k] = ch < WC_YS4 ? DICT_ROW4(dict, a4 + ch) : 0;
+                    if (!stamp || vox[vl] >= 0) {
+                        if (a4 != held) { /* the team's consecutive pairs mostly share the atom: its D row stays */
+                            held = a4;
+                            for (int k = 0; k < WC_PAIR_NPL4; ++k) {
+                                const int ch = lane + k * WC_TEAM;
+                                dr[k] = ch < WC_YS4 ? DICT_ROW4(dict, a4 + ch) : 0;
+                            }
                         }
-                    }
-                    if (!stamp || vox[vl] >= 0)
                         for (int k = 0; k < WC_PAIR_NPL4; ++k) {
                             const int ch = lane + k * WC_TEAM;
                             if (ch < WC_YS4) s4 += dr[k] * ys4[vl * WC_YS4 + ch];
                         }
+                    }
                 }
                 part[i * (WC_TEAM + 1) + lane] = (s4.x + s4.y) + (s4.z + s4.w);
             }
