@@ -112,16 +112,24 @@ static inline uint padded_len(uint t, uint sh) { return t + (t >> sh) + 1; }
 
 #if FFT_MAX_RADIX >= 8
 /* One radix-r butterfly (r = 8 or 16, a constant after inlining, so v stays in registers): the r values
- * a[in0 + k m] times the stage twiddles tw[k t] (t = jm * tstride), the r-point DFT, X[k] to b[o + k ns]. */
+ * a[in0 + k m] times the stage twiddles tw[k t] (t = jm * tstride; none in the first stage), the r-point DFT, X[k] to
+ * b[o + k ns]. */
 static inline void butterfly_in_registers(__local const cpx_t *a, __local cpx_t *b, uint sh, uint in0, uint m, uint o,
-                                          uint ns, __global const cpx_t *tw, uint t, real_t sign, const uint r) {
+                                          uint ns, __global const cpx_t *tw, uint t, real_t sign, const uint r,
+                                          const int first) {
     cpx_t v[16];
     v[0] = a[LX(in0)];
+    if (first) { /* a line's first stage (ns = 1, uniform over the group): every twiddle is 1, no loads, no products */
 #pragma unroll
-    for (uint k = 1; k < r; ++k) {
-        cpx_t w = tw[k * t];
-        w.y *= sign;
-        v[k] = cmul(a[LX(in0 + k * m)], w);
+        for (uint k = 1; k < r; ++k)
+            v[k] = a[LX(in0 + k * m)];
+    } else {
+#pragma unroll
+        for (uint k = 1; k < r; ++k) {
+            cpx_t w = tw[k * t];
+            w.y *= sign;
+            v[k] = cmul(a[LX(in0 + k * m)], w);
+        }
     }
 #if FFT_MAX_RADIX >= 16
     if (r == 16)
@@ -171,10 +179,10 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
             if (r >= 8) {
 #if FFT_MAX_RADIX >= 16
                 if (r == 16)
-                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 16);
+                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 16, ns == 1);
                 else
 #endif
-                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 8);
+                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 8, ns == 1);
                 continue;
             }
 #endif
