@@ -18,14 +18,32 @@ inline void csr_store(global VT *y, uint r, VT s, VT alpha, VT beta) {
     y[r] = o;
 }
 
+/* s + the products of entries k, k + step, ... below end, CSR_UNROLL at a time: their column loads, then their x
+ * gathers, are in flight together instead of one column -> x chain per entry (rows of a few entries are latency-
+ * bound one entry at a time). Same order of additions as one at a time. */
+#define CSR_UNROLL 4
+inline VT csr_row_sum(const global uint *restrict col, const global VT *restrict val, const global VT *restrict x,
+                      uint k, const uint end, const uint step, VT s) {
+    for (; k + (CSR_UNROLL - 1) * step < end; k += CSR_UNROLL * step) {
+        uint c[CSR_UNROLL];
+        VT v[CSR_UNROLL], xv[CSR_UNROLL];
+        for (uint u = 0; u < CSR_UNROLL; ++u) {
+            c[u] = col[k + u * step];
+            v[u] = val[k + u * step];
+        }
+        for (uint u = 0; u < CSR_UNROLL; ++u) xv[u] = x[c[u]];
+        for (uint u = 0; u < CSR_UNROLL; ++u) s += v[u] * xv[u];
+    }
+    for (; k < end; k += step) s += val[k] * x[col[k]];
+    return s;
+}
+
 kernel void spmv_csr_scalar(const global uint *restrict row_ptr, const global uint *restrict col,
                             const global VT *restrict val, const global VT *restrict x_base, const uint x_off,
                             global VT *y_base, const uint y_off, const uint rows, const VT alpha, const VT beta) {
     const uint r = get_global_id(0);
     if (r >= rows) return;
-    const global VT *x = x_base + x_off;
-    VT s = (VT)0;
-    for (uint k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s += val[k] * x[col[k]];
+    const VT s = csr_row_sum(col, val, x_base + x_off, row_ptr[r], row_ptr[r + 1], 1, (VT)0);
     csr_store(y_base + y_off, r, s, alpha, beta);
 }
 
@@ -37,9 +55,7 @@ kernel void spmv_csr_vector(const global uint *restrict row_ptr, const global ui
     const uint lane = lid % vec;
     const uint r = get_group_id(0) * (get_local_size(0) / vec) + lid / vec;
     const global VT *x = x_base + x_off;
-    VT s = (VT)0;
-    if (r < rows)
-        for (uint k = row_ptr[r] + lane; k < row_ptr[r + 1]; k += vec) s += val[k] * x[col[k]];
+    const VT s = r < rows ? csr_row_sum(col, val, x, row_ptr[r] + lane, row_ptr[r + 1], vec, (VT)0) : (VT)0;
     red[lid] = s;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint h = vec / 2; h > 0; h >>= 1) {

@@ -1,5 +1,5 @@
-/* CSR with csr_kernel=adaptive against the double reference (y poisoned with NaN for beta = 0, then alpha = 1.25,
- * beta = -0.5): seeded random matrices with empty rows, one row of 200 000 entries among short ones, rows of exactly
+/* CSR (csr_kernel=adaptive, and the row kernels) against the double reference (y poisoned with NaN for beta = 0, then
+ * alpha = 1.25, beta = -0.5): seeded random matrices with empty rows, one row of 200 000 entries among short ones, rows of exactly
  * a block's entries and one more, power-law rows, only short rows, only empty rows, no rows; f32 and f64; several
  * work-group sizes. The plan splits exactly the rows longer than a block into pieces. */
 #include "check.h"
@@ -109,10 +109,14 @@ int main(void) {
     mats[8] = (clpk_csr){0, 5, 0, calloc(1, sizeof(int64_t)), NULL, NULL};
     if (!CHECK(ok && mats[8].row_ptr, "matrices: %s", err.message)) return check_summary();
 
+    /* the row kernels too: their unrolled row sums meet every row length modulo the unroll here */
     static const char *params[] = {"csr_kernel=adaptive,wg=64", "csr_kernel=adaptive,wg=16,csr_steps=1",
-                                   "csr_kernel=adaptive,wg=256,csr_steps=4096", "csr_kernel=adaptive,wg=1"};
+                                   "csr_kernel=adaptive,wg=256,csr_steps=4096", "csr_kernel=adaptive,wg=1",
+                                   "csr_kernel=rows,csr_vec=1,wg=64", "csr_kernel=rows,csr_vec=2,wg=64",
+                                   "csr_kernel=rows,csr_vec=8,wg=32"};
+    enum { N_PARAMS = sizeof params / sizeof params[0] };
     for (int m = 0; m < N; ++m)
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < N_PARAMS; ++i)
             for (int pi = 0; pi < 2; ++pi) {
                 if (pi && !fp64) continue;
                 clpk_precision p = pi ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
