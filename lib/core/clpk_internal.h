@@ -6,6 +6,7 @@
 #include "clpk.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* ---- Errors ------------------------------------------------------------------------------------------------- */
@@ -192,5 +193,18 @@ clpk_status core_read_file(const char *path, char **data, size_t *size, clpk_err
 double core_wall_seconds(void);
 /* Type of a device as a profile string: "GPU", "CPU", "OTHER". */
 const char *core_device_kind_string(clpk_device_kind kind);
+
+/* ---- Host threads (lib/core/parallel.c) ---------------------------------------------------------------------- */
+
+enum { CORE_MAX_PARTS = 64 };
+/* Parts for `work` items split into parts of at least `min_per_part`: at most one per online core and
+ * CORE_MAX_PARTS, at least 1. */
+int core_parallel_parts(int64_t work, int64_t min_per_part);
+/* Runs fn on each of n parts (part i at parts + i * part_size), parts 1.. on their own threads, part 0 and any part
+ * whose thread could not start on the calling thread; returns when all have finished. */
+void core_parallel_run(void *(*fn)(void *), void *parts, size_t part_size, int n);
+/* body(arg, begin, end) over [0, n) split into core_parallel_parts(n, min_per_part) consecutive ranges, one a thread;
+ * for loops whose iterations write disjoint places. */
+void core_parallel_for(int64_t n, int64_t min_per_part, void (*body)(void *arg, int64_t begin, int64_t end), void *arg);
 
 #endif

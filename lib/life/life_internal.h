@@ -67,6 +67,14 @@ typedef struct life_pairs {
     uint8_t *block_vloc;                       /* n_pairs, block order: the pair's run within its block */
 } life_pairs;
 
+/* Stable counting sorts (lib/life/life_counting_sort.c): out gets the indices in[0..n) (0..n-1 when in is NULL)
+ * ordered by key[index] (by rank[key[index]] with a rank), each key's indices in input order; ptr gets the n_keys + 1
+ * run starts. Multi-threaded; the same result on any number of threads. */
+void life_counting_sort(const int64_t *in, int64_t n, const int32_t *key, const int32_t *rank, int32_t n_keys,
+                        int64_t *ptr, int64_t *out);
+void life_counting_sort32(const int32_t *in, int64_t n, const int32_t *key, const int32_t *rank, int32_t n_keys,
+                          int64_t *ptr, int32_t *out);
+
 /* Builds the pair-merged copy with the voxel runs in voxel_rank order (NULL: index order). O(Nc + Na + Nv + Nf). */
 clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
                              clpk_error *err);

@@ -33,25 +33,84 @@ static clpk_status life_pairs_oom(life_pairs *p, clpk_error *err) {
     return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no memory for the pair-merged coefficients");
 }
 
-/* Stable counting sort of the indices `in` (or 0..n-1 when NULL) by key[index] in [0, n_keys); ptr gets the n_keys + 1
- * run pointers. */
-static void life_counting_sort(const int64_t *in, int64_t n, const int32_t *key, const int32_t *rank, int32_t n_keys,
-                               int64_t *ptr, int64_t *out) {
-    memset(ptr, 0, ((size_t)n_keys + 1) * sizeof *ptr);
-    for (int64_t i = 0; i < n; ++i) {
-        const int32_t x = key[in ? in[i] : i];
-        ptr[(rank ? rank[x] : x) + 1]++;
+/* Plan-time loops on every core: at least this many items a thread (a thread costs tens of microseconds). */
+enum { LIFE_MIN_PER_THREAD = 1 << 18 };
+
+/* The pair pass over the runs [r0, r1): counts the runs' pairs into first_pair, or (fill) numbers them from
+ * first_pair and writes the pair arrays, the pair-order coefficients and each coefficient's pair. */
+typedef struct {
+    const clpk_life_dataset *data;
+    life_pairs *out;
+    const int64_t *sorted; /* coefficients (dataset indices) in run order, atoms ascending within a run */
+    int32_t *pair_of;
+    int32_t ld_dict, r0, r1, fill;
+    int64_t first_pair;
+} pair_pass;
+
+static void *life_pair_range(void *arg) {
+    pair_pass *t = arg;
+    const clpk_life_dataset *data = t->data;
+    life_pairs *out = t->out;
+    const int64_t *sorted = t->sorted;
+    if (!t->fill) {
+        int64_t n = 0;
+        for (int32_t r = t->r0; r < t->r1; ++r)
+            for (int64_t i = out->run_coeff[r]; i < out->run_coeff[r + 1]; ++i)
+                n += i == out->run_coeff[r] || data->atoms[sorted[i]] != data->atoms[sorted[i - 1]];
+        t->first_pair = n;
+        return NULL;
     }
-    for (int32_t i = 0; i < n_keys; ++i)
-        ptr[i + 1] += ptr[i];
-    for (int64_t i = 0; i < n; ++i) {
-        const int64_t k = in ? in[i] : i;
-        const int32_t x = key[k];
-        out[ptr[rank ? rank[x] : x]++] = k;
+    int64_t p = t->first_pair - 1;
+    for (int32_t r = t->r0; r < t->r1; ++r) {
+        out->run_pair[r] = p + 1;
+        for (int64_t i = out->run_coeff[r]; i < out->run_coeff[r + 1]; ++i) {
+            const int64_t k = sorted[i];
+            if (i == out->run_coeff[r] || data->atoms[k] != data->atoms[sorted[i - 1]]) {
+                ++p;
+                out->pair_atom_off[p] = data->atoms[k] * t->ld_dict;
+                out->pair_voxel_off[p] = data->voxels[k] * data->n_theta;
+                out->pair_len[p] = 0;
+                out->pair_coeff[p] = i;
+            }
+            out->pair_len[p]++;
+            out->fiber[i] = data->fibers[k];
+            out->phi[i] = data->phi[k];
+            t->pair_of[k] = (int32_t)p;
+        }
     }
-    /* the fill advanced each pointer to its run's end: shift back */
-    memmove(ptr + 1, ptr, (size_t)n_keys * sizeof *ptr);
-    ptr[0] = 0;
+    return NULL;
+}
+
+/* Cuts the runs into ranges of about equal coefficients (at most one a core); returns their number. */
+static int life_pair_ranges(const clpk_life_dataset *data, life_pairs *out, const int64_t *sorted, int32_t ld_dict,
+                            pair_pass *pass) {
+    const int64_t nc = data->n_coeffs;
+    const int32_t nv = data->n_voxels;
+    const int parts = core_parallel_parts(nc, LIFE_MIN_PER_THREAD);
+    int32_t r = 0;
+    for (int t = 0; t < parts; ++t) {
+        const int64_t until = nc * (t + 1) / parts;
+        const int32_t r0 = r;
+        while (r < nv && (t == parts - 1 || out->run_coeff[r] < until))
+            ++r;
+        pass[t] = (pair_pass){data, out, sorted, NULL, ld_dict, r0, r, 0, 0};
+    }
+    return parts;
+}
+
+typedef struct {
+    const clpk_life_dataset *data;
+    life_pairs *out;
+    const int64_t *by_fiber;
+    const int32_t *pair_of;
+} fibre_gather;
+
+static void life_fibre_gather(void *arg, int64_t begin, int64_t end) {
+    const fibre_gather *g = arg;
+    for (int64_t i = begin; i < end; ++i) {
+        g->out->fiber_pair[i] = g->pair_of[g->by_fiber[i]];
+        g->out->fiber_phi[i] = g->data->phi[g->by_fiber[i]];
+    }
 }
 
 clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
@@ -77,10 +136,17 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
     life_counting_sort(by_atom, nc, data->voxels, voxel_rank, nv, out->run_coeff, sorted);
     free(by_atom);
     free(atom_ptr);
+    /* ranges of runs of about equal coefficients, one a thread: each counts its pairs, then fills them from the
+     * first pair index the ranges before it leave */
+    pair_pass pass[CORE_MAX_PARTS];
+    const int parts = life_pair_ranges(data, out, sorted, ld_dict, pass);
+    core_parallel_run(life_pair_range, pass, sizeof pass[0], parts);
     int64_t n_pairs = 0;
-    for (int32_t r = 0; r < nv; ++r)
-        for (int64_t i = out->run_coeff[r]; i < out->run_coeff[r + 1]; ++i)
-            n_pairs += i == out->run_coeff[r] || data->atoms[sorted[i]] != data->atoms[sorted[i - 1]];
+    for (int t = 0; t < parts; ++t) {
+        const int64_t c = pass[t].first_pair;
+        pass[t].first_pair = n_pairs;
+        n_pairs += c;
+    }
     if (n_pairs >= INT32_MAX) {
         free(sorted);
         life_pairs_free(out);
@@ -105,24 +171,11 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
     if (voxel_rank)
         for (int32_t v = 0; v < nv; ++v)
             out->run_key[voxel_rank[v]] = v;
-    int64_t p = -1;
-    for (int32_t r = 0; r < nv; ++r) {
-        out->run_pair[r] = p + 1;
-        for (int64_t i = out->run_coeff[r]; i < out->run_coeff[r + 1]; ++i) {
-            const int64_t k = sorted[i];
-            if (i == out->run_coeff[r] || data->atoms[k] != data->atoms[sorted[i - 1]]) {
-                ++p;
-                out->pair_atom_off[p] = data->atoms[k] * ld_dict;
-                out->pair_voxel_off[p] = data->voxels[k] * data->n_theta;
-                out->pair_len[p] = 0;
-                out->pair_coeff[p] = i;
-            }
-            out->pair_len[p]++;
-            out->fiber[i] = data->fibers[k];
-            out->phi[i] = data->phi[k];
-            pair_of[k] = (int32_t)p;
-        }
+    for (int t = 0; t < parts; ++t) {
+        pass[t].pair_of = pair_of;
+        pass[t].fill = 1;
     }
+    core_parallel_run(life_pair_range, pass, sizeof pass[0], parts);
     out->run_pair[nv] = n_pairs;
     out->pair_coeff[n_pairs] = nc;
     free(sorted);
@@ -136,29 +189,59 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
         return life_pairs_oom(out, err);
     }
     life_counting_sort(NULL, nc, data->fibers, NULL, nf, out->fiber_ptr, by_fiber);
-    for (int64_t i = 0; i < nc; ++i) {
-        out->fiber_pair[i] = pair_of[by_fiber[i]];
-        out->fiber_phi[i] = data->phi[by_fiber[i]];
-    }
+    fibre_gather fg = {data, out, by_fiber, pair_of};
+    core_parallel_for(nc, LIFE_MIN_PER_THREAD, life_fibre_gather, &fg);
     free(by_fiber);
     free(pair_of);
     return CLPK_SUCCESS;
 }
 
-/* Stable counting sort of the pair indices `in` (0..n-1 when NULL) by key[index] in [0, n_keys); ptr: n_keys + 1. */
-static void life_counting_sort32(const int32_t *in, int32_t n, const int32_t *key, int32_t n_keys, int64_t *ptr,
-                                 int32_t *out) {
-    memset(ptr, 0, ((size_t)n_keys + 1) * sizeof *ptr);
-    for (int32_t i = 0; i < n; ++i)
-        ptr[key[in ? in[i] : i] + 1]++;
-    for (int32_t i = 0; i < n_keys; ++i)
-        ptr[i + 1] += ptr[i];
-    for (int32_t i = 0; i < n; ++i) {
-        const int32_t k = in ? in[i] : i;
-        out[ptr[key[k]]++] = k;
+/* The block order's passes (life_pairs_block_order); each writes disjoint places. */
+typedef struct {
+    life_pairs *p;
+    int32_t *atom, *blk, *by_atom, *order;
+    int32_t ld_dict, block;
+} block_pass;
+
+/* runs [begin, end): each pair's atom, and its run for now (the block and the place within it follow) */
+static void life_block_keys(void *arg, int64_t begin, int64_t end) {
+    const block_pass *b = arg;
+    for (int64_t r = begin; r < end; ++r)
+        for (int64_t i = b->p->run_pair[r]; i < b->p->run_pair[r + 1]; ++i) {
+            b->atom[i] = b->p->pair_atom_off[i] / b->ld_dict;
+            b->blk[i] = (int32_t)r;
+        }
+}
+
+/* the atom-sorted positions [begin, end): `atom` becomes the place in the block (the atoms are sorted), blk the
+ * block */
+static void life_block_places(void *arg, int64_t begin, int64_t end) {
+    const block_pass *b = arg;
+    for (int64_t i = begin; i < end; ++i) {
+        const int32_t k = b->by_atom[i], r = b->blk[k];
+        b->atom[k] = r % b->block;
+        b->blk[k] = r / b->block;
     }
-    memmove(ptr + 1, ptr, (size_t)n_keys * sizeof *ptr);
-    ptr[0] = 0;
+}
+
+/* block-order positions [begin, end): the pair's atom and voxel offsets and its place; by_atom (reused) gets the
+ * block-order index of each pair */
+static void life_block_gather(void *arg, int64_t begin, int64_t end) {
+    const block_pass *b = arg;
+    life_pairs *p = b->p;
+    for (int64_t i = begin; i < end; ++i) {
+        const int32_t k = b->order[i];
+        p->block_atom_off[i] = p->pair_atom_off[k];
+        p->block_voxel_off[i] = p->pair_voxel_off[k];
+        p->block_vloc[i] = (uint8_t)b->atom[k];
+        b->by_atom[k] = (int32_t)i;
+    }
+}
+
+static void life_block_renumber(void *arg, int64_t begin, int64_t end) {
+    const block_pass *b = arg;
+    for (int64_t j = begin; j < end; ++j)
+        b->p->fiber_pair[j] = b->by_atom[b->p->fiber_pair[j]];
 }
 
 clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t chunk_len, int32_t n_atoms, int32_t ld_dict,
@@ -182,19 +265,12 @@ clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t chunk_l
         return life_pairs_oom(p, err);
     }
     p->block = block;
-    for (int32_t r = 0; r < nv; ++r)
-        for (int64_t i = p->run_pair[r]; i < p->run_pair[r + 1]; ++i) {
-            atom[i] = p->pair_atom_off[i] / ld_dict;
-            blk[i] = r; /* the run for now: the block and the place within it follow */
-        }
+    block_pass bp = {p, atom, blk, by_atom, order, ld_dict, block};
+    core_parallel_for(nv, LIFE_MIN_PER_THREAD / 64, life_block_keys, &bp);
     /* by atom, then (stable) by block: within a block the atoms ascend, each atom's pairs in run order */
-    life_counting_sort32(NULL, np, atom, n_atoms, atom_ptr, by_atom);
-    for (int32_t i = 0; i < np; ++i) {
-        const int32_t r = blk[by_atom[i]];
-        atom[by_atom[i]] = r % block; /* `atom` now holds the place in the block (the atoms are sorted) */
-        blk[by_atom[i]] = r / block;
-    }
-    life_counting_sort32(by_atom, np, blk, n_blocks, block_pair, order);
+    life_counting_sort32(NULL, np, atom, NULL, n_atoms, atom_ptr, by_atom);
+    core_parallel_for(np, LIFE_MIN_PER_THREAD, life_block_places, &bp);
+    life_counting_sort32(by_atom, np, blk, NULL, n_blocks, block_pair, order);
     free(atom_ptr);
     /* chunks: each non-empty block's pairs in pieces of at most chunk_len */
     int64_t n_chunks = 0;
@@ -215,15 +291,8 @@ clpk_status life_pairs_block_order(life_pairs *p, int32_t block, int32_t chunk_l
         }
     p->chunk_pair[n_chunks] = np;
     free(block_pair);
-    for (int32_t i = 0; i < np; ++i) {
-        const int32_t k = order[i];
-        p->block_atom_off[i] = p->pair_atom_off[k];
-        p->block_voxel_off[i] = p->pair_voxel_off[k];
-        p->block_vloc[i] = (uint8_t)atom[k];
-        by_atom[k] = i; /* reused: the block-order index of pair k */
-    }
-    for (int64_t j = 0; j < p->n_coeffs; ++j)
-        p->fiber_pair[j] = by_atom[p->fiber_pair[j]];
+    core_parallel_for(np, LIFE_MIN_PER_THREAD, life_block_gather, &bp);
+    core_parallel_for(p->n_coeffs, LIFE_MIN_PER_THREAD, life_block_renumber, &bp);
     free(atom), free(blk), free(by_atom), free(order);
     return CLPK_SUCCESS;
 }

@@ -187,17 +187,25 @@ static clpk_status life_upload(clpk_life_plan *plan, const void *host, size_t by
     return CLPK_SUCCESS;
 }
 
-/* Uploads an array of doubles converted to the plan's precision. */
+typedef struct {
+    const double *src;
+    float *dst;
+} to_float;
+
+static void life_to_float(void *arg, int64_t begin, int64_t end) {
+    const to_float *c = arg;
+    for (int64_t i = begin; i < end; ++i)
+        c->dst[i] = (float)c->src[i];
+}
+
+/* Uploads an array of doubles converted to the plan's precision (f64: straight from src). */
 static clpk_status life_upload_values(clpk_life_plan *plan, const double *src, size_t n, cl_mem *buf) {
-    size_t cells = n > 0 ? n : 1;
-    void *tmp = malloc(cells * plan->value_size);
+    if (plan->precision != CLPK_PRECISION_F32 && n > 0) return life_upload(plan, src, n * sizeof(double), buf);
+    float *tmp = malloc((n > 0 ? n : 1) * sizeof *tmp);
     if (!tmp) return core_fail(plan->ctx, CLPK_ERROR_OUT_OF_MEMORY, "LiFE: no host memory for %zu values", n);
-    if (plan->precision == CLPK_PRECISION_F32)
-        for (size_t i = 0; i < n; ++i)
-            ((float *)tmp)[i] = (float)src[i];
-    else if (n > 0)
-        memcpy(tmp, src, n * sizeof(double));
-    clpk_status st = life_upload(plan, tmp, n * plan->value_size, buf);
+    to_float c = {src, tmp};
+    core_parallel_for((int64_t)n, 1 << 18, life_to_float, &c);
+    clpk_status st = life_upload(plan, tmp, n * sizeof *tmp, buf);
     free(tmp);
     return st;
 }

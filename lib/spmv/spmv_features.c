@@ -4,15 +4,13 @@
 #include "spmv_features.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const int spmv_shapes[SPMV_SHAPE_COUNT][2] = {{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4},
                                               {3, 1}, {3, 2}, {3, 4}, {4, 1}, {4, 2}, {4, 4}};
 
-enum { WINDOW_ROWS = 96, LOCALITY_ROWS = 32, MAX_THREADS = 64 };
+enum { WINDOW_ROWS = 96, LOCALITY_ROWS = 32, MAX_THREADS = CORE_MAX_PARTS };
 
 typedef struct sums {
     double blocks[SPMV_SHAPE_COUNT]; /* indexed like spmv_shapes */
@@ -167,11 +165,6 @@ static void row_statistics(const clpk_csr *A, spmv_matrix_features *f) {
     }
 }
 
-static int core_count(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
-}
-
 clpk_status spmv_matrix_features_compute(const clpk_csr *A, int threads, int64_t sample_rows, spmv_matrix_features *f,
                                          clpk_error *err) {
     double t0 = core_wall_seconds();
@@ -186,20 +179,13 @@ clpk_status spmv_matrix_features_compute(const clpk_csr *A, int threads, int64_t
     int64_t windows = ((int64_t)A->rows + WINDOW_ROWS - 1) / WINDOW_ROWS;
     int64_t picked = (sample_rows + WINDOW_ROWS - 1) / WINDOW_ROWS;
     if (picked > windows) picked = windows;
-    if (threads <= 0) threads = core_count();
+    if (threads <= 0) threads = core_parallel_parts(MAX_THREADS, 1);
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (threads > picked) threads = picked > 0 ? (int)picked : 1;
     job jobs[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
-    int created[MAX_THREADS] = {0};
-    for (int t = 0; t < threads; ++t) {
+    for (int t = 0; t < threads; ++t)
         jobs[t] = (job){.A = A, .windows = windows, .picked = picked, .thread = t, .threads = threads};
-        if (t > 0) created[t] = pthread_create(&ids[t], NULL, run_job, &jobs[t]) == 0;
-    }
-    for (int t = 0; t < threads; ++t) /* this thread's share, and that of any thread that could not start */
-        if (!created[t]) run_job(&jobs[t]);
-    for (int t = 1; t < threads; ++t)
-        if (created[t]) pthread_join(ids[t], NULL);
+    core_parallel_run(run_job, jobs, sizeof jobs[0], threads);
     sums s = {0};
     int failed = 0;
     for (int t = 0; t < threads; ++t) {

@@ -5,10 +5,8 @@
 #include "spmv_internal.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 clpk_status spmv_csr_validate(const clpk_csr *A, clpk_error *err) {
     if (!A) return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "spmv: NULL matrix");
@@ -77,29 +75,9 @@ static geometry geometry_of(const clpk_csr *A, const spmv_config *cfg) {
 static inline int64_t slice_of(const geometry *g, int64_t c) { return g->s == 1 ? 0 : c / g->slice_w; }
 
 /* Parts of a pass: at most one per online core, and none below 64 K entries (a thread costs tens of microseconds). */
-enum { MAX_PARTS = 64, MIN_ENTRIES_PER_PART = 1 << 16 };
+enum { MAX_PARTS = CORE_MAX_PARTS, MIN_ENTRIES_PER_PART = 1 << 16 };
 
-int spmv_bccoo_parts(int64_t entries) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t n = entries / MIN_ENTRIES_PER_PART;
-    if (cores < 1) cores = 1;
-    if (n > cores) n = cores;
-    if (n > MAX_PARTS) n = MAX_PARTS;
-    return n < 1 ? 1 : (int)n;
-}
-
-/* Runs fn on each of n parts (stride part_size bytes), parts 1.. on their own threads; a part whose thread could not
- * start runs here. */
-static void run_parts(void *(*fn)(void *), void *parts, size_t part_size, int n) {
-    pthread_t ids[MAX_PARTS];
-    int created[MAX_PARTS] = {0};
-    for (int i = 1; i < n; ++i)
-        created[i] = pthread_create(&ids[i], NULL, fn, (char *)parts + i * part_size) == 0;
-    for (int i = 0; i < n; ++i)
-        if (!created[i]) fn((char *)parts + i * part_size);
-    for (int i = 1; i < n; ++i)
-        if (created[i]) pthread_join(ids[i], NULL);
-}
+int spmv_bccoo_parts(int64_t entries) { return core_parallel_parts(entries, MIN_ENTRIES_PER_PART); }
 
 /* Entries before block row r plus r: the work up to r, so that empty rows count too. */
 static int64_t work_before(const clpk_csr *A, const geometry *g, int64_t r) {
@@ -207,7 +185,7 @@ static clpk_status count_all(const clpk_csr *A, const geometry *g, int parts, in
     count_part cp[MAX_PARTS];
     for (int i = 0; i < parts; ++i)
         cp[i] = (count_part){A, g, bounds[i], bounds[i + 1], counts, 0, 0};
-    run_parts(count_range, cp, sizeof cp[0], parts);
+    core_parallel_run(count_range, cp, sizeof cp[0], parts);
     int64_t re = 0, to = 0;
     for (int i = 0; i < parts; ++i) {
         re += cp[i].real;
@@ -442,7 +420,7 @@ clpk_status spmv_bccoo_compress_columns(const spmv_config *cfg, int parts, const
     delta_part dp[MAX_PARTS];
     for (int i = 0; i < parts; ++i)
         dp[i] = (delta_part){cfg, b, full, delta, nt * i / parts, nt * (i + 1) / parts, 0, 0, 0};
-    run_parts(delta_range, dp, sizeof dp[0], parts);
+    core_parallel_run(delta_range, dp, sizeof dp[0], parts);
     int64_t n_esc = 0;
     for (int i = 0; i < parts; ++i) {
         dp[i].first = n_esc;
@@ -454,7 +432,7 @@ clpk_status spmv_bccoo_compress_columns(const spmv_config *cfg, int parts, const
         free(delta);
         return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "spmv: out of memory compressing columns");
     }
-    run_parts(delta_range, dp, sizeof dp[0], parts);
+    core_parallel_run(delta_range, dp, sizeof dp[0], parts);
     b->esc_start[nt] = (uint32_t)n_esc;
     b->n_esc = n_esc;
     b->cols = delta;
@@ -638,7 +616,7 @@ static clpk_status build_full(const clpk_csr *A, const spmv_config *cfg, clpk_pr
     fill_part fp[MAX_PARTS];
     for (int i = 0; i < parts; ++i)
         fp[i] = (fill_part){A, &g, &w, counts, cursor, bounds[i], bounds[i + 1]};
-    run_parts(g.bh == 1 && g.bw == 1 && g.s == 1 ? fill_entries : fill_blocks, fp, sizeof fp[0], parts);
+    core_parallel_run(g.bh == 1 && g.bw == 1 && g.s == 1 ? fill_entries : fill_blocks, fp, sizeof fp[0], parts);
     free(cursor);
     free(counts);
     return CLPK_SUCCESS;
