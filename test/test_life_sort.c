@@ -78,9 +78,9 @@ static int pairs_equal(const life_pairs *a, const life_pairs *b) {
     return a->n_pairs == b->n_pairs && a->n_chunks == b->n_chunks && SAME(run_pair, nv + 1) &&
            SAME(run_coeff, nv + 1) && SAME(run_key, nv) && SAME(pair_atom_off, np) && SAME(pair_voxel_off, np) &&
            SAME(pair_len, np) && SAME(pair_coeff, np + 1) && SAME(fiber, nc) && SAME(phi, nc) &&
-           SAME(fiber_ptr, nf + 1) && SAME(fiber_pair, nc) && SAME(fiber_phi, nc) && SAME(chunk_pair, a->n_chunks + 1) &&
-           SAME(chunk_block, a->n_chunks) && SAME(block_atom_off, np) && SAME(block_voxel_off, np) &&
-           SAME(block_vloc, np);
+           SAME(fiber_ptr, nf + 1) && SAME(fiber_pair, nc) && SAME(fiber_phi, nc) &&
+           SAME(chunk_pair, a->n_chunks + 1) && SAME(chunk_block, a->n_chunks) && SAME(block_atom_off, np) &&
+           SAME(block_voxel_off, np) && SAME(block_vloc, np);
 }
 
 static void pair_build(uint64_t *rng) {
@@ -98,16 +98,16 @@ static void pair_build(uint64_t *rng) {
     int built[2] = {0, 0};
     for (int t = 0; t < 2; ++t) {
         set_threads(threads[t]);
-        built[t] = CHECK(life_pairs_build(&d, 96, rank, &pr[t], &err) == CLPK_SUCCESS, "%s", err.message) &&
-                   CHECK(life_pairs_block_order(&pr[t], 32, 1024, d.n_atoms, 96, &err) == CLPK_SUCCESS, "%s",
-                         err.message);
+        built[t] =
+            CHECK(life_pairs_build(&d, 96, rank, &pr[t], &err) == CLPK_SUCCESS, "%s", err.message) &&
+            CHECK(life_pairs_block_order(&pr[t], 32, 1024, d.n_atoms, 96, &err) == CLPK_SUCCESS, "%s", err.message);
     }
     set_threads(NULL);
     if (built[0] && built[1])
         CHECK(pairs_equal(&pr[0], &pr[1]), "pairs and block order of %lld coefficients (%lld pairs): 1 and 5 threads",
               (long long)d.n_coeffs, (long long)pr[0].n_pairs);
-    printf("medium synth: %lld coefficients, %lld pairs, %d chunks\n", (long long)d.n_coeffs,
-           (long long)pr[0].n_pairs, pr[0].n_chunks);
+    printf("medium synth: %lld coefficients, %lld pairs, %d chunks\n", (long long)d.n_coeffs, (long long)pr[0].n_pairs,
+           pr[0].n_chunks);
     for (int t = 0; t < 2; ++t)
         life_pairs_free(&pr[t]);
     free(rank);

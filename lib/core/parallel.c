@@ -51,7 +51,8 @@ static void *for_part_run(void *p) {
     return NULL;
 }
 
-void core_parallel_for(int64_t n, int64_t min_per_part, void (*body)(void *arg, int64_t begin, int64_t end), void *arg) {
+void core_parallel_for(int64_t n, int64_t min_per_part, void (*body)(void *arg, int64_t begin, int64_t end),
+                       void *arg) {
     if (n <= 0) return;
     const int parts = core_parallel_parts(n, min_per_part);
     for_part fp[CORE_MAX_PARTS];

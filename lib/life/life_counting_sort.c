@@ -36,12 +36,14 @@ enum { SORT_MIN_PER_PART = 1 << 20, SORT_MAX_COUNTS = 1 << 25 };
         int parts = core_parallel_parts(n, SORT_MIN_PER_PART);                                                         \
         while (parts > 1 && (int64_t)parts * n_keys > SORT_MAX_COUNTS)                                                 \
             --parts;                                                                                                   \
-        int64_t *counts = parts > 1 ? calloc((size_t)parts * (size_t)n_keys, sizeof *counts) : NULL;                  \
+        int64_t *counts = parts > 1 ? calloc((size_t)parts * (size_t)n_keys, sizeof *counts) : NULL;                   \
         if (!counts) parts = 1;                                                                                        \
         NAME##_part pp[CORE_MAX_PARTS];                                                                                \
         for (int t = 0; t < parts; ++t)                                                                                \
-            pp[t] = (NAME##_part){in, key, rank, n * t / parts, n * (t + 1) / parts,                                   \
-                                  counts ? counts + (size_t)t * n_keys : ptr, out, 0};                                \
+            pp[t] =                                                                                                    \
+                (NAME##_part){                                                                                         \
+                    in,  key, rank, n * t / parts, n * (t + 1) / parts, counts ? counts + (size_t)t * n_keys : ptr,    \
+                    out, 0};                                                                                           \
         if (!counts) memset(ptr, 0, ((size_t)n_keys + 1) * sizeof *ptr);                                               \
         core_parallel_run(NAME##_run, pp, sizeof pp[0], parts);                                                        \
         /* bucket starts, and each range's first place in every bucket */                                              \
