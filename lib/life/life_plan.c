@@ -282,8 +282,10 @@ static clpk_status life_pair_buffer(clpk_life_plan *plan, size_t n_pairs, cl_mem
 static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_dataset *data, const int32_t *voxel_rank) {
     life_pairs pr;
     clpk_error err;
+    const double t0 = core_wall_seconds();
     if (life_pairs_build(data, plan->ld_dict, voxel_rank, &pr, &err) != CLPK_SUCCESS)
         return core_fail_from(plan->ctx, &err);
+    const double t1 = core_wall_seconds();
     const size_t nc = (size_t)pr.n_coeffs, np = (size_t)pr.n_pairs, runs = (size_t)pr.n_voxels + 1;
     const int dsc = plan->dsc_kind == LIFE_DSC_PAIRS, wc = plan->wc_kind == LIFE_WC_PAIRS;
     const int blocked = wc && plan->config.wc_block > 0;
@@ -296,6 +298,7 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     }
     plan->n_chunks = pr.n_chunks;
     plan->n_pairs = pr.n_pairs;
+    const double t2 = core_wall_seconds();
     /* the voxel order's atoms and voxels: dsc=pairs's, and the unblocked dot's (blocked: only for dsc=pairs's stamped
      * weight pass) */
     const int voxel_pairs = dsc || (wc && !blocked);
@@ -324,6 +327,8 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
     if (st == CLPK_SUCCESS && blocked)
         st = life_upload(plan, pr.block_voxel_off, np * sizeof(int32_t), &plan->pr_block_voxel_off);
     life_pairs_free(&pr);
+    core_log(plan->ctx, CLPK_LOG_DEBUG, "life: pair copy built in %.2f s, block order %.2f s, uploaded in %.2f s",
+             t1 - t0, t2 - t1, core_wall_seconds() - t2);
     if (st == CLPK_SUCCESS && dsc) st = life_pair_buffer(plan, np, &plan->pr_weight);
     if (st == CLPK_SUCCESS && wc) st = life_pair_buffer(plan, np, &plan->pr_dot);
     return st;
@@ -432,6 +437,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     if (!is_auto && strcmp(strategy, "atomics") != 0 && strcmp(strategy, "sorted") != 0)
         return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "LiFE: unknown strategy '%s' (auto, atomics, sorted, timed)",
                          strategy);
+    double t[6];
+    t[0] = core_wall_seconds();
     core_params features;
     core_params_clear(&features);
     if (is_auto) {
@@ -478,6 +485,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     plan->params = r.params;
     CLPK_TRY(life_apply_params(plan));
 
+    t[1] = core_wall_seconds();
     /* Processing orders: the ranks are built once here, O(Nv log Nv + Nc), next to the O(Nc) sorts. */
     const int pairs = plan->dsc_kind == LIFE_DSC_PAIRS || plan->wc_kind == LIFE_WC_PAIRS;
     /* the voxel-sorted copy (dsc=voxel(4), dsc=staged, wc=voxel) and the fibre-sorted one (wc=fiber, wc=staged) */
@@ -508,10 +516,13 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     const int voxel_keyed = voxel_rank && plan->voxel_order == LIFE_VOXEL_ORDER_MORTON &&
                             (voxel_sorted || plan->dsc_kind == LIFE_DSC_PAIRS || wc_blocked);
     const int fiber_keyed = fiber_rank && fiber_sorted;
+    t[2] = core_wall_seconds();
     clpk_status st = life_build_kernels(plan, voxel_keyed, fiber_keyed);
+    t[3] = core_wall_seconds();
     if (st == CLPK_SUCCESS) st = life_upload_dictionary(plan, data);
     if (st == CLPK_SUCCESS && data->signal)
         st = life_upload_values(plan, data->signal, (size_t)plan->n_voxels * plan->n_theta, &plan->signal);
+    t[4] = core_wall_seconds();
     if (st == CLPK_SUCCESS && (plan->dsc_kind == LIFE_DSC_ATOMICS || plan->wc_kind == LIFE_WC_ATOMICS))
         st = life_upload_original(plan, data);
     if (st == CLPK_SUCCESS && voxel_sorted)
@@ -528,6 +539,11 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         st = life_upload_pairs(plan, data, plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL);
     free(voxel_rank);
     free(fiber_rank);
+    t[5] = core_wall_seconds();
+    core_log(ctx, CLPK_LOG_DEBUG,
+             "life: plan set up in %.2f s: parameters %.2f, orders %.2f, programs %.2f, dictionary and signal %.2f, "
+             "coefficient copies %.2f",
+             t[5] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
     return st;
 }
 
