@@ -5,6 +5,7 @@
 #include "check.h"
 #include "life_half_refs.h"
 #include "life_internal.h"
+#include "life_synth_check.h"
 #include "tune.h"
 
 #include <math.h>
@@ -713,12 +714,9 @@ static void pairs_host(uint64_t *rng) {
  * Nc / Np on a synthetic tractogram ("medium": bundles, ~54 000 voxels: 1 in 13 sampled), and the GPU default it
  * drives: dsc=pairs exactly when the estimate reaches LIFE_PAIRS_MIN_RATIO, never on a CPU. */
 static void pair_ratio_sampled(uint64_t *rng) {
-    clpk_life_synth_options so;
     clpk_life_dataset d;
     clpk_error err;
-    if (!CHECK(clpk_life_synth_defaults("medium", &so) == CLPK_SUCCESS, "synth defaults")) return;
-    so.seed = check_rand(rng);
-    if (!CHECK(clpk_life_synth(&so, &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    if (!life_check_synth("medium", rng, &d)) return;
     life_pairs pr;
     if (CHECK(d.n_voxels >= 2 * LIFE_PAIR_SAMPLE_VOXELS, "medium synth has %d voxels", d.n_voxels) &&
         CHECK(life_pairs_build(&d, 64, NULL, &pr, &err) == CLPK_SUCCESS, "%s", err.message)) {

@@ -4,6 +4,7 @@
  * tractogram ("medium", ~2 M coefficients, seeded) are byte for byte the same with 1 and 5 threads. */
 #include "check.h"
 #include "life_internal.h"
+#include "life_synth_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,12 +85,9 @@ static int pairs_equal(const life_pairs *a, const life_pairs *b) {
 }
 
 static void pair_build(uint64_t *rng) {
-    clpk_life_synth_options so;
     clpk_life_dataset d;
     clpk_error err;
-    if (!CHECK(clpk_life_synth_defaults("medium", &so) == CLPK_SUCCESS, "synth defaults")) return;
-    so.seed = check_rand(rng);
-    if (!CHECK(clpk_life_synth(&so, &d, NULL, &err) == CLPK_SUCCESS, "%s", err.message)) return;
+    if (!life_check_synth("medium", rng, &d)) return;
     int32_t *rank = NULL;
     char why[160];
     CHECK(life_voxel_rank_morton(&d, &rank, why, sizeof why, &err) == CLPK_SUCCESS && rank, "morton ranks: %s", why);
