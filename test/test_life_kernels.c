@@ -812,8 +812,8 @@ static void pairs_synth(clpk_context *ctx, uint64_t *rng) {
  * empty, so a group's teams take different chunk counts and some none; voxel and fibre counts not multiples of the
  * teams per group): against the reference, repeatable, and bit for bit dsc=voxel's and wc=fiber's results with the
  * same parameters (the same per-lane summation order), in both precisions, with both orders and dict=half
- * (theta_parts: theta_split_device). n_theta and the compiled parameters are the sweep's first three points', so PoCL
- * reuses their programs. */
+ * (theta_parts: theta_split_device); and the pair kernels on the same long runs, against the reference. n_theta and
+ * the compiled parameters are the sweep's first three points', so PoCL reuses their programs. */
 static void staged_device(clpk_context *ctx, uint64_t *rng) {
     life_random_options o = {.n_theta = 37,
                              .n_atoms = 23,
@@ -846,6 +846,10 @@ static void staged_device(clpk_context *ctx, uint64_t *rng) {
                   clpk_precision_name(pr), params);
             CHECK(memcmp(p.w_got, w0, nw * sizeof *w0) == 0, "WC staged %s [%s]: not bitwise wc=fiber's",
                   clpk_precision_name(pr), params);
+            /* the pair kernels on the same long fibres: wc=pairs's sum takes a lane's coefficients four at a time
+             * where a fibre has more than 3 * wc_team + 1 of them (the short fibres of the sweep never do) */
+            snprintf(params, sizeof params, "dsc=pairs,wc=pairs,%s%s", bases[b], dict);
+            check_plan(ctx, &p, pr, "auto", params, 1);
         }
     }
     free(y0);
