@@ -804,20 +804,7 @@ __kernel void life_wc_pair_sum(int n_fibers, __global const long *restrict fiber
         real s = 0;
         if (f < n_fibers) {
             const long end = fiber_ptr[f + 1];
-            long j = fiber_ptr[f] + lane;
-            /* four of the lane's coefficients at a time: their pair indices, then their dot gathers, in flight
-             * together (a fibre has ~100 coefficients, ~13 a lane); the same order of additions */
-            for (; j + 3 * WC_TEAM < end; j += 4 * WC_TEAM) {
-                int q[4];
-                real ph[4], d[4];
-                for (int u = 0; u < 4; ++u) {
-                    q[u] = fiber_pair[j + u * WC_TEAM];
-                    ph[u] = phi[j + u * WC_TEAM];
-                }
-                for (int u = 0; u < 4; ++u) d[u] = dot[q[u]];
-                for (int u = 0; u < 4; ++u) s += ph[u] * d[u];
-            }
-            for (; j < end; j += WC_TEAM) s += phi[j] * dot[fiber_pair[j]];
+            for (long j = fiber_ptr[f] + lane; j < end; j += WC_TEAM) s += phi[j] * dot[fiber_pair[j]];
         }
         part[lid] = s;
         barrier(CLK_LOCAL_MEM_FENCE);

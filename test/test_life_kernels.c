@@ -846,8 +846,8 @@ static void staged_device(clpk_context *ctx, uint64_t *rng) {
                   clpk_precision_name(pr), params);
             CHECK(memcmp(p.w_got, w0, nw * sizeof *w0) == 0, "WC staged %s [%s]: not bitwise wc=fiber's",
                   clpk_precision_name(pr), params);
-            /* the pair kernels on the same long fibres: wc=pairs's sum takes a lane's coefficients four at a time
-             * where a fibre has more than 3 * wc_team + 1 of them (the short fibres of the sweep never do) */
+            /* the pair kernels on the same long runs (the sweep's are short): a team's lanes take several of a
+             * fibre's coefficients each */
             snprintf(params, sizeof params, "dsc=pairs,wc=pairs,%s%s", bases[b], dict);
             check_plan(ctx, &p, pr, "auto", params, 1);
         }
