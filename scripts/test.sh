@@ -37,7 +37,8 @@ echo "consumer OK"
 echo "== sanitizer build of the host-side tests (ASan + UBSan)"
 asan=$CLPK_BUILD-asan
 cmake -S "$CLPK_ROOT" -B "$asan" -DCMAKE_BUILD_TYPE=Debug -DCLPK_SANITIZE=ON -DCLPK_WERROR=ON >/dev/null
-host_tests=$(cd "$CLPK_ROOT/test" && { ls test_io_*.c test_params*.c test_profile*.c test_life_data.c test_life_sort.c test_sshopm_host.c 2>/dev/null || true; } | sed 's/\.c$//' | tr '\n' ' ')
+host_tests=$(cd "$CLPK_ROOT/test" && { ls test_io_*.c test_params*.c test_profile*.c test_life_data.c test_life_sort.c \
+    test_sshopm_host.c 2>/dev/null || true; } | sed 's/\.c$//' | tr '\n' ' ')
 if [ -n "${host_tests// /}" ]; then
     # shellcheck disable=SC2086
     cmake --build "$asan" -j"$jobs" --target $host_tests >/dev/null

@@ -1,7 +1,7 @@
 /* CSR (csr_kernel=adaptive, and the row kernels) against the double reference (y poisoned with NaN for beta = 0, then
- * alpha = 1.25, beta = -0.5): seeded random matrices with empty rows, one row of 200 000 entries among short ones, rows of exactly
- * a block's entries and one more, power-law rows, only short rows, only empty rows, no rows; f32 and f64; several
- * work-group sizes. The plan splits exactly the rows longer than a block into pieces. */
+ * alpha = 1.25, beta = -0.5): seeded random matrices with empty rows, one row of 200 000 entries among short ones,
+ * rows of exactly a block's entries and one more, power-law rows, only short rows, only empty rows, no rows; f32 and
+ * f64; several work-group sizes. The plan splits exactly the rows longer than a block into pieces. */
 #include "check.h"
 #include "spmv_internal.h"
 #include "spmv_util.h"
