@@ -602,32 +602,47 @@ __kernel void life_wc_staged(int n_fibers, __global const long *restrict run_ptr
 }
 
 /* Pair-merged DSC (lib/life/life_pairs.c: each voxel run's coefficients grouped by (voxel, atom) pair), first launch:
- * weight[p] = sum of phi_k w[f_k] over pair p's coefficients, a work-item per pair, grid-stride (neighbouring pairs'
- * coefficients are neighbours: the loads coalesce). Second launch, life_dsc_pairs: dsc=voxel's teams over the pairs,
- * one D row per pair with a non-zero weight. No barriers, no atomics, the same bits every run. */
-#define PAIR_WEIGHT_UNROLL 4
+ * weight[p] = sum of phi_k w[f_k] over pair p's coefficients. Second launch, life_dsc_pairs: dsc=voxel's teams over
+ * the pairs, one D row per pair with a non-zero weight. No atomics, the same bits every run.
+ * A group takes its pairs a round of get_local_size(0) consecutive pairs at a time: the round's coefficients are
+ * contiguous, so the group first forms their products phi_k w[f_k] a coefficient a work-item (coalesced phi and fibre
+ * loads, `stage` of them in local memory), then each work-item adds its pair's products in order (a work-item a
+ * pair would load at a stride of ~2 coefficients across the group). Coefficients past `stage` (a round of long pairs)
+ * are formed where they are added, the same products. A stamped pass (the fit's clipped step) needs few pairs: a
+ * work-item a pair, no staging. prod holds `stage` values. */
+inline real life_pair_weight(long p, __global const long *restrict pair_coeff, __global const int *restrict fiber,
+                             __global const real *restrict phi, __global const real *restrict w, __local const real *prod,
+                             long c0, long staged) {
+    real s = 0;
+    const long end = pair_coeff[p + 1];
+    for (long j = pair_coeff[p]; j < end; ++j) {
+        const real c = j - c0 < staged ? prod[j - c0] : phi[j] * w[fiber[j]];
+        s += c;
+    }
+    return s;
+}
+
 __kernel void life_pair_weights(long n_pairs, __global const long *restrict pair_coeff,
                                 __global const int *restrict fiber, __global const real *restrict phi,
                                 __global const real *restrict w, __global real *restrict weight,
                                 __global const int *restrict pair_voxel_off, __global const int *restrict stamp,
-                                int it) {
-    for (long p = get_global_id(0); p < n_pairs; p += get_global_size(0)) {
-        if (stamp && stamp[pair_voxel_off[p] / NTHETA] != it) continue; /* life_dsc_pairs skips its voxel too */
-        const long j0 = pair_coeff[p], end = pair_coeff[p + 1];
-        /* Most pairs have 1-4 coefficients (2.15 on average at DS1): their loads, and then their w gathers, are
-         * issued together instead of one load -> gather chain per coefficient. Same order of additions. */
-        int f[PAIR_WEIGHT_UNROLL];
-        real ph[PAIR_WEIGHT_UNROLL];
-        for (int u = 0; u < PAIR_WEIGHT_UNROLL; ++u) {
-            const int live = j0 + u < end;
-            f[u] = live ? fiber[j0 + u] : -1;
-            ph[u] = live ? phi[j0 + u] : 0;
-        }
-        real s = 0;
-        for (int u = 0; u < PAIR_WEIGHT_UNROLL; ++u)
-            if (f[u] >= 0) s += ph[u] * w[f[u]];
-        for (long j = j0 + PAIR_WEIGHT_UNROLL; j < end; ++j) s += phi[j] * w[fiber[j]];
-        weight[p] = s;
+                                int it, __local real *prod, int stage) {
+    const int lid = get_local_id(0), size = get_local_size(0);
+    if (stamp) { /* uniform: no barrier below is reached */
+        for (long p = get_global_id(0); p < n_pairs; p += get_global_size(0))
+            if (stamp[pair_voxel_off[p] / NTHETA] == it) /* life_dsc_pairs skips the other voxels too */
+                weight[p] = life_pair_weight(p, pair_coeff, fiber, phi, w, prod, 0, 0);
+        return;
+    }
+    /* The loop bound depends on the group only, so every work-item reaches every barrier. */
+    for (long p0 = (long)get_group_id(0) * size; p0 < n_pairs; p0 += (long)get_num_groups(0) * size) {
+        const long p_end = min(p0 + size, n_pairs), c0 = pair_coeff[p0];
+        const long staged = min(pair_coeff[p_end] - c0, (long)stage);
+        for (long i = lid; i < staged; i += size) prod[i] = phi[c0 + i] * w[fiber[c0 + i]];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (p0 + lid < n_pairs)
+            weight[p0 + lid] = life_pair_weight(p0 + lid, pair_coeff, fiber, phi, w, prod, c0, staged);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -639,16 +654,18 @@ __kernel void life_dsc_pairs(int n_voxels, __global const long *restrict run_pai
 }
 
 /* The fit's clipped step (lib/life/life_fit.c): stamp[v] = it for every voxel of a fibre with a non-zero clip, through
- * wc=pairs's fibre side (fibre -> pair -> voxel), so that a stamped dsc=pairs pass computes M clip on those voxels
- * only. A team of 32 lanes per fibre, lanes over its pairs; few fibres clip, the others cost one read. */
+ * wc=pairs's fibre side (fibre -> pair -> voxel; its runs in the fibre processing order), so that a stamped dsc=pairs
+ * pass computes M clip on those voxels only. A team of 32 lanes per fibre, lanes over its pairs; few fibres clip, the
+ * others cost one read. */
 __kernel void life_mark_clipped(int n_fibers, __global const long *restrict fiber_ptr,
                                 __global const int *restrict fiber_pair, __global const int *restrict pair_voxel_off,
-                                __global const real *restrict clip, volatile __global int *stamp, int it) {
+                                __global const real *restrict clip, volatile __global int *stamp, int it,
+                                __global const int *restrict run_fiber) {
     const int lane = get_local_id(0) % 32;
-    for (long f = get_global_id(0) / 32; f < n_fibers; f += get_global_size(0) / 32) {
-        if (clip[f] == (real)0) continue;
-        const long end = fiber_ptr[f + 1];
-        for (long j = fiber_ptr[f] + lane; j < end; j += 32)
+    for (long r = get_global_id(0) / 32; r < n_fibers; r += get_global_size(0) / 32) {
+        if (clip[FIBER_OF(r)] == (real)0) continue;
+        const long end = fiber_ptr[r + 1];
+        for (long j = fiber_ptr[r] + lane; j < end; j += 32)
             atomic_max(&stamp[pair_voxel_off[fiber_pair[j]] / NTHETA], it);
     }
 }
@@ -792,19 +809,21 @@ __kernel void life_wc_block_dot(int n_voxels, int n_chunks, __global const long 
 #endif
 
 /* Pair-merged WC, second launch: w[f] = sum over f's coefficients of phi_k dot[pair_k], a team of WC_TEAM lanes per
- * fibre (lanes over the fibre's coefficients), reduced in local memory in a fixed order: no atomics, the same bits
- * every run. */
+ * fibre run (lanes over the fibre's coefficients), reduced in local memory in a fixed order: no atomics, the same bits
+ * every run. With FIBER_KEYED the runs come in the order of the fibres' middle voxels, so that the teams in flight
+ * gather dot products of neighbouring voxels, which lie near each other in dot (docs/perf-life.md). */
 __kernel void life_wc_pair_sum(int n_fibers, __global const long *restrict fiber_ptr,
                                __global const int *restrict fiber_pair, __global const real *restrict phi,
-                               __global const real *restrict dot, __global real *restrict w, __local real *part) {
+                               __global const real *restrict dot, __global real *restrict w, __local real *part,
+                               __global const int *restrict run_fiber) {
     const int lid = get_local_id(0), lane = lid % WC_TEAM, team = lid / WC_TEAM;
     const int runs = get_local_size(0) / WC_TEAM;
     for (long base = (long)get_group_id(0) * runs; base < n_fibers; base += (long)get_num_groups(0) * runs) {
-        const long f = base + team;
+        const long r = base + team;
         real s = 0;
-        if (f < n_fibers) {
-            const long end = fiber_ptr[f + 1];
-            for (long j = fiber_ptr[f] + lane; j < end; j += WC_TEAM) s += phi[j] * dot[fiber_pair[j]];
+        if (r < n_fibers) {
+            const long end = fiber_ptr[r + 1];
+            for (long j = fiber_ptr[r] + lane; j < end; j += WC_TEAM) s += phi[j] * dot[fiber_pair[j]];
         }
         part[lid] = s;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -812,7 +831,7 @@ __kernel void life_wc_pair_sum(int n_fibers, __global const long *restrict fiber
             if (lane < off) part[lid] += part[lid + off];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (lane == 0 && f < n_fibers) w[f] = part[lid];
+        if (lane == 0 && r < n_fibers) w[FIBER_OF(r)] = part[lid];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

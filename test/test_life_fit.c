@@ -71,8 +71,10 @@ static void residual_update(clpk_context *ctx, const clpk_life_dataset *d, const
           iterations);
     printf("residual update: %d weights clipped to the bound in %d host steps\n", clipped, iterations);
     const int every[] = {1, 0, 10, iterations}; /* 0: the default, 10 on large GPU problems, else 1 */
-    /* wc_block: the dot products (and the fibre side the stamps go through) in block order */
-    const char *params[] = {NULL, "dsc=pairs,wc=pairs", "dsc=pairs,wc=pairs,wc_block=8,voxel_order=morton"};
+    /* wc_block: the dot products (and the fibre side the stamps go through) in block order, the fibre side in fibre
+     * order */
+    const char *params[] = {NULL, "dsc=pairs,wc=pairs",
+                            "dsc=pairs,wc=pairs,wc_block=8,voxel_order=morton,fiber_order=voxel"};
     for (int i = 0; i < 4; ++i)
         for (int k = 0; k < 3; ++k)
             compare_iterates_every(ctx, d, CLPK_PRECISION_F64, "sorted", params[k], iterations, w_start, 1e-8,

@@ -523,9 +523,10 @@ static void orders_host(uint64_t *rng) {
     clpk_life_dataset_free(&d);
 }
 
-/* Processing orders on the device: the ordered DSC voxel and WC fibre give the same bits as index order (each run's
- * sum is unchanged), both precisions (wc=voxel in morton order runs in the sweep); a dataset without a grid falls
- * back to index order with the reason in the description; unknown order names are refused. */
+/* Processing orders on the device: the ordered DSC voxel and WC fibre, and the pair kernels (wc=pairs's fibre sums in
+ * fibre order, unblocked and blocked), give the same bits as index order (each run's sum is unchanged), both
+ * precisions (wc=voxel in morton order runs in the sweep); a dataset without a grid falls back to index order with
+ * the reason in the description; unknown order names are refused. */
 static void orders_device(clpk_context *ctx, uint64_t *rng) {
     life_random_options o = {.n_theta = 37,
                              .n_atoms = 23,
@@ -541,32 +542,40 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
     double *y0 = malloc(ny * sizeof *y0), *w0 = malloc(nw * sizeof *w0);
     /* the compiled parameters and work-group sizes of the sweep's second point, so that PoCL reuses its programs
      * (unroll 2 on runs of mean length 6: the unrolled and the remainder loops both run) */
-    const char *base = "dsc=voxel,wc=fiber,team=16,wc_team=16,unroll=2,runs=8,wc_runs=4";
+    const char *bases[] = {"dsc=voxel,wc=fiber,team=16,wc_team=16,unroll=2,runs=8,wc_runs=4",
+                           "dsc=pairs,wc=pairs,team=16,wc_team=16,unroll=2,runs=8,wc_runs=4",
+                           "dsc=pairs,wc=pairs,team=16,wc_team=16,unroll=2,runs=8,wc_runs=4,wc_block=8"};
+    const char *base = bases[0];
     char params[192];
-    for (int prec = 0; prec < 2; ++prec) {
-        if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
-        const clpk_precision pr = prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
-        snprintf(params, sizeof params, "%s,voxel_order=index,fiber_order=index", base);
-        if (!baseline_products(ctx, &p, pr, params, y0, w0)) continue;
-        const char *orders[] = {"voxel_order=morton,fiber_order=index", "voxel_order=index,fiber_order=voxel",
-                                "voxel_order=morton,fiber_order=voxel"};
-        for (int i = 0; i < 3; ++i) {
-            snprintf(params, sizeof params, "%s,%s", base, orders[i]);
-            check_plan(ctx, &p, pr, "auto", params, 1); /* reference error and repeatability */
-            clpk_life_plan *plan = NULL;
-            if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
-                       clpk_last_error(ctx)))
-                continue;
-            CHECK((plan->dsc_key != NULL) == (strstr(orders[i], "morton") != NULL) &&
-                      (plan->wc_key != NULL) == (strstr(orders[i], "fiber_order=voxel") != NULL),
-                  "keys of %s", orders[i]);
-            CHECK(run_product(ctx, plan, 1, p.w, p.y_got) == CLPK_SUCCESS && memcmp(p.y_got, y0, ny * sizeof *y0) == 0,
-                  "DSC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
-            CHECK(run_product(ctx, plan, 0, p.y, p.w_got) == CLPK_SUCCESS && memcmp(p.w_got, w0, nw * sizeof *w0) == 0,
-                  "WC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
-            clpk_life_plan_destroy(plan);
+    for (int prec = 0; prec < 2; ++prec)
+        for (size_t b = 0; b < sizeof bases / sizeof bases[0]; ++b) {
+            if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
+            const clpk_precision pr = prec ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32;
+            base = bases[b];
+            snprintf(params, sizeof params, "%s,voxel_order=index,fiber_order=index", base);
+            if (!baseline_products(ctx, &p, pr, params, y0, w0)) continue;
+            const char *orders[] = {"voxel_order=morton,fiber_order=index", "voxel_order=index,fiber_order=voxel",
+                                    "voxel_order=morton,fiber_order=voxel"};
+            for (int i = b == 0 ? 0 : 2; i < 3; ++i) { /* the pair kernels: both orders at once */
+                snprintf(params, sizeof params, "%s,%s", base, orders[i]);
+                check_plan(ctx, &p, pr, "auto", params, 1); /* reference error and repeatability */
+                clpk_life_plan *plan = NULL;
+                if (!CHECK(clpk_life_plan_create(ctx, &p.data, pr, "auto", params, &plan) == CLPK_SUCCESS, "%s",
+                           clpk_last_error(ctx)))
+                    continue;
+                CHECK((plan->dsc_key != NULL) == (strstr(orders[i], "morton") != NULL) &&
+                          (plan->wc_key != NULL) == (strstr(orders[i], "fiber_order=voxel") != NULL),
+                      "keys of %s", orders[i]);
+                CHECK(run_product(ctx, plan, 1, p.w, p.y_got) == CLPK_SUCCESS &&
+                          memcmp(p.y_got, y0, ny * sizeof *y0) == 0,
+                      "DSC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
+                CHECK(run_product(ctx, plan, 0, p.y, p.w_got) == CLPK_SUCCESS &&
+                          memcmp(p.w_got, w0, nw * sizeof *w0) == 0,
+                      "WC %s [%s]: not bitwise equal to index order", clpk_precision_name(pr), orders[i]);
+                clpk_life_plan_destroy(plan);
+            }
         }
-    }
+    base = bases[0];
     /* no grid: index order, the reason in the description, results still right */
     int32_t *ijk = p.data.voxel_ijk;
     p.data.voxel_ijk = NULL;
@@ -597,11 +606,13 @@ static void orders_device(clpk_context *ctx, uint64_t *rng) {
     problem_free(&p);
 }
 
-/* w[f] = sum over fibre f's (pair, phi) of phi dot[pair]: the WC's second step on the host. */
+/* w[f] = sum over fibre f's (pair, phi) of phi dot[pair]: the WC's second step on the host, the fibre side's runs in
+ * its order (fiber_key). */
 static void pair_sums(const life_pairs *pr, const double *dot, double *w) {
-    for (int32_t f = 0; f < pr->n_fibers; ++f) {
+    for (int32_t r = 0; r < pr->n_fibers; ++r) {
+        const int32_t f = pr->fiber_key ? pr->fiber_key[r] : r;
         w[f] = 0;
-        for (int64_t j = pr->fiber_ptr[f]; j < pr->fiber_ptr[f + 1]; ++j)
+        for (int64_t j = pr->fiber_ptr[r]; j < pr->fiber_ptr[r + 1]; ++j)
             w[f] += pr->fiber_phi[j] * dot[pr->fiber_pair[j]];
     }
 }
@@ -634,15 +645,21 @@ static void pairs_host(uint64_t *rng) {
     int32_t *rank = NULL;
     char why[160];
     CHECK(life_voxel_rank_morton(&d, &rank, why, sizeof why, &err) == CLPK_SUCCESS && rank, "morton ranks: %s", why);
+    int32_t *fiber_rank = NULL; /* the ranked build's fibre side: by the middle voxel's Morton position */
+    CHECK(life_fiber_rank_by_voxel(&d, rank, &fiber_rank, &err) == CLPK_SUCCESS, "%s", err.message);
     for (int ranked = 0; ranked < 2; ++ranked) {
         life_pairs pr;
-        if (!CHECK(life_pairs_build(&d, ld, ranked ? rank : NULL, &pr, &err) == CLPK_SUCCESS, "%s", err.message))
+        if (!CHECK(life_pairs_build(&d, ld, ranked ? rank : NULL, ranked ? fiber_rank : NULL, &pr, &err) ==
+                       CLPK_SUCCESS,
+                   "%s", err.message))
             continue;
-        CHECK((pr.run_key != NULL) == ranked && pr.n_pairs > 0 && pr.n_pairs < d.n_coeffs &&
-                  pr.run_pair[d.n_voxels] == pr.n_pairs && pr.run_coeff[d.n_voxels] == d.n_coeffs &&
-                  pr.fiber_ptr[d.n_fibers] == d.n_coeffs,
+        CHECK((pr.run_key != NULL) == ranked && (pr.fiber_key != NULL) == ranked && pr.n_pairs > 0 &&
+                  pr.n_pairs < d.n_coeffs && pr.run_pair[d.n_voxels] == pr.n_pairs &&
+                  pr.run_coeff[d.n_voxels] == d.n_coeffs && pr.fiber_ptr[d.n_fibers] == d.n_coeffs,
               "pairs %lld of %lld coefficients", (long long)pr.n_pairs, (long long)d.n_coeffs);
         int ok = 1;
+        for (int32_t r = 0; ranked && r < d.n_fibers; ++r)
+            ok &= fiber_rank[pr.fiber_key[r]] == r;
         double *dot = malloc((size_t)pr.n_pairs * sizeof *dot);
         memset(y_got, 0, ny * sizeof *y_got);
         for (int32_t r = 0; ok && r < d.n_voxels; ++r) {
@@ -706,6 +723,7 @@ static void pairs_host(uint64_t *rng) {
         life_pairs_free(&pr);
     }
     free(rank);
+    free(fiber_rank);
     free(w), free(y), free(y_ref), free(w_ref), free(y_got), free(w_got);
     clpk_life_dataset_free(&d);
 }
@@ -719,7 +737,7 @@ static void pair_ratio_sampled(uint64_t *rng) {
     if (!life_check_synth("medium", rng, &d)) return;
     life_pairs pr;
     if (CHECK(d.n_voxels >= 2 * LIFE_PAIR_SAMPLE_VOXELS, "medium synth has %d voxels", d.n_voxels) &&
-        CHECK(life_pairs_build(&d, 64, NULL, &pr, &err) == CLPK_SUCCESS, "%s", err.message)) {
+        CHECK(life_pairs_build(&d, 64, NULL, NULL, &pr, &err) == CLPK_SUCCESS, "%s", err.message)) {
         const double exact = (double)d.n_coeffs / (double)pr.n_pairs, estimate = life_pair_ratio_estimate(&d);
         CHECK(fabs(estimate - exact) <= 0.1 * exact, "sampled pair ratio %.4g, exact %.4g", estimate, exact);
         printf("pair ratio of medium synth: sampled %.4g, exact %.4g (%lld coefficients)\n", estimate, exact,

@@ -79,7 +79,7 @@ static int pairs_equal(const life_pairs *a, const life_pairs *b) {
     return a->n_pairs == b->n_pairs && a->n_chunks == b->n_chunks && SAME(run_pair, nv + 1) &&
            SAME(run_coeff, nv + 1) && SAME(run_key, nv) && SAME(pair_atom_off, np) && SAME(pair_voxel_off, np) &&
            SAME(pair_len, np) && SAME(pair_coeff, np + 1) && SAME(fiber, nc) && SAME(phi, nc) &&
-           SAME(fiber_ptr, nf + 1) && SAME(fiber_pair, nc) && SAME(fiber_phi, nc) &&
+           SAME(fiber_ptr, nf + 1) && SAME(fiber_pair, nc) && SAME(fiber_phi, nc) && SAME(fiber_key, nf) &&
            SAME(chunk_pair, a->n_chunks + 1) && SAME(chunk_block, a->n_chunks) && SAME(block_atom_off, np) &&
            SAME(block_voxel_off, np) && SAME(block_vloc, np);
 }
@@ -91,13 +91,15 @@ static void pair_build(uint64_t *rng) {
     int32_t *rank = NULL;
     char why[160];
     CHECK(life_voxel_rank_morton(&d, &rank, why, sizeof why, &err) == CLPK_SUCCESS && rank, "morton ranks: %s", why);
+    int32_t *fiber_rank = NULL;
+    CHECK(life_fiber_rank_by_voxel(&d, rank, &fiber_rank, &err) == CLPK_SUCCESS, "%s", err.message);
     const char *threads[] = {"1", "5"};
     life_pairs pr[2];
     int built[2] = {0, 0};
     for (int t = 0; t < 2; ++t) {
         set_threads(threads[t]);
         built[t] =
-            CHECK(life_pairs_build(&d, 96, rank, &pr[t], &err) == CLPK_SUCCESS, "%s", err.message) &&
+            CHECK(life_pairs_build(&d, 96, rank, fiber_rank, &pr[t], &err) == CLPK_SUCCESS, "%s", err.message) &&
             CHECK(life_pairs_block_order(&pr[t], 32, 1024, d.n_atoms, 96, &err) == CLPK_SUCCESS, "%s", err.message);
     }
     set_threads(NULL);
@@ -109,6 +111,7 @@ static void pair_build(uint64_t *rng) {
     for (int t = 0; t < 2; ++t)
         life_pairs_free(&pr[t]);
     free(rank);
+    free(fiber_rank);
     clpk_life_dataset_free(&d);
 }
 

@@ -222,11 +222,11 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
         if (life_wc_dot_local_bytes(&lc, s->data.n_theta, clpk_precision_size(s->precision)) > dev->local_mem_bytes)
             return 0;
     }
-    /* voxel_order is read by the voxel-sorted and pair kernels, fiber_order by the fibre-sorted ones */
+    /* voxel_order is read by the voxel-sorted and pair kernels, fiber_order by the fibre-sorted ones and wc=pairs */
     const char *vorder = core_params_get(c, "voxel_order"), *forder = core_params_get(c, "fiber_order");
     const int voxel_runs = !dsc_atomics || (wc && strcmp(wc, "voxel") == 0) || wc_pairs; /* pairs follow it */
     if (!voxel_runs && vorder && strcmp(vorder, "index") != 0) return 0;
-    if (!wc_fibre_runs && forder && strcmp(forder, "index") != 0) return 0;
+    if (!wc_fibre_runs && !wc_pairs && forder && strcmp(forder, "index") != 0) return 0;
     /* theta_parts: read by the DSC run kernels and the fibre-sorted WC only; a count that does not split n_theta into
      * that many parts (life_theta_split) repeats a smaller count. */
     const long long parts = core_params_get_int(c, "theta_parts", 1);

@@ -159,6 +159,7 @@ static clpk_status fit_mark_clipped(clpk_life_plan *p, life_fit_buffers *b, cl_i
     CLPK_ARG(&a, b->clip);
     CLPK_ARG(&a, b->stamp);
     CLPK_ARG(&a, iter);
+    CLPK_ARG(&a, p->wc_key); /* the fibre side's order */
     CLPK_TRY(core_args_end(&a));
     return fit_launch(p, p->k_mark, (size_t)nf * 32, 256, 8192); /* grid-stride over the fibres, a team of 32 each */
 }

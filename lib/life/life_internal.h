@@ -44,8 +44,8 @@ void life_sorted_free(life_sorted *s);
 
 /* The coefficients merged per (voxel, atom) pair (dsc=pairs, wc=pairs; docs/life.md). Voxel side: the voxel runs in
  * processing order (run_key as life_sorted's), each run's pairs by ascending atom, each pair's coefficients
- * contiguous (fiber, phi) in the dataset's order. Fibre side: each fibre's coefficients in the dataset's order as
- * (pair index, phi). Offsets premultiplied as life_sorted's. */
+ * contiguous (fiber, phi) in the dataset's order. Fibre side: the fibres in processing order (fiber_key), each
+ * fibre's coefficients in the dataset's order as (pair index, phi). Offsets premultiplied as life_sorted's. */
 typedef struct life_pairs {
     int64_t n_coeffs, n_pairs;
     int32_t n_voxels, n_fibers;
@@ -55,9 +55,10 @@ typedef struct life_pairs {
     int64_t *pair_coeff;                                /* n_pairs + 1: pair p's coefficients */
     int32_t *fiber;                                     /* n_coeffs, pair order */
     double *phi;                                        /* n_coeffs, pair order */
-    int64_t *fiber_ptr;                                 /* n_fibers + 1 */
+    int64_t *fiber_ptr;                                 /* n_fibers + 1: position r's (pair, phi) */
     int32_t *fiber_pair;                                /* n_coeffs, fibre order */
     double *fiber_phi;                                  /* n_coeffs, fibre order */
+    int32_t *fiber_key;                                 /* n_fibers: the fibre at position r; NULL in index order */
     /* Block order (life_pairs_block_order; block 0: none): the pairs per block of `block` consecutive runs, by atom
      * within a block (ties in run order); fiber_pair then holds block-order indices. */
     int32_t block, n_chunks;
@@ -75,9 +76,10 @@ void life_counting_sort(const int64_t *in, int64_t n, const int32_t *key, const 
 void life_counting_sort32(const int32_t *in, int64_t n, const int32_t *key, const int32_t *rank, int32_t n_keys,
                           int64_t *ptr, int32_t *out);
 
-/* Builds the pair-merged copy with the voxel runs in voxel_rank order (NULL: index order). O(Nc + Na + Nv + Nf). */
-clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
-                             clpk_error *err);
+/* Builds the pair-merged copy with the voxel runs in voxel_rank order and the fibre side in fiber_rank order (NULL:
+ * index order). O(Nc + Na + Nv + Nf). */
+clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank,
+                             const int32_t *fiber_rank, life_pairs *out, clpk_error *err);
 void life_pairs_free(life_pairs *p);
 /* Adds the block order of wc=pairs with wc_block = block (1..256) to a built copy, cut into chunks of at most
  * chunk_len pairs within a block, and renumbers its fibre side to it. O(Np + Na + Nv + Nc). */
@@ -238,7 +240,9 @@ struct clpk_life_plan {
     cl_mem c_atom_off, c_voxel_off, c_fiber, c_phi;       /* original order (atomics kernels) */
     cl_mem dsc_ptr, dsc_atom_off, dsc_fiber, dsc_phi;     /* voxel-sorted (dsc=voxel(4), dsc=staged, wc=voxel) */
     cl_mem wc_ptr, wc_atom_off, wc_voxel_off, wc_fiber, wc_phi; /* atom- or fibre-sorted (wc=staged: fibre) */
-    cl_mem dsc_key, wc_key; /* voxel / fibre of each run in a processing order other than index order, else NULL */
+    /* voxel / fibre of each run in a processing order other than index order, else NULL (wc=pairs: wc_key is the
+     * pair fibre side's) */
+    cl_mem dsc_key, wc_key;
     /* pair-merged copies (life_pairs): dsc=pairs reads the voxel side, wc=pairs the pairs and the fibre side; each
      * keeps one value per pair between its two launches (pr_weight, pr_dot) */
     int64_t n_pairs;

@@ -20,6 +20,7 @@ void life_pairs_free(life_pairs *p) {
     free(p->fiber_ptr);
     free(p->fiber_pair);
     free(p->fiber_phi);
+    free(p->fiber_key);
     free(p->chunk_pair);
     free(p->chunk_block);
     free(p->block_atom_off);
@@ -113,8 +114,8 @@ static void life_fibre_gather(void *arg, int64_t begin, int64_t end) {
     }
 }
 
-clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank, life_pairs *out,
-                             clpk_error *err) {
+clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, const int32_t *voxel_rank,
+                             const int32_t *fiber_rank, life_pairs *out, clpk_error *err) {
     memset(out, 0, sizeof *out);
     const int64_t nc = data->n_coeffs;
     const int32_t nv = data->n_voxels, na = data->n_atoms, nf = data->n_fibers;
@@ -179,16 +180,21 @@ clpk_status life_pairs_build(const clpk_life_dataset *data, int32_t ld_dict, con
     out->run_pair[nv] = n_pairs;
     out->pair_coeff[n_pairs] = nc;
     free(sorted);
-    /* fibre side: each fibre's coefficients in the dataset's order (as wc=fiber's runs), as (pair, phi) */
+    /* fibre side: the fibres in fiber_rank order (index order without), each fibre's coefficients in the dataset's
+     * order (as wc=fiber's runs), as (pair, phi) */
     int64_t *by_fiber = malloc(cells * sizeof *by_fiber);
     out->fiber_ptr = malloc(((size_t)nf + 1) * sizeof *out->fiber_ptr);
     out->fiber_pair = malloc(cells * sizeof *out->fiber_pair);
     out->fiber_phi = malloc(cells * sizeof *out->fiber_phi);
-    if (!by_fiber || !out->fiber_ptr || !out->fiber_pair || !out->fiber_phi) {
+    if (fiber_rank) out->fiber_key = malloc(((size_t)nf > 0 ? (size_t)nf : 1) * sizeof *out->fiber_key);
+    if (!by_fiber || !out->fiber_ptr || !out->fiber_pair || !out->fiber_phi || (fiber_rank && !out->fiber_key)) {
         free(by_fiber), free(pair_of);
         return life_pairs_oom(out, err);
     }
-    life_counting_sort(NULL, nc, data->fibers, NULL, nf, out->fiber_ptr, by_fiber);
+    if (fiber_rank)
+        for (int32_t f = 0; f < nf; ++f)
+            out->fiber_key[fiber_rank[f]] = f;
+    life_counting_sort(NULL, nc, data->fibers, fiber_rank, nf, out->fiber_ptr, by_fiber);
     fibre_gather fg = {data, out, by_fiber, pair_of};
     core_parallel_for(nc, LIFE_MIN_PER_THREAD, life_fibre_gather, &fg);
     free(by_fiber);

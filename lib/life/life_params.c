@@ -57,7 +57,8 @@ static const core_param_def life_param_defs[] = {
      NULL,
      "order of the voxel runs (dsc=voxel, wc=voxel, pairs): index, or along the Z-order curve; GPU f64 default morton"},
     {"fiber_order", CORE_PARAM_NAME, "index|voxel", 0, 0, "index", NULL, NULL, FIELD(fiber_order), "index|voxel", NULL,
-     "order of the fibre runs (wc=fiber, wc=staged): index, or by the position of each fibre's middle voxel"},
+     "order of the fibre runs (wc=fiber, wc=staged; wc=pairs's fibre sums): index, or by the position of each "
+     "fibre's middle voxel"},
     /* Half the bytes of every D row the products read (docs/perf-life.md, "Half-precision dictionary"); the tuner keeps
      * a half point only if a fit's objective stays within 1e-5 of full storage's (tuner/tune_life.c). */
     {"dict", CORE_PARAM_NAME, "full|half", 0, 0, "full", NULL, NULL, FIELD(dict), "full|half", NULL,

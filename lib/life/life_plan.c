@@ -61,6 +61,12 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
     core_params_set(defaults, "unroll", "8");
     /* Morton order: D rows of neighbouring voxels stay in L2, and the WC's blocks below share atoms */
     core_params_set(defaults, "voxel_order", "morton");
+    /* the fibre sums in the order of the fibres' middle voxels: the dot products they gather lie near each other
+     * whatever order the tractogram lists its fibres in (docs/perf-life.md, "The pair sum's fibre order") */
+    core_params_set(defaults, "fiber_order", "voxel");
+    /* 16 voxel runs a group (512 work-items): H200, DS1, the DSC's loop 0.94 -> 0.88 ms f32, 1.79 -> 1.61 ms f64
+     * against 4 (8: 0.89 / 1.66, 32: 0.91 / 1.74; session 22 call 1) */
+    core_params_set(defaults, "runs", "16");
     /* H200, DS1 (docs/perf-life.md, "Voxel blocks for the WC's dot products"): Morton blocks of 32 voxels (f32) / 16
      * (f64) cut the WC 1.54 -> 1.31 ms / 3.15 -> 2.91 (seed 11, held out); larger blocks lost occupancy to their local
      * memory. Only where the blocked launch's chunks (8 rounds, ~1024 pairs) fill the device several times over: at
@@ -279,11 +285,12 @@ static clpk_status life_pair_buffer(clpk_life_plan *plan, size_t n_pairs, cl_mem
 /* The pair-merged copy (life_pairs): the voxel side for dsc=pairs, the pairs' voxels, the fibre side and the per-pair
  * dot products for wc=pairs; the pairs' atoms for both. The voxel keys are the voxel-sorted copy's when it has them
  * (the same rank gives the same keys). */
-static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_dataset *data, const int32_t *voxel_rank) {
+static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_dataset *data, const int32_t *voxel_rank,
+                                     const int32_t *fiber_rank) {
     life_pairs pr;
     clpk_error err;
     const double t0 = core_wall_seconds();
-    if (life_pairs_build(data, plan->ld_dict, voxel_rank, &pr, &err) != CLPK_SUCCESS)
+    if (life_pairs_build(data, plan->ld_dict, voxel_rank, fiber_rank, &pr, &err) != CLPK_SUCCESS)
         return core_fail_from(plan->ctx, &err);
     const double t1 = core_wall_seconds();
     const size_t nc = (size_t)pr.n_coeffs, np = (size_t)pr.n_pairs, runs = (size_t)pr.n_voxels + 1;
@@ -316,6 +323,8 @@ static clpk_status life_upload_pairs(clpk_life_plan *plan, const clpk_life_datas
         st = life_upload(plan, pr.fiber_ptr, ((size_t)pr.n_fibers + 1) * sizeof(int64_t), &plan->pr_fiber_ptr);
     if (st == CLPK_SUCCESS && wc) st = life_upload(plan, pr.fiber_pair, nc * sizeof(int32_t), &plan->pr_fiber_pair);
     if (st == CLPK_SUCCESS && wc) st = life_upload_values(plan, pr.fiber_phi, nc, &plan->pr_fiber_phi);
+    if (st == CLPK_SUCCESS && wc && pr.fiber_key)
+        st = life_upload(plan, pr.fiber_key, (size_t)pr.n_fibers * sizeof(int32_t), &plan->wc_key);
     const size_t n_chunks = (size_t)pr.n_chunks;
     if (st == CLPK_SUCCESS && blocked)
         st = life_upload(plan, pr.chunk_pair, (n_chunks + 1) * sizeof(int64_t), &plan->pr_chunk_pair);
@@ -495,7 +504,9 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     const int voxel_runs = voxel_sorted || pairs;
     const int morton = plan->voxel_order == LIFE_VOXEL_ORDER_MORTON; /* also the fibre order's voxel positions */
     if (!voxel_runs) plan->voxel_order = LIFE_VOXEL_ORDER_INDEX;     /* no voxel-sorted kernel: nothing to order */
-    if (!fiber_sorted) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
+    /* wc=pairs: the fibre order is its second launch's (the fibre sums and the fit's clipped-fibre marks) */
+    const int fiber_runs = fiber_sorted || plan->wc_kind == LIFE_WC_PAIRS;
+    if (!fiber_runs) plan->fiber_order = LIFE_FIBER_ORDER_INDEX;
     int32_t *voxel_rank = NULL, *fiber_rank = NULL;
     if (morton && (voxel_runs || plan->fiber_order == LIFE_FIBER_ORDER_VOXEL)) {
         if (life_voxel_rank_morton(data, &voxel_rank, plan->order_note, sizeof plan->order_note, &err) != CLPK_SUCCESS)
@@ -515,7 +526,7 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
     const int wc_blocked = plan->wc_kind == LIFE_WC_PAIRS && plan->config.wc_block > 0;
     const int voxel_keyed = voxel_rank && plan->voxel_order == LIFE_VOXEL_ORDER_MORTON &&
                             (voxel_sorted || plan->dsc_kind == LIFE_DSC_PAIRS || wc_blocked);
-    const int fiber_keyed = fiber_rank && fiber_sorted;
+    const int fiber_keyed = fiber_rank && fiber_runs;
     t[2] = core_wall_seconds();
     clpk_status st = life_build_kernels(plan, voxel_keyed, fiber_keyed);
     t[3] = core_wall_seconds();
@@ -536,7 +547,8 @@ static clpk_status life_plan_setup(clpk_life_plan *plan, const clpk_life_dataset
         st = life_upload_sorted(plan, data, LIFE_ORDER_FIBER, fiber_rank, &plan->wc_ptr, &plan->wc_atom_off,
                                 &plan->wc_voxel_off, NULL, &plan->wc_phi, &plan->wc_key);
     if (st == CLPK_SUCCESS && pairs)
-        st = life_upload_pairs(plan, data, plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL);
+        st = life_upload_pairs(plan, data, plan->voxel_order == LIFE_VOXEL_ORDER_MORTON ? voxel_rank : NULL,
+                               plan->wc_kind == LIFE_WC_PAIRS ? fiber_rank : NULL);
     free(voxel_rank);
     free(fiber_rank);
     t[5] = core_wall_seconds();
@@ -728,10 +740,16 @@ static clpk_status life_pair_weights_launch(clpk_life_plan *plan, cl_mem w, cl_m
     CLPK_ARG(&a, w);
     CLPK_ARG(&a, plan->pr_weight);
     CLPK_ARG(&a, plan->pr_voxel_off); /* read only with a stamp (then wc=pairs's pair voxels are there) */
+    /* at most 128 work-items a group: H200, DS1, the pass took 0.28 / 0.31 / 0.33 ms at 128 / 512 / 1024 */
+    size_t local = (size_t)plan->config.team * plan->config.runs;
+    while (local > 128 && local % 2 == 0) local /= 2;
+    /* the products of a round's coefficients in local memory: 4 a pair (DS1's pairs have 2.15 on average) */
+    const cl_int stage = (cl_int)(4 * local);
     CLPK_ARG(&a, stamp);
     CLPK_ARG(&a, it);
+    core_args_local(&a, (size_t)stage * plan->value_size);
+    CLPK_ARG(&a, stage);
     CLPK_TRY(core_args_end(&a));
-    const size_t local = (size_t)plan->config.team * plan->config.runs;
     return life_launch(plan, plan->k_dsc_weights, life_grid(np > 0 ? (size_t)np : 1, local), local, n_wait, wait,
                        done);
 }
@@ -843,6 +861,7 @@ static clpk_status life_wc_pairs_launch(clpk_life_plan *plan, cl_mem y, cl_mem w
     CLPK_ARG(&a, plan->pr_dot);
     CLPK_ARG(&a, w);
     core_args_local(&a, local * plan->value_size);
+    CLPK_ARG(&a, plan->wc_key); /* NULL in index order (the kernel is then built without FIBER_KEYED) */
     CLPK_TRY(core_args_end(&a));
     const size_t pair_teams = ((size_t)np + plan->config.unroll - 1) / plan->config.unroll;
     /* blocked: a group per chunk */
