@@ -769,19 +769,22 @@ static void pair_ratio_sampled(uint64_t *rng) {
         core_params_clear(&p);
         gpu.local_mem_bytes = 48 * 1024;
         life_default_pairs(&gpu, CLPK_PRECISION_F32, &d, &p);
-        const char *morton = core_params_get(&p, "voxel_order");
-        CHECK(!pairs_chosen || (!core_params_get(&p, "wc_block") && morton && strcmp(morton, "morton") == 0),
-              "medium synth, 132 compute units: wc_block %s (expected none), voxel_order %s",
+        const char *morton = core_params_get(&p, "voxel_order"), *fibres = core_params_get(&p, "fiber_order");
+        CHECK(!pairs_chosen || (!core_params_get(&p, "wc_block") && !core_params_get(&p, "runs") && morton &&
+                                strcmp(morton, "morton") == 0 && fibres && strcmp(fibres, "voxel") == 0),
+              "medium synth, 132 compute units: wc_block %s, runs %s (expected none), voxel_order %s, fiber_order %s",
               core_params_get(&p, "wc_block") ? core_params_get(&p, "wc_block") : "(none)",
-              morton ? morton : "(table)");
+              core_params_get(&p, "runs") ? core_params_get(&p, "runs") : "(none)", morton ? morton : "(table)",
+              fibres ? fibres : "(table)");
         gpu.compute_units = 1;
         for (int i = 0; i < 4 && pairs_chosen; ++i) {
             gpu.local_mem_bytes = blocks[i].local;
             core_params_clear(&p);
             life_default_pairs(&gpu, blocks[i].prec, &d, &p);
             const char *order = core_params_get(&p, "voxel_order");
+            /* the large-problem branch: 16 voxel runs a DSC group with the blocks */
             CHECK(core_params_get_int(&p, "wc_block", 0) == blocks[i].block &&
-                      order && strcmp(order, "morton") == 0,
+                      core_params_get_int(&p, "runs", 4) == 16 && order && strcmp(order, "morton") == 0,
                   "%s, %llu bytes of local memory: wc_block %lld (expected %lld), voxel_order %s",
                   clpk_precision_name(blocks[i].prec), (unsigned long long)blocks[i].local,
                   core_params_get_int(&p, "wc_block", 0), blocks[i].block, order ? order : "(table)");

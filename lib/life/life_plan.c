@@ -64,9 +64,6 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
     /* the fibre sums in the order of the fibres' middle voxels: the dot products they gather lie near each other
      * whatever order the tractogram lists its fibres in (docs/perf-life.md, "The pair sum's fibre order") */
     core_params_set(defaults, "fiber_order", "voxel");
-    /* 16 voxel runs a group (512 work-items): H200, DS1, the DSC's loop 0.94 -> 0.88 ms f32, 1.79 -> 1.61 ms f64
-     * against 4 (8: 0.89 / 1.66, 32: 0.91 / 1.74; session 22 call 1) */
-    core_params_set(defaults, "runs", "16");
     /* H200, DS1 (docs/perf-life.md, "Voxel blocks for the WC's dot products"): Morton blocks of 32 voxels (f32) / 16
      * (f64) cut the WC 1.54 -> 1.31 ms / 3.15 -> 2.91 (seed 11, held out); larger blocks lost occupancy to their local
      * memory. Only where the blocked launch's chunks (8 rounds, ~1024 pairs) fill the device several times over: at
@@ -80,6 +77,10 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
            life_wc_dot_local_bytes(&c, data->n_theta, clpk_precision_size(precision)) > dev->local_mem_bytes)
         c.wc_block /= 2;
     if (c.wc_block >= 8) core_params_set_int(defaults, "wc_block", c.wc_block);
+    /* 16 voxel runs a DSC group (512 work-items), on the same large problems: H200, DS1, the DSC's loop 0.94 -> 0.88
+     * ms f32, 1.79 -> 1.61 ms f64 against 4 (8: 0.89 / 1.66, 32: 0.91 / 1.74); at synth medium (7 pairs a voxel, 360
+     * atoms) 16 lost 5 % / 21 % (docs/perf-life.md, "The pair sum's fibre order, and 16 voxels a DSC group") */
+    core_params_set(defaults, "runs", "16");
     return ratio;
 }
 
@@ -740,16 +741,12 @@ static clpk_status life_pair_weights_launch(clpk_life_plan *plan, cl_mem w, cl_m
     CLPK_ARG(&a, w);
     CLPK_ARG(&a, plan->pr_weight);
     CLPK_ARG(&a, plan->pr_voxel_off); /* read only with a stamp (then wc=pairs's pair voxels are there) */
+    CLPK_ARG(&a, stamp);
+    CLPK_ARG(&a, it);
+    CLPK_TRY(core_args_end(&a));
     /* at most 128 work-items a group: H200, DS1, the pass took 0.28 / 0.31 / 0.33 ms at 128 / 512 / 1024 */
     size_t local = (size_t)plan->config.team * plan->config.runs;
     while (local > 128 && local % 2 == 0) local /= 2;
-    /* the products of a round's coefficients in local memory: 4 a pair (DS1's pairs have 2.15 on average) */
-    const cl_int stage = (cl_int)(4 * local);
-    CLPK_ARG(&a, stamp);
-    CLPK_ARG(&a, it);
-    core_args_local(&a, (size_t)stage * plan->value_size);
-    CLPK_ARG(&a, stage);
-    CLPK_TRY(core_args_end(&a));
     return life_launch(plan, plan->k_dsc_weights, life_grid(np > 0 ? (size_t)np : 1, local), local, n_wait, wait,
                        done);
 }
