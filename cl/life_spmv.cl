@@ -3,7 +3,7 @@
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
  * TEAM / UNROLL (DSC voxel teams, dsc=voxel4's of 4 directions a lane; UNROLL also WC fibre runs, pairs and the
- * staged kernels' chunks), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4),
+ * staged kernels' chunks), DSC_UNROLL (dsc=pairs's loop, when not UNROLL), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4),
  * DICT_HALF (D stored as half values).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
@@ -195,6 +195,12 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
  * no local memory or atomics are needed), then writes the row once. Coefficients with phi * w == 0 skip the D row
  * (the branch is uniform over the team). summed (a constant at each call): the run's items are dsc=pairs's (voxel,
  * atom) pairs, phi holds their weights (life_pair_weights), fiber and w are not read. */
+/* dsc=pairs's own unroll (plan parameter dsc_unroll; 0 or absent: UNROLL) */
+#if defined(DSC_UNROLL) && DSC_UNROLL > 0
+#define DSC_RUN_UNROLL DSC_UNROLL
+#else
+#define DSC_RUN_UNROLL UNROLL
+#endif
 inline void life_dsc_run(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                          __global const int *restrict fiber, __global const real *restrict phi,
                          __global const DICT_T *restrict dict, __global const real *restrict w,
@@ -211,14 +217,14 @@ inline void life_dsc_run(int n_voxels, __global const long *restrict run_ptr, __
     for (int i = 0; i < DSC_PNPL; ++i) acc[i] = 0;
     long j = run_ptr[r];
     const long end = run_ptr[r + 1];
-    for (; j + UNROLL <= end; j += UNROLL) {
-        int ao[UNROLL];
-        real c[UNROLL];
-        for (int u = 0; u < UNROLL; ++u) {
+    for (; j + DSC_RUN_UNROLL <= end; j += DSC_RUN_UNROLL) {
+        int ao[DSC_RUN_UNROLL];
+        real c[DSC_RUN_UNROLL];
+        for (int u = 0; u < DSC_RUN_UNROLL; ++u) {
             ao[u] = atom_off[j + u];
             c[u] = summed ? phi[j + u] : phi[j + u] * w[fiber[j + u]];
         }
-        for (int u = 0; u < UNROLL; ++u) {
+        for (int u = 0; u < DSC_RUN_UNROLL; ++u) {
             if (c[u] == (real)0) continue;
             for (int i = 0; i < DSC_PNPL; ++i) {
                 const int t = t0 + lane + i * TEAM;

@@ -770,7 +770,8 @@ static void pair_ratio_sampled(uint64_t *rng) {
         gpu.local_mem_bytes = 48 * 1024;
         life_default_pairs(&gpu, CLPK_PRECISION_F32, &d, &p);
         const char *morton = core_params_get(&p, "voxel_order"), *fibres = core_params_get(&p, "fiber_order");
-        CHECK(!pairs_chosen || (!core_params_get(&p, "wc_block") && !core_params_get(&p, "runs") && morton &&
+        CHECK(!pairs_chosen || (!core_params_get(&p, "wc_block") && !core_params_get(&p, "runs") &&
+                                !core_params_get(&p, "dsc_unroll") && morton &&
                                 strcmp(morton, "morton") == 0 && fibres && strcmp(fibres, "voxel") == 0),
               "medium synth, 132 compute units: wc_block %s, runs %s (expected none), voxel_order %s, fiber_order %s",
               core_params_get(&p, "wc_block") ? core_params_get(&p, "wc_block") : "(none)",
@@ -782,9 +783,13 @@ static void pair_ratio_sampled(uint64_t *rng) {
             core_params_clear(&p);
             life_default_pairs(&gpu, blocks[i].prec, &d, &p);
             const char *order = core_params_get(&p, "voxel_order");
-            /* the large-problem branch: 16 voxel runs a DSC group with the blocks */
+            /* the large-problem branch: 16 voxel runs a DSC group, f32's DSC loop at unroll 4, and with the blocks
+             * 32 teams a group */
             CHECK(core_params_get_int(&p, "wc_block", 0) == blocks[i].block &&
-                      core_params_get_int(&p, "runs", 4) == 16 && order && strcmp(order, "morton") == 0,
+                      core_params_get_int(&p, "runs", 4) == 16 &&
+                      core_params_get_int(&p, "dsc_unroll", 0) == (blocks[i].prec == CLPK_PRECISION_F32 ? 4 : 0) &&
+                      core_params_get_int(&p, "wc_runs", 16) == (blocks[i].block ? 32 : 16) && order &&
+                      strcmp(order, "morton") == 0,
                   "%s, %llu bytes of local memory: wc_block %lld (expected %lld), voxel_order %s",
                   clpk_precision_name(blocks[i].prec), (unsigned long long)blocks[i].local,
                   core_params_get_int(&p, "wc_block", 0), blocks[i].block, order ? order : "(table)");
@@ -819,8 +824,10 @@ static void pairs_synth(clpk_context *ctx, uint64_t *rng) {
     for (size_t i = 0; i < ny; ++i)
         p.y[i] = p.data.signal[i];
     problem_refs(&p);
-    const char *params[] = {"dsc=pairs,wc=pairs,voxel_order=index", "dsc=pairs,wc=pairs,voxel_order=morton,unroll=2",
-                            "dsc=pairs,wc=pairs,theta_parts=2,team=8,wc_team=8,wc_runs=2,unroll=4"};
+    /* dsc_unroll: the DSC's loop unrolled apart from the WC's rounds, its remainder loop running */
+    const char *params[] = {"dsc=pairs,wc=pairs,voxel_order=index",
+                            "dsc=pairs,wc=pairs,voxel_order=morton,unroll=2,dsc_unroll=4",
+                            "dsc=pairs,wc=pairs,theta_parts=2,team=8,wc_team=8,wc_runs=2,unroll=4,dsc_unroll=1"};
     for (int prec = 0; prec < 2; ++prec) {
         if (prec == 1 && !clpk_context_device_info(ctx)->has_fp64) continue;
         for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)

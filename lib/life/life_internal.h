@@ -176,6 +176,7 @@ typedef enum life_wc_kind {
 typedef struct life_config {
     int dsc, wc;
     int team, runs, unroll; /* dsc=voxel(4), dsc=pairs, dsc=staged (unroll also wc=fiber, wc=pairs, wc=staged) */
+    int dsc_unroll;         /* dsc=pairs's loop (0: unroll) */
     int wc_team, wc_runs;   /* wc=fiber, wc=atom, wc=pairs, wc=staged */
     int wc_block;           /* wc=pairs: voxels a block (0: pairs in voxel order) */
     int wg;                 /* the atomics kernels, wc=voxel */

@@ -72,15 +72,23 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
     const double pairs = (double)data->n_coeffs / ratio;
     if (pairs < LIFE_WC_BLOCK_MIN_CHUNKS_PER_CU * 1024.0 * (dev->compute_units > 0 ? dev->compute_units : 1))
         return ratio;
-    life_config c = {.wc_team = 8, .wc_runs = 16, .unroll = 8, .wc_block = precision == CLPK_PRECISION_F64 ? 16 : 32};
+    /* 32 teams a group of the blocked dot (chunks of 2048 pairs): H200, DS1, WC 1.322 -> 1.289 ms f32, 2.880 -> 2.857
+     * f64 against 16 (8: 1.667 / 3.087); session 22 call 3 */
+    life_config c = {.wc_team = 8, .wc_runs = 32, .unroll = 8, .wc_block = precision == CLPK_PRECISION_F64 ? 16 : 32};
     while (c.wc_block >= 8 &&
            life_wc_dot_local_bytes(&c, data->n_theta, clpk_precision_size(precision)) > dev->local_mem_bytes)
         c.wc_block /= 2;
-    if (c.wc_block >= 8) core_params_set_int(defaults, "wc_block", c.wc_block);
+    if (c.wc_block >= 8) {
+        core_params_set_int(defaults, "wc_block", c.wc_block);
+        core_params_set(defaults, "wc_runs", "32");
+    }
     /* 16 voxel runs a DSC group (512 work-items), on the same large problems: H200, DS1, the DSC's loop 0.94 -> 0.88
      * ms f32, 1.79 -> 1.61 ms f64 against 4 (8: 0.89 / 1.66, 32: 0.91 / 1.74); at synth medium (7 pairs a voxel, 360
      * atoms) 16 lost 5 % / 21 % (docs/perf-life.md, "The pair sum's fibre order, and 16 voxels a DSC group") */
     core_params_set(defaults, "runs", "16");
+    /* f32: the DSC's loop with 4 pairs in flight, the WC's rounds keeping 8: H200, DS1, DSC 1.141 -> 1.073 ms (unroll
+     * 4 for both: WC 1.322 -> 1.414); f64 lost at 4 (DSC 1.977 -> 2.070) */
+    if (precision == CLPK_PRECISION_F32) core_params_set(defaults, "dsc_unroll", "4");
     return ratio;
 }
 
