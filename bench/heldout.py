@@ -128,13 +128,27 @@ def sshopm_groups(scale, quick):
 # The tuner trains LiFE on random streamline-like datasets of 67 k-160 k coefficients (n_theta 96 and 64); the
 # held-out datasets are the seed's DS1 scale (57 M coefficients) and the medium synth, with other seeds, and real
 # data: dipy's small_25 scan and tractogram encoded by clpk-life (found under --life-dipy, when there), and any
-# dataset directory given with --life-data.
+# dataset directory given with --life-data. The large size once more with another seed and its fibres listed in a
+# random order (clpk-life synth --shuffle-fibers), as a merged or filtered tractogram lists them: the synth writes a
+# bundle's fibres one after another, which orders that follow the fibre index enjoy.
 def life_groups(scale, quick, data_dirs):
     if quick:
         return [{"size": "tiny", "seed": 3, "precision": "f32"}]
     big, other = ("ds1", "medium") if scale >= 0.5 else ("medium", "small") if scale >= 0.1 else ("small", "tiny")
-    groups = [{"size": big, "seed": 3, "precision": "both"}, {"size": other, "seed": 5, "precision": "both"}]
+    groups = [{"size": big, "seed": 3, "precision": "both"}, {"size": other, "seed": 5, "precision": "both"},
+              {"size": big, "seed": 11, "shuffle": 22, "precision": "both"}]
     return groups + [{"data": d, "precision": "both"} for d in data_dirs]
+
+
+def life_shuffled_dataset(r, g, args):
+    """Writes the synth dataset of group g with its fibres shuffled and points g at it."""
+    name = "life-%s-seed%d-shuffled%d" % (g["size"], g["seed"], g["shuffle"])
+    out = os.path.join(os.path.abspath(args.out), name)
+    rc, text, _ = r.run("life-synth-shuffled", ["clpk-life", "synth", "--size", g["size"], "--seed", str(g["seed"]),
+                                                "--shuffle-fibers", str(g["shuffle"]), "--out", out], "defaults")
+    if rc:
+        raise Failure("clpk-life synth --shuffle-fibers failed: %s" % reason(text))
+    g["data"] = out
 
 
 def life_dipy_dataset(r, args):
@@ -585,6 +599,8 @@ def run_life(r, profile, args):
     rows = []
     dipy = life_dipy_dataset(r, args)
     for g in life_groups(args.scale, args.quick, [d for d in (dipy, args.life_data) if d]):
+        if "shuffle" in g:
+            life_shuffled_dataset(r, g, args)
         what = os.path.basename(g["data"]) if "data" in g else "%s seed %d" % (g["size"], g["seed"])
         per_list, out = life_orders(r, g, args, [" "], "life-auto", "auto")
         if per_list is None:

@@ -30,6 +30,16 @@ expect_fail() { # expect_fail "description" "pattern" command...
 
 expect "synth tiny" "coefficients" "$LIFE" synth --size tiny --seed 7 --out "$TMP/tiny"
 [ -f "$TMP/tiny/w_true.npy" ] && ok || bad "synth wrote no w_true.npy"
+# the same dataset with its fibres relabelled: other fibre ids, the same M w_true to the bit (each voxel sums the same
+# products in the same order)
+expect "synth shuffled" "fibers \(shuffled\)" "$LIFE" synth --size tiny --seed 7 --shuffle-fibers 5 --out "$TMP/shuf"
+cmp -s "$TMP/tiny/phi_fibers.npy" "$TMP/shuf/phi_fibers.npy" && bad "--shuffle-fibers kept the fibre ids" || ok
+for d in tiny shuf; do
+    expect "dsc w_true $d" "check: .*OK" "$LIFE" dsc --data "$TMP/$d" --w "$TMP/$d/w_true.npy" --out "$TMP/y_$d.npy" \
+        --strategy sorted --check
+done
+cmp -s "$TMP/y_tiny.npy" "$TMP/y_shuf.npy" && ok || bad "M w_true differs after --shuffle-fibers"
+expect_fail "bad shuffle" "non-negative" "$LIFE" synth --size tiny --shuffle-fibers -2 --out "$TMP/x"
 
 F64=f64
 "$BIN/clpk-info" 2>/dev/null | grep -qi "fp64 no" && F64=""

@@ -1,5 +1,5 @@
 /* clpk-life: the LiFE products and the SBB-NNLS fit from the command line.
- *   clpk-life synth  --out DIR [--size tiny|small|medium|ds1] [--seed S]
+ *   clpk-life synth  --out DIR [--size tiny|small|medium|ds1] [--seed S] [--shuffle-fibers P]
  *   clpk-life encode --dwi X.nii.gz --bval X.bval --bvec X.bvec --trk X.trk --out DIR [--atoms N]
  *   clpk-life dsc    --data DIR --w w.npy --out y.npy
  *   clpk-life wc     --data DIR --y y.npy --out w.npy
@@ -25,14 +25,14 @@ typedef struct cli {
     const char *cmd, *data, *out, *w, *y, *w0, *compare, *device, *strategy, *params, *size, *precision_name;
     const char *dwi, *bval, *bvec, *trk;
     clpk_precision precision;
-    long long iters, every, residual_every, bench, atoms, seed;
+    long long iters, every, residual_every, bench, atoms, seed, shuffle;
     int check;
     double tol;
 } cli;
 
 static const char *const synopsis =
     "COMMAND [options]\n"
-    "       clpk-life synth --out DIR [--size tiny|small|medium|ds1] [--seed S]\n"
+    "       clpk-life synth --out DIR [--size tiny|small|medium|ds1] [--seed S] [--shuffle-fibers P]\n"
     "       clpk-life encode --dwi F.nii.gz --bval F --bvec F --trk F.trk --out DIR [--atoms N]\n"
     "       clpk-life dsc --data DIR --w w.npy --out y.npy\n"
     "       clpk-life wc --data DIR --y y.npy --out w.npy\n"
@@ -49,6 +49,9 @@ static const cli_option options[] = {
     {"--y", CLI_STRING, &args.y, "y.npy", "wc: the voxel signals (n_voxels x n_theta)"},
     {"--size", CLI_STRING, &args.size, "tiny|small|medium|ds1", "synth: the dataset size (default small)"},
     {"--seed", CLI_INT, &args.seed, "S", "synth: the random seed (default 1)"},
+    {"--shuffle-fibers", CLI_INT, &args.shuffle, "P",
+     "synth: list the fibres in the order of a permutation seeded by P (default 0: the generator's,\n"
+     "a bundle's fibres one after another), as a merged or filtered tractogram may"},
     {"--dwi", CLI_STRING, &args.dwi, "F.nii.gz", "encode: the diffusion-weighted images"},
     {"--bval", CLI_STRING, &args.bval, "F", "encode: the b-values"},
     {"--bvec", CLI_STRING, &args.bvec, "F", "encode: the gradient directions"},
@@ -103,7 +106,8 @@ static int parse(int argc, char **argv) {
                   {"--residual-every", c->residual_every},
                   {"--bench", c->bench},
                   {"--atoms", c->atoms},
-                  {"--seed", c->seed}};
+                  {"--seed", c->seed},
+                  {"--shuffle-fibers", c->shuffle}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
         if (counts[i].value < 0 || counts[i].value > 1000000000)
             return cli_fail("clpk-life", "%s needs a non-negative integer, not '%lld'", counts[i].name,
@@ -170,6 +174,32 @@ static double correlation(const double *a, const double *b, int64_t n) {
     return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
 }
 
+/* Relabels the fibres by a permutation seeded by `seed` (Fisher-Yates on a 64-bit xorshift*): fibre f becomes
+ * perm[f] in the coefficients and in w_true, which keep their meaning (M w_true is unchanged). */
+static int shuffle_fibers(clpk_life_dataset *d, double *w_true, uint64_t seed) {
+    const int32_t nf = d->n_fibers;
+    int32_t *perm = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *perm);
+    double *w = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *w);
+    if (!perm || !w) {
+        free(perm), free(w);
+        return fail("synth", CLPK_ERROR_OUT_OF_MEMORY, "no memory for the fibre permutation");
+    }
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (int32_t f = 0; f < nf; ++f) perm[f] = f;
+    for (int32_t f = nf - 1; f > 0; --f) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        const int32_t g = (int32_t)((x * 0x2545F4914F6CDD1Dull >> 11) % (uint64_t)(f + 1));
+        const int32_t t = perm[f];
+        perm[f] = perm[g];
+        perm[g] = t;
+    }
+    for (int64_t k = 0; k < d->n_coeffs; ++k) d->fibers[k] = perm[d->fibers[k]];
+    for (int32_t f = 0; f < nf; ++f) w[perm[f]] = w_true[f];
+    memcpy(w_true, w, (size_t)nf * sizeof *w);
+    free(perm), free(w);
+    return 0;
+}
+
 static int cmd_synth(const cli *c) {
     if (!c->out) return usage();
     clpk_life_synth_options o;
@@ -180,14 +210,15 @@ static int cmd_synth(const cli *c) {
     clpk_life_dataset d;
     double *w_true = NULL;
     if ((st = clpk_life_synth(&o, &d, &w_true, &err)) != CLPK_SUCCESS) return fail("synth", st, err.message);
-    int rc = 0;
-    if ((st = clpk_life_dataset_save(c->out, &d, &err)) != CLPK_SUCCESS) rc = fail(c->out, st, err.message);
+    int rc = c->shuffle > 0 ? shuffle_fibers(&d, w_true, (uint64_t)c->shuffle) : 0;
+    if (!rc && (st = clpk_life_dataset_save(c->out, &d, &err)) != CLPK_SUCCESS) rc = fail(c->out, st, err.message);
     char path[4096];
     snprintf(path, sizeof path, "%s/w_true.npy", c->out);
     if (!rc) rc = write_vector(path, w_true, 1, d.n_fibers, 0);
     if (!rc)
-        printf("synth %s: %d voxels, %d fibers, %d atoms, n_theta %d, %lld coefficients -> %s\n", c->size, d.n_voxels,
-               d.n_fibers, d.n_atoms, d.n_theta, (long long)d.n_coeffs, c->out);
+        printf("synth %s: %d voxels, %d fibers%s, %d atoms, n_theta %d, %lld coefficients -> %s\n", c->size,
+               d.n_voxels, d.n_fibers, c->shuffle > 0 ? " (shuffled)" : "", d.n_atoms, d.n_theta,
+               (long long)d.n_coeffs, c->out);
     free(w_true);
     clpk_life_dataset_free(&d);
     return rc;
