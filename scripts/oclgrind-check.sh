@@ -52,7 +52,8 @@
 #  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels
 #        atomics|voxel|pairs|staged|voxel4 and WC kernels atomics|atom|fiber|voxel|pairs|staged|fiber4, each run
 #        by its own subcommand (dsc, wc) in f32 and f64 (HAVE_ATOM64), every team/runs/unroll/wc_team/wc_runs/wg value, VOXEL_KEYED and
-#        FIBER_KEYED (voxel_order=morton, fiber_order=voxel), THETA_PARTS > 1 (theta_parts 2..4); `fit` runs
+#        FIBER_KEYED (voxel_order=morton, fiber_order=voxel: wc=pairs's fibre sums too), DSC_UNROLL (dsc=pairs),
+#        THETA_PARTS > 1 (theta_parts 2..4); `fit` runs
 #        life_mask/life_bb_step (and CLBlast), and with dsc=pairs,wc=pairs the clipped step's kernels
 #        (life_bb_step_clip, life_mark_clipped, stamped pair passes, life_residual_update, life_gradient_update).
 #        The "timed" strategy only chooses among these kernels.
@@ -230,8 +231,8 @@ life_dsc f32 dsc=voxel,team=8,runs=1,unroll=1,voxel_order=index
 life_dsc f64 dsc=voxel,team=16,runs=2,unroll=2,voxel_order=morton
 life_dsc f32 dsc=voxel,team=32,runs=4,unroll=4,voxel_order=morton,theta_parts=2
 life_dsc f64 dsc=voxel,team=64,runs=8,unroll=8,voxel_order=index,theta_parts=3
-life_dsc f32 dsc=pairs,team=16,runs=4,unroll=2,voxel_order=morton,theta_parts=2
-life_dsc f64 dsc=pairs,team=8,runs=2,unroll=4,voxel_order=index
+life_dsc f32 dsc=pairs,team=16,runs=4,unroll=2,dsc_unroll=4,voxel_order=morton,theta_parts=2
+life_dsc f64 dsc=pairs,team=8,runs=2,unroll=4,dsc_unroll=1,voxel_order=index
 life_dsc f32 dsc=atomics,wg=128,dict=half
 life_dsc f32 dsc=voxel,team=16,runs=2,unroll=4,voxel_order=morton,dict=half
 life_dsc f32 dsc=pairs,team=8,runs=4,unroll=8,voxel_order=index,theta_parts=2,dict=half
@@ -250,9 +251,9 @@ life_wc f64 wc=fiber,wc_team=32,wc_runs=4,unroll=8,fiber_order=index,theta_parts
 life_wc f32 wc=fiber,wc_team=64,wc_runs=1,unroll=2,fiber_order=voxel,voxel_order=morton,theta_parts=4
 life_wc f32 wc=voxel,wg=256,voxel_order=morton
 life_wc f64 wc=voxel,wg=64,voxel_order=index
-life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,voxel_order=morton
+life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,voxel_order=morton,fiber_order=voxel
 life_wc f64 wc=pairs,wc_team=32,wc_runs=2,unroll=8,voxel_order=index
-life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,wc_block=16,voxel_order=morton
+life_wc f32 wc=pairs,wc_team=8,wc_runs=4,unroll=2,wc_block=16,voxel_order=morton,fiber_order=voxel
 life_wc f64 wc=pairs,wc_team=4,wc_runs=8,unroll=1,wc_block=8,voxel_order=index
 life_wc f32 wc=atomics,wg=64,dict=half
 life_wc f32 wc=atom,wc_team=16,wc_runs=2,dict=half
@@ -271,7 +272,8 @@ life_wc f32 wc=fiber4,wc_team=16,wc_runs=1,unroll=4,theta_parts=2,dict=half
 # (XamaxEpilogue) branches on values oclgrind calls uninitialized, whatever the kernels around it.
 add "life f32 fit dsc=pairs,wc=pairs (life_mask, life_bb_step, the clipped step)" "$life_ok" '"$bin/clpk-life"' fit \
     --data '"$data/life"' --out '"$work.npy"' --iters 4 --residual-every 50 --precision f32 \
-    --params dsc=pairs,wc=pairs,wc_team=8,wc_runs=2,wc_block=16 --w0 '"$data/life/w_true.npy"' --check
+    --params dsc=pairs,wc=pairs,wc_team=8,wc_runs=2,wc_block=16,voxel_order=morton,fiber_order=voxel \
+    --w0 '"$data/life/w_true.npy"' --check
 
 # sshopm: 3 random tensors, 8 starts each, at most 40 iterations. ss PRECISION ORDER DIM PARAMS [CLI options...]
 ss() {
