@@ -354,6 +354,7 @@ if [ -z "$filter" ]; then
         covers life $k
     done
     covers life dict full # the default: every variant without dict=
+    covers life dsc_unroll 0 # the default: every dsc=pairs variant without dsc_unroll=
     for k in kernel entries wg check_every; do
         covers sshopm $k
     done

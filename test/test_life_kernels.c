@@ -218,7 +218,7 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     memset(&tp, 0, sizeof tp);
     if (!CHECK(fam->problem_create(ctx, &o, 0, &tp) == CLPK_SUCCESS, "tune problem: %s", clpk_last_error(ctx))) return;
     tune_space space;
-    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 12, "space of %d parameters", space.count);
+    CHECK(fam->space(ctx, &tp, &space) == CLPK_SUCCESS && space.count == 13, "space of %d parameters", space.count);
     core_params cand;
     core_params_clear(&cand);
     fam->defaults(ctx, &tp, &cand);
@@ -229,6 +229,13 @@ static void tuner_family(clpk_context *ctx, uint64_t *rng) {
     core_params_parse(&cand, "dsc=atomics,wc=atomics,team=8,runs=1,unroll=1,wc_team=8,wc_runs=1,wg=128,theta_parts=1",
                       NULL);
     CHECK(fam->valid(ctx, &tp, &cand) == 1, "atomics baseline pruned");
+    /* dsc_unroll repeating unroll is the same plan as dsc_unroll 0 */
+    core_params pairs;
+    core_params_clear(&pairs);
+    core_params_parse(&pairs, "dsc=pairs,wc=pairs,team=8,runs=1,unroll=4,wc_team=8,wc_runs=1,dsc_unroll=4", NULL);
+    CHECK(fam->valid(ctx, &tp, &pairs) == 0, "dsc_unroll=unroll not pruned");
+    core_params_parse(&pairs, "dsc_unroll=0", NULL);
+    CHECK(fam->valid(ctx, &tp, &pairs) == 1, "dsc=pairs with dsc_unroll 0 pruned");
     CHECK(fam->evaluate(ctx, &tp, &cand, 2, &ms) == CLPK_SUCCESS && ms > 0, "evaluate atomics: %s",
           clpk_last_error(ctx));
     core_params_set(&cand, "team", "32"); /* dsc=atomics ignores team: a duplicate point, pruned */

@@ -214,6 +214,9 @@ static int life_valid(clpk_context *ctx, const tune_problem *problem, const core
     if (!uses_unroll && core_params_get_int(c, "unroll", 1) != 1) return 0;
     if (!wc_teams && (wc_team != 8 || wc_runs != 1)) return 0;
     if (!wc_pairs && core_params_get_int(c, "wc_block", 0) != 0) return 0;
+    /* dsc_unroll equal to unroll repeats dsc_unroll 0 */
+    const long long dsc_unroll = core_params_get_int(c, "dsc_unroll", 0);
+    if (dsc_unroll > 0 && dsc_unroll == core_params_get_int(c, "unroll", 1)) return 0;
     if (!uses_wg && core_params_get_int(c, "wg", 64) != 64) return 0;
     if (wc_pairs && s) { /* the plan refuses it: the dot launch's partial sums exceed local memory */
         const life_config lc = {.wc_team = (int)wc_team, .wc_runs = (int)wc_runs,

@@ -36,7 +36,8 @@ static const core_param_def life_param_defs[] = {
      "coefficients (pairs) in flight per lane (dsc=voxel(4), wc=fiber(4); pairs; staged); GPU f64 default 8"},
     /* -DDSC_UNROLL only under dsc=pairs (its loop's pairs in flight) so that wc=pairs's rounds keep their unroll:
      * H200, DS1 f32, the loop 0.86 ms at 8 and 0.80 at 4 where the WC's dot wants 8 (docs/perf-life.md) */
-    {"dsc_unroll", CORE_PARAM_INT, "0|1|2|4|8|16", 0, 16, "0", NULL, "DSC_UNROLL", FIELD(dsc_unroll), NULL, "dsc=pairs",
+    {"dsc_unroll", CORE_PARAM_INT, "0|1|2|4|8|16", 0, 16, "0", NULL, "DSC_UNROLL", FIELD(dsc_unroll), "0|4",
+     "dsc=pairs",
      "pairs in flight per lane of dsc=pairs's loop; 0: unroll's value"},
     {"wc_team", CORE_PARAM_INT, "pow2", 1, 256, "32", "16", "WC_TEAM", FIELD(wc_team), "8|16|32|64", NULL,
      "lanes per fibre or atom run of wc=fiber(4), wc=staged and wc=atom, per pair and per fibre of wc=pairs"},
