@@ -3,8 +3,8 @@
  *   WC   w[f]   = sum_{k: f_k = f} phi_k <D[a_k,:], y[v_k,:]>
  * Build options: VALUE_T (float|double), VALUE_IS_DOUBLE, HAVE_ATOM64 (64-bit global cmpxchg), NTHETA (directions),
  * TEAM / UNROLL (DSC voxel teams, dsc=voxel4's of 4 directions a lane; UNROLL also WC fibre runs, pairs and the
- * staged kernels' chunks), DSC_UNROLL (dsc=pairs's loop, when not UNROLL), WC_TEAM (WC teams, a power of two), LDD (dictionary row stride, a multiple of 4),
- * DICT_HALF (D stored as half values).
+ * staged kernels' chunks), DSC_UNROLL (dsc=pairs's loop, when not UNROLL), WC_TEAM (WC teams, a power of two), LDD
+ * (dictionary row stride, a multiple of 4), DICT_HALF (D stored as half values).
  * Offsets arrive premultiplied:
  * atom_off = a * LDD (dictionary rows are zero-padded to LDD), voxel_off = v * NTHETA. Work-group sizes are runtime
  * values (a multiple of the team width), so one program serves every "runs per work-group" choice. */
@@ -190,17 +190,18 @@ __kernel void life_wc_voxel(int n_voxels, __global const long *restrict run_ptr,
 }
 #endif
 
-/* DSC on voxel-sorted coefficients: a team of TEAM lanes per voxel run, lanes over theta; each lane owns the theta
- * entries lane, lane + TEAM, ... of the voxel's y row and keeps them in registers (no other lane touches them, so
- * no local memory or atomics are needed), then writes the row once. Coefficients with phi * w == 0 skip the D row
- * (the branch is uniform over the team). summed (a constant at each call): the run's items are dsc=pairs's (voxel,
- * atom) pairs, phi holds their weights (life_pair_weights), fiber and w are not read. */
 /* dsc=pairs's own unroll (plan parameter dsc_unroll; 0 or absent: UNROLL) */
 #if defined(DSC_UNROLL) && DSC_UNROLL > 0
 #define DSC_RUN_UNROLL DSC_UNROLL
 #else
 #define DSC_RUN_UNROLL UNROLL
 #endif
+
+/* DSC on voxel-sorted coefficients: a team of TEAM lanes per voxel run, lanes over theta; each lane owns the theta
+ * entries lane, lane + TEAM, ... of the voxel's y row and keeps them in registers (no other lane touches them, so
+ * no local memory or atomics are needed), then writes the row once. Coefficients with phi * w == 0 skip the D row
+ * (the branch is uniform over the team). summed (a constant at each call): the run's items are dsc=pairs's (voxel,
+ * atom) pairs, phi holds their weights (life_pair_weights), fiber and w are not read. */
 inline void life_dsc_run(int n_voxels, __global const long *restrict run_ptr, __global const int *restrict atom_off,
                          __global const int *restrict fiber, __global const real *restrict phi,
                          __global const DICT_T *restrict dict, __global const real *restrict w,

@@ -120,7 +120,7 @@ static void check_defines(void) {
 
 static void check_search_values(void) {
     const int searched = param_check_search_values(T);
-    CHECK(searched == 12 && core_param_find(T, "theta_parts")->search == NULL,
+    CHECK(searched == 13 && core_param_find(T, "theta_parts")->search == NULL,
           "the tuner searches every parameter but theta_parts (%d)", searched);
     /* the tuner prunes a parameter a strategy does not read to its first value: the default where it can */
     const core_param_def *wg = core_param_find(T, "wg");
