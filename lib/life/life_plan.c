@@ -80,7 +80,7 @@ double life_default_pairs(const clpk_device_info *dev, clpk_precision precision,
         c.wc_block /= 2;
     if (c.wc_block >= 8) {
         core_params_set_int(defaults, "wc_block", c.wc_block);
-        core_params_set(defaults, "wc_runs", "32");
+        core_params_set_int(defaults, "wc_runs", c.wc_runs);
     }
     /* 16 voxel runs a DSC group (512 work-items), on the same large problems: H200, DS1, the DSC's loop 0.94 -> 0.88
      * ms f32, 1.79 -> 1.61 ms f64 against 4 (8: 0.89 / 1.66, 32: 0.91 / 1.74); at synth medium (7 pairs a voxel, 360
