@@ -64,9 +64,16 @@ void core_args_local(core_args *a, size_t bytes);
 clpk_status core_args_end(core_args *a);
 #define CLPK_ARG(a, value) core_args_set((a), sizeof(value), &(value))
 
-/* ---- Logging (CLPK_LOG=quiet|warn|info|debug, default warn; to stderr) --------------------------------------- */
+/* ---- Logging (CLPK_LOG=quiet|warn|info|debug|trace, default warn; to stderr) --------------------------------- */
 
-typedef enum core_log_level { CLPK_LOG_QUIET = 0, CLPK_LOG_WARN, CLPK_LOG_INFO, CLPK_LOG_DEBUG } core_log_level;
+/* trace: debug, and kernels that support it wait for each launch and log its GPU time (slows every call). */
+typedef enum core_log_level {
+    CLPK_LOG_QUIET = 0,
+    CLPK_LOG_WARN,
+    CLPK_LOG_INFO,
+    CLPK_LOG_DEBUG,
+    CLPK_LOG_TRACE
+} core_log_level;
 void core_log(const clpk_context *ctx, core_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* 1 when core_log at `level` prints: for diagnostics that cost work (a device read) to gather. */

@@ -8,7 +8,7 @@ int core_log_enabled(const clpk_context *ctx, core_log_level level) {
 void core_log(const clpk_context *ctx, core_log_level level, const char *fmt, ...) {
     core_log_level limit = ctx ? ctx->log_level : CLPK_LOG_WARN;
     if (level > limit || level == CLPK_LOG_QUIET) return;
-    static const char *const names[] = {"", "warning", "info", "debug"};
+    static const char *const names[] = {"", "warning", "info", "debug", "trace"};
     fprintf(stderr, "clpk: %s: ", names[level]);
     va_list ap;
     va_start(ap, fmt);

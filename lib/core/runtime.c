@@ -287,6 +287,7 @@ static core_log_level log_level_from_env(void) {
     if (!strcasecmp(v, "quiet") || !strcmp(v, "0")) return CLPK_LOG_QUIET;
     if (!strcasecmp(v, "info")) return CLPK_LOG_INFO;
     if (!strcasecmp(v, "debug")) return CLPK_LOG_DEBUG;
+    if (!strcasecmp(v, "trace")) return CLPK_LOG_TRACE;
     return CLPK_LOG_WARN;
 }
 

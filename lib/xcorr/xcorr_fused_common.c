@@ -126,8 +126,19 @@ clpk_status xcorr_fused_launch(clpk_context *ctx, cl_kernel k, size_t groups, si
         return core_fail(ctx, CLPK_ERROR_INTERNAL, "%s: %zu work-groups of %zu items pass 2^31 items", name, groups,
                          wg);
     const size_t global = groups * wg;
+    const int timed = core_log_enabled(ctx, CLPK_LOG_TRACE);
+    cl_event own = NULL;
+    cl_event *done = ev ? ev : (timed ? &own : NULL);
     cl_int rc =
-        clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &wg, n_wait, n_wait ? wait : NULL, ev);
+        clEnqueueNDRangeKernel(clpk_context_queue(ctx), k, 1, NULL, &global, &wg, n_wait, n_wait ? wait : NULL, done);
     if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, name);
+    if (!timed) return CLPK_SUCCESS;
+    cl_ulong start = 0, end = 0;
+    rc = clWaitForEvents(1, done);
+    if (rc == CL_SUCCESS) rc = clGetEventProfilingInfo(*done, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+    if (rc == CL_SUCCESS) rc = clGetEventProfilingInfo(*done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+    if (own) clReleaseEvent(own);
+    if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, "clGetEventProfilingInfo (CLPK_LOG=trace)");
+    core_log(ctx, CLPK_LOG_TRACE, "kernel %s: %zu groups of %zu: %.3f us", name, groups, wg, (double)(end - start) * 1e-3);
     return CLPK_SUCCESS;
 }
