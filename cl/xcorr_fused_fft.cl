@@ -104,9 +104,9 @@ static inline void qr_next(qr_t *s) {
     }
 }
 
-/* Local-memory layout: element x of a buffer lives at LX(x) = x + (x >> sh) (sh = 2: one gap per 4 complex values, so
- * the stride-4 stores of the first radix-4 stages hit distinct banks; sh = 31: no gaps). A buffer of t values takes
- * padded_len(t) slots. */
+/* Local-memory layout: element x of a buffer lives at LX(x) = x + (x >> sh) (sh = 4: one gap per 16 complex values, so
+ * the stride-4, -8 and -16 stores of a line's first stage hit distinct banks; sh = 31: no gaps). A buffer of t
+ * values takes padded_len(t) slots. */
 #define LX(x) ((x) + ((x) >> sh))
 static inline uint padded_len(uint t, uint sh) { return t + (t >> sh) + 1; }
 

@@ -6,9 +6,9 @@
 #include "clpk_internal.h"
 #include "clpk_xcorr.h"
 
-/* Local-memory gaps (cl/xcorr_fused_fft.cl LX): shift 2 = one gap per 4 complex values (fused_gaps=1, default), 31 =
+/* Local-memory gaps (cl/xcorr_fused_fft.cl LX): shift 4 = one gap per 16 complex values (fused_gaps=1, default), 31 =
  * none. */
-#define XCORR_FUSED_GAPS_SHIFT 2u
+#define XCORR_FUSED_GAPS_SHIFT 4u
 #define XCORR_FUSED_NO_GAPS_SHIFT 31u
 
 /* Slots a local buffer of t complex values takes with gap shift `sh` (cl/xcorr_fused_fft.cl padded_len). */

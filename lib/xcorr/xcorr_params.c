@@ -146,7 +146,7 @@ static const core_param_def xcorr_param_defs[] = {
      .default_gpu = "1",
      .field = FIELD(fused_gaps),
      .when = "algorithm=fused-fft",
-     .help = "a gap per 4 complex values in local memory against bank conflicts"},
+     .help = "a gap per 16 complex values in local memory against bank conflicts"},
     {.name = "fft_radix",
      .type = CORE_PARAM_INT,
      .values = "4|8|16",
