@@ -92,7 +92,7 @@ __kernel void clpk_xcorr_many_spectrum(__global const cpx_t *t1, uint rows, uint
  * that few pairs still fill the device). Forward column FFTs of the pair's T1, then for each left j of the slice
  * (l0 + j, see the header): product with the stored conj(A), inverse FFT, output row k from circular row
  * (half_r - k) mod pr into T2 item q * n_lefts + j. buf: three regions of lines * pr complex (the forward result
- * stays in one while the other two serve each left). */
+ * stays in one while the other two serve each left), two where a group meets one left. */
 __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
                                       uint out_rows, uint half_r, ulong first_pair, uint inter, uint l0, uint n_lefts,
                                       uint slices, __global const cpx_t *spec, __global const cpx_t *tw,
@@ -107,8 +107,10 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
     const uint len = padded_len(lines * pr, sh);
     load_columns(t1 + (ulong)q * rows * pc, rows, pr, pc, m0, lines, buf, sh);
     __local const cpx_t *res = fft_lines(buf, buf + len, lines, pr, (real_t)1, tw, sh);
-    __local cpx_t *prod = buf + 2 * len;
     __local cpx_t *scratch = res == buf ? buf + len : buf;
+    /* one left (one-to-many, n-to-mn; the host then gives two regions): the product in place, each item rewriting
+     * the values it read */
+    __local cpx_t *prod = j1 - j0 == 1 ? (__local cpx_t *)res : buf + 2 * len;
     for (uint j = j0; j < j1; ++j) {
         __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pc;
         qr_t it = qr_start(lid, wg, lines);

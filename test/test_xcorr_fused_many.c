@@ -115,8 +115,8 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */
 static void limits(clpk_context *ctx) {
     const clpk_device_info *dev = clpk_context_device_info(ctx);
-    /* K2 holds 3 * pr complex values with one line */
-    const int rows = (int)(dev->local_mem_bytes / 24 + 1);
+    /* K2 holds 2 * pr complex values with one line and one left a pair (3 * pr for n-to-m) */
+    const int rows = (int)(dev->local_mem_bytes / 16 + 1);
     clpk_xcorr_shape s = shape(CLPK_XCORR_ONE_TO_MANY, rows, 1, 1, 2, 1, 1, CLPK_PRECISION_F32);
     clpk_xcorr_plan *plan = NULL;
     const clpk_status st = clpk_xcorr_plan_create(ctx, &s, "fused-fft", "rows=1", &plan);

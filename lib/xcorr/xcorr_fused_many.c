@@ -32,9 +32,11 @@ struct xcorr_fused_many {
 static size_t local_rows(size_t pc, size_t lines, size_t cpx, unsigned sh) {
     return 2 * xcorr_fused_padded_len(lines * pc, sh) * cpx;
 }
-/* K2 keeps the forward result while two more regions serve each left; S2 needs two. */
-static size_t local_columns(size_t pr, size_t lines, size_t cpx, unsigned sh) {
-    return 3 * xcorr_fused_padded_len(lines * pr, sh) * cpx;
+/* K2 keeps the forward result while two more regions serve each left (n-to-m); with one left a pair it multiplies in
+ * place and needs two, as S2 does. Two regions against three: 1.03-1.08x on the H200 (docs/perf-xcorr.md), the
+ * groups per compute unit then bounded by registers. */
+static size_t local_columns(clpk_xcorr_pattern pattern, size_t pr, size_t lines, size_t cpx, unsigned sh) {
+    return (pattern == CLPK_XCORR_N_TO_M ? 3 : 2) * xcorr_fused_padded_len(lines * pr, sh) * cpx;
 }
 
 int xcorr_fused_many_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lines, int pow2) {
@@ -43,7 +45,7 @@ int xcorr_fused_many_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, in
     xcorr_fused_padded(s, pow2, &pr, &pc);
     const size_t cpx = 2 * clpk_precision_size(s->precision);
     const size_t a = local_rows(pc, (size_t)lines, cpx, XCORR_FUSED_GAPS_SHIFT);
-    const size_t b = local_columns(pr, (size_t)lines, cpx, XCORR_FUSED_GAPS_SHIFT);
+    const size_t b = local_columns(s->pattern, pr, (size_t)lines, cpx, XCORR_FUSED_GAPS_SHIFT);
     return (a > b ? a : b) <= clpk_context_device_info(ctx)->local_mem_bytes;
 }
 
@@ -165,7 +167,7 @@ clpk_status xcorr_fused_many_create(clpk_context *ctx, const clpk_xcorr_shape *s
     const size_t cpx = 2 * m->elem;
     m->local_rows = local_rows(pc, (size_t)lines, cpx, m->sh);
     m->local_spectrum = 2 * xcorr_fused_padded_len((size_t)lines * pr, m->sh) * cpx;
-    m->local_columns = local_columns(pr, (size_t)lines, cpx, m->sh);
+    m->local_columns = local_columns(s->pattern, pr, (size_t)lines, cpx, m->sh);
     const size_t need = m->local_rows > m->local_columns ? m->local_rows : m->local_columns;
     clpk_status st = CLPK_SUCCESS;
     if (pr > 65536 || pc > 65536 || need > dev->local_mem_bytes) {
