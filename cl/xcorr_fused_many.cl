@@ -20,28 +20,71 @@
  * inter = n_left, m_count = n_right / n_left (rights (2u) n + i and (2u + 1) n + i share left i). The left of pair p
  * and loop index j is i + l0 + j (n-to-m: inter = 1 and j runs over the lefts; otherwise l0 = j = 0); its outputs
  * are o1 = (l0 + j) * out_stride + b1 (out_stride: n_right for n-to-m, else 0) and o2 = o1 + inter.
+ * T1, T2 and the spectra are stored in tiles of tw columns: tile b of a matrix of `rows` rows holds its columns
+ * b tw .. b tw + tw - 1 as rows x tw values row-major, a matrix takes rows * pcl values (pcl = ceil(pc / lines) lines,
+ * a multiple of tw). tw = pcl is the row-major layout; tw = lines (fused_tiles=1) makes a column kernel's block one
+ * contiguous run and a row kernel's `lines` rows of a tile lines x lines consecutive values.
  * The FFTs come from cl/xcorr_fused_fft.cl (built ahead of this file). */
 
 /* Per line of a work-group (at most 16, the plan's limit). */
 #define MAX_LINES 16
 
+/* (t / d, t mod d) for t, d < 2^24: a float reciprocal corrected by one step (no integer division by a run-time value
+ * in a loop). */
+static inline uint div_small(uint t, uint d, float inv_d, uint *rem) {
+    uint q = (uint)((float)t * inv_d);
+    if (q * d > t)
+        --q;
+    else if ((q + 1) * d <= t)
+        ++q;
+    *rem = t - q * d;
+    return q;
+}
+
+/* Row kernels: the group's `lines` rows of pc values between local (row l at LX(l * pc)) and global memory in tiles
+ * of tw columns. line_at[l]: where column 0 of row l lives (matrix * rows_of_matrix * pcl + r * tw), or ~0 for no
+ * row; stride: rows_of_matrix * tw (one tile). Consecutive items take consecutive values of a tile: (tile, line,
+ * column within the tile). store: local -> global; else global -> local (zeros for no row). */
+static void move_row_tiles(__local cpx_t *buf, __global cpx_t *g, __local const ulong *line_at, uint lines, uint pc,
+                           uint tw, ulong stride, int store, uint sh) {
+    const uint lid = get_local_id(0), wg = get_local_size(0);
+    const uint pcl = (pc + lines - 1) / lines * lines;
+    const float inv_lines = 1.0f / (float)lines;
+    qr_t it = qr_start(lid, wg, tw);
+    for (uint e = lid; e < lines * pcl; e += wg, qr_next(&it)) {
+        uint l;
+        const uint b = div_small(it.q, lines, inv_lines, &l), c = b * tw + it.r;
+        if (c >= pc) continue;
+        const ulong at = line_at[l];
+        if (store) {
+            if (at != ~(ulong)0) g[at + b * stride + it.r] = buf[LX(l * pc + c)];
+        } else {
+            buf[LX(l * pc + c)] = at != ~(ulong)0 ? g[at + b * stride + it.r] : (cpx_t)(0, 0);
+        }
+    }
+}
+
 /* S1/K1. Row g = group * lines + line of this chunk (g < n_rows = pairs * rows) is row g mod rows of pair
  * first_pair + g / rows. buf: 2 * lines * pc complex. */
 __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset, ulong first_pair, ulong n_rows,
                                    uint rows, uint cols, uint pc, uint lines, uint inter, uint m_count, uint pack,
-                                   __global const cpx_t *tw, __global cpx_t *t1, uint sh, __local cpx_t *buf) {
-    /* per line: element offsets of its real and imaginary source rows (imaginary: none when `im_ok` is 0) */
-    __local ulong line_re[MAX_LINES], line_im[MAX_LINES];
+                                   __global const cpx_t *tw, __global cpx_t *t1, uint tile_w, uint sh,
+                                   __local cpx_t *buf) {
+    /* per line: element offsets of its real and imaginary source rows (imaginary: none when `im_ok` is 0), and of
+     * its row in T1's tiles */
+    __local ulong line_re[MAX_LINES], line_im[MAX_LINES], line_t1[MAX_LINES];
     __local uint line_ok[MAX_LINES];
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const ulong g0 = (ulong)get_group_id(0) * lines;
     const ulong mat = (ulong)rows * cols;
+    const uint pcl = (pc + lines - 1) / lines * lines;
     for (uint l = lid; l < lines; l += wg) {
         const ulong g = g0 + l, q = g / rows, p = first_pair + q, u = p / inter, i = p - u * inter;
         const ulong r = g - q * rows, b1 = (ulong)pack * u * inter + i;
         line_re[l] = src_offset + b1 * mat + r * cols;
         line_im[l] = line_re[l] + (ulong)inter * mat;
         line_ok[l] = (g < n_rows ? 1u : 0u) | (pack == 2 && 2 * u + 1 < m_count ? 2u : 0u);
+        line_t1[l] = g < n_rows ? q * rows * pcl + r * tile_w : ~(ulong)0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     qr_t it = qr_start(lid, wg, pc);
@@ -54,18 +97,27 @@ __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset,
         }
         buf[LX(e)] = z;
     }
-    fft_rows_to_t1(buf, lines, pc, tw, sh, g0, n_rows, t1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
+    move_row_tiles(res, t1, line_t1, lines, pc, tile_w, (ulong)rows * tile_w, 1, sh);
 }
 
-/* Loads columns m0 .. m0 + lines - 1 (those < pc) of one matrix's T1 (rows x pc, zeros from row `rows` to pr) as
- * lines of length pr into `buf`; consecutive items read consecutive columns of one row. Ends with a barrier. */
-static void load_columns(__global const cpx_t *src, uint rows, uint pr, uint pc, uint m0, uint lines,
+/* Where column m0 of a matrix of `rows` rows in tiles of tile_w columns starts (row r of it: + r * tile_w). */
+static inline ulong block_at(uint m0, uint rows, uint tile_w) {
+    const uint b = m0 / tile_w;
+    return (ulong)b * rows * tile_w + (m0 - b * tile_w);
+}
+
+/* Loads columns m0 .. m0 + lines - 1 (those < pc) of one matrix's T1 (column m0 at `blk`, rows tile_w apart; zeros
+ * from row `rows` to pr) as lines of length pr into `buf`; consecutive items read consecutive columns of a row.
+ * Ends with a barrier. */
+static void load_columns(__global const cpx_t *blk, uint tile_w, uint rows, uint pr, uint pc, uint m0, uint lines,
                          __local cpx_t *buf, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     qr_t it = qr_start(lid, wg, lines);
     for (uint e = lid; e < lines * pr; e += wg, qr_next(&it)) {
         const uint r = it.q, l = it.r, m = m0 + l;
-        buf[LX(l * pr + r)] = r < rows && m < pc ? src[r * pc + m] : (cpx_t)(0, 0);
+        buf[LX(l * pr + r)] = r < rows && m < pc ? blk[r * tile_w + l] : (cpx_t)(0, 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -73,17 +125,18 @@ static void load_columns(__global const cpx_t *src, uint rows, uint pr, uint pc,
 /* S2. Group = (left first_left + group / blocks of this chunk, columns m0 = (group mod blocks) * lines ..): forward
  * column FFTs, conj(A) stored row-major (pr x pc per left). buf: 2 * lines * pr complex. */
 __kernel void clpk_xcorr_many_spectrum(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
-                                       ulong first_left, __global const cpx_t *tw, __global cpx_t *spec, uint sh,
-                                       __local cpx_t *buf) {
+                                       ulong first_left, __global const cpx_t *tw, __global cpx_t *spec,
+                                       uint tile_w, uint sh, __local cpx_t *buf) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
-    const uint grp = get_group_id(0), q = grp / blocks, m0 = (grp - q * blocks) * lines;
-    load_columns(t1 + (ulong)q * rows * pc, rows, pr, pc, m0, lines, buf, sh);
+    const uint grp = get_group_id(0), q = grp / blocks, b = grp - q * blocks, m0 = b * lines;
+    const uint pcl = blocks * lines;
+    load_columns(t1 + (ulong)q * rows * pcl + block_at(m0, rows, tile_w), tile_w, rows, pr, pc, m0, lines, buf, sh);
     __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pr, sh), lines, pr, (real_t)1, tw, sh);
-    __global cpx_t *dst = spec + (first_left + q) * pr * pc;
+    __global cpx_t *dst = spec + (first_left + q) * pr * pcl + block_at(m0, pr, tile_w);
     qr_t it = qr_start(lid, wg, lines);
     for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {
         const uint ky = it.q, l = it.r, m = m0 + l;
-        if (m < pc) dst[ky * pc + m] = conj_c(res[LX(l * pr + ky)]);
+        if (m < pc) dst[ky * tile_w + l] = conj_c(res[LX(l * pr + ky)]);
     }
 }
 
@@ -96,36 +149,36 @@ __kernel void clpk_xcorr_many_spectrum(__global const cpx_t *t1, uint rows, uint
 __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
                                       uint out_rows, uint half_r, ulong first_pair, uint inter, uint l0, uint n_lefts,
                                       uint slices, __global const cpx_t *spec, __global const cpx_t *tw,
-                                      __global cpx_t *t2, uint sh, __local cpx_t *buf) {
+                                      __global cpx_t *t2, uint tile_w, uint sh, __local cpx_t *buf) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const uint grp = get_group_id(0), cell = grp / slices, slice = grp - cell * slices;
-    const uint q = cell / blocks, m0 = (cell - q * blocks) * lines;
+    const uint q = cell / blocks, b = cell - q * blocks, m0 = b * lines, pcl = blocks * lines;
     const uint lps = (n_lefts + slices - 1) / slices, j0 = slice * lps;
     const uint j1 = j0 + lps < n_lefts ? j0 + lps : n_lefts;
     const ulong p = first_pair + q;
     const uint i = (uint)(p % inter);
     const uint len = padded_len(lines * pr, sh);
-    load_columns(t1 + (ulong)q * rows * pc, rows, pr, pc, m0, lines, buf, sh);
+    load_columns(t1 + (ulong)q * rows * pcl + block_at(m0, rows, tile_w), tile_w, rows, pr, pc, m0, lines, buf, sh);
     __local const cpx_t *res = fft_lines(buf, buf + len, lines, pr, (real_t)1, tw, sh);
     __local cpx_t *scratch = res == buf ? buf + len : buf;
     /* one left (one-to-many, n-to-mn; the host then gives two regions): the product in place, each item rewriting
      * the values it read */
     __local cpx_t *prod = j1 - j0 == 1 ? (__local cpx_t *)res : buf + 2 * len;
     for (uint j = j0; j < j1; ++j) {
-        __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pc;
+        __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pcl + block_at(m0, pr, tile_w);
         qr_t it = qr_start(lid, wg, lines);
         for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {
             const uint ky = it.q, l = it.r, m = m0 + l;
-            prod[LX(l * pr + ky)] = m < pc ? cmul(a[ky * pc + m], res[LX(l * pr + ky)]) : (cpx_t)(0, 0);
+            prod[LX(l * pr + ky)] = m < pc ? cmul(a[ky * tile_w + l], res[LX(l * pr + ky)]) : (cpx_t)(0, 0);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         __local const cpx_t *fin = fft_lines(prod, scratch, lines, pr, (real_t)-1, tw, sh);
-        __global cpx_t *dst = t2 + ((ulong)q * n_lefts + j) * out_rows * pc;
+        __global cpx_t *dst = t2 + ((ulong)q * n_lefts + j) * out_rows * pcl + block_at(m0, out_rows, tile_w);
         it = qr_start(lid, wg, lines);
         for (uint e = lid; e < out_rows * lines; e += wg, qr_next(&it)) {
             const uint k = it.q, l = it.r, m = m0 + l;
             const uint t = k <= half_r ? half_r - k : pr - (k - half_r);
-            if (m < pc) dst[k * pc + m] = fin[LX(l * pr + t)];
+            if (m < pc) dst[k * tile_w + l] = fin[LX(l * pr + t)];
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the next left overwrites prod and scratch */
     }
@@ -136,15 +189,18 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
 __kernel void clpk_xcorr_many_out(__global const cpx_t *t2, ulong n_lines, uint out_rows, uint out_cols, uint half_c,
                                   uint pc, uint lines, real_t scale, ulong first_pair, uint inter, uint m_count,
                                   uint l0, uint n_lefts, ulong out_stride, __global const cpx_t *tw,
-                                  __global real_t *out, ulong out_offset, uint sh, __local cpx_t *buf) {
+                                  __global real_t *out, ulong out_offset, uint tile_w, uint sh,
+                                  __local cpx_t *buf) {
     /* per line: the first element of its row in each of the two outputs; which of them exist (bit 0: the line,
      * bit 1: the second output) */
-    __local ulong line_o1[MAX_LINES], line_o2[MAX_LINES];
+    __local ulong line_o1[MAX_LINES], line_o2[MAX_LINES], line_t2[MAX_LINES];
     __local uint line_ok[MAX_LINES];
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const ulong g0 = (ulong)get_group_id(0) * lines;
+    const uint pcl = (pc + lines - 1) / lines * lines;
     for (uint l = lid; l < lines; l += wg) {
         const ulong g = g0 + l, q = g / out_rows, k = g - q * out_rows;
+        line_t2[l] = g < n_lines ? q * out_rows * pcl + k * tile_w : ~(ulong)0;
         const ulong pq = q / n_lefts, j = q - pq * n_lefts, p = first_pair + pq, u = p / inter, i = p - u * inter;
         const ulong o1 = (l0 + j) * out_stride + 2 * u * inter + i;
         line_o1[l] = out_offset + (o1 * out_rows + k) * out_cols;
@@ -152,14 +208,10 @@ __kernel void clpk_xcorr_many_out(__global const cpx_t *t2, ulong n_lines, uint 
         line_ok[l] = (g < n_lines ? 1u : 0u) | (2 * u + 1 < m_count ? 2u : 0u);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    qr_t it = qr_start(lid, wg, pc);
-    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-        const ulong g = g0 + it.q;
-        buf[LX(e)] = g < n_lines ? t2[g * pc + it.r] : (cpx_t)(0, 0);
-    }
+    move_row_tiles(buf, (__global cpx_t *)t2, line_t2, lines, pc, tile_w, (ulong)out_rows * tile_w, 0, sh);
     barrier(CLK_LOCAL_MEM_FENCE);
     __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)-1, tw, sh);
-    it = qr_start(lid, wg, 2 * out_cols);
+    qr_t it = qr_start(lid, wg, 2 * out_cols);
     for (uint e = lid; e < lines * 2 * out_cols; e += wg, qr_next(&it)) {
         const uint line = it.q, which = it.r >= out_cols, l = it.r - which * out_cols, ok = line_ok[line];
         if (!(ok & 1u) || (which && !(ok & 2u))) continue;

@@ -46,7 +46,7 @@
 #        value of its tuner parameters (TEAM, WPO_WG, LOCAL_WG, SHIFTS/ROWS/LEFTS/RIGHTS and BLOCK_ROWS/COLS are
 #        compile-time), f32 and f64, some with a search window; fft with batches that leave a remainder (a second
 #        VkFFT application) and both paddings (radix-2/3 codes), fused-fft with both paddings, every rows and wg
-#        value, every fft_radix (a program each), chunked pairs (fused_batch) and both local layouts (fused_gaps),
+#        value, every fft_radix (a program each), chunked pairs (fused_batch), both local layouts (fused_gaps), tiled intermediates (fused_tiles),
 #        on each pattern (one-to-one and the shared-matrix kernels of cl/xcorr_fused_many.cl, with chunks of lefts for n-to-m). Not runnable here:
 #        shift-buffer shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
 #  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels
@@ -215,6 +215,9 @@ xc f64 n-to-mn fused-fft fft_pad=smooth,rows=2,wg=256,fused_gaps=0 7x5
 xc f32 one-to-one fused-fft fft_pad=pow2,rows=2,wg=64,fft_radix=16
 xc f64 n-to-m fused-fft fft_pad=pow2,rows=1,wg=128,fft_radix=8
 xc f32 one-to-many fused-fft fft_pad=smooth,rows=4,wg=64,fft_radix=16
+xc f32 n-to-m fused-fft fft_pad=smooth,rows=3,wg=64,fused_tiles=1
+xc f64 one-to-many fused-fft fft_pad=pow2,rows=2,wg=128,fused_tiles=1 5x3
+xc f32 n-to-mn fused-fft fft_pad=smooth,rows=4,wg=64,fused_tiles=1,fused_batch=2
 
 # life: the tiny synthetic dataset (16 directions, 531 coefficients); DSC and WC kernels run by their subcommands.
 life_dsc() {

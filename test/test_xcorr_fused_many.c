@@ -3,7 +3,8 @@
  * NaN-poisoned outputs, guard elements, buffer offsets, max-norm relative error 1e-5 f32 / 1e-12 f64): sizes 1x1 ..
  * 64x64 (odd, rectangular, a single row or column, radix-3 padding), odd and even counts of rights (the last right
  * pair half empty), search windows, every value of every tuner parameter on each pattern, chunks of right pairs and
- * of lefts (fused_batch), both local layouts, f64, bit-identical reruns, the local-memory limit. */
+ * of lefts (fused_batch), both local layouts, tiled and row-major intermediates, f64, bit-identical reruns, the
+ * local-memory limit. */
 #include "check.h"
 #include "clpk_xcorr.h"
 #include "xcorr_fused.h"
@@ -90,6 +91,17 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
             run_case(ctx, rng, &shapes[k], params, k);
     }
+    /* intermediates in tiles (fused_tiles=1) and row-major (0) with every rows value and a non-power-of-two one
+     * (rows 3: tiles whose width does not divide the padded row), both paddings, a radix-8 program, chunks */
+    static const int tile_lines[] = {1, 2, 3, 4, 8};
+    for (int t = 0; t < 2; ++t)
+        for (size_t l = 0; l < sizeof tile_lines / sizeof tile_lines[0]; ++l) {
+            snprintf(params, sizeof params, "fused_tiles=%d,rows=%d,wg=%d,fft_pad=%s%s", t, tile_lines[l],
+                     space->wgs[(l + (size_t)t) % 3], space->pads[(l + (size_t)t) % 2],
+                     l == 2 ? ",fft_radix=8" : (l == 4 ? ",fused_batch=2" : ""));
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+                run_case(ctx, rng, &shapes[k], params, (k + l) % 3);
+        }
     /* the larger FFT radices (a program each) with every rows value, both paddings and each wg */
     static const char *const radices[] = {"8", "16"};
     for (int r = 0; r < 2; ++r)
@@ -110,6 +122,8 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &b, "rows=4,wg=128,fused_batch=3,fused_gaps=0", 2);
     run_case(ctx, rng, &a, "fft_radix=16,fft_pad=pow2", 2);
     run_case(ctx, rng, &b, "fft_radix=8,rows=2", 1);
+    run_case(ctx, rng, &a, "fused_tiles=1,rows=4", 0);
+    run_case(ctx, rng, &b, "fused_tiles=0,rows=4", 2);
 }
 
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */

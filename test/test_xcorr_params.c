@@ -100,6 +100,24 @@ static void fused_work_group_and_radix(void) {
     }
 }
 
+/* fused-fft's intermediates in tiles on GPUs (radix >= 8) for n-to-m and f64, row-major otherwise and on CPUs. */
+static void fused_tiles(void) {
+    const clpk_xcorr_pattern patterns[] = {CLPK_XCORR_ONE_TO_MANY, CLPK_XCORR_N_TO_M, CLPK_XCORR_N_TO_MN};
+    for (size_t i = 0; i < 3; ++i)
+        for (int f64 = 0; f64 <= 1; ++f64)
+            for (int radix = 4; radix <= 8; radix += 4) {
+                const clpk_xcorr_shape s = {patterns[i], 128, 128, 100, 4000, 0, 0,
+                                            f64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32};
+                core_params p;
+                core_params_clear(&p);
+                xcorr_fused_defaults(&s, 132, radix, &p);
+                const char *tiles = core_params_get(&p, "fused_tiles");
+                const int want = radix >= 8 && (patterns[i] == CLPK_XCORR_N_TO_M || f64);
+                CHECK(want ? tiles && atoi(tiles) == 1 : !tiles, "fused defaults of %s %s, radix %d: fused_tiles=%s",
+                      clpk_xcorr_pattern_name(patterns[i]), f64 ? "f64" : "f32", radix, tiles ? tiles : "(kept)");
+            }
+}
+
 /* fused-fft's smooth padding (2^i 3^j) unless the power of two is within 20 % (f32) or 10 % (f64): 80^2 and 160^2
  * keep 162 and 324, 112^2 takes 256 instead of 243 rows, 26^2 and 50^2 (27 * 2^i) take 64 and 128 in f32 but keep 54
  * and 108 in f64; pow2 always takes the power of two. */
@@ -277,6 +295,7 @@ int main(void) {
     fused_lines_for_occupancy();
     fused_padding();
     fused_work_group_and_radix();
+    fused_tiles();
     searched_values();
     clpk_context *ctx = NULL;
     if (!CHECK(clpk_context_create(&ctx, NULL) == CLPK_SUCCESS, "no device")) return check_summary();

@@ -92,6 +92,10 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
         if ((size_t)lines * p >= 512) wg = 128;
         if (s->precision == CLPK_PRECISION_F32 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8))
             core_params_set_int(out, "fft_radix", 16);
+        /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
+         * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x */
+        if (s->pattern == CLPK_XCORR_N_TO_M || s->precision == CLPK_PRECISION_F64)
+            core_params_set_int(out, "fused_tiles", 1);
     } else {
         /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2
          * (162-point lines) 162 work-items ran 1.24-1.37x slower than 128 on the H100 (held-out check,

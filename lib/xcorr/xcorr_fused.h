@@ -13,8 +13,7 @@ typedef struct xcorr_fused xcorr_fused;
 /* Reads of `config` (keys shared with other algorithms keep the tuner space small): fft_pad (smooth: 2^i 3^j, or
  * pow2), rows (FFT lines per work-group), wg, fused_batch (max pairs, i.e. output matrices, per chunk of launches,
  * rounded up to even for the patterns other than one-to-one; 0: intermediates within min(max allocation / 4,
- * 512 MiB)), fused_gaps (1: a gap per 16 complex values and a skew per line in local memory against bank
- * conflicts, or 0). UNSUPPORTED for lines past local memory. */
+ * 512 MiB)), fused_gaps (1: a gap per 16 complex values in local memory against bank conflicts, or 0). UNSUPPORTED for lines past local memory. */
 clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape, const xcorr_config *config,
                                xcorr_fused **out);
 /* `first` (may be NULL) receives the event of the first command, `done` (may be NULL) of the last. */

@@ -19,6 +19,8 @@ struct xcorr_fused_many {
     size_t elem, wg;
     int fft_radix; /* the largest radix of an FFT stage (a build option) */
     cl_uint rows, cols, pr, pc, out_rows, out_cols, half_r, half_c, lines, blocks, sh;
+    size_t pcl;     /* columns of T1, T2 and the spectra (cl/xcorr_fused_many.cl): blocks * lines */
+    cl_uint tile_w; /* their tiles' width: lines (fused_tiles=1) or pcl (row-major) */
     /* pairing of the rights and the outputs' layout (cl/xcorr_fused_many.cl header) */
     cl_uint inter, m_count;
     cl_ulong out_stride;
@@ -72,8 +74,8 @@ static void pairing(xcorr_fused_many *m, const clpk_xcorr_shape *s) {
 static clpk_status plan_chunks(xcorr_fused_many *m, long fused_batch) {
     const clpk_device_info *dev = clpk_context_device_info(m->ctx);
     const size_t cpx = 2 * m->elem;
-    const size_t t1_pair = (size_t)m->rows * m->pc * cpx, t2_unit = (size_t)m->out_rows * m->pc * cpx;
-    const double spec = (double)m->shape.n_left * m->pr * m->pc * cpx;
+    const size_t t1_pair = (size_t)m->rows * m->pcl * cpx, t2_unit = (size_t)m->out_rows * m->pcl * cpx;
+    const double spec = (double)m->shape.n_left * m->pr * m->pcl * cpx;
     uint64_t budget = dev->max_alloc_bytes / 4;
     if (budget > ((uint64_t)512 << 20)) budget = (uint64_t)512 << 20;
     m->left_batch = m->lefts_per_pair;
@@ -133,11 +135,11 @@ static clpk_status make_buffers(xcorr_fused_many *m) {
     CLPK_TRY(xcorr_fused_twiddles(m->ctx, m->pr, m->elem, &m->tw_r));
     cl_context c = clpk_context_cl_context(m->ctx);
     cl_int rc = CL_SUCCESS;
-    m->t1 = clCreateBuffer(c, CL_MEM_READ_WRITE, m->batch * m->rows * m->pc * cpx, NULL, &rc);
+    m->t1 = clCreateBuffer(c, CL_MEM_READ_WRITE, m->batch * m->rows * m->pcl * cpx, NULL, &rc);
     if (rc == CL_SUCCESS)
-        m->t2 = clCreateBuffer(c, CL_MEM_READ_WRITE, m->batch * m->left_batch * m->out_rows * m->pc * cpx, NULL, &rc);
+        m->t2 = clCreateBuffer(c, CL_MEM_READ_WRITE, m->batch * m->left_batch * m->out_rows * m->pcl * cpx, NULL, &rc);
     if (rc == CL_SUCCESS)
-        m->spec = clCreateBuffer(c, CL_MEM_READ_WRITE, (size_t)m->shape.n_left * m->pr * m->pc * cpx, NULL, &rc);
+        m->spec = clCreateBuffer(c, CL_MEM_READ_WRITE, (size_t)m->shape.n_left * m->pr * m->pcl * cpx, NULL, &rc);
     if (rc != CL_SUCCESS) return core_fail_cl(m->ctx, rc, "clCreateBuffer(xcorr fused-fft intermediates)");
     return CLPK_SUCCESS;
 }
@@ -187,6 +189,8 @@ clpk_status xcorr_fused_many_create(clpk_context *ctx, const clpk_xcorr_shape *s
     m->half_c = (m->out_cols - 1) / 2;
     m->lines = (cl_uint)lines;
     m->blocks = (m->pc + m->lines - 1) / m->lines;
+    m->pcl = (size_t)m->blocks * m->lines;
+    m->tile_w = config->fused_tiles ? m->lines : (cl_uint)m->pcl;
     pairing(m, s);
     if ((st = plan_chunks(m, config->fused_batch)) != CLPK_SUCCESS) goto fail;
     if ((st = make_kernels(m)) != CLPK_SUCCESS) goto fail;
@@ -203,11 +207,12 @@ fail:
     return st;
 }
 
-/* Every kernel's last arguments (the gap shift, then its local buffer of `local_bytes`), then `groups` work-groups of
- * it. */
+/* Every kernel's last arguments (the tiles' width, the gap shift, then its local buffer of `local_bytes`), then
+ * `groups` work-groups of it. */
 static clpk_status end_args_and_launch(xcorr_fused_many *m, core_args *a, cl_kernel k, size_t local_bytes,
                                        size_t groups, cl_uint n_wait, const cl_event *wait, cl_event *ev,
                                        const char *name) {
+    CLPK_ARG(a, m->tile_w);
     CLPK_ARG(a, m->sh);
     core_args_local(a, local_bytes);
     CLPK_TRY(core_args_end(a));

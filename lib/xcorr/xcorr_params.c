@@ -147,6 +147,17 @@ static const core_param_def xcorr_param_defs[] = {
      .field = FIELD(fused_gaps),
      .when = "algorithm=fused-fft",
      .help = "a gap per 16 complex values in local memory against bank conflicts"},
+    {.name = "fused_tiles",
+     .type = CORE_PARAM_INT,
+     .values = "0|1",
+     .lo = 0,
+     .hi = 1,
+     .default_gpu = "0",
+     .field = FIELD(fused_tiles),
+     .when = "algorithm=fused-fft",
+     .help = "one-to-many, n-to-m, n-to-mn: the intermediates in tiles of rows (FFT lines per work-group) columns, so "
+             "that the column pass reads and writes contiguous runs (1), or row-major (0); default 1 on GPUs for "
+             "n-to-m and f64"},
     {.name = "fft_radix",
      .type = CORE_PARAM_INT,
      .values = "4|8|16",
