@@ -48,18 +48,38 @@ static inline uint div_small(uint t, uint d, float inv_d, uint *rem) {
 static void move_row_tiles(__local cpx_t *buf, __global cpx_t *g, __local const ulong *line_at, uint lines, uint pc,
                            uint tw, ulong stride, int store, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
+    if (tw >= pc) { /* row-major: each row one run */
+        qr_t it = qr_start(lid, wg, pc);
+        for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
+            const ulong at = line_at[it.q];
+            if (store) {
+                if (at != ~(ulong)0) g[at + it.r] = buf[LX(e)];
+            } else {
+                buf[LX(e)] = at != ~(ulong)0 ? g[at + it.r] : (cpx_t)(0, 0);
+            }
+        }
+        return;
+    }
     const uint pcl = (pc + lines - 1) / lines * lines;
-    const float inv_lines = 1.0f / (float)lines;
-    qr_t it = qr_start(lid, wg, tw);
-    for (uint e = lid; e < lines * pcl; e += wg, qr_next(&it)) {
-        uint l;
-        const uint b = div_small(it.q, lines, inv_lines, &l), c = b * tw + it.r;
+    /* (tile, line, column) of e: shifts when tw = lines is a power of two (the tuner's values), else divisions */
+    const uint pow2 = (tw & (tw - 1)) == 0, s = pow2 ? 31 - clz(tw) : 0;
+    const float inv_tw = 1.0f / (float)tw, inv_lines = 1.0f / (float)lines;
+    for (uint e = lid; e < lines * pcl; e += wg) {
+        uint cl, l, b;
+        if (pow2) {
+            cl = e & (tw - 1);
+            l = (e >> s) & (lines - 1);
+            b = e >> (2 * s);
+        } else {
+            b = div_small(div_small(e, tw, inv_tw, &cl), lines, inv_lines, &l);
+        }
+        const uint c = b * tw + cl;
         if (c >= pc) continue;
         const ulong at = line_at[l];
         if (store) {
-            if (at != ~(ulong)0) g[at + b * stride + it.r] = buf[LX(l * pc + c)];
+            if (at != ~(ulong)0) g[at + b * stride + cl] = buf[LX(l * pc + c)];
         } else {
-            buf[LX(l * pc + c)] = at != ~(ulong)0 ? g[at + b * stride + it.r] : (cpx_t)(0, 0);
+            buf[LX(l * pc + c)] = at != ~(ulong)0 ? g[at + b * stride + cl] : (cpx_t)(0, 0);
         }
     }
 }
