@@ -2,7 +2,7 @@
  * cl/xcorr_fused_many.cl: the other patterns; this file comes first in both programs): complex helpers, the
  * division-free index stepping, the padded local layout, fft_lines, which transforms several lines of length
  * 2^i 3^j at once (Stockham autosort, radices 16, 8, 4, 2, 3, barriers between stages, all items of a work-group
- * cooperating), and the row kernels' FFT-and-store (fft_rows_to_t1). Twiddles come from a table exp(-2 pi i t / n)
+ * cooperating), and one-to-one K1's FFT-and-store (fft_rows_to_t1). Twiddles come from a table exp(-2 pi i t / n)
  * computed in double on the host. Build options: -DVALUE_T=float|double -DVALUE2_T=float2|double2 (-DCLPK_FP64 for
  * double), -DFFT_MAX_RADIX=4|8|16 (the largest radix of a stage: a radix-8 or -16 butterfly does two radix-4/2
  * passes in registers, so a line takes fewer trips through local memory and fewer barriers, with fewer items busy
@@ -104,6 +104,18 @@ static inline void qr_next(qr_t *s) {
     }
 }
 
+/* (t / d, t mod d) for t, d < 2^24: a float reciprocal (inv_d = 1 / d) corrected by one step; no integer division by
+ * a run-time value inside a loop. */
+static inline uint div_small(uint t, uint d, float inv_d, uint *rem) {
+    uint q = (uint)((float)t * inv_d);
+    if (q * d > t)
+        --q;
+    else if ((q + 1) * d <= t)
+        ++q;
+    *rem = t - q * d;
+    return q;
+}
+
 /* Local-memory layout: element x of a buffer lives at LX(x) = x + (x >> sh) (sh = 4: one gap per 16 complex values, so
  * the stride-4, -8 and -16 stores of a line's first stage hit distinct banks; sh = 31: no gaps). A buffer of t
  * values takes padded_len(t) slots. */
@@ -161,19 +173,14 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
             r = 8;
         const uint m = n / r;          /* butterflies per line */
         const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
-        /* Butterfly index i = line * m + j stepped by wg (qr_t), and j / ns from a float reciprocal corrected by one
-         * step (j, ns < 2^24: the estimate is off by at most 1): no run-time integer division in the loop. */
+        /* Butterfly index i = line * m + j stepped by wg (qr_t), and j / ns by div_small (j, ns < 2^24). */
         const float inv_ns = 1.0f / (float)ns;
         qr_t it = qr_start(lid, wg, m);
         for (uint i = lid; i < n_lines * m; i += wg, qr_next(&it)) {
             const uint line = it.q, j = it.r;
             const uint base = line * n;
-            uint jq = (uint)((float)j * inv_ns);
-            if (jq * ns > j)
-                --jq;
-            else if ((jq + 1) * ns <= j)
-                ++jq;
-            const uint jm = j - jq * ns;
+            uint jm;
+            const uint jq = div_small(j, ns, inv_ns, &jm);
             const uint o = base + jq * ns * r + jm;
 #if FFT_MAX_RADIX >= 8
             if (r >= 8) {
@@ -229,7 +236,7 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
     return a;
 }
 
-/* The row kernels' second half (one-to-one K1, the other patterns' S1/K1): once every item has filled `buf` with
+/* One-to-one K1's second half: once every item has filled `buf` with
  * `lines` rows of pc values, their forward FFTs; rows g0 + line < n_rows are stored to t1 (pc complex per row). */
 static void fft_rows_to_t1(__local cpx_t *buf, uint lines, uint pc, __global const cpx_t *tw, uint sh, ulong g0,
                            ulong n_rows, __global cpx_t *t1) {

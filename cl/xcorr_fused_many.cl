@@ -29,24 +29,12 @@
 /* Per line of a work-group (at most 16, the plan's limit). */
 #define MAX_LINES 16
 
-/* (t / d, t mod d) for t, d < 2^24: a float reciprocal corrected by one step (no integer division by a run-time value
- * in a loop). */
-static inline uint div_small(uint t, uint d, float inv_d, uint *rem) {
-    uint q = (uint)((float)t * inv_d);
-    if (q * d > t)
-        --q;
-    else if ((q + 1) * d <= t)
-        ++q;
-    *rem = t - q * d;
-    return q;
-}
-
-/* Row kernels: the group's `lines` rows of pc values between local (row l at LX(l * pc)) and global memory in tiles
- * of tw columns. line_at[l]: where column 0 of row l lives (matrix * rows_of_matrix * pcl + r * tw), or ~0 for no
- * row; stride: rows_of_matrix * tw (one tile). Consecutive items take consecutive values of a tile: (tile, line,
- * column within the tile). store: local -> global; else global -> local (zeros for no row). */
+/* Row kernels: the group's `lines` rows of pc values (pcl with the padding) between local (row l at LX(l * pc)) and
+ * global memory in tiles of tw columns. line_at[l]: where column 0 of row l lives (matrix * rows_of_matrix * pcl +
+ * r * tw), or ~0 for no row; stride: rows_of_matrix * tw (one tile). Consecutive items take consecutive values of a
+ * tile: (tile, line, column within the tile). store: local -> global; else global -> local (zeros for no row). */
 static void move_row_tiles(__local cpx_t *buf, __global cpx_t *g, __local const ulong *line_at, uint lines, uint pc,
-                           uint tw, ulong stride, int store, uint sh) {
+                           uint pcl, uint tw, ulong stride, int store, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     if (tw >= pc) { /* row-major: each row one run */
         qr_t it = qr_start(lid, wg, pc);
@@ -60,7 +48,6 @@ static void move_row_tiles(__local cpx_t *buf, __global cpx_t *g, __local const 
         }
         return;
     }
-    const uint pcl = (pc + lines - 1) / lines * lines;
     /* (tile, line, column) of e: shifts when tw = lines is a power of two (the tuner's values), else divisions */
     const uint pow2 = (tw & (tw - 1)) == 0, s = pow2 ? 31 - clz(tw) : 0;
     const float inv_tw = 1.0f / (float)tw, inv_lines = 1.0f / (float)lines;
@@ -119,7 +106,7 @@ __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __local cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
-    move_row_tiles(res, t1, line_t1, lines, pc, tile_w, (ulong)rows * tile_w, 1, sh);
+    move_row_tiles(res, t1, line_t1, lines, pc, pcl, tile_w, (ulong)rows * tile_w, 1, sh);
 }
 
 /* Where column m0 of a matrix of `rows` rows in tiles of tile_w columns starts (row r of it: + r * tile_w). */
@@ -228,7 +215,7 @@ __kernel void clpk_xcorr_many_out(__global const cpx_t *t2, ulong n_lines, uint 
         line_ok[l] = (g < n_lines ? 1u : 0u) | (2 * u + 1 < m_count ? 2u : 0u);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    move_row_tiles(buf, (__global cpx_t *)t2, line_t2, lines, pc, tile_w, (ulong)out_rows * tile_w, 0, sh);
+    move_row_tiles(buf, (__global cpx_t *)t2, line_t2, lines, pc, pcl, tile_w, (ulong)out_rows * tile_w, 0, sh);
     barrier(CLK_LOCAL_MEM_FENCE);
     __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)-1, tw, sh);
     qr_t it = qr_start(lid, wg, 2 * out_cols);
