@@ -18,15 +18,19 @@ __kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offs
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const ulong g0 = (ulong)get_group_id(0) * lines;
     qr_t it = qr_start(lid, wg, pc);
-    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-        const uint line = it.q, j = it.r;
-        const ulong g = g0 + line;
-        cpx_t z = (cpx_t)(0, 0);
-        if (g < n_rows && j < cols) {
-            const ulong at = (first_row + g) * cols + j;
-            z = (cpx_t)(left[left_offset + at], right[right_offset + at]);
+    const uint n = lines * pc;
+    for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+        cpx_t v[LOAD_BATCH];
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+            const ulong g = g0 + it.q;
+            const int ok = e0 + k * wg < n && g < n_rows && it.r < cols;
+            const ulong at = (first_row + g) * cols + it.r;
+            v[k] = ok ? (cpx_t)(left[left_offset + at], right[right_offset + at]) : (cpx_t)(0, 0);
         }
-        buf[LX(e)] = z;
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k)
+            if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
     }
     fft_rows_to_t1(buf, lines, pc, tw, sh, g0, n_rows, t1);
 }
@@ -44,14 +48,22 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     __global const cpx_t *src = t1 + p * rows * pc;
     /* Consecutive items read consecutive columns of one row: c0.. ascending, then the mirrored block ascending. */
     qr_t it = qr_start(lid, wg, 2 * lines);
-    for (uint e = lid; e < 2 * lines * pr; e += wg, qr_next(&it)) {
-        const uint r = it.q, w = it.r;
-        const uint mirror = w >= lines;
-        const uint l = mirror ? 2 * lines - 1 - w : w;
-        const uint c = c0 + l;
-        cpx_t z = (cpx_t)(0, 0);
-        if (r < rows && c < hc) z = src[r * pc + (mirror ? (c == 0 ? 0 : pc - c) : c)];
-        buf[LX((2 * l + mirror) * pr + r)] = z;
+    const uint n = 2 * lines * pr;
+    for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+        cpx_t v[LOAD_BATCH];
+        uint slot[LOAD_BATCH];
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+            const uint r = it.q, w = it.r;
+            const uint mirror = w >= lines;
+            const uint l = mirror ? 2 * lines - 1 - w : w;
+            const uint c = c0 + l;
+            slot[k] = e0 + k * wg < n ? LX((2 * l + mirror) * pr + r) : ~0u;
+            v[k] = load_or_zero(src, r < rows && c < hc ? 0 : ~(ulong)0, r * pc + (mirror ? (c == 0 ? 0 : pc - c) : c));
+        }
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k)
+            if (slot[k] != ~0u) buf[slot[k]] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint half_len = padded_len(2 * lines * pr, sh);
@@ -78,6 +90,9 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     }
 }
 
+/* K3 loads two values an element: half a batch */
+#define OUT_BATCH (LOAD_BATCH / 2)
+
 /* K3. Line g = group * lines + line is the row pair (2h, 2h+1) of pair p = g / half_rows (h = g mod half_rows) of the
  * chunk; the two half-spectrum rows Y0, Y1 are expanded to pc values (Y(pc - kx) = conj(Y(kx))) and packed as
  * Y0 + i Y1, whose inverse is y0 + i y1 (both real). buf: 2 * lines * pc complex. */
@@ -100,21 +115,28 @@ __kernel void clpk_xcorr_fused_out(__global const cpx_t *t2, ulong n_lines, uint
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     qr_t it = qr_start(lid, wg, pc);
-    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-        const uint line = it.q, kx = it.r, k0 = line_k0[line];
-        cpx_t z = (cpx_t)(0, 0);
-        if (k0 < out_rows) {
-            const uint mirror = kx >= hc;
-            const uint c = mirror ? pc - kx : kx;
-            __global const cpx_t *row = t2 + line_row[line] * hc + c;
-            cpx_t y0 = row[0];
-            cpx_t y1 = k0 + 1 < out_rows ? row[hc] : (cpx_t)(0, 0);
+    const uint n = lines * pc;
+    for (uint e0 = lid; e0 < n; e0 += OUT_BATCH * wg) {
+        cpx_t v[OUT_BATCH];
+#pragma unroll
+        for (uint k = 0; k < OUT_BATCH; ++k, qr_next(&it)) {
+            const uint kx = it.r, mirror = kx >= hc, c = mirror ? pc - kx : kx;
+            uint k0 = out_rows;
+            ulong at = ~(ulong)0;
+            if (e0 + k * wg < n) {
+                k0 = line_k0[it.q];
+                at = line_row[it.q] * hc + c;
+            }
+            cpx_t y0 = load_or_zero(t2, k0 < out_rows ? at : ~(ulong)0, 0);
+            cpx_t y1 = load_or_zero(t2, k0 + 1 < out_rows ? at : ~(ulong)0, hc);
             /* columns 0 and pc/2 of a real row's spectrum are real (exactly, up to rounding) */
             if (c == 0 || c == pc / 2) y0.y = y1.y = 0;
             if (mirror) y0 = conj_c(y0), y1 = conj_c(y1);
-            z = y0 + mul_i(y1);
+            v[k] = y0 + mul_i(y1);
         }
-        buf[LX(e)] = z;
+#pragma unroll
+        for (uint k = 0; k < OUT_BATCH; ++k)
+            if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)-1, tw, sh);

@@ -104,6 +104,23 @@ static inline void qr_next(qr_t *s) {
     }
 }
 
+/* Global loads a work-item issues before it stores any of them to local memory: a loop that loads and stores one
+ * value a step (its loads conditional, so not hoisted by the compiler) keeps one load in flight per item. The batch
+ * holds LOAD_BATCH complex values in registers: 8 in f32, 4 in f64, so that the load phase does not raise a kernel's
+ * register count above its FFT stages' (fewer groups a compute unit). */
+#ifndef LOAD_BATCH
+#ifdef CLPK_FP64
+#define LOAD_BATCH 4
+#else
+#define LOAD_BATCH 8
+#endif
+#endif
+
+/* g[at + off], or zero for at = ~0 (no row, or the zero-padded part of a line). */
+static inline cpx_t load_or_zero(__global const cpx_t *g, ulong at, ulong off) {
+    return at != ~(ulong)0 ? g[at + off] : (cpx_t)(0, 0);
+}
+
 /* (t / d, t mod d) for t, d < 2^24: a float reciprocal (inv_d = 1 / d) corrected by one step; no integer division by
  * a run-time value inside a loop. */
 static inline uint div_small(uint t, uint d, float inv_d, uint *rem) {

@@ -37,36 +37,62 @@ static void move_row_tiles(__local cpx_t *buf, __global cpx_t *g, __local const 
                            uint pcl, uint tw, ulong stride, int store, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     if (tw >= pc) { /* row-major: each row one run */
+        const uint n = lines * pc;
         qr_t it = qr_start(lid, wg, pc);
-        for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-            const ulong at = line_at[it.q];
-            if (store) {
+        if (store) {
+            for (uint e = lid; e < n; e += wg, qr_next(&it)) {
+                const ulong at = line_at[it.q];
                 if (at != ~(ulong)0) g[at + it.r] = buf[LX(e)];
-            } else {
-                buf[LX(e)] = at != ~(ulong)0 ? g[at + it.r] : (cpx_t)(0, 0);
             }
+            return;
+        }
+        for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+            cpx_t v[LOAD_BATCH];
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+                ulong at = ~(ulong)0;
+                if (e0 + k * wg < n) at = line_at[it.q];
+                v[k] = load_or_zero(g, at, it.r);
+            }
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k)
+                if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
         }
         return;
     }
     /* (tile, line, column) of e: shifts when tw = lines is a power of two (the tuner's values), else divisions */
     const uint pow2 = (tw & (tw - 1)) == 0, s = pow2 ? 31 - clz(tw) : 0;
     const float inv_tw = 1.0f / (float)tw, inv_lines = 1.0f / (float)lines;
-    for (uint e = lid; e < lines * pcl; e += wg) {
-        uint cl, l, b;
-        if (pow2) {
-            cl = e & (tw - 1);
-            l = (e >> s) & (lines - 1);
-            b = e >> (2 * s);
-        } else {
-            b = div_small(div_small(e, tw, inv_tw, &cl), lines, inv_lines, &l);
+    const uint n = lines * pcl;
+    for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+        cpx_t v[LOAD_BATCH];
+        uint slot[LOAD_BATCH]; /* local index, ~0: none */
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k) {
+            const uint e = e0 + k * wg;
+            uint cl, l, b;
+            if (pow2) {
+                cl = e & (tw - 1);
+                l = (e >> s) & (lines - 1);
+                b = e >> (2 * s);
+            } else {
+                b = div_small(div_small(e, tw, inv_tw, &cl), lines, inv_lines, &l);
+            }
+            const uint c = b * tw + cl;
+            const int in = e < n && c < pc;
+            ulong at = ~(ulong)0;
+            if (in) at = line_at[l];
+            slot[k] = in ? LX(l * pc + c) : ~0u;
+            if (store) {
+                if (at != ~(ulong)0) g[at + b * stride + cl] = buf[slot[k]];
+            } else {
+                v[k] = load_or_zero(g, at, b * stride + cl);
+            }
         }
-        const uint c = b * tw + cl;
-        if (c >= pc) continue;
-        const ulong at = line_at[l];
-        if (store) {
-            if (at != ~(ulong)0) g[at + b * stride + cl] = buf[LX(l * pc + c)];
-        } else {
-            buf[LX(l * pc + c)] = at != ~(ulong)0 ? g[at + b * stride + cl] : (cpx_t)(0, 0);
+        if (!store) {
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k)
+                if (slot[k] != ~0u) buf[slot[k]] = v[k];
         }
     }
 }
@@ -95,14 +121,24 @@ __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     qr_t it = qr_start(lid, wg, pc);
-    for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
-        const uint line = it.q, j = it.r, ok = line_ok[line];
-        cpx_t z = (cpx_t)(0, 0);
-        if ((ok & 1u) && j < cols) {
-            z.x = src[line_re[line] + j];
-            if (ok & 2u) z.y = src[line_im[line] + j];
+    const uint n = lines * pc;
+    for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+        cpx_t v[LOAD_BATCH];
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+            const uint line = it.q, j = it.r;
+            uint ok = 0;
+            ulong re = 0, im = 0;
+            if (e0 + k * wg < n) {
+                ok = j < cols ? line_ok[line] : 0u;
+                re = line_re[line] + j;
+                im = line_im[line] + j;
+            }
+            v[k] = (cpx_t)(ok & 1u ? src[re] : 0, (ok & 3u) == 3u ? src[im] : 0);
         }
-        buf[LX(e)] = z;
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k)
+            if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __local cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
@@ -122,9 +158,19 @@ static void load_columns(__global const cpx_t *blk, uint tile_w, uint rows, uint
                          __local cpx_t *buf, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     qr_t it = qr_start(lid, wg, lines);
-    for (uint e = lid; e < lines * pr; e += wg, qr_next(&it)) {
-        const uint r = it.q, l = it.r, m = m0 + l;
-        buf[LX(l * pr + r)] = r < rows && m < pc ? blk[r * tile_w + l] : (cpx_t)(0, 0);
+    const uint n = lines * pr;
+    for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+        cpx_t v[LOAD_BATCH];
+        uint slot[LOAD_BATCH];
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+            const uint r = it.q, l = it.r, m = m0 + l;
+            slot[k] = e0 + k * wg < n ? LX(l * pr + r) : ~0u;
+            v[k] = load_or_zero(blk, r < rows && m < pc ? 0 : ~(ulong)0, r * tile_w + l);
+        }
+#pragma unroll
+        for (uint k = 0; k < LOAD_BATCH; ++k)
+            if (slot[k] != ~0u) buf[slot[k]] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -174,9 +220,19 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
     for (uint j = j0; j < j1; ++j) {
         __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pcl + block_at(m0, pr, tile_w);
         qr_t it = qr_start(lid, wg, lines);
-        for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {
-            const uint ky = it.q, l = it.r, m = m0 + l;
-            prod[LX(l * pr + ky)] = m < pc ? cmul(a[ky * tile_w + l], res[LX(l * pr + ky)]) : (cpx_t)(0, 0);
+        const uint n = pr * lines;
+        for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+            cpx_t v[LOAD_BATCH];
+            uint slot[LOAD_BATCH];
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+                const uint ky = it.q, l = it.r, m = m0 + l;
+                slot[k] = e0 + k * wg < n ? LX(l * pr + ky) : ~0u;
+                v[k] = load_or_zero(a, slot[k] != ~0u && m < pc ? 0 : ~(ulong)0, ky * tile_w + l);
+            }
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k)
+                if (slot[k] != ~0u) prod[slot[k]] = cmul(v[k], res[slot[k]]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         __local const cpx_t *fin = fft_lines(prod, scratch, lines, pr, (real_t)-1, tw, sh);
