@@ -35,6 +35,10 @@ __kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offs
     fft_rows_to_t1(buf, lines, pc, tw, sh, g0, n_rows, t1);
 }
 
+/* K2 reads one or a few columns and their mirrors: a warp's loads touch many rows in short pieces, where a full batch
+ * of them in flight was slower in f64 (session 24, docs/perf-xcorr.md): a quarter of a batch. */
+#define COLUMNS_BATCH (LOAD_BATCH / 4)
+
 /* K2. Group = (pair p of the chunk, block of `lines` columns c0 .. c0 + lines - 1, c <= pc/2). Line 2l holds column
  * c = c0 + l, line 2l+1 column (pc - c) mod pc. buf: 4 * lines * pr complex. */
 __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint pr, uint pc, uint lines, uint blocks,
@@ -49,11 +53,11 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     /* Consecutive items read consecutive columns of one row: c0.. ascending, then the mirrored block ascending. */
     qr_t it = qr_start(lid, wg, 2 * lines);
     const uint n = 2 * lines * pr;
-    for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
-        cpx_t v[LOAD_BATCH];
-        uint slot[LOAD_BATCH];
+    for (uint e0 = lid; e0 < n; e0 += COLUMNS_BATCH * wg) {
+        cpx_t v[COLUMNS_BATCH];
+        uint slot[COLUMNS_BATCH];
 #pragma unroll
-        for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+        for (uint k = 0; k < COLUMNS_BATCH; ++k, qr_next(&it)) {
             const uint r = it.q, w = it.r;
             const uint mirror = w >= lines;
             const uint l = mirror ? 2 * lines - 1 - w : w;
@@ -62,7 +66,7 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
             v[k] = load_or_zero(src, r < rows && c < hc ? 0 : ~(ulong)0, r * pc + (mirror ? (c == 0 ? 0 : pc - c) : c));
         }
 #pragma unroll
-        for (uint k = 0; k < LOAD_BATCH; ++k)
+        for (uint k = 0; k < COLUMNS_BATCH; ++k)
             if (slot[k] != ~0u) buf[slot[k]] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
