@@ -20,9 +20,10 @@ static void print_device(size_t index, const clpk_device_info *d) {
     printf("    vendor %s, platform vendor %s, driver %s, %s, type %s\n", d->vendor, d->platform_vendor,
            d->driver_version, d->device_version, device_kind_name(d->kind));
     printf("    %u compute units @ %u MHz, max work-group %zu, local mem %llu KiB, global mem %.1f GiB, "
-           "max alloc %.1f GiB\n",
+           "max alloc %.1f GiB, global cache %.1f MiB\n",
            d->compute_units, d->max_clock_mhz, d->max_work_group_size, (unsigned long long)(d->local_mem_bytes / 1024),
-           (double)d->global_mem_bytes / (1 << 30), (double)d->max_alloc_bytes / (1 << 30));
+           (double)d->global_mem_bytes / (1 << 30), (double)d->max_alloc_bytes / (1 << 30),
+           (double)d->global_cache_bytes / (1 << 20));
     printf("    %s; fp64 %s, int32 atomics %s, int64 atomics %s, sub-groups %s, sub-group shuffle %s, SIMD width %u\n",
            d->opencl_c_version, d->has_fp64 ? "yes" : "no", d->has_int32_global_atomics ? "yes" : "no",
            d->has_int64_atomics ? "yes" : "no", d->has_subgroups ? "yes" : "no", d->has_subgroup_shuffle ? "yes" : "no",
