@@ -17,22 +17,25 @@ __kernel void clpk_xcorr_fused_rows(__global const real_t *left, ulong left_offs
                                     __global const cpx_t *tw, __global cpx_t *t1, uint sh, __local cpx_t *buf) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const ulong g0 = (ulong)get_group_id(0) * lines;
-    qr_t it = qr_start(lid, wg, pc);
-    const uint n = lines * pc;
+    const uint fill = fft_fill_len(pc, cols);
+    qr_t it = qr_start(lid, wg, fill);
+    const uint n = lines * fill;
     for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
         cpx_t v[LOAD_BATCH];
+        uint slot[LOAD_BATCH];
 #pragma unroll
         for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
             const ulong g = g0 + it.q;
-            const int ok = e0 + k * wg < n && g < n_rows && it.r < cols;
+            slot[k] = e0 + k * wg < n ? LX(it.q * pc + it.r) : ~0u;
             const ulong at = (first_row + g) * cols + it.r;
+            const int ok = slot[k] != ~0u && g < n_rows && it.r < cols;
             v[k] = ok ? (cpx_t)(left[left_offset + at], right[right_offset + at]) : (cpx_t)(0, 0);
         }
 #pragma unroll
         for (uint k = 0; k < LOAD_BATCH; ++k)
-            if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
+            if (slot[k] != ~0u) buf[slot[k]] = v[k];
     }
-    fft_rows_to_t1(buf, lines, pc, tw, sh, g0, n_rows, t1);
+    fft_rows_to_t1(buf, lines, pc, fill, tw, sh, g0, n_rows, t1);
 }
 
 /* K2 reads one or a few columns and their mirrors: a warp's loads touch many rows in short pieces, where a full batch
@@ -51,8 +54,9 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     const uint hc = pc / 2 + 1; /* columns of the half spectrum */
     __global const cpx_t *src = t1 + p * rows * pc;
     /* Consecutive items read consecutive columns of one row: c0.. ascending, then the mirrored block ascending. */
+    const uint fill = fft_fill_len(pr, rows);
     qr_t it = qr_start(lid, wg, 2 * lines);
-    const uint n = 2 * lines * pr;
+    const uint n = 2 * lines * fill;
     for (uint e0 = lid; e0 < n; e0 += COLUMNS_BATCH * wg) {
         cpx_t v[COLUMNS_BATCH];
         uint slot[COLUMNS_BATCH];
@@ -71,7 +75,7 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint half_len = padded_len(2 * lines * pr, sh);
-    __local cpx_t *res = fft_lines(buf, buf + half_len, 2 * lines, pr, (real_t)1, tw, sh);
+    __local cpx_t *res = fft_lines(buf, buf + half_len, 2 * lines, pr, fill, (real_t)1, tw, sh);
     __local cpx_t *oth = res == buf ? buf + half_len : buf;
     /* Z = FFT2(left + i right). With Zm = conj(Z(-ky, -kx)): A = (Z + Zm)/2 (left), B = (Z - Zm)/(2i) (right), and
      * X = A conj(B) = (Z + Zm) * i conj(Z - Zm) / 4; its inverse is sum_x left[x + t] right[x] (circular). */
@@ -83,7 +87,7 @@ __kernel void clpk_xcorr_fused_columns(__global const cpx_t *t1, uint rows, uint
         oth[LX(e)] = cmul(z + zm, mul_i(conj_c(z - zm))) * (real_t)0.25;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local const cpx_t *fin = fft_lines(oth, res, lines, pr, (real_t)-1, tw, sh);
+    __local const cpx_t *fin = fft_lines(oth, res, lines, pr, pr, (real_t)-1, tw, sh);
     /* Output row k is shift s = k - half_r, circular row (s mod pr). */
     __global cpx_t *dst = t2 + p * out_rows * hc;
     it = qr_start(lid, wg, lines);
@@ -143,7 +147,7 @@ __kernel void clpk_xcorr_fused_out(__global const cpx_t *t2, ulong n_lines, uint
             if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)-1, tw, sh);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, pc, (real_t)-1, tw, sh);
     it = qr_start(lid, wg, 2 * out_cols);
     for (uint e = lid; e < lines * 2 * out_cols; e += wg, qr_next(&it)) {
         const uint line = it.q, which = it.r >= out_cols, l = it.r - which * out_cols;

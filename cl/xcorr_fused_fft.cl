@@ -145,13 +145,14 @@ static inline uint padded_len(uint t, uint sh) { return t + (t >> sh) + 1; }
  * b[o + k ns]. */
 static inline void butterfly_in_registers(__local const cpx_t *a, __local cpx_t *b, uint sh, uint in0, uint m, uint o,
                                           uint ns, __global const cpx_t *tw, uint t, real_t sign, const uint r,
-                                          const int first) {
+                                          const int first, const int upper_zero) {
     cpx_t v[16];
     v[0] = a[LX(in0)];
-    if (first) { /* a line's first stage (ns = 1, uniform over the group): every twiddle is 1, no loads, no products */
+    if (first) { /* a line's first stage (ns = 1, uniform over the group): every twiddle is 1, no loads, no products;
+                  * with `upper_zero`, the values from n / 2 on are zeros */
 #pragma unroll
         for (uint k = 1; k < r; ++k)
-            v[k] = a[LX(in0 + k * m)];
+            v[k] = upper_zero && k >= r / 2 ? (cpx_t)(0, 0) : a[LX(in0 + k * m)];
     } else {
 #pragma unroll
         for (uint k = 1; k < r; ++k) {
@@ -173,21 +174,31 @@ static inline void butterfly_in_registers(__local const cpx_t *a, __local cpx_t 
 }
 #endif
 
-/* Transforms n_lines lines of n complex values (stored one after another in `a`; `b` is scratch of the same size) in
- * direction sign (+1: exp(-2 pi i jk/n), -1: exp(+2 pi i jk/n), unnormalised). n = 2^i 3^j. Every item of the group
- * must call it (barriers inside; the caller puts a barrier after filling `a`). Returns the buffer holding the result
- * (a or b), whose contents are visible to the whole group. tw: n entries exp(-2 pi i t / n). */
-static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines, uint n, real_t sign,
+/* The radix of a stage with `rest` values per butterfly chain left (n for a line's first stage): 16, 8, 4, 2, 3 as
+ * the length and FFT_MAX_RADIX allow. */
+static inline uint fft_stage_radix(uint rest) {
+    if (FFT_MAX_RADIX >= 16 && rest % 16 == 0) return 16;
+    if (FFT_MAX_RADIX >= 8 && rest % 8 == 0) return 8;
+    return rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
+}
+
+/* How many leading values of each line the caller must store before fft_lines when only the first nz can be
+ * nonzero: n / 2 where the first stage, of an even radix r, reads values k n / r apart and so never reads a value
+ * past n / 2 that is not zero (it takes them as zeros without loading them); else n. */
+static inline uint fft_fill_len(uint n, uint nz) { return 2 * nz <= n && fft_stage_radix(n) % 2 == 0 ? n / 2 : n; }
+
+/* Transforms n_lines lines of n complex values (stored one after another in `a`, only the first `fill` of each line:
+ * n, or fft_fill_len's n / 2 when the rest are zeros; `b` is scratch of the same size) in direction sign (+1:
+ * exp(-2 pi i jk/n), -1: exp(+2 pi i jk/n), unnormalised). n = 2^i 3^j. Every item of the group must call it
+ * (barriers inside; the caller puts a barrier after filling `a`). Returns the buffer holding the result (a or b),
+ * whose contents are visible to the whole group. tw: n entries exp(-2 pi i t / n). */
+static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines, uint n, uint fill, real_t sign,
                                 __global const cpx_t *tw, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     uint ns = 1; /* product of the radices done so far */
     while (ns < n) {
-        const uint rest = n / ns;
-        uint r = rest % 4 == 0 ? 4 : (rest % 2 == 0 ? 2 : 3);
-        if (FFT_MAX_RADIX >= 16 && rest % 16 == 0)
-            r = 16;
-        else if (FFT_MAX_RADIX >= 8 && rest % 8 == 0)
-            r = 8;
+        const uint rest = n / ns, r = fft_stage_radix(rest);
+        const int upper_zero = ns == 1 && fill < n; /* fill = n / 2 (fft_fill_len): the upper half is zeros */
         const uint m = n / r;          /* butterflies per line */
         const uint tstride = rest / r; /* n / (ns * r): twiddle index step */
         /* Butterfly index i = line * m + j stepped by wg (qr_t), and j / ns as div_small computes it, written out in
@@ -208,23 +219,25 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
             if (r >= 8) {
 #if FFT_MAX_RADIX >= 16
                 if (r == 16)
-                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 16, ns == 1);
+                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 16, ns == 1,
+                                           upper_zero);
                 else
 #endif
-                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 8, ns == 1);
+                    butterfly_in_registers(a, b, sh, base + j, m, o, ns, tw, jm * tstride, sign, 8, ns == 1,
+                                           upper_zero);
                 continue;
             }
 #endif
-            cpx_t v0 = a[LX(base + j)], v1 = a[LX(base + j + m)], v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
+            cpx_t v0 = a[LX(base + j)], v1 = (cpx_t)(0, 0), v2 = (cpx_t)(0, 0), v3 = (cpx_t)(0, 0);
             cpx_t w = tw[jm * tstride];
             w.y *= sign;
-            v1 = cmul(v1, w);
-            if (r >= 3) {
+            if (!(upper_zero && r == 2)) v1 = cmul(a[LX(base + j + m)], w);
+            if (r >= 3 && !upper_zero) {
                 cpx_t w2 = tw[2 * jm * tstride];
                 w2.y *= sign;
                 v2 = cmul(a[LX(base + j + 2 * m)], w2);
             }
-            if (r == 4) {
+            if (r == 4 && !upper_zero) {
                 cpx_t w3 = tw[3 * jm * tstride];
                 w3.y *= sign;
                 v3 = cmul(a[LX(base + j + 3 * m)], w3);
@@ -259,12 +272,13 @@ static __local cpx_t *fft_lines(__local cpx_t *a, __local cpx_t *b, uint n_lines
 }
 
 /* One-to-one K1's second half: once every item has filled `buf` with
- * `lines` rows of pc values, their forward FFTs; rows g0 + line < n_rows are stored to t1 (pc complex per row). */
-static void fft_rows_to_t1(__local cpx_t *buf, uint lines, uint pc, __global const cpx_t *tw, uint sh, ulong g0,
-                           ulong n_rows, __global cpx_t *t1) {
+ * `lines` rows of pc values (the first `fill` of each), their forward FFTs; rows g0 + line < n_rows are stored to t1
+ * (pc complex per row). */
+static void fft_rows_to_t1(__local cpx_t *buf, uint lines, uint pc, uint fill, __global const cpx_t *tw, uint sh,
+                           ulong g0, ulong n_rows, __global cpx_t *t1) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, fill, (real_t)1, tw, sh);
     qr_t it = qr_start(lid, wg, pc);
     for (uint e = lid; e < lines * pc; e += wg, qr_next(&it)) {
         const ulong g = g0 + it.q;

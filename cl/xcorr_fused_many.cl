@@ -120,16 +120,20 @@ __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset,
         line_t1[l] = g < n_rows ? q * rows * pcl + r * tile_w : ~(ulong)0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    qr_t it = qr_start(lid, wg, pc);
-    const uint n = lines * pc;
+    const uint fill = fft_fill_len(pc, cols);
+    qr_t it = qr_start(lid, wg, fill);
+    const uint n = lines * fill;
     for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
         cpx_t v[LOAD_BATCH];
+        uint slot[LOAD_BATCH];
 #pragma unroll
         for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
             const uint line = it.q, j = it.r;
             uint ok = 0;
             ulong re = 0, im = 0;
+            slot[k] = ~0u;
             if (e0 + k * wg < n) {
+                slot[k] = LX(line * pc + j);
                 ok = j < cols ? line_ok[line] : 0u;
                 re = line_re[line] + j;
                 im = line_im[line] + j;
@@ -138,10 +142,10 @@ __kernel void clpk_xcorr_many_rows(__global const real_t *src, ulong src_offset,
         }
 #pragma unroll
         for (uint k = 0; k < LOAD_BATCH; ++k)
-            if (e0 + k * wg < n) buf[LX(e0 + k * wg)] = v[k];
+            if (slot[k] != ~0u) buf[slot[k]] = v[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)1, tw, sh);
+    __local cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, fill, (real_t)1, tw, sh);
     move_row_tiles(res, t1, line_t1, lines, pc, pcl, tile_w, (ulong)rows * tile_w, 1, sh);
 }
 
@@ -152,13 +156,13 @@ static inline ulong block_at(uint m0, uint rows, uint tile_w) {
 }
 
 /* Loads columns m0 .. m0 + lines - 1 (those < pc) of one matrix's T1 (column m0 at `blk`, rows tile_w apart; zeros
- * from row `rows` to pr) as lines of length pr into `buf`; consecutive items read consecutive columns of a row.
- * Ends with a barrier. */
+ * from row `rows` to `fill`, none stored past it: fft_fill_len) as lines of length pr into `buf`; consecutive items
+ * read consecutive columns of a row. Ends with a barrier. */
 static void load_columns(__global const cpx_t *blk, uint tile_w, uint rows, uint pr, uint pc, uint m0, uint lines,
-                         __local cpx_t *buf, uint sh) {
+                         uint fill, __local cpx_t *buf, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
     qr_t it = qr_start(lid, wg, lines);
-    const uint n = lines * pr;
+    const uint n = lines * fill;
     for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
         cpx_t v[LOAD_BATCH];
         uint slot[LOAD_BATCH];
@@ -183,8 +187,10 @@ __kernel void clpk_xcorr_many_spectrum(__global const cpx_t *t1, uint rows, uint
     const uint lid = get_local_id(0), wg = get_local_size(0);
     const uint grp = get_group_id(0), q = grp / blocks, b = grp - q * blocks, m0 = b * lines;
     const uint pcl = blocks * lines;
-    load_columns(t1 + (ulong)q * rows * pcl + block_at(m0, rows, tile_w), tile_w, rows, pr, pc, m0, lines, buf, sh);
-    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pr, sh), lines, pr, (real_t)1, tw, sh);
+    const uint fill = fft_fill_len(pr, rows);
+    load_columns(t1 + (ulong)q * rows * pcl + block_at(m0, rows, tile_w), tile_w, rows, pr, pc, m0, lines, fill, buf,
+                 sh);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pr, sh), lines, pr, fill, (real_t)1, tw, sh);
     __global cpx_t *dst = spec + (first_left + q) * pr * pcl + block_at(m0, pr, tile_w);
     qr_t it = qr_start(lid, wg, lines);
     for (uint e = lid; e < pr * lines; e += wg, qr_next(&it)) {
@@ -211,8 +217,10 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
     const ulong p = first_pair + q;
     const uint i = (uint)(p % inter);
     const uint len = padded_len(lines * pr, sh);
-    load_columns(t1 + (ulong)q * rows * pcl + block_at(m0, rows, tile_w), tile_w, rows, pr, pc, m0, lines, buf, sh);
-    __local const cpx_t *res = fft_lines(buf, buf + len, lines, pr, (real_t)1, tw, sh);
+    const uint fill = fft_fill_len(pr, rows);
+    load_columns(t1 + (ulong)q * rows * pcl + block_at(m0, rows, tile_w), tile_w, rows, pr, pc, m0, lines, fill, buf,
+                 sh);
+    __local const cpx_t *res = fft_lines(buf, buf + len, lines, pr, fill, (real_t)1, tw, sh);
     __local cpx_t *scratch = res == buf ? buf + len : buf;
     /* one left (one-to-many, n-to-mn; the host then gives two regions): the product in place, each item rewriting
      * the values it read */
@@ -235,7 +243,7 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
                 if (slot[k] != ~0u) prod[slot[k]] = cmul(v[k], res[slot[k]]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        __local const cpx_t *fin = fft_lines(prod, scratch, lines, pr, (real_t)-1, tw, sh);
+        __local const cpx_t *fin = fft_lines(prod, scratch, lines, pr, pr, (real_t)-1, tw, sh);
         __global cpx_t *dst = t2 + ((ulong)q * n_lefts + j) * out_rows * pcl + block_at(m0, out_rows, tile_w);
         it = qr_start(lid, wg, lines);
         for (uint e = lid; e < out_rows * lines; e += wg, qr_next(&it)) {
@@ -273,7 +281,7 @@ __kernel void clpk_xcorr_many_out(__global const cpx_t *t2, ulong n_lines, uint 
     barrier(CLK_LOCAL_MEM_FENCE);
     move_row_tiles(buf, (__global cpx_t *)t2, line_t2, lines, pc, pcl, tile_w, (ulong)out_rows * tile_w, 0, sh);
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, (real_t)-1, tw, sh);
+    __local const cpx_t *res = fft_lines(buf, buf + padded_len(lines * pc, sh), lines, pc, pc, (real_t)-1, tw, sh);
     qr_t it = qr_start(lid, wg, 2 * out_cols);
     for (uint e = lid; e < lines * 2 * out_cols; e += wg, qr_next(&it)) {
         const uint line = it.q, which = it.r >= out_cols, l = it.r - which * out_cols, ok = line_ok[line];

@@ -29,8 +29,9 @@ static void run_case(clpk_context *ctx, uint64_t *rng, const clpk_xcorr_shape *s
 }
 
 static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
-    static const int dims[][2] = {{1, 1},   {1, 7},   {7, 1},   {2, 2},   {3, 5},  {8, 8},
-                                  {16, 16}, {24, 24}, {31, 17}, {64, 64}, {96, 96}};
+    /* 6 x 9 pads to 12 x 18 (smooth): first stages of radix 4 and 2 whose upper halves are zero (fft_fill_len) */
+    static const int dims[][2] = {{1, 1},   {1, 7},   {7, 1},   {2, 2},   {3, 5},   {8, 8},
+                                  {16, 16}, {24, 24}, {31, 17}, {64, 64}, {96, 96}, {6, 9}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; ++i) {
         const int r = dims[i][0], c = dims[i][1];
         if (p == CLPK_PRECISION_F64 && r * c > 1024) continue; /* f64: the small and mid sizes */
