@@ -155,12 +155,33 @@ static inline ulong block_at(uint m0, uint rows, uint tile_w) {
     return (ulong)b * rows * tile_w + (m0 - b * tile_w);
 }
 
+/* COLUMN_WALK: in a column block, element e = r * lines + l (row r of line l) lives at local LX(l * pr + r) and at
+ * blk[r * tile_w + l]; item lid takes e = lid, lid + wg, .. Where lines divides wg (the tuner's power-of-two lines),
+ * that is one line l = lid mod lines and rows lid / lines + j wg / lines: the column kernels then walk rows with
+ * adds, without a quotient and remainder carried per element. Other line counts take the general walk (qr_t). */
+
 /* Loads columns m0 .. m0 + lines - 1 (those < pc) of one matrix's T1 (column m0 at `blk`, rows tile_w apart; zeros
  * from row `rows` to `fill`, none stored past it: fft_fill_len) as lines of length pr into `buf`; consecutive items
  * read consecutive columns of a row. Ends with a barrier. */
 static void load_columns(__global const cpx_t *blk, uint tile_w, uint rows, uint pr, uint pc, uint m0, uint lines,
                          uint fill, __local cpx_t *buf, uint sh) {
     const uint lid = get_local_id(0), wg = get_local_size(0);
+    if (wg % lines == 0) { /* see COLUMN_WALK */
+        const uint l = lid % lines, rs = wg / lines, filled = m0 + l < pc ? rows : 0;
+        for (uint r0 = lid / lines; r0 < fill; r0 += LOAD_BATCH * rs) {
+            cpx_t v[LOAD_BATCH];
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k) {
+                const uint r = r0 + k * rs;
+                v[k] = r < filled ? blk[r * tile_w + l] : (cpx_t)(0, 0);
+            }
+#pragma unroll
+            for (uint k = 0; k < LOAD_BATCH; ++k)
+                if (r0 + k * rs < fill) buf[LX(l * pr + r0 + k * rs)] = v[k];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        return;
+    }
     qr_t it = qr_start(lid, wg, lines);
     const uint n = lines * fill;
     for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
@@ -227,29 +248,55 @@ __kernel void clpk_xcorr_many_columns(__global const cpx_t *t1, uint rows, uint 
     __local cpx_t *prod = j1 - j0 == 1 ? (__local cpx_t *)res : buf + 2 * len;
     for (uint j = j0; j < j1; ++j) {
         __global const cpx_t *a = spec + (ulong)(i + l0 + j) * pr * pcl + block_at(m0, pr, tile_w);
-        qr_t it = qr_start(lid, wg, lines);
-        const uint n = pr * lines;
-        for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
-            cpx_t v[LOAD_BATCH];
-            uint slot[LOAD_BATCH];
+        __global cpx_t *dst = t2 + ((ulong)q * n_lefts + j) * out_rows * pcl + block_at(m0, out_rows, tile_w);
+        const int walk = wg % lines == 0; /* COLUMN_WALK */
+        const uint wl = lid % lines, rs = wg / lines, in_pc = m0 + wl < pc;
+        if (walk) {
+            for (uint r0 = lid / lines; r0 < pr; r0 += LOAD_BATCH * rs) {
+                cpx_t v[LOAD_BATCH];
 #pragma unroll
-            for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
-                const uint ky = it.q, l = it.r, m = m0 + l;
-                slot[k] = e0 + k * wg < n ? LX(l * pr + ky) : ~0u;
-                v[k] = load_or_zero(a, slot[k] != ~0u && m < pc ? 0 : ~(ulong)0, ky * tile_w + l);
+                for (uint k = 0; k < LOAD_BATCH; ++k) {
+                    const uint r = r0 + k * rs;
+                    v[k] = in_pc && r < pr ? a[r * tile_w + wl] : (cpx_t)(0, 0);
+                }
+#pragma unroll
+                for (uint k = 0; k < LOAD_BATCH; ++k) {
+                    const uint x = LX(wl * pr + r0 + k * rs);
+                    if (r0 + k * rs < pr) prod[x] = cmul(v[k], res[x]);
+                }
             }
+        } else {
+            qr_t it = qr_start(lid, wg, lines);
+            const uint n = pr * lines;
+            for (uint e0 = lid; e0 < n; e0 += LOAD_BATCH * wg) {
+                cpx_t v[LOAD_BATCH];
+                uint slot[LOAD_BATCH];
 #pragma unroll
-            for (uint k = 0; k < LOAD_BATCH; ++k)
-                if (slot[k] != ~0u) prod[slot[k]] = cmul(v[k], res[slot[k]]);
+                for (uint k = 0; k < LOAD_BATCH; ++k, qr_next(&it)) {
+                    const uint ky = it.q, l = it.r, m = m0 + l;
+                    slot[k] = e0 + k * wg < n ? LX(l * pr + ky) : ~0u;
+                    v[k] = load_or_zero(a, slot[k] != ~0u && m < pc ? 0 : ~(ulong)0, ky * tile_w + l);
+                }
+#pragma unroll
+                for (uint k = 0; k < LOAD_BATCH; ++k)
+                    if (slot[k] != ~0u) prod[slot[k]] = cmul(v[k], res[slot[k]]);
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         __local const cpx_t *fin = fft_lines(prod, scratch, lines, pr, pr, (real_t)-1, tw, sh);
-        __global cpx_t *dst = t2 + ((ulong)q * n_lefts + j) * out_rows * pcl + block_at(m0, out_rows, tile_w);
-        it = qr_start(lid, wg, lines);
-        for (uint e = lid; e < out_rows * lines; e += wg, qr_next(&it)) {
-            const uint k = it.q, l = it.r, m = m0 + l;
-            const uint t = k <= half_r ? half_r - k : pr - (k - half_r);
-            if (m < pc) dst[k * tile_w + l] = fin[LX(l * pr + t)];
+        if (walk) {
+            if (in_pc)
+                for (uint r = lid / lines; r < out_rows; r += rs) {
+                    const uint t = r <= half_r ? half_r - r : pr - (r - half_r);
+                    dst[r * tile_w + wl] = fin[LX(wl * pr + t)];
+                }
+        } else {
+            qr_t it = qr_start(lid, wg, lines);
+            for (uint e = lid; e < out_rows * lines; e += wg, qr_next(&it)) {
+                const uint k = it.q, l = it.r, m = m0 + l;
+                const uint t = k <= half_r ? half_r - k : pr - (k - half_r);
+                if (m < pc) dst[k * tile_w + l] = fin[LX(l * pr + t)];
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the next left overwrites prod and scratch */
     }
