@@ -111,6 +111,15 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
                 run_case(ctx, rng, &shapes[k], params, (k + (size_t)l) % 3);
         }
+    /* 16 lines (the defaults' choice on GPUs for f32 at 2048 complex values a work-group), both radices, tiles and
+     * row-major */
+    for (int r = 0; r < 2; ++r)
+        for (int t = 0; t < 2; ++t) {
+            snprintf(params, sizeof params, "fft_radix=%s,rows=16,wg=%d,fused_tiles=%d,fft_pad=%s", radices[r],
+                     space->wgs[(r + t) % 3], t, space->pads[(r + t) % 2]);
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
+                run_case(ctx, rng, &shapes[k], params, (k + (size_t)t) % 3);
+        }
 }
 
 /* f64 beyond the sizes: a few points of the space. */
@@ -124,6 +133,7 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &b, "fft_radix=8,rows=2", 1);
     run_case(ctx, rng, &a, "fused_tiles=1,rows=4", 0);
     run_case(ctx, rng, &b, "fused_tiles=0,rows=4", 2);
+    run_case(ctx, rng, &a, "fused_tiles=1,rows=16,wg=128", 1);
 }
 
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */

@@ -51,24 +51,35 @@ static void table_defaults(void) {
     }
 }
 
-/* fused-fft's default lines: the most that fit local memory, halved (down to 2) while the output pass would give a
+/* fused-fft's default lines: the most that fit local memory (one-to-one and f64: 1024 complex values a work-group;
+ * the other patterns in f32 on GPUs: 2048, up to 16 lines), halved (down to 2) while the output pass would give a
  * device's compute units fewer than 8 work-groups each; a device of unknown size keeps the local-memory choice. */
 static void fused_lines_for_occupancy(void) {
     const clpk_xcorr_shape few = {CLPK_XCORR_N_TO_M, 48, 48, 4, 4, 0, 0, CLPK_PRECISION_F32};    /* 16 pairs */
     const clpk_xcorr_shape some = {CLPK_XCORR_N_TO_MN, 48, 48, 4, 64, 0, 0, CLPK_PRECISION_F32}; /* 64 pairs */
     const clpk_xcorr_shape many = {CLPK_XCORR_N_TO_M, 48, 48, 16, 16, 0, 0, CLPK_PRECISION_F32}; /* 256 pairs */
+    const clpk_xcorr_shape pairs = {CLPK_XCORR_ONE_TO_ONE, 48, 48, 256, 256, 0, 0, CLPK_PRECISION_F32};
+    const clpk_xcorr_shape s64 = {CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 4000, 0, 0, CLPK_PRECISION_F32};
+    const clpk_xcorr_shape s128 = {CLPK_XCORR_N_TO_MN, 128, 128, 100, 4000, 0, 0, CLPK_PRECISION_F32};
+    const clpk_xcorr_shape s256 = {CLPK_XCORR_ONE_TO_MANY, 256, 256, 1, 4000, 0, 0, CLPK_PRECISION_F32};
+    const clpk_xcorr_shape d64 = {CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 4000, 0, 0, CLPK_PRECISION_F64};
     const struct {
         const clpk_xcorr_shape *shape;
         size_t units;
-        int lines;
-    } cases[] = {{&few, 0, 8}, {&few, 132, 2}, {&few, 2, 8}, {&some, 132, 4}, {&many, 132, 8}};
+        int radix, lines;
+    } cases[] = {{&few, 0, 8, 16},    {&few, 132, 8, 2},  {&few, 2, 8, 16},    {&some, 132, 8, 4},
+                 {&many, 132, 8, 16}, {&many, 132, 4, 8}, {&pairs, 132, 8, 8}, {&s64, 132, 8, 16},
+                 {&s128, 132, 8, 8},  {&s256, 132, 8, 4}, {&d64, 132, 8, 4}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params p;
         core_params_clear(&p);
-        xcorr_fused_defaults(cases[i].shape, cases[i].units, 8, &p);
+        xcorr_fused_defaults(cases[i].shape, cases[i].units, cases[i].radix, &p);
         const char *rows = core_params_get(&p, "rows");
-        CHECK(rows && atoi(rows) == cases[i].lines, "fused defaults, %zu outputs on %zu compute units: rows=%s, not %d",
-              clpk_xcorr_output_count(cases[i].shape), cases[i].units, rows ? rows : "(none)", cases[i].lines);
+        CHECK(rows && atoi(rows) == cases[i].lines,
+              "fused defaults, %s %s %d^2, %zu outputs on %zu compute units, radix %d: rows=%s, not %d",
+              clpk_xcorr_pattern_name(cases[i].shape->pattern), clpk_precision_name(cases[i].shape->precision),
+              cases[i].shape->rows, clpk_xcorr_output_count(cases[i].shape), cases[i].units, cases[i].radix,
+              rows ? rows : "(none)", cases[i].lines);
     }
 }
 
@@ -100,22 +111,27 @@ static void fused_work_group_and_radix(void) {
     }
 }
 
-/* fused-fft's intermediates in tiles on GPUs (radix >= 8) for n-to-m and f64, row-major otherwise and on CPUs. */
+/* fused-fft's intermediates in tiles on GPUs (radix >= 8) for n-to-m, f64, and f32 one-to-many / n-to-mn at 2048
+ * values a work-group (128^2: 8 lines of 256); row-major otherwise (32^2: 16 lines of 64) and on CPUs. */
 static void fused_tiles(void) {
     const clpk_xcorr_pattern patterns[] = {CLPK_XCORR_ONE_TO_MANY, CLPK_XCORR_N_TO_M, CLPK_XCORR_N_TO_MN};
     for (size_t i = 0; i < 3; ++i)
         for (int f64 = 0; f64 <= 1; ++f64)
-            for (int radix = 4; radix <= 8; radix += 4) {
-                const clpk_xcorr_shape s = {patterns[i], 128, 128, 100, 4000, 0, 0,
-                                            f64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32};
-                core_params p;
-                core_params_clear(&p);
-                xcorr_fused_defaults(&s, 132, radix, &p);
-                const char *tiles = core_params_get(&p, "fused_tiles");
-                const int want = radix >= 8 && (patterns[i] == CLPK_XCORR_N_TO_M || f64);
-                CHECK(want ? tiles && atoi(tiles) == 1 : !tiles, "fused defaults of %s %s, radix %d: fused_tiles=%s",
-                      clpk_xcorr_pattern_name(patterns[i]), f64 ? "f64" : "f32", radix, tiles ? tiles : "(kept)");
-            }
+            for (int radix = 4; radix <= 8; radix += 4)
+                for (int side = 32; side <= 128; side *= 4) {
+                    const int n_left = patterns[i] == CLPK_XCORR_ONE_TO_MANY ? 1 : 100;
+                    const clpk_xcorr_shape s = {patterns[i], side, side, n_left,
+                                                4000,        0,    0,    f64 ? CLPK_PRECISION_F64 : CLPK_PRECISION_F32};
+                    core_params p;
+                    core_params_clear(&p);
+                    xcorr_fused_defaults(&s, 132, radix, &p);
+                    const char *tiles = core_params_get(&p, "fused_tiles");
+                    const int want = radix >= 8 && (patterns[i] == CLPK_XCORR_N_TO_M || f64 || side == 128);
+                    CHECK(want ? tiles && atoi(tiles) == 1 : !tiles,
+                          "fused defaults of %s %s %d^2, radix %d: fused_tiles=%s",
+                          clpk_xcorr_pattern_name(patterns[i]), f64 ? "f64" : "f32", side, radix,
+                          tiles ? tiles : "(kept)");
+                }
 }
 
 /* fused-fft's smooth padding (2^i 3^j) unless the power of two is within 20 % (f32) or 10 % (f64): 80^2 and 160^2

@@ -74,10 +74,16 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
     xcorr_fused_padded(s, 0, &pr, &pc);
     /* Up to 1024 complex values per work-group within ~41 KiB of local memory (every GPU of the project has 48 KiB;
      * 5 groups per SM on the H100): more lines make K2's column reads wider (lines consecutive complex values
-     * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. */
+     * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. The other
+     * patterns in f32 on GPUs (radix >= 8) take up to 2048 (their K2 holds one column set, not two): H200, session
+     * 25 (docs/perf-xcorr.md), 16 / 8 / 4 lines at 64^2 / 128^2 / 256^2 ran 1.08 / 1.11 / 1.18x as fast as 8 / 4 / 2
+     * (tiles at 128^2 and 256^2); f64 with 8 lines at 64^2 lost 3 %, so it keeps the one-to-one rule. */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
-    int lines = 8;
-    while (lines > 1 && ((size_t)lines * p > 1024 || local_need(pr, pc, lines, cpx) > 42000))
+    const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE && s->precision == CLPK_PRECISION_F32;
+    const size_t max_values = wide ? 2048 : 1024;
+    int lines = wide ? 16 : 8;
+    while (lines > 1 && ((size_t)lines * p > max_values ||
+                         (wide ? xcorr_fused_many_local_bytes(s, lines, 0) : local_need(pr, pc, lines, cpx)) > 42000))
         lines /= 2;
     const double out_lines = (double)clpk_xcorr_output_count(s) * (double)clpk_xcorr_output_rows(s);
     while (lines > 2 && out_lines / lines < (double)FUSED_MIN_GROUPS_PER_UNIT * (double)compute_units)
@@ -93,8 +99,9 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
         if (s->precision == CLPK_PRECISION_F32 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8))
             core_params_set_int(out, "fft_radix", 16);
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
-         * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x */
-        if (s->pattern == CLPK_XCORR_N_TO_M || s->precision == CLPK_PRECISION_F64)
+         * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x at 1024 values a group; at 2048 (session 25)
+         * 1.00x at 64^2, 1.03-1.12x at 128^2 and 256^2 */
+        if (s->pattern == CLPK_XCORR_N_TO_M || s->precision == CLPK_PRECISION_F64 || (wide && lines * p >= 2048))
             core_params_set_int(out, "fused_tiles", 1);
     } else {
         /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2

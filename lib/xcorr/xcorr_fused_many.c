@@ -41,14 +41,18 @@ static size_t local_columns(clpk_xcorr_pattern pattern, size_t pr, size_t lines,
     return (pattern == CLPK_XCORR_N_TO_M ? 3 : 2) * xcorr_fused_padded_len(lines * pr, sh) * cpx;
 }
 
-int xcorr_fused_many_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lines, int pow2) {
-    if (s->pattern == CLPK_XCORR_ONE_TO_ONE || lines < 1 || lines > MAX_LINES) return 0;
+size_t xcorr_fused_many_local_bytes(const clpk_xcorr_shape *s, int lines, int pow2) {
     size_t pr, pc;
     xcorr_fused_padded(s, pow2, &pr, &pc);
     const size_t cpx = 2 * clpk_precision_size(s->precision);
     const size_t a = local_rows(pc, (size_t)lines, cpx, XCORR_FUSED_GAPS_SHIFT);
     const size_t b = local_columns(s->pattern, pr, (size_t)lines, cpx, XCORR_FUSED_GAPS_SHIFT);
-    return (a > b ? a : b) <= clpk_context_device_info(ctx)->local_mem_bytes;
+    return a > b ? a : b;
+}
+
+int xcorr_fused_many_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lines, int pow2) {
+    if (s->pattern == CLPK_XCORR_ONE_TO_ONE || lines < 1 || lines > MAX_LINES) return 0;
+    return xcorr_fused_many_local_bytes(s, lines, pow2) <= clpk_context_device_info(ctx)->local_mem_bytes;
 }
 
 /* The pattern's pairing of rights (two per complex transform, both with the same left) and its outputs. */

@@ -23,6 +23,8 @@ clpk_status xcorr_fused_many_execute(xcorr_fused_many *m, cl_mem left, size_t le
                                      const cl_event *wait, cl_event *first, cl_event *done);
 void xcorr_fused_many_destroy(xcorr_fused_many *m);
 
+/* Local bytes of the largest kernel for `lines` lines per work-group (gaps included), shape padded by `pow2`. */
+size_t xcorr_fused_many_local_bytes(const clpk_xcorr_shape *shape, int lines, int pow2);
 /* Whether the kernels' local memory for `lines` lines per work-group fits the device (gaps included). */
 int xcorr_fused_many_fits(const clpk_context *ctx, const clpk_xcorr_shape *shape, int lines, int pow2);
 
