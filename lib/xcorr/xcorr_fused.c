@@ -75,12 +75,12 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
     /* Up to 1024 complex values per work-group within ~41 KiB of local memory (every GPU of the project has 48 KiB;
      * 5 groups per SM on the H100): more lines make K2's column reads wider (lines consecutive complex values
      * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. The other
-     * patterns in f32 on GPUs (radix >= 8) take up to 2048 (their K2 holds one column set, not two): H200, session
-     * 25 (docs/perf-xcorr.md), 16 / 8 / 4 lines at 64^2 / 128^2 / 256^2 ran 1.08 / 1.11 / 1.18x as fast as 8 / 4 / 2
-     * (tiles at 128^2 and 256^2); f64 with 8 lines at 64^2 lost 3 %, so it keeps the one-to-one rule. */
+     * patterns on GPUs (radix >= 8) count their own local memory (K2 holds one column set, not two) and take up to
+     * 2048 values in f32 (docs/perf-xcorr.md, H200 session 25: 1 x 4000 at 32^2-256^2 1.07-1.41x as fast as with
+     * the one-to-one rule; tiles at 128^2 and 256^2) and 1024 in f64 (1.02-1.20x; 64^2 with 8 lines 0.97x). */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
-    const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE && s->precision == CLPK_PRECISION_F32;
-    const size_t max_values = wide ? 2048 : 1024;
+    const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE;
+    const size_t max_values = wide && s->precision == CLPK_PRECISION_F32 ? 2048 : 1024;
     int lines = wide ? 16 : 8;
     while (lines > 1 && ((size_t)lines * p > max_values ||
                          (wide ? xcorr_fused_many_local_bytes(s, lines, 0) : local_need(pr, pc, lines, cpx)) > 42000))
@@ -101,7 +101,8 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
          * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x at 1024 values a group; at 2048 (session 25)
          * 1.00x at 64^2, 1.03-1.12x at 128^2 and 256^2 */
-        if (s->pattern == CLPK_XCORR_N_TO_M || s->precision == CLPK_PRECISION_F64 || (wide && lines * p >= 2048))
+        if (s->pattern == CLPK_XCORR_N_TO_M || s->precision == CLPK_PRECISION_F64 ||
+            (wide && (size_t)lines * p >= 2048))
             core_params_set_int(out, "fused_tiles", 1);
     } else {
         /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2
