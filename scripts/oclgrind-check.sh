@@ -218,6 +218,8 @@ xc f32 one-to-many fused-fft fft_pad=smooth,rows=4,wg=64,fft_radix=16
 xc f32 n-to-m fused-fft fft_pad=smooth,rows=3,wg=64,fused_tiles=1
 xc f64 one-to-many fused-fft fft_pad=pow2,rows=2,wg=128,fused_tiles=1 5x3
 xc f32 n-to-mn fused-fft fft_pad=smooth,rows=4,wg=64,fused_tiles=1,fused_batch=2
+xc f32 one-to-many fused-fft fft_pad=smooth,rows=16,wg=128,fused_tiles=1,fft_radix=16
+xc f64 n-to-mn fused-fft fft_pad=pow2,rows=16,wg=256,fused_tiles=0 5x3
 
 # life: the tiny synthetic dataset (16 directions, 531 coefficients); DSC and WC kernels run by their subcommands.
 life_dsc() {
