@@ -212,6 +212,55 @@ static void write_text(const char *path, const char *text) {
     }
 }
 
+/* Replaces `path`'s families with one xcorr entry of class `size` a family, of defaults revision `revision`. */
+static void write_xcorr_entries(const char *path, const int *sizes, const int *revisions, int n) {
+    cJSON *root = read_json(path);
+    if (!root) return;
+    cJSON *fams = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(fams, "xcorr");
+    for (int i = 0; i < n; ++i) {
+        cJSON *e = cJSON_CreateObject(), *k = cJSON_AddObjectToObject(e, "class");
+        cJSON_AddStringToObject(k, "pattern", "one-to-many");
+        cJSON_AddNumberToObject(k, "rows", sizes[i]);
+        cJSON_AddNumberToObject(k, "cols", sizes[i]);
+        cJSON_AddNumberToObject(k, "n_left", 1);
+        cJSON_AddNumberToObject(k, "n_right", 8);
+        cJSON_AddStringToObject(k, "precision", "f32");
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(e, "params"), "algorithm", "naive");
+        cJSON_AddNumberToObject(e, "time_ms", 1);
+        cJSON_AddNumberToObject(e, "defaults_revision", revisions[i]);
+        cJSON_AddItemToArray(arr, e);
+    }
+    cJSON_ReplaceItemInObject(root, "families", fams);
+    char *text = cJSON_Print(root);
+    if (text) write_text(path, text);
+    free(text);
+    cJSON_Delete(root);
+}
+
+/* A merge drops the entries tuned against another revision of the family's built-in defaults (the library never
+ * applies them), from the first file and from the others, and keeps those of the current revision. */
+static void merge_drops_stale(const char *pa, const char *pb, const char *pc) {
+    const int current = core_param_table_of("xcorr")->defaults_revision;
+    const int sizes_a[] = {16, 32}, revisions_a[] = {current - 1, current};
+    const int sizes_b[] = {48, 64}, revisions_b[] = {current + 1, current};
+    write_xcorr_entries(pa, sizes_a, revisions_a, 2);
+    write_xcorr_entries(pb, sizes_b, revisions_b, 2);
+    const char *both[] = {pa, pb};
+    clpk_error err = {0};
+    if (!CHECK(tune_profile_merge(both, 2, pc, 0, &err) == CLPK_SUCCESS, "merge with stale entries: %s", err.message))
+        return;
+    cJSON *root = read_json(pc);
+    const cJSON *fam = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "families"), "xcorr"), *e;
+    int kept = 0, stale = 0;
+    cJSON_ArrayForEach(e, fam) {
+        const int rev = cJSON_GetObjectItem(e, "defaults_revision")->valueint;
+        kept += rev == current;
+        stale += rev != current;
+    }
+    CHECK(kept == 2 && stale == 0, "merge kept %d current and %d stale xcorr entries (want 2 and 0)", kept, stale);
+    cJSON_Delete(root);
+}
+
 static void test_merge(clpk_context *ctx) {
     tune_report r;
     run_fake(ctx, &fake_family_plain, &r);
@@ -270,6 +319,7 @@ static void test_merge(clpk_context *ctx) {
     const char *with_bad[] = {pa, bad};
     CHECK(tune_profile_merge(with_bad, 2, pc, 0, &err) == CLPK_ERROR_PROFILE && strstr(err.message, "bad.json"),
           "malformed input refused: %s", err.message);
+    merge_drops_stale(pa, pb, pc);
     free(a.items);
     free(b.items);
     tune_report_free(&r);

@@ -86,7 +86,8 @@ static void fused_lines_for_occupancy(void) {
     }
 }
 
-/* fused-fft's work-group and radix: with radix-8 stages (GPUs) 128 items from 512 values per work-group, else 64,
+/* fused-fft's work-group and radix: with radix-8 stages (GPUs) 128 items from 512 values per work-group (f64 on the
+ * shared-matrix patterns: above 512; 32^2 f64 one-to-many: 8 lines of 64, 64 items), else 64,
  * and radix 16 in f32 where it saves a stage (lines of 128 and 384, not 64, 96 or 512, nor those below 128); with radix
  * 4 (CPUs) the radix-4 butterflies of a stage, 64-256. */
 static void fused_work_group_and_radix(void) {
@@ -98,7 +99,7 @@ static void fused_work_group_and_radix(void) {
                  {64, CLPK_PRECISION_F32, 8, 128, 16},  {64, CLPK_PRECISION_F64, 8, 128, 0},
                  {192, CLPK_PRECISION_F32, 8, 128, 16}, {256, CLPK_PRECISION_F32, 8, 128, 0},
                  {96, CLPK_PRECISION_F32, 8, 128, 0},   {64, CLPK_PRECISION_F32, 4, 256, 0},
-                 {8, CLPK_PRECISION_F32, 8, 64, 0}};
+                 {8, CLPK_PRECISION_F32, 8, 64, 0},     {32, CLPK_PRECISION_F64, 8, 64, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const clpk_xcorr_shape s = {CLPK_XCORR_ONE_TO_MANY, cases[i].side, cases[i].side, 1, 4000, 0, 0,
                                     cases[i].precision};
@@ -234,8 +235,8 @@ static clpk_xcorr_shape class_shape(const cJSON *klass) {
 
 /* Every xcorr entry of the shipped profiles passes the table (keys and values); written for this device, each is the
  * one core_resolve applies to its own class (with its algorithm, from the profile) unless the tuner kept the defaults
- * there (time_ms >= default_time_ms: core_profile_choose leaves those to the built-in rule), and a class far from
- * every entry is left to the built-in rule. */
+ * there (time_ms >= default_time_ms) or it was tuned against another revision of the defaults (core_profile_choose
+ * leaves both to the built-in rule), and a class far from every entry is left to the built-in rule. */
 static void shipped_profiles(void) {
     clpk_context *probe = NULL;
     if (!CHECK(clpk_context_create(&probe, NULL) == CLPK_SUCCESS, "no device")) return;
@@ -274,6 +275,9 @@ static void shipped_profiles(void) {
                     cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "params"), "algorithm"));
                 const cJSON *t = cJSON_GetObjectItem(e, "time_ms"), *td = cJSON_GetObjectItem(e, "default_time_ms");
                 if (cJSON_IsNumber(t) && cJSON_IsNumber(td) && t->valuedouble >= td->valuedouble) want = "auto";
+                /* tuned against another revision of the built-in defaults: never applied */
+                const cJSON *rev = cJSON_GetObjectItem(e, "defaults_revision");
+                if (cJSON_IsNumber(rev) && rev->valueint != T->defaults_revision) want = "auto";
                 core_params features;
                 xcorr_features(&s, &features);
                 const core_resolve_request req = {.table = T, .features = &features};

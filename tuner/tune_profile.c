@@ -202,6 +202,19 @@ static cJSON *load_json(const char *path, clpk_error *err) {
 
 static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
+/* Whether `entry` was tuned against another revision of its family's built-in defaults: the library never applies
+ * it (core_profile_choose), so a merge drops it rather than let it shadow nothing or outlive a re-tune. */
+static int stale_entry(const char *family, const cJSON *entry) {
+    const core_param_table *table = core_param_table_of(family);
+    const cJSON *revision = cJSON_GetObjectItemCaseSensitive(entry, "defaults_revision");
+    return table && cJSON_IsNumber(revision) && revision->valueint != table->defaults_revision;
+}
+
+static void drop_stale_entries(cJSON *family) {
+    for (int i = cJSON_GetArraySize(family) - 1; i >= 0; --i)
+        if (stale_entry(family->string, cJSON_GetArrayItem(family, i))) cJSON_DeleteItemFromArray(family, i);
+}
+
 clpk_status tune_profile_merge(const char *const *paths, int count, const char *out, int force, clpk_error *err) {
     if (count <= 0 || !out) return core_error_set(err, CLPK_ERROR_INVALID_ARGUMENT, "merge: no input or output");
     cJSON *merged = load_json(paths[0], err);
@@ -215,6 +228,7 @@ clpk_status tune_profile_merge(const char *const *paths, int count, const char *
             st = core_error_set(err, CLPK_ERROR_PROFILE, "%s: family \"%s\" is not an array", paths[0], fam->string);
             break;
         }
+        drop_stale_entries(fam);
     }
     for (int i = 1; i < count && st == CLPK_SUCCESS; ++i) {
         cJSON *root = load_json(paths[i], err);
@@ -256,7 +270,7 @@ clpk_status tune_profile_merge(const char *const *paths, int count, const char *
                                         f->string);
                     break;
                 }
-                add_entry(target, cJSON_Duplicate(e, 1));
+                if (!stale_entry(f->string, e)) add_entry(target, cJSON_Duplicate(e, 1));
             }
         }
         cJSON_Delete(root);

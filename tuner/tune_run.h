@@ -158,7 +158,7 @@ struct tune_event {
     int evaluated, planned;            /* in the current problem; planned is an estimate */
     double elapsed_s, budget_s;        /* budget_s <= 0: none */
     double best_ms;                    /* best so far in the problem, or < 0 */
-    tune_outcome outcome;         /* for CANDIDATE */
+    tune_outcome outcome;              /* for CANDIDATE */
     /* for a failed CANDIDATE: the context's last error; for PROBLEM_DONE in a second round, why the first round's
      * result stands (the round was skipped or found nothing), else NULL */
     const char *message;
@@ -171,7 +171,7 @@ struct tune_event {
  * families are recorded in the report, never returned: the status is CLPK_SUCCESS unless the arguments are bad, the
  * cache cannot be opened or memory runs out. */
 clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, const tune_config *cfg,
-                          tune_report *report);
+                     tune_report *report);
 
 /* Measures two points of one problem again, alternately (a, b, a, b, ...; `rounds` times each, `repeats` timed runs
  * per evaluation), in one process, so that both see the same machine load: the fair comparison of the tuned choice
@@ -184,9 +184,8 @@ typedef struct tune_comparison {
     int rounds;
 } tune_comparison;
 
-clpk_status tune_compare(clpk_context *ctx, const tune_family *fam, const tune_options *opts,
-                              int problem_index, const core_params *a, const core_params *b, int rounds, int repeats,
-                              tune_comparison *out);
+clpk_status tune_compare(clpk_context *ctx, const tune_family *fam, const tune_options *opts, int problem_index,
+                         const core_params *a, const core_params *b, int rounds, int repeats, tune_comparison *out);
 
 /* How many interleaved rounds the re-measure of the best few takes for `final_repeats` timed runs per candidate
  * (each round final_repeats / rounds of them, rounded up): final_repeats / 5, at least 3 (or final_repeats when
@@ -200,8 +199,8 @@ int tune_problem_selected(const char *list, int index);
 
 /* Picks families by a comma-separated list of names ("" or NULL: all) into out (capacity entries, NULL-terminated).
  * An unknown name fails with CLPK_ERROR_INVALID_ARGUMENT naming it and the known ones. */
-clpk_status tune_select(const tune_family *const *all, const char *names, const tune_family **out,
-                             int capacity, clpk_error *err);
+clpk_status tune_select(const tune_family *const *all, const char *names, const tune_family **out, int capacity,
+                        clpk_error *err);
 
 /* The space's points: mixed-radix index <-> parameter list. */
 double tune_space_size(const tune_space *space);
@@ -214,24 +213,23 @@ typedef struct tune_cache tune_cache;
 /* Opens the cache of `path` for the device. With `resume` the points already there for this device and driver are
  * loaded (unreadable lines, e.g. a line cut by a kill, are skipped); without it the file starts empty. */
 clpk_status tune_cache_open(const char *path, const clpk_device_info *dev, int resume, tune_cache **out,
-                                 clpk_error *err);
+                            clpk_error *err);
 void tune_cache_close(tune_cache *cache); /* accepts NULL */
 /* Looks a point up; returns 1 and its outcome and time if it was measured. `phase` is "search" or "final". */
-int tune_cache_lookup(const tune_cache *cache, const char *family, const core_params *klass,
-                           const char *phase, const core_params *params, tune_outcome *outcome, double *ms);
+int tune_cache_lookup(const tune_cache *cache, const char *family, const core_params *klass, const char *phase,
+                      const core_params *params, tune_outcome *outcome, double *ms);
 /* Records a point in memory and appends it to the file at once (flushed), so a killed run loses nothing. */
 void tune_cache_store(tune_cache *cache, const char *family, const core_params *klass, const char *phase,
-                           const core_params *params, tune_outcome outcome, double ms);
+                      const core_params *params, tune_outcome outcome, double ms);
 /* The same with the evaluation's cost (wall seconds of the evaluate call and of compiling in it), kept in the file
  * so where a run's time went can be read afterwards. */
-void tune_cache_store_timed(tune_cache *cache, const char *family, const core_params *klass,
-                                 const char *phase, const core_params *params, tune_outcome outcome, double ms,
-                                 double wall_s, double build_s);
+void tune_cache_store_timed(tune_cache *cache, const char *family, const core_params *klass, const char *phase,
+                            const core_params *params, tune_outcome outcome, double ms, double wall_s, double build_s);
 /* Records that a point's evaluation starts; its result replaces the mark. A mark still there when the cache is
  * loaded again (the run died in that evaluation: a hang that was killed, a driver crash) reads as a timeout, so a
  * resumed run does not try the point again. */
-void tune_cache_mark_pending(tune_cache *cache, const char *family, const core_params *klass,
-                                  const char *phase, const core_params *params);
+void tune_cache_mark_pending(tune_cache *cache, const char *family, const core_params *klass, const char *phase,
+                             const core_params *params);
 /* Whether the point was read from the file when the cache was opened (measured by an earlier run, not pending):
  * taking it costs no time, so a resumed search takes it past its deadline too. */
 int tune_cache_earlier(const tune_cache *cache, const char *family, const core_params *klass, const char *phase,
@@ -244,14 +242,14 @@ int tune_cache_skipped(const tune_cache *cache); /* unreadable lines skipped whe
 /* ---- Profiles -------------------------------------------------------------------------------------------------- */
 
 /* The profile document of a report (schema of docs/profiles.md) as malloc'ed JSON text. */
-clpk_status tune_profile_text(const clpk_device_info *dev, const tune_report *report, char **text,
-                                   clpk_error *err);
+clpk_status tune_profile_text(const clpk_device_info *dev, const tune_report *report, char **text, clpk_error *err);
 /* Writes it to `path` atomically (temporary file + rename). */
 clpk_status tune_profile_write(const char *path, const clpk_device_info *dev, const tune_report *report,
-                                    clpk_error *err);
+                               clpk_error *err);
 /* Merges profiles of one device (same name and vendor; with `force`, any) into `out`: for each family the union of
- * the classes, and for a class present in several files the entry with the lowest time_ms. The device block of
- * the first file is kept. */
+ * the classes, and for a class present in several files the entry with the lowest time_ms; entries tuned against
+ * another revision of their family's built-in defaults (never applied) are dropped. The device block of the first
+ * file is kept. */
 clpk_status tune_profile_merge(const char *const *paths, int count, const char *out, int force, clpk_error *err);
 
 /* ---- Progress display ------------------------------------------------------------------------------------------ */

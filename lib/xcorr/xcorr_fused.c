@@ -77,11 +77,12 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
      * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. The other
      * patterns on GPUs (radix >= 8) count their own local memory (K2 holds one column set, not two) and take up to
      * 2048 values in f32 (docs/perf-xcorr.md, H200 session 25: 1 x 4000 at 32^2-256^2 1.07-1.41x as fast as with
-     * the one-to-one rule; tiles at 128^2 and 256^2) and 1024 in f64 (1.02-1.20x; 64^2 with 8 lines 0.97x). */
+     * the one-to-one rule; tiles at 128^2 and 256^2) and 1024 in f64, at most 8 lines (1.02-1.20x; 64^2 with 8
+     * lines 0.97x; at 27^2-32^2 16 lines of 128 items ran 2-7 % slower than 8 of 64). */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
     const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE;
     const size_t max_values = wide && s->precision == CLPK_PRECISION_F32 ? 2048 : 1024;
-    int lines = wide ? 16 : 8;
+    int lines = wide && s->precision == CLPK_PRECISION_F32 ? 16 : 8;
     while (lines > 1 && ((size_t)lines * p > max_values ||
                          (wide ? xcorr_fused_many_local_bytes(s, lines, 0) : local_need(pr, pc, lines, cpx)) > 42000))
         lines /= 2;
@@ -95,7 +96,8 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
          * 256-point lines); radix 16 where it saves a stage (lines of 128 and 256: 2 stages against 3; 384: 3
          * against 4) ran 1.03-1.25x faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower);
          * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8. */
-        if ((size_t)lines * p >= 512) wg = 128;
+        /* f64 on the other patterns: 64 items up to 512 values (27^2-32^2, session 25: 1.02-1.07x over 128) */
+        if ((size_t)lines * p >= (wide && s->precision == CLPK_PRECISION_F64 ? 513 : 512)) wg = 128;
         if (s->precision == CLPK_PRECISION_F32 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8))
             core_params_set_int(out, "fft_radix", 16);
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as

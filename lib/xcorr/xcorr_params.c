@@ -181,8 +181,10 @@ static const core_param_def xcorr_param_defs[] = {
  * in side (both dimensions) or 2 in count gives way to the built-in rule, whose cost model extrapolates. */
 #define XCORR_PROFILE_REACH 0.5
 
-/* 2: session 14's fused-fft work-group and radix defaults and the f32 warp-per-overlap threshold (16384 outputs). */
-#define XCORR_DEFAULTS_REVISION 2
+/* 2: session 14's fused-fft work-group and radix defaults and the f32 warp-per-overlap threshold (16384 outputs).
+ * 3: session 25's wider fused-fft work-groups for one-to-many, n-to-mn and n-to-m (an entry of revision 2 lost up
+ * to 1.32x to them: one-to-many 40^2 1 x 600 f64 on the H200). */
+#define XCORR_DEFAULTS_REVISION 3
 
 const core_param_table xcorr_param_table = {"xcorr", xcorr_param_defs, CORE_PARAM_COUNT(xcorr_param_defs),
                                             XCORR_PROFILE_REACH, XCORR_DEFAULTS_REVISION};
