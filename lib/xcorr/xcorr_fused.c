@@ -80,9 +80,10 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
      * the one-to-one rule; tiles at 128^2 and 256^2) and 1024 in f64, at most 8 lines (1.02-1.20x; 64^2 with 8
      * lines 0.97x; at 27^2-32^2 16 lines of 128 items ran 2-7 % slower than 8 of 64). */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
+    const int f64 = s->precision == CLPK_PRECISION_F64;
     const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE;
-    const size_t max_values = wide && s->precision == CLPK_PRECISION_F32 ? 2048 : 1024;
-    int lines = wide && s->precision == CLPK_PRECISION_F32 ? 16 : 8;
+    const size_t max_values = wide && !f64 ? 2048 : 1024;
+    int lines = wide && !f64 ? 16 : 8;
     while (lines > 1 && ((size_t)lines * p > max_values ||
                          (wide ? xcorr_fused_many_local_bytes(s, lines, 0) : local_need(pr, pc, lines, cpx)) > 42000))
         lines /= 2;
@@ -95,16 +96,14 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
          * 128 items were the fastest or within 10 % (256: up to 1.47x slower, 8 % faster only for n-to-m at
          * 256-point lines); radix 16 where it saves a stage (lines of 128 and 256: 2 stages against 3; 384: 3
          * against 4) ran 1.03-1.25x faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower);
-         * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8. */
-        /* f64 on the other patterns: 64 items up to 512 values (27^2-32^2, session 25: 1.02-1.07x over 128) */
-        if ((size_t)lines * p >= (wide && s->precision == CLPK_PRECISION_F64 ? 513 : 512)) wg = 128;
-        if (s->precision == CLPK_PRECISION_F32 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8))
-            core_params_set_int(out, "fft_radix", 16);
+         * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8.
+         * f64 on the other patterns keeps 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128). */
+        if ((size_t)lines * p > (wide && f64 ? 512 : 511)) wg = 128;
+        if (!f64 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8)) core_params_set_int(out, "fft_radix", 16);
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
          * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x at 1024 values a group; at 2048 (session 25)
          * 1.00x at 64^2, 1.03-1.12x at 128^2 and 256^2 */
-        if (s->pattern == CLPK_XCORR_N_TO_M || s->precision == CLPK_PRECISION_F64 ||
-            (wide && (size_t)lines * p >= 2048))
+        if (s->pattern == CLPK_XCORR_N_TO_M || f64 || (wide && (size_t)lines * p >= 2048))
             core_params_set_int(out, "fused_tiles", 1);
     } else {
         /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2
