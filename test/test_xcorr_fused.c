@@ -53,7 +53,7 @@ static void sizes(clpk_context *ctx, uint64_t *rng, clpk_precision p) {
         }
 }
 
-/* Every point of the tuner's space for fused-fft: the table's fft_pad {pow2, smooth} x rows {1,2,4,8} x wg from 64
+/* Every point of the tuner's space for fused-fft: the table's fft_pad {pow2, smooth} x rows {1,2,4,8,16} x wg from 64
  * ({64,128,256}: the tuner's `valid` leaves out 32), on shapes whose line counts leave partial work-groups (5 pairs,
  * odd rows, a window). */
 static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *space) {

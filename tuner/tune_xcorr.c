@@ -216,7 +216,7 @@ static int valid(clpk_context *ctx, const tune_problem *problem, const core_para
     if (reads(c, "wg") && (size_t)wg > dev->max_work_group_size) return 0;
     if (strcmp(algo, "naive") == 0 || strcmp(algo, "split-row") == 0) return wg >= 64;
     if (strcmp(algo, "fused-fft") == 0) {
-        /* rows = FFT lines per work-group {1,2,4,8}, wg {64,128,256} (test_xcorr_fused runs every point), fft_pad
+        /* rows = FFT lines per work-group {1,2,4,8,16}, wg {64,128,256} (test_xcorr_fused runs every point), fft_pad
          * both; the lines must fit local memory (pow2 pads at least as much as smooth). */
         const char *pad = core_params_get(c, "fft_pad");
         const int lines = (int)core_params_get_int(c, "rows", 1);
@@ -231,6 +231,8 @@ static int valid(clpk_context *ctx, const tune_problem *problem, const core_para
         return (size_t)team <= dev->max_work_group_size && team <= 2 * clpk_xcorr_output_cols(&p->shape) + 8;
     }
     const int shifts = (int)core_params_get_int(c, "shifts", 1), rows = (int)core_params_get_int(c, "rows", 1);
+    /* 16 row shifts a work-item is fused-fft's value (16 FFT lines, the f32 defaults' at 2048 values a group) */
+    if (rows > 8) return 0;
     const int lefts = (int)core_params_get_int(c, "lefts", 1), rights = (int)core_params_get_int(c, "rights", 1);
     /* Register pressure: at most 32 accumulators (and as many partial sums) per work-item. */
     if (shifts * rows * lefts * rights > 32) return 0;

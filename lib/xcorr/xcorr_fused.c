@@ -55,20 +55,6 @@ int xcorr_fused_fits(const clpk_context *ctx, const clpk_xcorr_shape *s, int lin
  * (23 at 8) 8 lines stayed the fastest (docs/perf-xcorr.md). */
 #define FUSED_MIN_GROUPS_PER_UNIT 8
 
-/* Stages of a line of length p (2^a 3^b) whose largest power-of-two radix is `radix`: b radix-3 stages and
- * ceil(a / log2 radix) others. */
-static int fft_stages(size_t p, int radix) {
-    if (p == 0) return 0;
-    int threes = 0, twos = 0, bits = 0;
-    for (; p % 3 == 0; p /= 3)
-        ++threes;
-    for (; p % 2 == 0; p /= 2)
-        ++twos;
-    for (int r = radix; r > 1; r /= 2)
-        ++bits;
-    return threes + (twos + bits - 1) / bits;
-}
-
 void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int radix, core_params *out) {
     size_t pr, pc;
     xcorr_fused_padded(s, 0, &pr, &pc);
@@ -99,7 +85,8 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
          * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8.
          * f64 on the other patterns keeps 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128). */
         if ((size_t)lines * p > (wide && f64 ? 512 : 511)) wg = 128;
-        if (!f64 && p >= 128 && fft_stages(p, 16) < fft_stages(p, 8)) core_params_set_int(out, "fft_radix", 16);
+        if (!f64 && p >= 128 && xcorr_fused_stages(p, 16) < xcorr_fused_stages(p, 8))
+            core_params_set_int(out, "fft_radix", 16);
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
          * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x at 1024 values a group; at 2048 (session 25)
          * 1.00x at 64^2, 1.03-1.12x at 128^2 and 256^2 */

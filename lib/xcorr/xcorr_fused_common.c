@@ -16,14 +16,27 @@ static int smooth23(size_t n) {
     return n == 1;
 }
 
+int xcorr_fused_stages(size_t p, int radix) {
+    if (p == 0) return 0;
+    int threes = 0, twos = 0, bits = 0;
+    for (; p % 3 == 0; p /= 3)
+        ++threes;
+    for (; p % 2 == 0; p /= 2)
+        ++twos;
+    for (int r = radix; r > 1; r /= 2)
+        ++bits;
+    return threes + (twos + bits - 1) / bits;
+}
+
 /* Smallest 2^i (pow2) or 2^i 3^j >= max(n, 2), even when `even`. A 2^i 3^j length pays only where it saves enough
  * points: each factor 3 is one more pass through local memory (radix-3 stages), while the power of two's factors go
  * 16 or 8 to a pass. Measured: 243 rows against 256 (112^2) ran 1.4x slower than the power of two on the H100
  * (session 11), 54 against 64 (26^2 x 1200) 1.35x and 216 against 256 (108^2 x 1200) 1.07x slower on the H200
  * (session 15); 162 against 256 (80^2) and 324 against 512 (160^2) ran 1.5-2x faster. So in f32 the power of two is
  * taken when it is within 20 %: of the 2^i 3^j lengths that moves only 27 * 2^i (0.84 of the power of two) over. In
- * f64, whose extra points cost twice the bytes, 128 against 108 (50^2 x 1400) ran 1.10x slower (session 16): there
- * the power of two must be within 10 %. */
+ * f64, whose extra points cost twice the bytes, the power of two within 20 % must also save two radix-8 stages (64
+ * against 54: 1.25-1.29x faster at 25^2-26^2 on every pattern, H200 session 26), else be within 10 % (128 against
+ * 108 and 256 against 216, one stage fewer: 1.08-1.28x slower at 49^2-108^2; 64 against 48: 1.16x slower). */
 static size_t pad_size(size_t n, int pow2, int even, int f64) {
     if (n < 2) n = 2;
     size_t p2 = 1;
@@ -31,7 +44,10 @@ static size_t pad_size(size_t n, int pow2, int even, int f64) {
         p2 *= 2;
     if (pow2) return p2;
     for (size_t m = n;; ++m)
-        if ((!even || m % 2 == 0) && smooth23(m)) return (f64 ? 10 * m >= 9 * p2 : 5 * m >= 4 * p2) ? p2 : m;
+        if ((!even || m % 2 == 0) && smooth23(m)) {
+            const int near = 5 * m >= 4 * p2, saves_two = xcorr_fused_stages(m, 8) >= xcorr_fused_stages(p2, 8) + 2;
+            return (f64 ? 10 * m >= 9 * p2 || (near && saves_two) : near) ? p2 : m;
+        }
 }
 
 void xcorr_fused_padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
@@ -139,6 +155,7 @@ clpk_status xcorr_fused_launch(clpk_context *ctx, cl_kernel k, size_t groups, si
     if (rc == CL_SUCCESS) rc = clGetEventProfilingInfo(*done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
     if (own) clReleaseEvent(own);
     if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, "clGetEventProfilingInfo (CLPK_LOG=trace)");
-    core_log(ctx, CLPK_LOG_TRACE, "kernel %s: %zu groups of %zu: %.3f us", name, groups, wg, (double)(end - start) * 1e-3);
+    core_log(ctx, CLPK_LOG_TRACE, "kernel %s: %zu groups of %zu: %.3f us", name, groups, wg,
+             (double)(end - start) * 1e-3);
     return CLPK_SUCCESS;
 }

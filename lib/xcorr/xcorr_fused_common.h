@@ -17,6 +17,10 @@ size_t xcorr_fused_padded_len(size_t t, unsigned sh);
 /* Padded transform sizes: pr >= R + h_r, pc >= C + h_c (even), both 2^i 3^j, or 2^i when `pow2`. */
 void xcorr_fused_padded(const clpk_xcorr_shape *shape, int pow2, size_t *pr, size_t *pc);
 
+/* Stages of a line of length p (2^a 3^b) whose largest power-of-two radix is `radix`: b radix-3 stages and
+ * ceil(a / log2 radix) others. */
+int xcorr_fused_stages(size_t p, int radix);
+
 /* Twiddle table exp(-2 pi i t / n), t < n, in the precision of `elem` bytes per real, into a new buffer. */
 clpk_status xcorr_fused_twiddles(clpk_context *ctx, size_t n, size_t elem, cl_mem *out);
 

@@ -92,10 +92,10 @@ static const core_param_def xcorr_param_defs[] = {
      .lo = 1,
      .hi = 16,
      .field = FIELD(rows),
-     .search = "1|2|4|8",
+     .search = "1|2|4|8|16",
      .when = "algorithm=" TILE_VARIANTS "|local|fused-fft",
      .help = "row shifts per work-item (default 1; local: block rows up to 8, default 2; fused-fft: FFT lines per "
-             "work-group, default by size)"},
+             "work-group, default by size; 16 is searched for fused-fft only)"},
     {.name = "lefts",
      .type = CORE_PARAM_INT,
      .lo = 1,
@@ -183,8 +183,10 @@ static const core_param_def xcorr_param_defs[] = {
 
 /* 2: session 14's fused-fft work-group and radix defaults and the f32 warp-per-overlap threshold (16384 outputs).
  * 3: session 25's wider fused-fft work-groups for one-to-many, n-to-mn and n-to-m (an entry of revision 2 lost up
- * to 1.32x to them: one-to-many 40^2 1 x 600 f64 on the H200). */
-#define XCORR_DEFAULTS_REVISION 3
+ * to 1.32x to them: one-to-many 40^2 1 x 600 f64 on the H200).
+ * 4: session 26's f64 padding (the power of two where it saves two stages: 64 against 54) and 16 lines in the
+ * tuner's fused-fft space. */
+#define XCORR_DEFAULTS_REVISION 4
 
 const core_param_table xcorr_param_table = {"xcorr", xcorr_param_defs, CORE_PARAM_COUNT(xcorr_param_defs),
                                             XCORR_PROFILE_REACH, XCORR_DEFAULTS_REVISION};
