@@ -52,9 +52,10 @@ static void table_defaults(void) {
 }
 
 /* fused-fft's default lines: the most that fit local memory (1024 complex values a work-group; the other patterns
- * on GPUs count their own local memory, up to 16 lines, and take 2048 in f32), halved (down to 2) while the output pass
- * would give a device's compute units fewer than 8 work-groups each; a device of unknown size keeps the local-memory
- * choice. */
+ * on GPUs count their own local memory, up to 16 lines, and take 2048 in f32, fewer than 1024 in f64), halved (down to
+ * 2) while the output pass would give a device's compute units fewer than 8 work-groups each; a device of unknown size
+ * keeps the local-memory choice; f32 one-to-many and n-to-mn with radix-16 lines (128, 256 points) take 1024 values,
+ * not 2048. */
 static void fused_lines_for_occupancy(void) {
     const clpk_xcorr_shape few = {CLPK_XCORR_N_TO_M, 48, 48, 4, 4, 0, 0, CLPK_PRECISION_F32};    /* 16 pairs */
     const clpk_xcorr_shape some = {CLPK_XCORR_N_TO_MN, 48, 48, 4, 64, 0, 0, CLPK_PRECISION_F32}; /* 64 pairs */
@@ -71,8 +72,8 @@ static void fused_lines_for_occupancy(void) {
         size_t units;
         int radix, lines;
     } cases[] = {{&few, 0, 8, 16},   {&few, 132, 8, 2},   {&few, 2, 8, 16},   {&some, 132, 8, 4}, {&many, 132, 8, 16},
-                 {&many, 132, 4, 8}, {&pairs, 132, 8, 8}, {&s64, 132, 8, 16}, {&s128, 132, 8, 8}, {&s256, 132, 8, 4},
-                 {&d64, 132, 8, 8},  {&d192, 132, 8, 2},  {&d1to1, 132, 8, 1}};
+                 {&many, 132, 4, 8}, {&pairs, 132, 8, 8}, {&s64, 132, 8, 8},  {&s128, 132, 8, 4}, {&s256, 132, 8, 4},
+                 {&d64, 132, 8, 4},  {&d192, 132, 8, 2},  {&d1to1, 132, 8, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params p;
         core_params_clear(&p);
@@ -87,16 +88,17 @@ static void fused_lines_for_occupancy(void) {
 }
 
 /* fused-fft's work-group and radix: with radix-8 stages (GPUs) 128 items from 512 values per work-group (f64 on the
- * shared-matrix patterns: above 512; 32^2 f64 one-to-many: 8 lines of 64, 64 items), else 64,
- * and radix 16 in f32 where it saves a stage (lines of 128 and 384, not 64, 96 or 512, nor those below 128); with radix
- * 4 (CPUs) the radix-4 butterflies of a stage, 64-256. */
+ * shared-matrix patterns: above 512; 32^2 and 64^2 f64 one-to-many: 8 lines of 64 and 4 of 128, 64 items; f32
+ * one-to-many with radix 16 above 1024: 64^2, 8 lines of 128, 64 items), else 64, and radix 16 in f32 where it saves a
+ * stage (lines of 128 and 384, not 64, 96 or 512, nor those below 128); with radix 4 (CPUs) the radix-4 butterflies of
+ * a stage, 64-256. */
 static void fused_work_group_and_radix(void) {
     const struct {
         int side;
         clpk_precision precision;
         int radix, wg, radix_out; /* radix_out 0: the default stays */
     } cases[] = {{32, CLPK_PRECISION_F32, 8, 128, 0},   {48, CLPK_PRECISION_F32, 8, 128, 0},
-                 {64, CLPK_PRECISION_F32, 8, 128, 16},  {64, CLPK_PRECISION_F64, 8, 128, 0},
+                 {64, CLPK_PRECISION_F32, 8, 64, 16},   {64, CLPK_PRECISION_F64, 8, 64, 0},
                  {192, CLPK_PRECISION_F32, 8, 128, 16}, {256, CLPK_PRECISION_F32, 8, 128, 0},
                  {96, CLPK_PRECISION_F32, 8, 128, 0},   {64, CLPK_PRECISION_F32, 4, 256, 0},
                  {8, CLPK_PRECISION_F32, 8, 64, 0},     {32, CLPK_PRECISION_F64, 8, 64, 0}};
@@ -112,6 +114,20 @@ static void fused_work_group_and_radix(void) {
         CHECK(cases[i].radix_out ? radix && atoi(radix) == cases[i].radix_out : !radix,
               "fused defaults of %d^2 %s, radix %d: fft_radix=%s, not %d", cases[i].side,
               clpk_precision_name(cases[i].precision), cases[i].radix, radix ? radix : "(kept)", cases[i].radix_out);
+    }
+    /* f64 at 512 values: n-to-m takes 128 items (256^2: one line of 512), one-to-many keeps 64 (128^2: 2 of 256) */
+    const clpk_xcorr_shape f64_shapes[] = {{CLPK_XCORR_N_TO_M, 256, 256, 38, 38, 0, 0, CLPK_PRECISION_F64},
+                                           {CLPK_XCORR_ONE_TO_MANY, 128, 128, 1, 4000, 0, 0, CLPK_PRECISION_F64}};
+    const int f64_lines[] = {1, 2}, f64_wg[] = {128, 64};
+    for (size_t i = 0; i < 2; ++i) {
+        core_params p;
+        core_params_clear(&p);
+        xcorr_fused_defaults(&f64_shapes[i], 132, 8, &p);
+        const char *rows = core_params_get(&p, "rows"), *wg = core_params_get(&p, "wg");
+        CHECK(rows && wg && atoi(rows) == f64_lines[i] && atoi(wg) == f64_wg[i],
+              "fused defaults of %s %d^2 f64: rows=%s wg=%s, not %d and %d",
+              clpk_xcorr_pattern_name(f64_shapes[i].pattern), f64_shapes[i].rows, rows ? rows : "(none)",
+              wg ? wg : "(none)", f64_lines[i], f64_wg[i]);
     }
 }
 

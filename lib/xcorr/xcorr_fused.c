@@ -63,12 +63,12 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
      * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. The other
      * patterns on GPUs (radix >= 8) count their own local memory (K2 holds one column set, not two) and take up to
      * 2048 values in f32 (docs/perf-xcorr.md, H200 session 25: 1 x 4000 at 32^2-256^2 1.07-1.41x as fast as with
-     * the one-to-one rule; tiles at 128^2 and 256^2) and 1024 in f64, at most 8 lines (1.02-1.20x; 64^2 with 8
-     * lines 0.97x; at 27^2-32^2 16 lines of 128 items ran 2-7 % slower than 8 of 64). */
+     * the one-to-one rule; tiles at 128^2 and 256^2) and fewer than 1024 in f64, at most 8 lines (session 26, H200:
+     * 1024 values, 64^2 and 128^2, ran 1.04-1.16x slower than 512; 768 as fast as 384 or faster). */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
     const int f64 = s->precision == CLPK_PRECISION_F64;
-    const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE;
-    const size_t max_values = wide && !f64 ? 2048 : 1024;
+    const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE, n_to_m = s->pattern == CLPK_XCORR_N_TO_M;
+    const size_t max_values = !wide ? 1024 : (f64 ? 1023 : 2048);
     int lines = wide && !f64 ? 16 : 8;
     while (lines > 1 && ((size_t)lines * p > max_values ||
                          (wide ? xcorr_fused_many_local_bytes(s, lines, 0) : local_need(pr, pc, lines, cpx)) > 42000))
@@ -83,15 +83,25 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
          * 256-point lines); radix 16 where it saves a stage (lines of 128 and 256: 2 stages against 3; 384: 3
          * against 4) ran 1.03-1.25x faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower);
          * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8.
-         * f64 on the other patterns keeps 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128). */
-        if ((size_t)lines * p > (wide && f64 ? 512 : 511)) wg = 128;
-        if (!f64 && p >= 128 && xcorr_fused_stages(p, 16) < xcorr_fused_stages(p, 8))
-            core_params_set_int(out, "fft_radix", 16);
+         * f64 one-to-many and n-to-mn keep 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128;
+         * 64^2 and 128^2, session 26: 1.08-1.12x), n-to-m takes 128 (session 26: 1.03-1.05x at 64^2-128^2, 1.33x
+         * at 256^2's single 512-point line). */
+        size_t wg128_above = wide && f64 && !n_to_m ? 512 : 511;
+        const int radix16 = !f64 && p >= 128 && xcorr_fused_stages(p, 16) < xcorr_fused_stages(p, 8);
+        if (radix16) core_params_set_int(out, "fft_radix", 16);
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
          * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x at 1024 values a group; at 2048 (session 25)
          * 1.00x at 64^2, 1.03-1.12x at 128^2 and 256^2 */
-        if (s->pattern == CLPK_XCORR_N_TO_M || f64 || (wide && (size_t)lines * p >= 2048))
-            core_params_set_int(out, "fused_tiles", 1);
+        if (n_to_m || f64 || (wide && (size_t)lines * p >= 2048)) core_params_set_int(out, "fused_tiles", 1);
+        /* f32 one-to-many and n-to-mn with radix-16 stages (lines of 128 and 256): half the 2048 values on 64
+         * items, one 16-point butterfly a work-item a stage, tiles kept: 1.09-1.11x at 64^2 and 96^2-128^2 (H200,
+         * session 26; 12-16 values a work-item were the fastest at every size, and at equal values a work-item the
+         * fewer lines; n-to-m lost with it) */
+        if (wide && radix16 && !n_to_m && (size_t)lines * p >= 2048 && lines > 1) {
+            lines /= 2;
+            wg128_above = 1024;
+        }
+        if ((size_t)lines * p > wg128_above) wg = 128;
     } else {
         /* radix-4 butterflies per stage of one line set, rounded down to a power of two: at 80^2 and 160^2
          * (162-point lines) 162 work-items ran 1.24-1.37x slower than 128 on the H100 (held-out check,
