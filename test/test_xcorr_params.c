@@ -52,10 +52,10 @@ static void table_defaults(void) {
 }
 
 /* fused-fft's default lines: the most that fit local memory (1024 complex values a work-group; the other patterns
- * on GPUs count their own local memory, up to 16 lines, and take 2048 in f32, fewer than 1024 in f64), halved (down to
- * 2) while the output pass would give a device's compute units fewer than 8 work-groups each; a device of unknown size
- * keeps the local-memory choice; f32 one-to-many and n-to-mn with radix-16 lines (128, 256 points) take 1024 values,
- * not 2048. */
+ * on GPUs count their own local memory, up to 16 lines, and take 2048 in f32), halved (down to 2) while the output pass
+ * would give a device's compute units fewer than 8 work-groups each; a device of unknown size keeps the local-memory
+ * choice; f32 one-to-many and n-to-mn with radix-16 lines (128, 256 points) take 1024 values, not 2048, f64 ones on
+ * lines of 2^k points 512 unless that leaves one line (256^2: 2 lines of 512). */
 static void fused_lines_for_occupancy(void) {
     const clpk_xcorr_shape few = {CLPK_XCORR_N_TO_M, 48, 48, 4, 4, 0, 0, CLPK_PRECISION_F32};    /* 16 pairs */
     const clpk_xcorr_shape some = {CLPK_XCORR_N_TO_MN, 48, 48, 4, 64, 0, 0, CLPK_PRECISION_F32}; /* 64 pairs */
@@ -66,14 +66,15 @@ static void fused_lines_for_occupancy(void) {
     const clpk_xcorr_shape s256 = {CLPK_XCORR_ONE_TO_MANY, 256, 256, 1, 4000, 0, 0, CLPK_PRECISION_F32};
     const clpk_xcorr_shape d64 = {CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 4000, 0, 0, CLPK_PRECISION_F64};
     const clpk_xcorr_shape d192 = {CLPK_XCORR_N_TO_MN, 192, 192, 100, 4000, 0, 0, CLPK_PRECISION_F64};
+    const clpk_xcorr_shape d256 = {CLPK_XCORR_ONE_TO_MANY, 256, 256, 1, 4000, 0, 0, CLPK_PRECISION_F64};
     const clpk_xcorr_shape d1to1 = {CLPK_XCORR_ONE_TO_ONE, 192, 192, 4000, 4000, 0, 0, CLPK_PRECISION_F64};
     const struct {
         const clpk_xcorr_shape *shape;
         size_t units;
         int radix, lines;
-    } cases[] = {{&few, 0, 8, 16},   {&few, 132, 8, 2},   {&few, 2, 8, 16},   {&some, 132, 8, 4}, {&many, 132, 8, 16},
-                 {&many, 132, 4, 8}, {&pairs, 132, 8, 8}, {&s64, 132, 8, 8},  {&s128, 132, 8, 4}, {&s256, 132, 8, 4},
-                 {&d64, 132, 8, 4},  {&d192, 132, 8, 2},  {&d1to1, 132, 8, 1}};
+    } cases[] = {{&few, 0, 8, 16},   {&few, 132, 8, 2},   {&few, 2, 8, 16},    {&some, 132, 8, 4}, {&many, 132, 8, 16},
+                 {&many, 132, 4, 8}, {&pairs, 132, 8, 8}, {&s64, 132, 8, 8},   {&s128, 132, 8, 4}, {&s256, 132, 8, 4},
+                 {&d64, 132, 8, 4},  {&d192, 132, 8, 2},  {&d1to1, 132, 8, 1}, {&d256, 132, 8, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         core_params p;
         core_params_clear(&p);

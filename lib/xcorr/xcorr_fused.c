@@ -63,16 +63,21 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
      * per row; 4 f32 lines fill a 32-byte sector) and give the small FFTs enough butterflies per stage. The other
      * patterns on GPUs (radix >= 8) count their own local memory (K2 holds one column set, not two) and take up to
      * 2048 values in f32 (docs/perf-xcorr.md, H200 session 25: 1 x 4000 at 32^2-256^2 1.07-1.41x as fast as with
-     * the one-to-one rule; tiles at 128^2 and 256^2) and fewer than 1024 in f64, at most 8 lines (session 26, H200:
-     * 1024 values, 64^2 and 128^2, ran 1.04-1.16x slower than 512; 768 as fast as 384 or faster). */
+     * the one-to-one rule; tiles at 128^2 and 256^2) and 1024 in f64, at most 8 lines. */
     const size_t p = pr > pc ? pr : pc, cpx = 2 * clpk_precision_size(s->precision);
     const int f64 = s->precision == CLPK_PRECISION_F64;
     const int wide = radix >= 8 && s->pattern != CLPK_XCORR_ONE_TO_ONE, n_to_m = s->pattern == CLPK_XCORR_N_TO_M;
-    const size_t max_values = !wide ? 1024 : (f64 ? 1023 : 2048);
+    const size_t max_values = wide && !f64 ? 2048 : 1024;
     int lines = wide && !f64 ? 16 : 8;
     while (lines > 1 && ((size_t)lines * p > max_values ||
                          (wide ? xcorr_fused_many_local_bytes(s, lines, 0) : local_need(pr, pc, lines, cpx)) > 42000))
         lines /= 2;
+    /* f64 one-to-many and n-to-mn on lines of 2^k points: at most 512 values unless that leaves one line (H200,
+     * session 26: 8 lines of 128 and 4 of 256 ran 1.04-1.16x slower than half as many on 64 items; 2 lines of 512
+     * 1.11-1.28x faster than one; 768 values of 96 and 192 points as fast as 384 or faster) */
+    if (wide && f64 && !n_to_m && (p & (p - 1)) == 0)
+        while (lines > 2 && (size_t)lines * p > 512)
+            lines /= 2;
     const double out_lines = (double)clpk_xcorr_output_count(s) * (double)clpk_xcorr_output_rows(s);
     while (lines > 2 && out_lines / lines < (double)FUSED_MIN_GROUPS_PER_UNIT * (double)compute_units)
         lines /= 2;
