@@ -116,11 +116,13 @@ static void fused_work_group_and_radix(void) {
               "fused defaults of %d^2 %s, radix %d: fft_radix=%s, not %d", cases[i].side,
               clpk_precision_name(cases[i].precision), cases[i].radix, radix ? radix : "(kept)", cases[i].radix_out);
     }
-    /* f64 at 512 values: n-to-m takes 128 items (256^2: one line of 512), one-to-many keeps 64 (128^2: 2 of 256) */
+    /* f64 at 512 values keeps 64 items (one-to-many and n-to-m at 128^2: 2 lines of 256) but for n-to-m's single
+     * line of 512 (256^2: 128 items) */
     const clpk_xcorr_shape f64_shapes[] = {{CLPK_XCORR_N_TO_M, 256, 256, 38, 38, 0, 0, CLPK_PRECISION_F64},
-                                           {CLPK_XCORR_ONE_TO_MANY, 128, 128, 1, 4000, 0, 0, CLPK_PRECISION_F64}};
-    const int f64_lines[] = {1, 2}, f64_wg[] = {128, 64};
-    for (size_t i = 0; i < 2; ++i) {
+                                           {CLPK_XCORR_ONE_TO_MANY, 128, 128, 1, 4000, 0, 0, CLPK_PRECISION_F64},
+                                           {CLPK_XCORR_N_TO_M, 128, 128, 128, 128, 0, 0, CLPK_PRECISION_F64}};
+    const int f64_lines[] = {1, 2, 2}, f64_wg[] = {128, 64, 64};
+    for (size_t i = 0; i < sizeof f64_lines / sizeof f64_lines[0]; ++i) {
         core_params p;
         core_params_clear(&p);
         xcorr_fused_defaults(&f64_shapes[i], 132, 8, &p);

@@ -88,10 +88,10 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
          * 256-point lines); radix 16 where it saves a stage (lines of 128 and 256: 2 stages against 3; 384: 3
          * against 4) ran 1.03-1.25x faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower);
          * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8.
-         * f64 one-to-many and n-to-mn keep 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128;
-         * 64^2 and 128^2, session 26: 1.08-1.12x), n-to-m takes 128 (session 26: 1.03-1.05x at 64^2-128^2, 1.33x
-         * at 256^2's single 512-point line). */
-        size_t wg128_above = wide && f64 && !n_to_m ? 512 : 511;
+         * f64 keeps 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128; 64^2 and 128^2, session
+         * 26: 1.08-1.12x; n-to-m 1.10-1.16x at 128 x 128) but for n-to-m's single line of 512 points (256^2,
+         * session 26: 128 items 1.09-1.33x faster). */
+        size_t wg128_above = wide && f64 && !(n_to_m && lines == 1) ? 512 : 511;
         const int radix16 = !f64 && p >= 128 && xcorr_fused_stages(p, 16) < xcorr_fused_stages(p, 8);
         if (radix16) core_params_set_int(out, "fft_radix", 16);
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
