@@ -120,6 +120,12 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
             for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k)
                 run_case(ctx, rng, &shapes[k], params, (k + (size_t)t) % 3);
         }
+    /* the GPU defaults' plans at their sizes: lines of 128 and 256 points on radix-16 stages, one butterfly a
+     * work-item a stage (8 lines of 128 and 4 of 256 on 64 items, tiles) */
+    const clpk_xcorr_shape d64 = shape(CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 3, 0, 0, CLPK_PRECISION_F32);
+    const clpk_xcorr_shape d128 = shape(CLPK_XCORR_N_TO_MN, 128, 128, 1, 2, 0, 0, CLPK_PRECISION_F32);
+    run_case(ctx, rng, &d64, "fft_radix=16,rows=8,wg=64,fused_tiles=1", 1);
+    run_case(ctx, rng, &d128, "fft_radix=16,rows=4,wg=64,fused_tiles=1", 2);
 }
 
 /* f64 beyond the sizes: a few points of the space. */
@@ -134,6 +140,9 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &a, "fused_tiles=1,rows=4", 0);
     run_case(ctx, rng, &b, "fused_tiles=0,rows=4", 2);
     run_case(ctx, rng, &a, "fused_tiles=1,rows=16,wg=128", 1);
+    /* the GPU defaults at 64^2 (lines of 128: 4 on 64 items, tiles) */
+    const clpk_xcorr_shape d64 = shape(CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 2, 0, 0, CLPK_PRECISION_F64);
+    run_case(ctx, rng, &d64, "rows=4,wg=64,fused_tiles=1", 0);
 }
 
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */
