@@ -140,9 +140,9 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &a, "fused_tiles=1,rows=4", 0);
     run_case(ctx, rng, &b, "fused_tiles=0,rows=4", 2);
     run_case(ctx, rng, &a, "fused_tiles=1,rows=16,wg=128", 1);
-    /* the GPU defaults at 64^2 (lines of 128: 4 on 64 items, tiles) */
+    /* the GPU defaults at 64^2 (lines of 128: 4 on 64 items, radix 16, tiles) */
     const clpk_xcorr_shape d64 = shape(CLPK_XCORR_ONE_TO_MANY, 64, 64, 1, 2, 0, 0, CLPK_PRECISION_F64);
-    run_case(ctx, rng, &d64, "rows=4,wg=64,fused_tiles=1", 0);
+    run_case(ctx, rng, &d64, "fft_radix=16,rows=4,wg=64,fused_tiles=1", 0);
 }
 
 /* Local memory: past the device's, refused with a message; fits() agrees; 256^2 fits 48 KiB with one line. */

@@ -90,16 +90,16 @@ static void fused_lines_for_occupancy(void) {
 
 /* fused-fft's work-group and radix: with radix-8 stages (GPUs) 128 items from 512 values per work-group (f64 on the
  * shared-matrix patterns: above 512; 32^2 and 64^2 f64 one-to-many: 8 lines of 64 and 4 of 128, 64 items; f32
- * one-to-many with radix 16 above 1024: 64^2, 8 lines of 128, 64 items), else 64, and radix 16 in f32 where it saves a
- * stage (lines of 128 and 384, not 64, 96 or 512, nor those below 128); with radix 4 (CPUs) the radix-4 butterflies of
- * a stage, 64-256. */
+ * one-to-many with radix 16 above 1024: 64^2, 8 lines of 128, 64 items), else 64, and radix 16 in f32 (and f64
+ * one-to-many: 64^2) where it saves a stage (lines of 128 and 384, not 64, 96 or 512, nor those below 128); with radix
+ * 4 (CPUs) the radix-4 butterflies of a stage, 64-256. */
 static void fused_work_group_and_radix(void) {
     const struct {
         int side;
         clpk_precision precision;
         int radix, wg, radix_out; /* radix_out 0: the default stays */
     } cases[] = {{32, CLPK_PRECISION_F32, 8, 128, 0},   {48, CLPK_PRECISION_F32, 8, 128, 0},
-                 {64, CLPK_PRECISION_F32, 8, 64, 16},   {64, CLPK_PRECISION_F64, 8, 64, 0},
+                 {64, CLPK_PRECISION_F32, 8, 64, 16},   {64, CLPK_PRECISION_F64, 8, 64, 16},
                  {192, CLPK_PRECISION_F32, 8, 128, 16}, {256, CLPK_PRECISION_F32, 8, 128, 0},
                  {96, CLPK_PRECISION_F32, 8, 128, 0},   {64, CLPK_PRECISION_F32, 4, 256, 0},
                  {8, CLPK_PRECISION_F32, 8, 64, 0},     {32, CLPK_PRECISION_F64, 8, 64, 0}};
@@ -117,20 +117,24 @@ static void fused_work_group_and_radix(void) {
               clpk_precision_name(cases[i].precision), cases[i].radix, radix ? radix : "(kept)", cases[i].radix_out);
     }
     /* f64 at 512 values keeps 64 items (one-to-many and n-to-m at 128^2: 2 lines of 256) but for n-to-m's single
-     * line of 512 (256^2: 128 items) */
+     * line of 512 (256^2: 128 items); one-to-many on radix-16 stages keeps 64 up to 1024 (192^2: 2 lines of 384),
+     * n-to-m stays on radix 8 */
     const clpk_xcorr_shape f64_shapes[] = {{CLPK_XCORR_N_TO_M, 256, 256, 38, 38, 0, 0, CLPK_PRECISION_F64},
                                            {CLPK_XCORR_ONE_TO_MANY, 128, 128, 1, 4000, 0, 0, CLPK_PRECISION_F64},
-                                           {CLPK_XCORR_N_TO_M, 128, 128, 128, 128, 0, 0, CLPK_PRECISION_F64}};
-    const int f64_lines[] = {1, 2, 2}, f64_wg[] = {128, 64, 64};
+                                           {CLPK_XCORR_N_TO_M, 128, 128, 128, 128, 0, 0, CLPK_PRECISION_F64},
+                                           {CLPK_XCORR_ONE_TO_MANY, 192, 192, 1, 4000, 0, 0, CLPK_PRECISION_F64}};
+    const int f64_lines[] = {1, 2, 2, 2}, f64_wg[] = {128, 64, 64, 64}, f64_radix[] = {0, 16, 0, 16};
     for (size_t i = 0; i < sizeof f64_lines / sizeof f64_lines[0]; ++i) {
         core_params p;
         core_params_clear(&p);
         xcorr_fused_defaults(&f64_shapes[i], 132, 8, &p);
         const char *rows = core_params_get(&p, "rows"), *wg = core_params_get(&p, "wg");
-        CHECK(rows && wg && atoi(rows) == f64_lines[i] && atoi(wg) == f64_wg[i],
-              "fused defaults of %s %d^2 f64: rows=%s wg=%s, not %d and %d",
+        const char *radix = core_params_get(&p, "fft_radix");
+        CHECK(rows && wg && atoi(rows) == f64_lines[i] && atoi(wg) == f64_wg[i] &&
+                  (f64_radix[i] ? radix && atoi(radix) == f64_radix[i] : !radix),
+              "fused defaults of %s %d^2 f64: rows=%s wg=%s fft_radix=%s, not %d, %d and %d",
               clpk_xcorr_pattern_name(f64_shapes[i].pattern), f64_shapes[i].rows, rows ? rows : "(none)",
-              wg ? wg : "(none)", f64_lines[i], f64_wg[i]);
+              wg ? wg : "(none)", radix ? radix : "(kept)", f64_lines[i], f64_wg[i], f64_radix[i]);
     }
 }
 

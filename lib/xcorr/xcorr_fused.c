@@ -87,13 +87,18 @@ void xcorr_fused_defaults(const clpk_xcorr_shape *s, size_t compute_units, int r
          * 128 items were the fastest or within 10 % (256: up to 1.47x slower, 8 % faster only for n-to-m at
          * 256-point lines); radix 16 where it saves a stage (lines of 128 and 256: 2 stages against 3; 384: 3
          * against 4) ran 1.03-1.25x faster in f32 and lost where it does not (64, 96, 192, 512: 1.1-1.4x slower);
-         * f64 lost with it everywhere (registers). Lines shorter than 128 were not measured: they keep radix 8.
+         * f64 lost with it everywhere (registers), but on the H200 (session 26) f64 one-to-many with radix 16 and
+         * 64 items ran 1.12x / 1.06x / 1.16x faster than the radix-8 defaults at lines of 128 / 256 / 384 (64^2,
+         * 128^2, 192^2; 128 items: 0.84-1.07x): the shared-matrix patterns take it in f64 too (one-to-one and n-to-m
+         * were not measured). Lines shorter than 128 were not measured: they keep radix 8.
          * f64 keeps 64 items at 512 values (27^2-32^2, session 25: 1.02-1.07x over 128; 64^2 and 128^2, session
          * 26: 1.08-1.12x; n-to-m 1.10-1.16x at 128 x 128) but for n-to-m's single line of 512 points (256^2,
          * session 26: 128 items 1.09-1.33x faster). */
         size_t wg128_above = wide && f64 && !(n_to_m && lines == 1) ? 512 : 511;
-        const int radix16 = !f64 && p >= 128 && xcorr_fused_stages(p, 16) < xcorr_fused_stages(p, 8);
+        const int radix16 =
+            (!f64 || (wide && !n_to_m)) && p >= 128 && xcorr_fused_stages(p, 16) < xcorr_fused_stages(p, 8);
         if (radix16) core_params_set_int(out, "fft_radix", 16);
+        if (radix16 && f64) wg128_above = 1024;
         /* H200, session 23 (docs/perf-xcorr.md): tiles ran n-to-m 0.97-1.20x and f64 one-to-many 1.02-1.09x as
          * fast as row-major, f32 one-to-many and n-to-mn 0.97-0.99x at 1024 values a group; at 2048 (session 25)
          * 1.00x at 64^2, 1.03-1.12x at 128^2 and 256^2 */

@@ -186,8 +186,9 @@ static const core_param_def xcorr_param_defs[] = {
  * to 1.32x to them: one-to-many 40^2 1 x 600 f64 on the H200).
  * 4: session 26's f64 padding (the power of two where it saves two stages: 64 against 54), fused-fft work-groups
  * (f32 radix-16 lines: 1024 values on 64 items; f64 lines of 2^k points: 512 values; f64 n-to-m's one line of 512:
- * 128 items) and 16 lines in the tuner's fused-fft space. */
-#define XCORR_DEFAULTS_REVISION 4
+ * 128 items) and 16 lines in the tuner's fused-fft space.
+ * 5: session 26's f64 one-to-many and n-to-mn on radix-16 stages with 64 items (lines of 128-384). */
+#define XCORR_DEFAULTS_REVISION 5
 
 const core_param_table xcorr_param_table = {"xcorr", xcorr_param_defs, CORE_PARAM_COUNT(xcorr_param_defs),
                                             XCORR_PROFILE_REACH, XCORR_DEFAULTS_REVISION};
