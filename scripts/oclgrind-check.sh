@@ -47,6 +47,7 @@
 #        compile-time), f32 and f64, some with a search window; fft with batches that leave a remainder (a second
 #        VkFFT application) and both paddings (radix-2/3 codes), fused-fft with both paddings, every rows and wg
 #        value, every fft_radix (a program each), chunked pairs (fused_batch), both local layouts (fused_gaps), tiled intermediates (fused_tiles),
+#        one-to-one's row kernels on their own work-group size (fused_row_wg),
 #        on each pattern (one-to-one and the shared-matrix kernels of cl/xcorr_fused_many.cl, with chunks of lefts for n-to-m). Not runnable here:
 #        shift-buffer shuffle=subgroup (oclgrind has no sub-groups; the plan refuses it as UNSUPPORTED there).
 #  life  (cl/life_spmv.cl, cl/life_fit.cl; lib/life/life_plan.c, tuner/tune_life.c). DSC kernels
@@ -217,6 +218,7 @@ xc f64 n-to-m fused-fft fft_pad=pow2,rows=1,wg=128,fft_radix=8
 xc f32 one-to-many fused-fft fft_pad=smooth,rows=4,wg=64,fft_radix=16
 xc f32 n-to-m fused-fft fft_pad=smooth,rows=3,wg=64,fused_tiles=1
 xc f64 one-to-many fused-fft fft_pad=pow2,rows=2,wg=128,fused_tiles=1 5x3
+xc f32 one-to-one fused-fft fft_pad=smooth,rows=4,wg=128,fused_row_wg=64,fft_radix=16
 xc f32 n-to-mn fused-fft fft_pad=smooth,rows=4,wg=64,fused_tiles=1,fused_batch=2
 xc f32 one-to-many fused-fft fft_pad=smooth,rows=16,wg=128,fused_tiles=1,fft_radix=16
 xc f64 n-to-mn fused-fft fft_pad=pow2,rows=16,wg=256,fused_tiles=0 5x3

@@ -89,6 +89,15 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
             run_case(ctx, rng, &a, params, 1);
             run_case(ctx, rng, &b, params, 0);
         }
+    /* the row kernels (K1, K3) on their own work-group size, smaller and larger than the column kernel's, both
+     * radices */
+    static const int row_wgs[] = {32, 64, 128, 256};
+    for (int w = 0; w < 4; ++w) {
+        snprintf(params, sizeof params, "fused_row_wg=%d,rows=%d,wg=%d,fft_radix=%s", row_wgs[w], space->lines[w],
+                 space->wgs[(w + 1) % 3], radices[w % 2]);
+        run_case(ctx, rng, &a, params, 2);
+        run_case(ctx, rng, &b, params, 1);
+    }
 }
 
 /* f64 beyond the sizes: a few points of the space. */
@@ -98,6 +107,7 @@ static void f64_cases(clpk_context *ctx, uint64_t *rng) {
     run_case(ctx, rng, &s, "rows=2,wg=256,fused_batch=2", 0);
     run_case(ctx, rng, &s, "fft_radix=16,rows=4", 2);
     run_case(ctx, rng, &s, "fft_radix=8,fft_pad=pow2", 1);
+    run_case(ctx, rng, &s, "fused_row_wg=64,rows=4,wg=128", 0);
 }
 
 static void expect_refusal(clpk_context *ctx, const clpk_xcorr_shape *s, const char *params, clpk_status want,
@@ -119,6 +129,10 @@ static void refusals(clpk_context *ctx) {
     expect_refusal(ctx, &s, "wg=0", CLPK_ERROR_INVALID_ARGUMENT, "wg", "wg 0");
     expect_refusal(ctx, &s, "fft_radix=32", CLPK_ERROR_INVALID_ARGUMENT, "fft_radix", "radix 32");
     expect_refusal(ctx, &s, "fft_batch=4", CLPK_ERROR_INVALID_ARGUMENT, "fft_batch", "key of another algorithm");
+    expect_refusal(ctx, &s, "fused_row_wg=-1", CLPK_ERROR_INVALID_ARGUMENT, "fused_row_wg", "row wg -1");
+    char past[64];
+    snprintf(past, sizeof past, "fused_row_wg=%zu", 2 * dev->max_work_group_size);
+    expect_refusal(ctx, &s, past, CLPK_ERROR_INVALID_ARGUMENT, "fused_row_wg", "row wg past the device's limit");
     /* a column FFT past local memory: K2 needs 4 * pr complex values with one line */
     const int rows = (int)(dev->local_mem_bytes / 32 + 1);
     s = one_to_one(rows, 1, 1, 1, 1, CLPK_PRECISION_F32);

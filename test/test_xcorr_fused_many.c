@@ -126,6 +126,8 @@ static void sweep(clpk_context *ctx, uint64_t *rng, const xcorr_fused_space *spa
     const clpk_xcorr_shape d128 = shape(CLPK_XCORR_N_TO_MN, 128, 128, 1, 2, 0, 0, CLPK_PRECISION_F32);
     run_case(ctx, rng, &d64, "fft_radix=16,rows=8,wg=64,fused_tiles=1", 1);
     run_case(ctx, rng, &d128, "fft_radix=16,rows=4,wg=64,fused_tiles=1", 2);
+    /* one-to-one's row work-group size: read by the table, ignored here */
+    run_case(ctx, rng, &shapes[1], "fused_row_wg=32,rows=4,wg=128", 0);
 }
 
 /* f64 beyond the sizes: a few points of the space. */

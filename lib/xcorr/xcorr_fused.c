@@ -18,8 +18,8 @@ struct xcorr_fused {
     size_t elem, cpx;   /* bytes of a real and of a complex value */
     cl_uint pr, pc, hc; /* padded sizes, half-spectrum columns pc/2 + 1 */
     cl_uint out_rows, out_cols, half_r, half_c, half_rows;
-    cl_uint lines, blocks; /* lines per work-group; K2 column blocks per pair */
-    size_t wg, batch, n_pairs;
+    cl_uint lines, blocks;             /* lines per work-group; K2 column blocks per pair */
+    size_t wg, row_wg, batch, n_pairs; /* row_wg: K1 and K3, wg: K2 */
     cl_mem tw_c, tw_r, t1, t2;
     cl_kernel rows, columns, out;
     xcorr_fused_many *many; /* the other patterns: everything above unused */
@@ -139,6 +139,10 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     if ((size_t)config->wg > dev->max_work_group_size)
         return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "xcorr fused-fft: wg=%d exceeds the device's limit %zu",
                          config->wg, dev->max_work_group_size);
+    if ((size_t)config->fused_row_wg > dev->max_work_group_size)
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "xcorr fused-fft: fused_row_wg=%d exceeds the device's limit %zu", config->fused_row_wg,
+                         dev->max_work_group_size);
     if (s->pattern != CLPK_XCORR_ONE_TO_ONE) {
         xcorr_fused *f = calloc(1, sizeof *f);
         if (!f) return core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "xcorr fused-fft: out of host memory");
@@ -185,6 +189,7 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     f->lines = (cl_uint)lines;
     f->blocks = (f->hc + f->lines - 1) / f->lines;
     f->wg = (size_t)wg;
+    f->row_wg = config->fused_row_wg > 0 ? (size_t)config->fused_row_wg : (size_t)wg;
     f->n_pairs = (size_t)s->n_left;
 
     /* Intermediates per pair: T1 R x pc complex, T2 out_rows x hc complex. */
@@ -208,8 +213,9 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     const size_t groups2 = (size_t)f->blocks * f->batch;
     const size_t groups3 = ((size_t)f->half_rows * f->batch + f->lines - 1) / f->lines;
     /* one dimension of fewer than 2^31 work-items per launch (xcorr_launch.h) */
-    const size_t max_groups = core_launch_dim_items(ctx) / f->wg;
-    if (groups1 > max_groups || groups2 > max_groups || groups3 > max_groups) {
+    const size_t max_groups = core_launch_dim_items(ctx) / f->wg,
+                 max_row_groups = core_launch_dim_items(ctx) / f->row_wg;
+    if (groups1 > max_row_groups || groups2 > max_groups || groups3 > max_row_groups) {
         st = core_fail(ctx, CLPK_ERROR_UNSUPPORTED, "xcorr fused-fft: too many work-groups: lower fused_batch");
         goto fail;
     }
@@ -220,10 +226,11 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_rows", &f->rows)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_columns", &f->columns)) != CLPK_SUCCESS) goto fail;
     if ((st = core_kernel_create(ctx, prog, "clpk_xcorr_fused_out", &f->out)) != CLPK_SUCCESS) goto fail;
-    if ((st = xcorr_fused_check_kernel(ctx, f->rows, f->wg, l13, "clpk_xcorr_fused_rows")) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_check_kernel(ctx, f->rows, f->row_wg, l13, "clpk_xcorr_fused_rows")) != CLPK_SUCCESS)
+        goto fail;
     if ((st = xcorr_fused_check_kernel(ctx, f->columns, f->wg, l2, "clpk_xcorr_fused_columns")) != CLPK_SUCCESS)
         goto fail;
-    if ((st = xcorr_fused_check_kernel(ctx, f->out, f->wg, l13, "clpk_xcorr_fused_out")) != CLPK_SUCCESS) goto fail;
+    if ((st = xcorr_fused_check_kernel(ctx, f->out, f->row_wg, l13, "clpk_xcorr_fused_out")) != CLPK_SUCCESS) goto fail;
     if ((st = xcorr_fused_twiddles(ctx, pc, f->elem, &f->tw_c)) != CLPK_SUCCESS) goto fail;
     if ((st = xcorr_fused_twiddles(ctx, pr, f->elem, &f->tw_r)) != CLPK_SUCCESS) goto fail;
     cl_int rc = CL_SUCCESS;
@@ -278,8 +285,9 @@ clpk_status xcorr_fused_create(clpk_context *ctx, const clpk_xcorr_shape *shape,
     CLPK_ARG(&a, sh);
     core_args_local(&a, l13);
     if ((st = core_args_end(&a)) != CLPK_SUCCESS) goto fail;
-    core_log(ctx, CLPK_LOG_INFO, "xcorr fused-fft: %dx%d padded to %ux%u, %u lines, wg %zu, %zu pairs per chunk",
-             s->rows, s->cols, f->pr, f->pc, f->lines, f->wg, f->batch);
+    core_log(ctx, CLPK_LOG_INFO,
+             "xcorr fused-fft: %dx%d padded to %ux%u, %u lines, wg %zu (row kernels %zu), %zu pairs per chunk", s->rows,
+             s->cols, f->pr, f->pc, f->lines, f->wg, f->row_wg, f->batch);
     *out = f;
     return CLPK_SUCCESS;
 fail:
@@ -289,7 +297,7 @@ fail:
 
 static clpk_status launch(xcorr_fused *f, cl_kernel k, size_t groups, cl_uint n_wait, const cl_event *wait,
                           cl_event *ev, const char *name) {
-    return xcorr_fused_launch(f->ctx, k, groups, f->wg, n_wait, wait, ev, name);
+    return xcorr_fused_launch(f->ctx, k, groups, k == f->columns ? f->wg : f->row_wg, n_wait, wait, ev, name);
 }
 
 clpk_status xcorr_fused_execute(xcorr_fused *f, cl_mem left, size_t left_offset, cl_mem right, size_t right_offset,

@@ -158,6 +158,18 @@ static const core_param_def xcorr_param_defs[] = {
      .help = "one-to-many, n-to-m, n-to-mn: the intermediates in tiles of rows (FFT lines per work-group) columns, so "
              "that the column pass reads and writes contiguous runs (1), or row-major (0); default 1 on GPUs for "
              "n-to-m and f64"},
+    /* not searched: session 26 (H200, per-kernel times) measured one-to-one's row kernels 7-19 % faster at 64 items
+     * than at 128, its column kernel (two column sets) 17 % slower; the default waits for a measurement of the split
+     * (docs/perf-xcorr.md, "Call 7") */
+    {.name = "fused_row_wg",
+     .type = CORE_PARAM_INT,
+     .lo = 0,
+     .hi = 65536,
+     .default_gpu = "0",
+     .field = FIELD(fused_row_wg),
+     .when = "algorithm=fused-fft",
+     .help = "one-to-one: work-group size of the row kernels (K1, K3; 0: wg, which the column kernel keeps); the other "
+             "patterns ignore it"},
     {.name = "fft_radix",
      .type = CORE_PARAM_INT,
      .values = "4|8|16",

@@ -41,6 +41,7 @@ typedef struct xcorr_config {
     int fused_batch;     /* fused-fft: pairs (output matrices) per chunk of launches, 0 by memory */
     int fused_gaps;      /* fused-fft: a gap per 16 complex values in local memory (1) or none (0) */
     int fused_tiles;     /* fused-fft, shared-matrix patterns: intermediates in tiles of `rows` columns (1) */
+    int fused_row_wg;    /* fused-fft, one-to-one: work-group size of the row kernels (K1, K3), 0: wg */
     int fft_radix;       /* fused-fft: the largest radix of an FFT stage (4, 8, 16) */
 } xcorr_config;
 
