@@ -212,7 +212,8 @@ static void write_text(const char *path, const char *text) {
     }
 }
 
-/* Replaces `path`'s families with one xcorr entry of class `size` a family, of defaults revision `revision`. */
+/* Replaces `path`'s families with n xcorr entries: one-to-many classes of side sizes[i], tuned against defaults
+ * revision revisions[i]. */
 static void write_xcorr_entries(const char *path, const int *sizes, const int *revisions, int n) {
     cJSON *root = read_json(path);
     if (!root) return;

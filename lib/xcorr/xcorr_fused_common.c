@@ -43,11 +43,13 @@ static size_t pad_size(size_t n, int pow2, int even, int f64) {
     while (p2 < n)
         p2 *= 2;
     if (pow2) return p2;
-    for (size_t m = n;; ++m)
-        if ((!even || m % 2 == 0) && smooth23(m)) {
-            const int near = 5 * m >= 4 * p2, saves_two = xcorr_fused_stages(m, 8) >= xcorr_fused_stages(p2, 8) + 2;
-            return (f64 ? 10 * m >= 9 * p2 || (near && saves_two) : near) ? p2 : m;
-        }
+    size_t m = n;
+    while ((even && m % 2 != 0) || !smooth23(m))
+        ++m;
+    const int near = 5 * m >= 4 * p2;
+    if (!f64) return near ? p2 : m;
+    const int saves_two = xcorr_fused_stages(m, 8) >= xcorr_fused_stages(p2, 8) + 2;
+    return 10 * m >= 9 * p2 || (near && saves_two) ? p2 : m;
 }
 
 void xcorr_fused_padded(const clpk_xcorr_shape *s, int pow2, size_t *pr, size_t *pc) {
