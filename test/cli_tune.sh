@@ -26,6 +26,7 @@ check "--help" status_is 0 "$BIN/clpk-tune" --help
 check "unknown option" status_is 2 "$BIN/clpk-tune" --no-such-option
 check "bad budget" status_is 2 "$BIN/clpk-tune" --budget -3
 check "bad strategy" status_is 2 "$BIN/clpk-tune" --strategy annealing
+check "bad --min-gain" status_is 2 "$BIN/clpk-tune" --min-gain 1.5
 check "unknown family" status_is 2 "$BIN/clpk-tune" --families no_such_family
 check "merge without --out" status_is 2 "$BIN/clpk-tune" --merge a.json
 check "bad --space" status_is 2 "$BIN/clpk-tune" --space "wg"

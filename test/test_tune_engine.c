@@ -17,8 +17,7 @@ FAKE_FAMILY(create, FAKE_FAIL_CREATE1);
 FAKE_FAMILY(slow_start, FAKE_SLOW_START);
 FAKE_FAMILY(flaky_late, FAKE_FLAKY_LATE);
 /* Its evaluate requests a program first, as the real families' plans do: safe to note (prebuild_safe). */
-static clpk_status fake_create_program(clpk_context *ctx, const tune_options *opts, int index,
-                                       tune_problem *problem) {
+static clpk_status fake_create_program(clpk_context *ctx, const tune_options *opts, int index, tune_problem *problem) {
     return fake_create_mode(ctx, opts, index, problem, FAKE_PROGRAM);
 }
 static const tune_family fake_family_program = {
@@ -145,8 +144,7 @@ static void test_failures(clpk_context *ctx) {
     cfg.candidate_limit_s = FAKE_SLOW_S * 0.5;
     tune_options quick = {.quick = 1, .seed = 7};
     cfg.opts = quick;
-    const tune_family *fams[] = {&fake_family_wrong, &fake_family_build, &fake_family_slow, &fake_family_oom,
-                                      NULL};
+    const tune_family *fams[] = {&fake_family_wrong, &fake_family_build, &fake_family_slow, &fake_family_oom, NULL};
     tune_report r;
     CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS, "failures never stop the run");
     if (!CHECK(r.count == 4, "one problem per family: %d", r.count)) return;
@@ -529,6 +527,65 @@ static void test_large_space(clpk_context *ctx) {
     printf("conditional spaces: %.2f s\n", core_wall_seconds() - t0);
 }
 
+/* Two problems whose one candidate beats the defaults (v=0) by 1 % and by 5 %: a gain below the minimum keeps the
+ * defaults in the result (the profile entry then says so, and the library keeps its built-in defaults). */
+static const char *const near_values[] = {"0", "1", NULL};
+static int near_count(const tune_options *opts) { return 2; }
+static clpk_status near_create(clpk_context *ctx, const tune_options *opts, int index, tune_problem *p) {
+    snprintf(p->label, sizeof p->label, "near %d", index);
+    core_params_set_int(&p->klass, "gain_percent", index == 0 ? 1 : 5);
+    return CLPK_SUCCESS;
+}
+static clpk_status near_space(clpk_context *ctx, const tune_problem *problem, tune_space *space) {
+    return tune_space_add(space, "v", near_values);
+}
+static void near_defaults(clpk_context *ctx, const tune_problem *problem, core_params *out) {
+    core_params_set(out, "v", "0");
+}
+static clpk_status near_evaluate(clpk_context *ctx, tune_problem *problem, const core_params *c, int repeats,
+                                 double *ms) {
+    double gain = 1 + 0.01 * (double)core_params_get_int(&problem->klass, "gain_percent", 0);
+    *ms = core_params_get_int(c, "v", 0) == 1 ? 1.0 / gain : 1.0;
+    return CLPK_SUCCESS;
+}
+static const tune_family near_family = {
+    .name = "near",
+    .problem_count = near_count,
+    .problem_create = near_create,
+    .space = near_space,
+    .defaults = near_defaults,
+    .evaluate = near_evaluate,
+};
+
+static void test_min_gain(clpk_context *ctx) {
+    tune_config cfg;
+    fake_config(&cfg, CLPK_TUNE_EXHAUSTIVE);
+    const tune_family *fams[] = {&near_family, NULL};
+    tune_report r;
+    CHECK(cfg.min_gain == 0.02, "default minimum gain %g", cfg.min_gain);
+    if (CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 2, "min-gain run: %s",
+              clpk_last_error(ctx))) {
+        const tune_result *a = &r.items[0], *b = &r.items[1];
+        CHECK(a->found && a->default_ok && !strcmp(get(&a->best, "v"), "0") && a->best_ms == a->default_ms &&
+                  fabs(a->gain_kept_out - 1.01) < 1e-9,
+              "a 1 %% gain keeps the defaults: v=%s, %g ms against %g, kept out %g", get(&a->best, "v"), a->best_ms,
+              a->default_ms, a->gain_kept_out);
+        CHECK(b->found && !strcmp(get(&b->best, "v"), "1") && fabs(b->default_ms / b->best_ms - 1.05) < 1e-9 &&
+                  b->gain_kept_out == 0,
+              "a 5 %% gain replaces them: v=%s, %gx", get(&b->best, "v"), b->default_ms / b->best_ms);
+    }
+    tune_report_free(&r);
+    cfg.min_gain = 0;
+    if (CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_SUCCESS && r.count == 2, "run without a minimum gain"))
+        CHECK(!strcmp(get(&r.items[0].best, "v"), "1") && r.items[0].gain_kept_out == 0,
+              "min_gain 0: any gain replaces the defaults (v=%s)", get(&r.items[0].best, "v"));
+    tune_report_free(&r);
+    cfg.min_gain = -0.01;
+    CHECK(tune_run(ctx, fams, &cfg, &r) == CLPK_ERROR_INVALID_ARGUMENT && strstr(clpk_last_error(ctx), "min_gain"),
+          "a negative minimum gain refused: %s", clpk_last_error(ctx));
+    tune_report_free(&r);
+}
+
 /* Listing with nested conditions against a brute-force walk of the product: `kind` a|b|c, `x` matters for b|c, `y`
  * for c, `z` (under y) when y is 2; a point is valid when every parameter that does not matter is at its first value
  * and x + y is not 3. */
@@ -682,8 +739,7 @@ static void test_subspace_and_problems(clpk_context *ctx) {
     CHECK(tune_problems_parse("0,2", &err) == CLPK_SUCCESS && tune_problems_parse("1,x", &err) != 0 &&
               tune_problems_parse("-1", &err) != 0,
           "problem lists parsed");
-    CHECK(tune_problem_selected("0,2", 2) && !tune_problem_selected("0,2", 1) &&
-              tune_problem_selected(NULL, 7),
+    CHECK(tune_problem_selected("0,2", 2) && !tune_problem_selected("0,2", 1) && tune_problem_selected(NULL, 7),
           "problem selection");
 
     fake_reset_counts();
@@ -817,6 +873,7 @@ int main(void) {
     test_interleaved_remeasure(ctx);
     test_budgets_and_stop(ctx);
     test_large_space(ctx);
+    test_min_gain(ctx);
     test_warm_starts_and_rounds(ctx);
     test_deceptive_space(ctx);
     test_subspace_and_problems(ctx);

@@ -163,8 +163,12 @@ static void print_table(const tune_report *r) {
             if (!x->found) {
                 printf("  %-40.40s %12s %12s %8s %7d  %s\n", x->label, "-", "-", "-", x->evaluated, x->note);
             } else if (x->default_ok) {
-                printf("  %-40.40s %12.4g %12.4g %7.2fx %7d  %s%s\n", x->label, x->default_ms, x->best_ms,
-                       x->default_ms / x->best_ms, x->evaluated, text, x->complete ? "" : " (cut short)");
+                char kept[80] = "";
+                if (x->gain_kept_out > 1)
+                    snprintf(kept, sizeof kept, " (the defaults kept: best %.3fx, below the minimum gain)",
+                             x->gain_kept_out);
+                printf("  %-40.40s %12.4g %12.4g %7.2fx %7d  %s%s%s\n", x->label, x->default_ms, x->best_ms,
+                       x->default_ms / x->best_ms, x->evaluated, text, kept, x->complete ? "" : " (cut short)");
             } else {
                 printf("  %-40.40s %12s %12.4g %8s %7d  %s (defaults failed)\n", x->label, "-", x->best_ms, "-",
                        x->evaluated, text);
@@ -406,6 +410,9 @@ int main(int argc, char **argv) {
         {"--repeats", CLI_INT, &repeats, "N", "timed runs per candidate (default 5)"},
         {"--final-repeats", CLI_INT, &final_repeats, "N", "timed runs of the best candidates (default 15)"},
         {"--top-k", CLI_INT, &top_k, "N", "best candidates measured again (default 4)"},
+        {"--min-gain", CLI_DOUBLE, &cfg.min_gain, "F",
+         "a candidate replaces the defaults only when measured again at least F faster\n"
+         "(a fraction; default 0.02; 0: any gain)"},
         {"--max-points", CLI_INT, &max_points, "N", "at most N evaluations per problem"},
         {"--build-threads", CLI_INT, &build_threads, "N",
          "threads compiling a search step's candidates ahead (default: GPUs the host's\n"
@@ -460,6 +467,8 @@ int main(int argc, char **argv) {
         bad = "--build-threads";
     else if (!take_count(vs_rounds, 0, &rounds))
         bad = "--vs-rounds";
+    else if (!(cfg.min_gain >= 0 && cfg.min_gain < 1))
+        bad = "--min-gain";
     else if (!(cfg.budget_s >= 0))
         bad = "--budget";
     else if (!(cfg.family_budget_s >= 0))
@@ -587,7 +596,8 @@ int main(int argc, char **argv) {
     if (vs_exhaustive && !report.stopped) {
         tune_config full = cfg;
         full.strategy = CLPK_TUNE_EXHAUSTIVE;
-        full.resume = 1; /* the points the first search measured are not measured again */
+        full.min_gain = 0; /* the comparison is against the space's true best */
+        full.resume = 1;   /* the points the first search measured are not measured again */
         if (vs_space) full.space_restrict = vs_space;
         full.on_event = watch_event; /* the watchdog keeps watching; its progress lines go to stderr */
         tune_report exhaustive;

@@ -49,6 +49,7 @@ void tune_config_defaults(tune_config *cfg) {
     cfg->repeats = 5;
     cfg->final_repeats = 15;
     cfg->top_k = 4;
+    cfg->min_gain = 0.02;
     cfg->samples = 24;
     cfg->first_round_share = 1.0;
     cfg->opts.seed = 1;

@@ -210,6 +210,14 @@ void tune_remeasure(search *s) {
     }
     res->default_ok = default_ok;
     if (!res->default_ok) res->default_ms = INFINITY;
+    /* A winner within min_gain of the defaults may have won by its own problem's timing noise: on the H100 an
+     * SS-HOPM entry 1.003x faster on its 32 k tensors ran 0.89x the defaults on 64 k. The defaults stay. */
+    if (res->found && default_ok && res->best_ms < res->default_ms &&
+        res->best_ms * (1 + cfg->min_gain) > res->default_ms) {
+        res->gain_kept_out = res->default_ms / res->best_ms;
+        res->best = res->defaults;
+        res->best_ms = res->default_ms;
+    }
     free(f.ok);
     free(f.slots);
 }

@@ -297,8 +297,9 @@ clpk_status tune_run(clpk_context *ctx, const tune_family *const *families, cons
     if (!report) return CLPK_ERROR_INVALID_ARGUMENT;
     memset(report, 0, sizeof *report);
     if (!ctx || !families || !cfg || cfg->repeats <= 0 || cfg->final_repeats <= 0 || cfg->top_k < 0 ||
-        cfg->samples <= 0)
-        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "tune: NULL argument or non-positive repeats/samples");
+        cfg->samples <= 0 || !(cfg->min_gain >= 0 && cfg->min_gain < 1))
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT,
+                         "tune: NULL argument, non-positive repeats/samples or min_gain outside [0, 1)");
     run_state run = {.ctx = ctx, .cfg = cfg, .report = report, .start = tune_now_s(cfg)};
     run.build_threads = resolve_build_threads(ctx, cfg->build_threads);
     run.prebuild_program_s = 0.1;
