@@ -48,11 +48,11 @@ typedef struct tune_config {
     int repeats;              /* timed runs per candidate during the search */
     int final_repeats;        /* timed runs when the top candidates and the defaults are measured again */
     int top_k;                /* how many of the best candidates are measured again (0: none) */
+    int samples;              /* points drawn by the random strategy (the hill climber starts with half) */
+    int max_points;           /* at most this many evaluations per problem; <= 0: no cap */
     /* A candidate replaces the defaults only when measured again at least this fraction faster (default 0.02; 0:
      * any gain): a smaller one is the timing noise of the training problem, not a choice that carries over. */
     double min_gain;
-    int samples;    /* points drawn by the random strategy (the hill climber starts with half) */
-    int max_points; /* at most this many evaluations per problem; <= 0: no cap */
     /* Threads compiling the programs of a search step's candidates ahead of measuring them (core_program_prebuild);
      * 0: automatic (GPUs: the host's cores up to 16; CPU devices: 1, their compiler competes with nothing faster);
      * 1: no compiling ahead. */
@@ -97,11 +97,12 @@ typedef struct tune_result {
     int default_ok; /* the defaults passed: default_ms is set */
     core_params defaults;
     double default_ms;
-    double gain_kept_out; /* > 1: the best candidate's gain over the defaults, below min_gain: the defaults kept */
-    double space_size;    /* product of the values' counts */
-    int evaluated;        /* points measured (or taken from the cache) in the search */
-    int from_cache;       /* of which taken from the resume cache */
-    int pruned;           /* points the family's `valid` refused */
+    /* > 1: the best candidate's gain over the defaults, below min_gain, so the defaults were kept */
+    double gain_kept_out;
+    double space_size;                /* product of the values' counts */
+    int evaluated;                    /* points measured (or taken from the cache) in the search */
+    int from_cache;                   /* of which taken from the resume cache */
+    int pruned;                       /* points the family's `valid` refused */
     int outcomes[CLPK_TUNE_OUTCOMES]; /* search + re-measure outcomes */
     int complete;                     /* the strategy ran to its end (not cut by a budget or a stop) */
     int budget_cut;                   /* a budget ended the search, or kept it from starting */
