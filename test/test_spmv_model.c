@@ -150,6 +150,45 @@ static void check_result(clpk_spmv_plan *plan, const clpk_csr *A, uint64_t *rng,
     free(ref);
 }
 
+/* Whether `variant` is among the report's timed variants. */
+static int was_timed(const spmv_select_report *r, const char *variant) {
+    for (int i = 0; i < r->measured && i < SPMV_SELECT_MAX_TIMED; ++i)
+        if (!strcmp(r->timed[i], variant)) return 1;
+    return 0;
+}
+
+/* One clear prediction (the model's BCCOO 2x2 delta at a tenth of the others): close times nothing, auto times it,
+ * CSR's best prediction and the defaults, on keeps the best three and adds those two; each keeps a correct plan. */
+static void check_guard(clpk_context *ctx, const clpk_csr *A, uint64_t *rng) {
+    const char *chosen = "format=bccoo,block=2x2,col=delta";
+    struct {
+        const char *params;
+        int measured;
+    } modes[] = {{"verify=close", 0}, {"verify=off", 0}, {NULL, 3}, {"verify=auto", 3}, {"verify=on", 5}};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; ++m) {
+        const char *label = modes[m].params ? modes[m].params : "default verify";
+        spmv_select_report r;
+        clpk_spmv_plan *plan = NULL;
+        int chose = 0;
+        if (!CHECK(spmv_select_plan(ctx, A, CLPK_PRECISION_F32, modes[m].params, &plan, &chose, &r) == CLPK_SUCCESS &&
+                       chose && plan,
+                   "%s: plan: %s", label, clpk_last_error(ctx)))
+            continue;
+        CHECK(r.measured == modes[m].measured, "%s: %d variants timed (expected %d)", label, r.measured,
+              modes[m].measured);
+        if (r.measured > 0) {
+            int csr = 0;
+            for (int i = 0; i < r.measured && i < SPMV_SELECT_MAX_TIMED; ++i)
+                csr += spmv_model_is_csr(r.timed[i]);
+            CHECK(!strcmp(r.timed[0], chosen) && csr == 1 && was_timed(&r, SPMV_DEFAULT_VARIANT),
+                  "%s: the model's choice first (%s), one CSR variant (%d) and the defaults timed", label, r.timed[0],
+                  csr);
+        }
+        check_result(plan, A, rng, label);
+        clpk_spmv_plan_destroy(plan);
+    }
+}
+
 static void test_plans(uint64_t *rng) {
     check_tmp_dir dir;
     clpk_context *ctx =
@@ -161,13 +200,14 @@ static void test_plans(uint64_t *rng) {
     if (CHECK(clpk_spmv_generate("fem:30", 7, &A, &err) == CLPK_SUCCESS, "matrix: %s", err.message)) {
         clpk_spmv_plan *plan = NULL;
         char desc[512];
-        if (CHECK(clpk_spmv_plan_create(ctx, &A, CLPK_PRECISION_F32, NULL, NULL, &plan) == CLPK_SUCCESS,
+        if (CHECK(clpk_spmv_plan_create(ctx, &A, CLPK_PRECISION_F32, NULL, "verify=close", &plan) == CLPK_SUCCESS,
                   "automatic plan: %s", clpk_last_error(ctx))) {
             clpk_spmv_plan_describe(plan, desc, sizeof desc);
             CHECK(strstr(desc, "block_h=2,block_w=2,") && strstr(desc, "col=delta"), "the model's choice: %s", desc);
             check_result(plan, &A, rng, "model's plan");
             clpk_spmv_plan_destroy(plan);
         }
+        check_guard(ctx, &A, rng);
         /* the caller's parameters apply over the model's variant */
         if (CHECK(clpk_spmv_plan_create(ctx, &A, CLPK_PRECISION_F32, "auto", "tile=8,verify=off", &plan) ==
                       CLPK_SUCCESS,

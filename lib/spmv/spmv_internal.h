@@ -195,10 +195,17 @@ clpk_status spmv_plan_config(clpk_context *ctx, const clpk_csr *A, clpk_precisio
                              const char *params, spmv_config *cfg);
 clpk_status spmv_plan_create_config(clpk_context *ctx, const clpk_csr *A, clpk_precision precision,
                                     const spmv_config *cfg, spmv_images *images, clpk_spmv_plan **out);
+/* What an automatic plan timed before choosing: the variants' parameters in the order timed (the first is the
+ * model's choice). */
+enum { SPMV_SELECT_MAX_TIMED = 6 };
+typedef struct spmv_select_report {
+    int measured;
+    char timed[SPMV_SELECT_MAX_TIMED][128];
+} spmv_select_report;
 /* The automatic plan from the profile's cost model (spmv_select.c): *chose = 1 with *out set when the model chose,
- * 0 when the profile has no usable model (the caller then resolves as before). */
+ * 0 when the profile has no usable model (the caller then resolves as before). `report` may be NULL. */
 clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
-                             clpk_spmv_plan **out, int *chose);
+                             clpk_spmv_plan **out, int *chose, spmv_select_report *report);
 
 /* Sum of the sizes of the plan's matrix buffers as the device reports them (tests compare it with the footprint). */
 uint64_t spmv_plan_device_bytes(const clpk_spmv_plan *plan);

@@ -221,11 +221,12 @@ static const core_param_def spmv_param_defs[] = {
     /* Read by automatic plans only (spmv_select.c); not a kernel parameter. */
     {.name = "verify",
      .type = CORE_PARAM_NAME,
-     .values = "auto|off|on",
+     .values = "auto|close|off|on",
      .default_gpu = "auto",
      .field = CORE_PARAM_NO_FIELD,
-     .help = "automatic plans with a profile's cost model: time the best-predicted variants before choosing (auto: "
-             "those predicted within 20 % of the best, when there are any; on: the best three)"},
+     .help = "automatic plans with a profile's cost model: time variants before choosing (close: those predicted "
+             "within 20 % of the best, when there are any; auto: those, the defaults and CSR's best prediction; on: "
+             "the best three, the defaults and CSR's best; off: none)"},
 };
 
 const core_param_table spmv_param_table = {"spmv", spmv_param_defs, CORE_PARAM_COUNT(spmv_param_defs), 0, 1};

@@ -244,7 +244,7 @@ clpk_status clpk_spmv_plan_create(clpk_context *ctx, const clpk_csr *A, clpk_pre
     if (spmv_csr_validate(A, &err) != CLPK_SUCCESS) return core_fail_from(ctx, &err);
     if (!format || !*format || strcmp(format, "auto") == 0) {
         int chose = 0;
-        clpk_status st = spmv_select_plan(ctx, A, precision, params, out, &chose);
+        clpk_status st = spmv_select_plan(ctx, A, precision, params, out, &chose, NULL);
         if (st != CLPK_SUCCESS || chose) return st;
     }
     return spmv_plan_create_checked(ctx, A, precision, format, params, out);

@@ -63,13 +63,13 @@ static clpk_status create_variant(clpk_context *ctx, const clpk_csr *A, clpk_pre
 typedef struct verify_state {
     clpk_spmv_plan *best;
     double best_ms, first_ms;
-    int measured;
+    spmv_select_report *report; /* may be NULL */
 } verify_state;
 
 /* Times a candidate; the first measured is the model's choice, another replaces the best only when faster beyond the
  * noise. Takes ownership of `plan`. */
-static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char *label, double predicted_ms,
-                            verify_state *v) {
+static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char *variant, const char *why,
+                            double predicted_ms, verify_state *v) {
     clpk_bench_stats stats;
     double t0 = core_wall_seconds();
     clpk_status st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
@@ -78,11 +78,14 @@ static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char 
         clpk_spmv_plan_destroy(plan);
         return st;
     }
-    ++v->measured;
+    spmv_select_report *r = v->report;
+    if (r->measured < SPMV_SELECT_MAX_TIMED) snprintf(r->timed[r->measured], sizeof r->timed[0], "%s", variant);
+    ++r->measured;
     if (isnan(predicted_ms))
-        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s measured %.4g ms (%.3f s)", label, stats.median_ms, seconds);
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s%s measured %.4g ms (%.3f s)", variant, why, stats.median_ms,
+                 seconds);
     else
-        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s predicted %.4g ms, measured %.4g ms (%.3f s)", label,
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s%s predicted %.4g ms, measured %.4g ms (%.3f s)", variant, why,
                  predicted_ms, stats.median_ms, seconds);
     if (!v->best) v->first_ms = stats.median_ms;
     if (!v->best || (stats.median_ms < v->best_ms && stats.median_ms < v->first_ms * VERIFY_MARGIN)) {
@@ -95,10 +98,33 @@ static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char 
     return CLPK_SUCCESS;
 }
 
+/* What to time, from the verify parameter: `measure`, how many of the best predictions (1: the first alone, untimed
+ * unless guarded); `guard`, whether the defaults and the best-predicted CSR variant are timed with them whatever the
+ * predictions say. */
+static clpk_status verify_plan(clpk_context *ctx, const char *verify, const spmv_ranked *ranked, int n, int *measure,
+                               int *guard) {
+    *measure = 1;
+    *guard = 0;
+    if (!verify || strcmp(verify, "auto") == 0 || strcmp(verify, "close") == 0) {
+        while (*measure < n && *measure < VERIFY_MAX && ranked[*measure].ms <= ranked[0].ms * VERIFY_CLOSE)
+            ++*measure;
+        *guard = !verify || strcmp(verify, "auto") == 0;
+    } else if (strcmp(verify, "on") == 0) {
+        *measure = n < VERIFY_MAX ? n : VERIFY_MAX;
+        *guard = 1;
+    } else if (strcmp(verify, "off") != 0) {
+        return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv: verify=%s (allowed: auto, close, off, on)", verify);
+    }
+    return CLPK_SUCCESS;
+}
+
 clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
-                             clpk_spmv_plan **out, int *chose) {
+                             clpk_spmv_plan **out, int *chose, spmv_select_report *report) {
     *chose = 0;
     *out = NULL;
+    spmv_select_report own_report;
+    if (!report) report = &own_report;
+    memset(report, 0, sizeof *report);
     const void *json = core_profile_model(ctx, "spmv");
     if (!json) return CLPK_SUCCESS;
     spmv_model *model = malloc(sizeof *model);
@@ -115,8 +141,8 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
     clpk_status st = CLPK_SUCCESS;
     if (params && core_params_parse(&caller, params, &err) != CLPK_SUCCESS) st = core_fail_from(ctx, &err);
     const char *verify = core_params_get(&caller, "verify");
-    if (st == CLPK_SUCCESS && verify && strcmp(verify, "auto") && strcmp(verify, "off") && strcmp(verify, "on"))
-        st = core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv: verify=%s (allowed: auto, off, on)", verify);
+    int measure = 1, guard = 0;
+    if (st == CLPK_SUCCESS) st = verify_plan(ctx, verify, NULL, 0, &measure, &guard);
     spmv_matrix_features f;
     if (st == CLPK_SUCCESS && spmv_matrix_features_compute(A, 0, 0, &f, &err) != CLPK_SUCCESS)
         st = core_fail_from(ctx, &err);
@@ -131,14 +157,7 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
         free(model);
         return st;
     }
-    /* how many to measure: auto those predicted within VERIFY_CLOSE of the best (one alone: none), on the best few */
-    int measure = 1;
-    if (!verify || strcmp(verify, "auto") == 0) {
-        while (measure < n && measure < VERIFY_MAX && ranked[measure].ms <= ranked[0].ms * VERIFY_CLOSE)
-            ++measure;
-    } else if (strcmp(verify, "on") == 0) {
-        measure = n < VERIFY_MAX ? n : VERIFY_MAX;
-    }
+    verify_plan(ctx, verify, ranked, n, &measure, &guard);
     char text[1024];
     size_t at = 0;
     for (int i = 0; i < n && i < 4 && at < sizeof text; ++i)
@@ -150,60 +169,84 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
      * int and delta columns) is converted once and the others derive their images from it (spmv_images.c). */
     spmv_config *cfgs = malloc((size_t)n * sizeof *cfgs);
     signed char *state = calloc((size_t)n, 1); /* 0 not configured, 1 configured, -1 not possible here */
-    if (!cfgs || !state) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    unsigned char *listed = calloc((size_t)n, 1), *timed_i = calloc((size_t)n, 1);
+    if (!cfgs || !state || !listed || !timed_i) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     spmv_images images;
     spmv_images_init(&images, precision);
     spmv_config default_cfg;
-    int default_listed = 0, default_possible = 0;
-    for (int i = 0, listed = 0; i < n && st == CLPK_SUCCESS && listed < measure; ++i) {
+    int default_listed = 0, default_possible = 0, csr_listed = 0, csr_guard = -1;
+    for (int i = 0, count = 0; i < n && st == CLPK_SUCCESS && count < measure; ++i) {
+        const char *variant = model->variants[ranked[i].index].params;
         int possible = 0;
-        st = configure(ctx, A, precision, model->variants[ranked[i].index].params, &caller, &cfgs[i], &possible);
+        st = configure(ctx, A, precision, variant, &caller, &cfgs[i], &possible);
         state[i] = possible ? 1 : -1;
         if (!possible) continue;
-        ++listed;
-        if (measure > 1) spmv_images_expect(&images, &cfgs[i]);
-        default_listed |= strcmp(model->variants[ranked[i].index].params, SPMV_DEFAULT_VARIANT) == 0;
+        ++count;
+        listed[i] = 1;
+        default_listed |= strcmp(variant, SPMV_DEFAULT_VARIANT) == 0;
+        csr_listed |= spmv_model_is_csr(variant);
     }
-    if (st == CLPK_SUCCESS && measure > 1 && !default_listed) {
+    /* The guard: a fit can be wrong by more than VERIFY_CLOSE on a matrix unlike its training set, so the defaults
+     * and the other format's best prediction (for CSR an upload, no conversion) are timed too; the automatic plan is
+     * then never slower than the defaults beyond the timing noise (issue #23). */
+    for (int i = 0; guard && !csr_listed && i < n && st == CLPK_SUCCESS; ++i) {
+        const char *variant = model->variants[ranked[i].index].params;
+        if (state[i] != 0 || !spmv_model_is_csr(variant)) continue;
+        int possible = 0;
+        st = configure(ctx, A, precision, variant, &caller, &cfgs[i], &possible);
+        state[i] = possible ? 1 : -1;
+        if (possible) {
+            csr_guard = i;
+            break;
+        }
+    }
+    if (st == CLPK_SUCCESS && (measure > 1 || guard) && !default_listed)
         st = configure(ctx, A, precision, SPMV_DEFAULT_VARIANT, &caller, &default_cfg, &default_possible);
-        if (default_possible) spmv_images_expect(&images, &default_cfg);
-    }
+    int timed = measure > 1 || csr_guard >= 0 || default_possible;
+    for (int i = 0; timed && i < n; ++i)
+        if (listed[i] || i == csr_guard) spmv_images_expect(&images, &cfgs[i]);
+    if (timed && default_possible) spmv_images_expect(&images, &default_cfg);
 
-    verify_state v = {.best_ms = INFINITY, .first_ms = INFINITY};
+    verify_state v = {.best_ms = INFINITY, .first_ms = INFINITY, .report = report};
     int tried = 0, default_measured = 0;
     for (int i = 0; i < n && st == CLPK_SUCCESS && tried < measure; ++i) {
         const char *variant = model->variants[ranked[i].index].params;
         clpk_spmv_plan *plan = NULL;
-        if (state[i] == 0) { /* past the short list (a listed variant was not possible): configured now */
+        if (i == csr_guard) continue; /* timed below, after the short list */
+        if (state[i] == 0) {          /* past the short list (a listed variant was not possible): configured now */
             int possible = 0;
             st = configure(ctx, A, precision, variant, &caller, &cfgs[i], &possible);
             state[i] = possible ? 1 : -1;
         }
         if (st != CLPK_SUCCESS || state[i] < 0) continue;
-        st = create_variant(ctx, A, precision, variant, &cfgs[i], measure > 1 ? &images : NULL, &plan);
+        st = create_variant(ctx, A, precision, variant, &cfgs[i], timed ? &images : NULL, &plan);
         if (st != CLPK_SUCCESS || !plan) continue; /* !plan: not possible here, the next prediction */
         ++tried;
+        timed_i[i] = 1;
         default_measured |= strcmp(variant, SPMV_DEFAULT_VARIANT) == 0;
-        if (measure == 1) {
+        if (!timed) {
             v.best = plan;
             break;
         }
-        st = consider(ctx, plan, variant, ranked[i].ms, &v);
+        st = consider(ctx, plan, variant, "", ranked[i].ms, &v);
     }
-    /* When the model's short list is measured, the built-in defaults are measured with it: the automatic plan is then
-     * never slower than the defaults beyond the timing noise, whatever the model got wrong (issue #23). */
-    if (st == CLPK_SUCCESS && measure > 1 && v.measured > 0 && !default_measured) {
+    if (st == CLPK_SUCCESS && timed && v.best && csr_guard >= 0 && !timed_i[csr_guard]) {
+        const char *variant = model->variants[ranked[csr_guard].index].params;
         clpk_spmv_plan *plan = NULL;
-        /* configured above unless listed; listed and not measured means not possible here */
-        if (default_possible)
-            st = create_variant(ctx, A, precision, SPMV_DEFAULT_VARIANT, &default_cfg, &images, &plan);
-        if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, SPMV_DEFAULT_VARIANT " (the defaults)", NAN, &v);
+        st = create_variant(ctx, A, precision, variant, &cfgs[csr_guard], &images, &plan);
+        if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, variant, " (CSR's best)", ranked[csr_guard].ms, &v);
+    }
+    if (st == CLPK_SUCCESS && timed && v.best && default_possible && !default_measured) {
+        clpk_spmv_plan *plan = NULL;
+        st = create_variant(ctx, A, precision, SPMV_DEFAULT_VARIANT, &default_cfg, &images, &plan);
+        if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, SPMV_DEFAULT_VARIANT, " (the defaults)", NAN, &v);
     }
     spmv_images_free(&images);
     free(cfgs);
     free(state);
+    free(listed);
+    free(timed_i);
     clpk_spmv_plan *best = v.best;
-    int measured = v.measured;
     free(model);
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(best);
@@ -215,7 +258,7 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
     }
     char desc[512];
     clpk_spmv_plan_describe(best, desc, sizeof desc);
-    core_log(ctx, CLPK_LOG_DEBUG, "spmv model chose %s (%d measured)", desc, measured);
+    core_log(ctx, CLPK_LOG_DEBUG, "spmv model chose %s (%d measured)", desc, report->measured);
     *out = best;
     *chose = 1;
     return CLPK_SUCCESS;
