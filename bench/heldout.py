@@ -332,7 +332,7 @@ def run_spmv(r, profile, args):
                     times[label] = c[0]["median_ms"]
                 else:
                     refused[label] = "plan refused (see %s.log)" % os.path.basename(tag)
-            name = "%s (%s, %d x %d, %.1f M nnz)" % (case, a["spec"], a["rows"], a["cols"], a["nnz"] / 1e6)
+            name = "%s %s (%s, %d x %d, %.1f M nnz)" % (case, prec, a["spec"], a["rows"], a["cols"], a["nnz"] / 1e6)
             rows.append(problem_row("spmv", name, prec, a["median_ms"], d[0]["median_ms"], times, refused,
                                     a.get("params", ""), defaults_plan=d[0].get("params", "")))
     return rows
@@ -694,12 +694,13 @@ def estimate(profile, args):
 
 
 def merge_rounds(rounds):
-    """Rows of several rounds of one family into one row per problem: the fastest median of each configuration
-    (auto, defaults, each set), which takes a noisy machine's slow outliers out of every ratio alike."""
+    """Rows of several rounds of one family into one row per problem and precision: the fastest median of each
+    configuration (auto, defaults, each set), which takes a noisy machine's slow outliers out of every ratio alike."""
     merged = {}
     for rows in rounds:
         for x in rows:
-            m = merged.setdefault(x["problem"], {"row": x, "auto": [], "defaults": [], "sets": {}, "refused": {}})
+            key = (x["family"], x["problem"], x["precision"])
+            m = merged.setdefault(key, {"row": x, "auto": [], "defaults": [], "sets": {}, "refused": {}})
             m["auto"].append(x["auto_ms"])
             m["defaults"].append(x["defaults_ms"])
             for k, v in x["sets_ms"].items():

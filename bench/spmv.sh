@@ -8,6 +8,7 @@
 #                                    MATRICES in a spec stands for the real matrices' folder)
 #                 [--only a,b,...]  (only these labels of the corpus: to split it across device calls)
 #                 [--oracle-max-points N]  (with --impls ...,clpk-oracle: points measured per matrix and precision)
+#                 [--variant [f32:|f64:]LABEL=PARAMS]  (repeatable: clpk-bench-spmv's labelled plans, e.g. verify=close)
 # The held-out evaluation (issue #22): --cases none --corpus bench/spmv_corpus.txt --impls clpk-auto,clpk-oracle;
 # spmv.md then sets the automatic plan against the per-matrix oracle and cuSPARSE.
 # On the H100 (see docs/perf-spmv.md):  . .gpu/enter && bench/spmv.sh --out "$OUT" --bin .gpu/build/bin
@@ -16,7 +17,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${OUT:-spmv-bench-out} bin="" scale=1 cases="" matrices="" precision=f32,f64 repeats=100 impls="" device="" tune_budget=""
-corpus="" only="" oracle_max=""
+corpus="" only="" oracle_max="" variants=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out=$2; shift 2 ;;
@@ -32,7 +33,8 @@ while [ $# -gt 0 ]; do
         --corpus) corpus=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
         --oracle-max-points) oracle_max=$2; shift 2 ;;
-        -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+        --variant) variants+=("$2"); shift 2 ;;
+        -h|--help) sed -n 2,16p "$0"; exit 0 ;;
         *) echo "spmv.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -54,6 +56,7 @@ args=(--scale "$scale" --precision "$precision" --repeats "$repeats" --npy-dir "
 [ -n "$device" ] && args+=(--device "$device")
 [ -n "$tune_budget" ] && args+=(--tune-budget "$tune_budget")
 [ -n "$oracle_max" ] && args+=(--oracle-max-points "$oracle_max")
+for v in ${variants[@]+"${variants[@]}"}; do args+=(--variant "$v"); done
 if [ -n "$corpus" ]; then
     real=${matrices:-}
     if [ -z "$real" ] || [ "$real" = none ]; then

@@ -65,6 +65,16 @@ for r in rows:
         assert r['best_ms'] == min(v for v in r['sets_ms'].values() if v), r['problem']
 " "$TMP/out/heldout.jsonl"
 
+# rounds merge per problem and precision: an f32 and an f64 row of one matrix stay two rows with their own times
+check "rounds keep precisions apart" python3 -c "
+import sys
+sys.path.insert(0, sys.argv[1])
+import heldout
+rows = [heldout.problem_row('spmv', 'm', p, a, 2 * a, {'s0': 3 * a}, {}) for p, a in (('f32', 1.0), ('f64', 2.0))]
+merged = heldout.merge_rounds([rows, rows])
+assert sorted((r['precision'], r['auto_ms'], r['rounds']) for r in merged) == [('f32', 1.0, 2), ('f64', 2.0, 2)], merged
+" "$ROOT/bench"
+
 # without a profile auto is the defaults and no set is timed: the targets are not applicable, never a PASS
 mkdir -p "$TMP/no-profile"
 CLPK_PROFILE= CLPK_PROFILE_DIR="$TMP/no-profile" python3 "$ROOT/bench/heldout.py" --bin "$BIN" --quick \

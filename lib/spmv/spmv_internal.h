@@ -197,7 +197,7 @@ clpk_status spmv_plan_create_config(clpk_context *ctx, const clpk_csr *A, clpk_p
                                     const spmv_config *cfg, spmv_images *images, clpk_spmv_plan **out);
 /* What an automatic plan timed before choosing: the variants' parameters in the order timed (the first is the
  * model's choice). */
-enum { SPMV_SELECT_MAX_TIMED = 6 };
+enum { SPMV_SELECT_MAX_TIMED = 8 };
 typedef struct spmv_select_report {
     int measured;
     char timed[SPMV_SELECT_MAX_TIMED][128];

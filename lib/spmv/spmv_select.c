@@ -99,8 +99,8 @@ static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char 
 }
 
 /* What to time, from the verify parameter: `measure`, how many of the best predictions (1: the first alone, untimed
- * unless guarded); `guard`, whether the defaults and the best-predicted CSR variant are timed with them whatever the
- * predictions say. */
+ * unless guarded); `guard`, whether the defaults and every CSR variant are timed with them whatever the predictions
+ * say. */
 static clpk_status verify_plan(clpk_context *ctx, const char *verify, const spmv_ranked *ranked, int n, int *measure,
                                int *guard) {
     *measure = 1;
@@ -169,12 +169,12 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
      * int and delta columns) is converted once and the others derive their images from it (spmv_images.c). */
     spmv_config *cfgs = malloc((size_t)n * sizeof *cfgs);
     signed char *state = calloc((size_t)n, 1); /* 0 not configured, 1 configured, -1 not possible here */
-    unsigned char *listed = calloc((size_t)n, 1), *timed_i = calloc((size_t)n, 1);
-    if (!cfgs || !state || !listed || !timed_i) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
+    unsigned char *listed = calloc((size_t)n, 1), *guard_i = calloc((size_t)n, 1);
+    if (!cfgs || !state || !listed || !guard_i) st = core_fail(ctx, CLPK_ERROR_OUT_OF_MEMORY, "out of memory");
     spmv_images images;
     spmv_images_init(&images, precision);
     spmv_config default_cfg;
-    int default_listed = 0, default_possible = 0, csr_listed = 0, csr_guard = -1;
+    int default_listed = 0, default_possible = 0, guards = 0;
     for (int i = 0, count = 0; i < n && st == CLPK_SUCCESS && count < measure; ++i) {
         const char *variant = model->variants[ranked[i].index].params;
         int possible = 0;
@@ -184,27 +184,24 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
         ++count;
         listed[i] = 1;
         default_listed |= strcmp(variant, SPMV_DEFAULT_VARIANT) == 0;
-        csr_listed |= spmv_model_is_csr(variant);
     }
     /* The guard: a fit can be wrong by more than VERIFY_CLOSE on a matrix unlike its training set, so the defaults
-     * and the other format's best prediction (for CSR an upload, no conversion) are timed too; the automatic plan is
-     * then never slower than the defaults beyond the timing noise (issue #23). */
-    for (int i = 0; guard && !csr_listed && i < n && st == CLPK_SUCCESS; ++i) {
+     * and every CSR variant (an upload each, no conversion) are timed too; the automatic plan is then never slower
+     * than the defaults beyond the timing noise (issue #23), nor than a CSR kernel the fit ranked wrongly. */
+    for (int i = 0; guard && i < n && st == CLPK_SUCCESS; ++i) {
         const char *variant = model->variants[ranked[i].index].params;
         if (state[i] != 0 || !spmv_model_is_csr(variant)) continue;
         int possible = 0;
         st = configure(ctx, A, precision, variant, &caller, &cfgs[i], &possible);
         state[i] = possible ? 1 : -1;
-        if (possible) {
-            csr_guard = i;
-            break;
-        }
+        guard_i[i] = (unsigned char)possible;
+        guards += possible;
     }
     if (st == CLPK_SUCCESS && (measure > 1 || guard) && !default_listed)
         st = configure(ctx, A, precision, SPMV_DEFAULT_VARIANT, &caller, &default_cfg, &default_possible);
-    int timed = measure > 1 || csr_guard >= 0 || default_possible;
+    int timed = measure > 1 || guards > 0 || default_possible;
     for (int i = 0; timed && i < n; ++i)
-        if (listed[i] || i == csr_guard) spmv_images_expect(&images, &cfgs[i]);
+        if (listed[i] || guard_i[i]) spmv_images_expect(&images, &cfgs[i]);
     if (timed && default_possible) spmv_images_expect(&images, &default_cfg);
 
     verify_state v = {.best_ms = INFINITY, .first_ms = INFINITY, .report = report};
@@ -212,8 +209,8 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
     for (int i = 0; i < n && st == CLPK_SUCCESS && tried < measure; ++i) {
         const char *variant = model->variants[ranked[i].index].params;
         clpk_spmv_plan *plan = NULL;
-        if (i == csr_guard) continue; /* timed below, after the short list */
-        if (state[i] == 0) {          /* past the short list (a listed variant was not possible): configured now */
+        if (guard_i[i]) continue; /* timed below, after the short list */
+        if (state[i] == 0) {      /* past the short list (a listed variant was not possible): configured now */
             int possible = 0;
             st = configure(ctx, A, precision, variant, &caller, &cfgs[i], &possible);
             state[i] = possible ? 1 : -1;
@@ -222,7 +219,6 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
         st = create_variant(ctx, A, precision, variant, &cfgs[i], timed ? &images : NULL, &plan);
         if (st != CLPK_SUCCESS || !plan) continue; /* !plan: not possible here, the next prediction */
         ++tried;
-        timed_i[i] = 1;
         default_measured |= strcmp(variant, SPMV_DEFAULT_VARIANT) == 0;
         if (!timed) {
             v.best = plan;
@@ -230,11 +226,12 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
         }
         st = consider(ctx, plan, variant, "", ranked[i].ms, &v);
     }
-    if (st == CLPK_SUCCESS && timed && v.best && csr_guard >= 0 && !timed_i[csr_guard]) {
-        const char *variant = model->variants[ranked[csr_guard].index].params;
+    for (int i = 0; i < n && st == CLPK_SUCCESS && timed && v.best; ++i) {
+        if (!guard_i[i]) continue;
+        const char *variant = model->variants[ranked[i].index].params;
         clpk_spmv_plan *plan = NULL;
-        st = create_variant(ctx, A, precision, variant, &cfgs[csr_guard], &images, &plan);
-        if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, variant, " (CSR's best)", ranked[csr_guard].ms, &v);
+        st = create_variant(ctx, A, precision, variant, &cfgs[i], &images, &plan);
+        if (st == CLPK_SUCCESS && plan) st = consider(ctx, plan, variant, " (guard)", ranked[i].ms, &v);
     }
     if (st == CLPK_SUCCESS && timed && v.best && default_possible && !default_measured) {
         clpk_spmv_plan *plan = NULL;
@@ -245,7 +242,7 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
     free(cfgs);
     free(state);
     free(listed);
-    free(timed_i);
+    free(guard_i);
     clpk_spmv_plan *best = v.best;
     free(model);
     if (st != CLPK_SUCCESS) {
