@@ -125,26 +125,21 @@ static clpk_status setup_adaptive(clpk_spmv_plan *plan, const clpk_csr *A) {
     return CLPK_SUCCESS;
 }
 
-clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A) {
+/* The CSR arrays on the device: shared from `images` (another CSR plan of the same verify uploaded them), else
+ * uploaded and, with images, shared from now on. */
+static clpk_status csr_arrays(clpk_spmv_plan *plan, const clpk_csr *A, spmv_images *images) {
     clpk_context *ctx = plan->ctx;
-    const spmv_config *c = &plan->cfg;
-    int adaptive = c->csr_kernel == SPMV_CSR_ADAPTIVE;
-    size_t local = spmv_csr_local_bytes(c, plan->precision);
-    const clpk_device_info *dev = clpk_context_device_info(ctx);
-    if (adaptive && local > dev->local_mem_bytes)
-        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
-                         "spmv: CSR parameters need %zu bytes of local memory, device has %llu", local,
-                         (unsigned long long)dev->local_mem_bytes);
-    /* the program before the upload (see setup_bccoo in spmv_plan.c) */
-    char opts[256];
-    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
-    const char *src[] = {"spmv_csr"};
-    cl_program prog = NULL;
-    CLPK_TRY(core_program_get(ctx, src, 1, opts, &prog));
-    const char *name = adaptive ? "spmv_csr_adaptive" : c->csr_vec == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
-    CLPK_TRY(core_kernel_create(ctx, prog, name, &plan->csr_kernel));
-    CLPK_TRY(spmv_check_kernel_wg(plan, plan->csr_kernel, name));
-    if (adaptive) CLPK_TRY(core_kernel_create(ctx, prog, "spmv_csr_adaptive_long", &plan->csr_long_kernel));
+    cl_mem *mine[3] = {&plan->row_ptr, &plan->col, &plan->val};
+    if (images && images->csr[0]) {
+        for (int i = 0; i < 3; ++i) {
+            cl_int rc = clRetainMemObject(images->csr[i]);
+            if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, "clRetainMemObject (spmv CSR plan)");
+            *mine[i] = images->csr[i];
+        }
+        core_log(ctx, CLPK_LOG_DEBUG, "spmv plan: CSR arrays shared with the verify's first CSR plan");
+        return CLPK_SUCCESS;
+    }
+    double t0 = core_wall_seconds();
     size_t vs = clpk_precision_size(plan->precision);
     uint32_t *rp = malloc(sizeof *rp * (size_t)(A->rows + 1));
     void *val = malloc(vs * (size_t)(A->nnz ? A->nnz : 1));
@@ -167,6 +162,36 @@ clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A) {
     free(rp);
     free(val);
     CLPK_TRY(st);
+    core_log(ctx, CLPK_LOG_DEBUG, "spmv plan: CSR arrays uploaded (%.3f s)", core_wall_seconds() - t0);
+    for (int i = 0; images && i < 3; ++i) {
+        cl_int rc = clRetainMemObject(*mine[i]);
+        if (rc != CL_SUCCESS) return core_fail_cl(ctx, rc, "clRetainMemObject (spmv CSR plan)");
+        images->csr[i] = *mine[i];
+    }
+    return CLPK_SUCCESS;
+}
+
+clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A, spmv_images *images) {
+    clpk_context *ctx = plan->ctx;
+    const spmv_config *c = &plan->cfg;
+    int adaptive = c->csr_kernel == SPMV_CSR_ADAPTIVE;
+    size_t local = spmv_csr_local_bytes(c, plan->precision);
+    const clpk_device_info *dev = clpk_context_device_info(ctx);
+    if (adaptive && local > dev->local_mem_bytes)
+        return core_fail(ctx, CLPK_ERROR_UNSUPPORTED,
+                         "spmv: CSR parameters need %zu bytes of local memory, device has %llu", local,
+                         (unsigned long long)dev->local_mem_bytes);
+    /* the program before the upload (see setup_bccoo in spmv_plan.c) */
+    char opts[256];
+    snprintf(opts, sizeof opts, "-DIS_DOUBLE=%d", plan->precision == CLPK_PRECISION_F64);
+    const char *src[] = {"spmv_csr"};
+    cl_program prog = NULL;
+    CLPK_TRY(core_program_get(ctx, src, 1, opts, &prog));
+    const char *name = adaptive ? "spmv_csr_adaptive" : c->csr_vec == 1 ? "spmv_csr_scalar" : "spmv_csr_vector";
+    CLPK_TRY(core_kernel_create(ctx, prog, name, &plan->csr_kernel));
+    CLPK_TRY(spmv_check_kernel_wg(plan, plan->csr_kernel, name));
+    if (adaptive) CLPK_TRY(core_kernel_create(ctx, prog, "spmv_csr_adaptive_long", &plan->csr_long_kernel));
+    CLPK_TRY(csr_arrays(plan, A, images));
     plan->footprint = spmv_csr_footprint(A, plan->precision);
     return adaptive ? setup_adaptive(plan, A) : CLPK_SUCCESS;
 }

@@ -149,5 +149,7 @@ void spmv_images_done(spmv_images *im, const spmv_config *cfg, spmv_bccoo_view *
 void spmv_images_free(spmv_images *im) {
     for (int i = 0; i < im->count; ++i)
         if (im->at[i].built) spmv_bccoo_free(&im->at[i].base);
+    for (int i = 0; i < 3; ++i)
+        if (im->csr[i]) clReleaseMemObject(im->csr[i]);
     spmv_images_init(im, im->precision);
 }

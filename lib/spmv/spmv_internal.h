@@ -123,7 +123,8 @@ typedef struct spmv_bccoo_view {
 clpk_status spmv_bccoo_derive(const clpk_csr *A, const spmv_bccoo *base, const spmv_config *base_cfg,
                               const spmv_config *cfg, clpk_precision precision, spmv_bccoo_view *out, clpk_error *err);
 /* Conversions kept across the plans of one verify: each layout's conversion (32-bit columns) is kept while plans of
- * that layout are still expected, and every plan of the layout derives its image from it. */
+ * that layout are still expected, and every plan of the layout derives its image from it. The CSR plans of one
+ * verify share their device arrays (read-only): the first uploads them, `csr` holds a reference for the others. */
 enum { SPMV_IMAGES_MAX = 8 };
 typedef struct spmv_images {
     clpk_precision precision;
@@ -134,6 +135,7 @@ typedef struct spmv_images {
         int built;
         spmv_bccoo base;
     } at[SPMV_IMAGES_MAX];
+    cl_mem csr[3]; /* row_ptr, col, val */
 } spmv_images;
 void spmv_images_init(spmv_images *im, clpk_precision precision);
 /* Announces a plan of cfg to come (beyond SPMV_IMAGES_MAX layouts, the layout is converted for each plan). */
@@ -159,7 +161,7 @@ uint64_t spmv_csr_config_footprint(const clpk_csr *A, const spmv_config *cfg, cl
  * launch of csr_kernel=adaptive (one or two kernels; *first / *last as for spmv_enqueue). */
 int64_t spmv_csr_block_entries(const spmv_config *cfg);
 size_t spmv_csr_local_bytes(const spmv_config *cfg, clpk_precision precision);
-clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A);
+clpk_status spmv_csr_setup(clpk_spmv_plan *plan, const clpk_csr *A, spmv_images *images);
 clpk_status spmv_csr_adaptive_enqueue(clpk_spmv_plan *plan, double alpha, cl_mem x, cl_uint x_off, double beta,
                                       cl_mem y, cl_uint y_off, cl_uint n_wait, const cl_event *wait, cl_event *first,
                                       cl_event *last);

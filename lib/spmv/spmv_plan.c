@@ -218,7 +218,7 @@ clpk_status spmv_plan_create_config(clpk_context *ctx, const clpk_csr *A, clpk_p
     plan->cols = A->cols;
     plan->nnz = A->nnz;
     plan->cfg = *cfg;
-    clpk_status st = cfg->format == SPMV_CSR ? spmv_csr_setup(plan, A) : setup_bccoo(plan, A, images);
+    clpk_status st = cfg->format == SPMV_CSR ? spmv_csr_setup(plan, A, images) : setup_bccoo(plan, A, images);
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(plan);
         return st;
