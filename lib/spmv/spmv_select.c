@@ -8,6 +8,9 @@
 #include <string.h>
 
 enum { VERIFY_MAX = 3, VERIFY_WARMUP = 2, VERIFY_RUNS = 10 };
+/* a candidate whose first timed multiply takes this many times the best so far is not timed further: it cannot win,
+ * and a CSR kernel on rows of 10^5 entries would otherwise spend most of the plan's time on its multiplies */
+static const double VERIFY_ABANDON = 1.5;
 /* auto verifies the variants predicted within this factor of the best: the fits' relative errors on their training
  * matrices are 10-15 % (rel_rms), so closer predictions do not order the variants */
 static const double VERIFY_CLOSE = 1.20;
@@ -72,7 +75,10 @@ static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char 
                             double predicted_ms, verify_state *v) {
     clpk_bench_stats stats;
     double t0 = core_wall_seconds();
-    clpk_status st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
+    clpk_status st = CLPK_SUCCESS;
+    if (v->best) st = clpk_spmv_plan_bench(plan, 1, 1, &stats);
+    int abandoned = st == CLPK_SUCCESS && v->best && stats.median_ms > VERIFY_ABANDON * v->best_ms;
+    if (st == CLPK_SUCCESS && !abandoned) st = clpk_spmv_plan_bench(plan, VERIFY_WARMUP, VERIFY_RUNS, &stats);
     double seconds = core_wall_seconds() - t0;
     if (st != CLPK_SUCCESS) {
         clpk_spmv_plan_destroy(plan);
@@ -81,6 +87,13 @@ static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char 
     spmv_select_report *r = v->report;
     if (r->measured < SPMV_SELECT_MAX_TIMED) snprintf(r->timed[r->measured], sizeof r->timed[0], "%s", variant);
     ++r->measured;
+    if (abandoned) {
+        core_log(ctx, CLPK_LOG_DEBUG,
+                 "spmv verify: %s%s first multiply %.4g ms, over %.1fx the best: not timed further", variant, why,
+                 stats.median_ms, VERIFY_ABANDON);
+        clpk_spmv_plan_destroy(plan);
+        return CLPK_SUCCESS;
+    }
     if (isnan(predicted_ms))
         core_log(ctx, CLPK_LOG_DEBUG, "spmv verify: %s%s measured %.4g ms (%.3f s)", variant, why, stats.median_ms,
                  seconds);
