@@ -282,11 +282,44 @@ static void test_default_variant(void) {
     clpk_csr_free(&A);
 }
 
+/* A model that puts CSR first: verify times the four CSR kernels on one upload (spmv_csr.c) and keeps one of them or
+ * the defaults; the kept plan still multiplies correctly after the others and the verify's references are gone. */
+static void test_shared_csr(uint64_t *rng) {
+    check_tmp_dir dir;
+    clpk_context *ctx =
+        param_check_context_with_profile(&dir, "spmv-model-csr", write_profile, (void *)"format=csr,csr_vec=8");
+    if (!ctx) return;
+    clpk_csr A;
+    clpk_error err = {0};
+    if (CHECK(clpk_spmv_generate("powerlaw:3000", 11, &A, &err) == CLPK_SUCCESS, "matrix: %s", err.message)) {
+        spmv_select_report r;
+        clpk_spmv_plan *plan = NULL;
+        int chose = 0;
+        if (CHECK(spmv_select_plan(ctx, &A, CLPK_PRECISION_F32, NULL, &plan, &chose, &r) == CLPK_SUCCESS && chose &&
+                      plan,
+                  "CSR first: %s", clpk_last_error(ctx))) {
+            int csr = 0;
+            for (int i = 0; i < r.measured && i < SPMV_SELECT_MAX_TIMED; ++i)
+                csr += spmv_model_is_csr(r.timed[i]);
+            CHECK(!strcmp(r.timed[0], "format=csr,csr_vec=8") && csr == 4 && r.measured == 5,
+                  "CSR first: the four CSR kernels and the defaults timed (%d of %d)", csr, r.measured);
+            check_result(plan, &A, rng, "kept plan of a CSR-first verify");
+            check_result(plan, &A, rng, "kept plan of a CSR-first verify, again");
+            clpk_spmv_plan_destroy(plan);
+        }
+        clpk_csr_free(&A);
+    }
+    clpk_context_destroy(ctx);
+    unsetenv("CLPK_PROFILE_DIR");
+    check_tmp_dir_remove(&dir);
+}
+
 int main(void) {
     uint64_t rng = check_seed();
     test_fit(&rng);
     test_default_variant();
     test_read_and_rank();
     test_plans(&rng);
+    test_shared_csr(&rng);
     return check_summary();
 }
