@@ -269,7 +269,10 @@ typedef struct bench_user {
 
 static clpk_status bench_launch(void *user, cl_event *first, cl_event *last) {
     clpk_spmv_plan *p = ((bench_user *)user)->plan;
-    return spmv_enqueue(p, 1.0, p->bench_x, 0, 0.0, p->bench_y, 0, 0, NULL, first, last);
+    clpk_status st = spmv_enqueue(p, 1.0, p->bench_x, 0, 0.0, p->bench_y, 0, 0, NULL, first, last);
+    /* spmv_enqueue gives a reference for each; clpk_bench releases one event given twice once */
+    if (st == CLPK_SUCCESS && *first == *last) clReleaseEvent(*first);
+    return st;
 }
 
 clpk_status clpk_spmv_plan_bench(clpk_spmv_plan *plan, int warmup, int repeats, clpk_bench_stats *stats) {
