@@ -44,7 +44,8 @@ host_tests=$(cd "$CLPK_ROOT/test" && { ls test_io_*.c test_params*.c test_profil
 if [ -n "${host_tests// /}" ]; then
     # shellcheck disable=SC2086
     cmake --build "$asan" -j"$jobs" --target $host_tests >/dev/null
-    (cd "$asan" && CLPK_DEVICE=pocl ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -R "^($(echo $host_tests | sed 's/ *$//' | tr ' ' '|'))\$")
+    pattern="^($(echo $host_tests | sed 's/ *$//' | tr ' ' '|'))\$"
+    (cd "$asan" && CLPK_DEVICE=pocl ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -R "$pattern")
 fi
 
 if command -v clang >/dev/null && [ -x "$CLPK_ROOT/scripts/fuzz.sh" ]; then

@@ -66,7 +66,7 @@ static clpk_status create_variant(clpk_context *ctx, const clpk_csr *A, clpk_pre
 typedef struct verify_state {
     clpk_spmv_plan *best;
     double best_ms, first_ms;
-    spmv_select_report *report; /* may be NULL */
+    spmv_select_report *report;
 } verify_state;
 
 /* Times a candidate; the first measured is the model's choice, another replaces the best only when faster beyond the
