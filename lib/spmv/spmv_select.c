@@ -111,24 +111,32 @@ static clpk_status consider(clpk_context *ctx, clpk_spmv_plan *plan, const char 
     return CLPK_SUCCESS;
 }
 
-/* What to time, from the verify parameter: `measure`, how many of the best predictions (1: the first alone, untimed
- * unless guarded); `guard`, whether the defaults and every CSR variant are timed with them whatever the predictions
- * say. */
-static clpk_status verify_plan(clpk_context *ctx, const char *verify, const spmv_ranked *ranked, int n, int *measure,
-                               int *guard) {
-    *measure = 1;
-    *guard = 0;
-    if (!verify || strcmp(verify, "auto") == 0 || strcmp(verify, "close") == 0) {
-        while (*measure < n && *measure < VERIFY_MAX && ranked[*measure].ms <= ranked[0].ms * VERIFY_CLOSE)
-            ++*measure;
-        *guard = !verify || strcmp(verify, "auto") == 0;
-    } else if (strcmp(verify, "on") == 0) {
-        *measure = n < VERIFY_MAX ? n : VERIFY_MAX;
-        *guard = 1;
-    } else if (strcmp(verify, "off") != 0) {
+/* The verify parameter: off times nothing; close the variants predicted within VERIFY_CLOSE of the best (nothing
+ * when one prediction is clear); auto those and the guard (below); on the best VERIFY_MAX and the guard. */
+typedef enum { VERIFY_OFF, VERIFY_CLOSE_ONLY, VERIFY_AUTO, VERIFY_ON } verify_mode;
+
+static clpk_status verify_mode_parse(clpk_context *ctx, const char *verify, verify_mode *mode) {
+    if (!verify || strcmp(verify, "auto") == 0)
+        *mode = VERIFY_AUTO;
+    else if (strcmp(verify, "close") == 0)
+        *mode = VERIFY_CLOSE_ONLY;
+    else if (strcmp(verify, "on") == 0)
+        *mode = VERIFY_ON;
+    else if (strcmp(verify, "off") == 0)
+        *mode = VERIFY_OFF;
+    else
         return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "spmv: verify=%s (allowed: auto, close, off, on)", verify);
-    }
     return CLPK_SUCCESS;
+}
+
+/* How many of the best predictions a mode measures (1: the first alone, untimed unless guarded). */
+static int verify_count(verify_mode mode, const spmv_ranked *ranked, int n) {
+    int measure = 1;
+    if (mode == VERIFY_ON) return n < VERIFY_MAX ? n : VERIFY_MAX;
+    if (mode == VERIFY_OFF) return 1;
+    while (measure < n && measure < VERIFY_MAX && ranked[measure].ms <= ranked[0].ms * VERIFY_CLOSE)
+        ++measure;
+    return measure;
 }
 
 clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precision precision, const char *params,
@@ -153,9 +161,8 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
     clpk_error err = {0};
     clpk_status st = CLPK_SUCCESS;
     if (params && core_params_parse(&caller, params, &err) != CLPK_SUCCESS) st = core_fail_from(ctx, &err);
-    const char *verify = core_params_get(&caller, "verify");
-    int measure = 1, guard = 0;
-    if (st == CLPK_SUCCESS) st = verify_plan(ctx, verify, NULL, 0, &measure, &guard);
+    verify_mode mode = VERIFY_AUTO;
+    if (st == CLPK_SUCCESS) st = verify_mode_parse(ctx, core_params_get(&caller, "verify"), &mode);
     spmv_matrix_features f;
     if (st == CLPK_SUCCESS && spmv_matrix_features_compute(A, 0, 0, &f, &err) != CLPK_SUCCESS)
         st = core_fail_from(ctx, &err);
@@ -170,7 +177,7 @@ clpk_status spmv_select_plan(clpk_context *ctx, const clpk_csr *A, clpk_precisio
         free(model);
         return st;
     }
-    verify_plan(ctx, verify, ranked, n, &measure, &guard);
+    const int measure = verify_count(mode, ranked, n), guard = mode == VERIFY_AUTO || mode == VERIFY_ON;
     char text[1024];
     size_t at = 0;
     for (int i = 0; i < n && i < 4 && at < sizeof text; ++i)
