@@ -17,6 +17,75 @@
 #define SSHOPM_CAPPED 1
 #define SSHOPM_FAILED 2
 
+/* What the iterations of a run carry and read besides x and y. */
+typedef struct {
+    VALUE_T lambda, shift, sign, tol_eff;
+#if SSHOPM_ADAPTIVE
+    VALUE_T lo, hi, bound, drop;
+    int fallback, direction;
+#endif
+#if SSHOPM_XTOL
+    VALUE_T xtol;
+    int met, met_last; /* the block test held at one iteration / at the last one */
+#else
+    VALUE_T step_min, step_last; /* the block's smallest and last lambda step */
+#endif
+} sshopm_run;
+
+/* One iteration: x = sign (y + shift x) / ||y + shift x||, then the gradient y and lambda at the new x, and the
+ * block test's bookkeeping. H: the entries the adaptive shift's Hessian takes (the plain ones). */
+void sshopm_iterate(ENTRY_SPACE const VALUE_T *A, ENTRY_SPACE const VALUE_T *H, VALUE_T *x, VALUE_T *y,
+                    sshopm_run *r, SSHOPM_TABLE_PARAMS);
+void sshopm_iterate(ENTRY_SPACE const VALUE_T *A, ENTRY_SPACE const VALUE_T *H, VALUE_T *x, VALUE_T *y,
+                    sshopm_run *r, SSHOPM_TABLE_PARAMS) {
+#if SSHOPM_ADAPTIVE
+    {
+        /* Kolda-Mayo (2014): locally convex (concave) at x with H's extreme eigenvalue replaced by its Gershgorin
+         * bound (only larger |shift|); the bound shift once the start has fallen back */
+        const VALUE_T m_ = (VALUE_T)(SSHOPM_ORDER_EXPR);
+        const VALUE_T tau = (VALUE_T)1e-6;
+        const VALUE_T adaptive = r->direction > 0 ? fmax((VALUE_T)0, tau / m_ - (m_ - (VALUE_T)1) * r->lo)
+                                                  : fmin((VALUE_T)0, -(tau / m_ + (m_ - (VALUE_T)1) * r->hi));
+        r->shift = r->fallback ? r->bound : adaptive;
+    }
+#else
+    (void)H;
+#endif
+    /* the sign rides on the inverse norm */
+    VALUE_T nrm = (VALUE_T)0;
+    for (int i = 0; i < DIM; ++i) {
+        y[i] = fma(r->shift, x[i], y[i]);
+        nrm = fma(y[i], y[i], nrm);
+    }
+    /* A vanished iterate gives inf * 0 = NaN below, caught as a failure at the check. */
+    const VALUE_T inv = r->sign * rsqrt(nrm);
+#if SSHOPM_XTOL
+    VALUE_T dx = (VALUE_T)0;
+    for (int i = 0; i < DIM; ++i) {
+        const VALUE_T v = y[i] * inv;
+        dx = fmax(dx, fabs(v - x[i]));
+        x[i] = v;
+    }
+#else
+    for (int i = 0; i < DIM; ++i) x[i] = y[i] * inv;
+#endif
+#if SSHOPM_ADAPTIVE
+    const VALUE_T next = sshopm_hessian_step(H, x, y, &r->lo, &r->hi, SSHOPM_TABLE_ARGS);
+    r->fallback |= r->sign * (next - r->lambda) < -r->drop;
+#else
+    const VALUE_T next = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+#endif
+    const VALUE_T step = fabs(next - r->lambda);
+#if SSHOPM_XTOL
+    r->met |= step <= r->tol_eff && dx <= r->xtol;
+    r->met_last = step <= (VALUE_T)SSHOPM_LAST_SLACK * r->tol_eff && dx <= (VALUE_T)SSHOPM_LAST_SLACK * r->xtol;
+#else
+    r->step_last = step;
+    r->step_min = fmin(r->step_min, step);
+#endif
+    r->lambda = next;
+}
+
 __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __global const VALUE_T *tensors,
                           __global const VALUE_T *starts, const int per_tensor_starts, const ulong seed,
                           const int direction, const int shift_mode, const VALUE_T alpha, const VALUE_T tol,
@@ -68,7 +137,7 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
         for (int i = 0; i < DIM; ++i) x[i] *= inv;
     }
 
-    VALUE_T shift = alpha, frob = (VALUE_T)0;
+    VALUE_T frob = (VALUE_T)0;
     if (shift_mode != 1 || tol_floor > (VALUE_T)0) {
 #if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE
         frob = sqrt(frob2_private);
@@ -76,20 +145,22 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
         frob = sqrt(sshopm_frob2(A, SSHOPM_TABLE_ARGS));
 #endif
     }
-    if (shift_mode != 1) shift = (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) * frob;
+    sshopm_run r;
+    r.shift = shift_mode != 1 ? (VALUE_T)direction * (VALUE_T)(SSHOPM_ORDER_EXPR - 1) * frob : alpha;
+    r.sign = (VALUE_T)direction;
     /* the default tolerance is raised to the rounding level of lambda (about tol_floor ||A||_F; tol < 0: none) */
-    const VALUE_T tol_eff = tol < (VALUE_T)0 ? tol : fmax(tol, tol_floor * frob);
+    r.tol_eff = tol < (VALUE_T)0 ? tol : fmax(tol, tol_floor * frob);
 #if SSHOPM_ADAPTIVE
-    const VALUE_T bound = shift;
-    const VALUE_T drop = (VALUE_T)SSHOPM_DROP_EPS * frob; /* |lambda| <= ||A||_F: a drop beyond rounding */
-#endif
-    const VALUE_T sign = (VALUE_T)direction;
-#if SSHOPM_ADAPTIVE
-    VALUE_T lo, hi;
-    int fallback = 0;
-    VALUE_T lambda = sshopm_hessian_step(HESSIAN_ENTRIES, x, y, &lo, &hi, SSHOPM_TABLE_ARGS);
+    r.bound = r.shift;
+    r.drop = (VALUE_T)SSHOPM_DROP_EPS * frob; /* |lambda| <= ||A||_F: a drop beyond rounding */
+    r.direction = direction;
+    r.fallback = 0;
+    r.lambda = sshopm_hessian_step(HESSIAN_ENTRIES, x, y, &r.lo, &r.hi, SSHOPM_TABLE_ARGS);
 #else
-    VALUE_T lambda = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+    r.lambda = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
+#endif
+#if SSHOPM_XTOL
+    r.xtol = xtol;
 #endif
     int status = SSHOPM_CAPPED;
     int it = 0, held_before = 0;
@@ -104,69 +175,31 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
          * iteration); with xtol both conditions must hold at one iteration, so the x step is compiled in only
          * then. */
 #if SSHOPM_XTOL
-        int met = 0, met_last = 0;
+        r.met = 0;
+        r.met_last = 0;
 #else
-        VALUE_T step_min = (VALUE_T)INFINITY, step_last = (VALUE_T)INFINITY;
+        r.step_min = (VALUE_T)INFINITY;
+        r.step_last = (VALUE_T)INFINITY;
 #endif
-        /* max_iter is honoured exactly: a last partial block stops at it (one uniform compare per iteration). */
+        /* max_iter is honoured exactly: a last partial block stops at it. Full blocks have a literal trip count,
+         * so their iterations are unrolled without a test each. */
         const int block = min(SSHOPM_CHECK_EVERY, max_iter - it);
-        for (int k = 0; k < SSHOPM_CHECK_EVERY; ++k) {
-            if (k == block) break;
-#if SSHOPM_ADAPTIVE
-            {
-                /* Kolda-Mayo (2014): locally convex (concave) at x with H's extreme eigenvalue replaced by its
-                 * Gershgorin bound (only larger |shift|); the bound shift once the start has fallen back */
-                const VALUE_T m_ = (VALUE_T)(SSHOPM_ORDER_EXPR);
-                const VALUE_T tau = (VALUE_T)1e-6;
-                const VALUE_T adaptive = direction > 0 ? fmax((VALUE_T)0, tau / m_ - (m_ - (VALUE_T)1) * lo)
-                                                       : fmin((VALUE_T)0, -(tau / m_ + (m_ - (VALUE_T)1) * hi));
-                shift = fallback ? bound : adaptive;
-            }
-#endif
-            /* x = sign (y + shift x) / ||y + shift x||: the sign rides on the inverse norm. */
-            VALUE_T nrm = (VALUE_T)0;
-            for (int i = 0; i < DIM; ++i) {
-                y[i] = fma(shift, x[i], y[i]);
-                nrm = fma(y[i], y[i], nrm);
-            }
-            /* A vanished iterate gives inf * 0 = NaN below, caught as a failure at the check. */
-            const VALUE_T inv = sign * rsqrt(nrm);
-#if SSHOPM_XTOL
-            VALUE_T dx = (VALUE_T)0;
-            for (int i = 0; i < DIM; ++i) {
-                const VALUE_T v = y[i] * inv;
-                dx = fmax(dx, fabs(v - x[i]));
-                x[i] = v;
-            }
-#else
-            for (int i = 0; i < DIM; ++i) x[i] = y[i] * inv;
-#endif
-#if SSHOPM_ADAPTIVE
-            const VALUE_T next = sshopm_hessian_step(HESSIAN_ENTRIES, x, y, &lo, &hi, SSHOPM_TABLE_ARGS);
-            fallback |= sign * (next - lambda) < -drop;
-#else
-            const VALUE_T next = sshopm_gradient(A, x, y, SSHOPM_TABLE_ARGS);
-#endif
-#if SSHOPM_XTOL
-            const VALUE_T step = fabs(next - lambda);
-            met |= step <= tol_eff && dx <= xtol;
-            met_last = step <= (VALUE_T)SSHOPM_LAST_SLACK * tol_eff && dx <= (VALUE_T)SSHOPM_LAST_SLACK * xtol;
-#else
-            step_last = fabs(next - lambda);
-            step_min = fmin(step_min, step_last);
-#endif
-            lambda = next;
+        if (block == SSHOPM_CHECK_EVERY) {
+            for (int k = 0; k < SSHOPM_CHECK_EVERY; ++k)
+                sshopm_iterate(A, HESSIAN_ENTRIES, x, y, &r, SSHOPM_TABLE_ARGS);
+        } else {
+            for (int k = 0; k < block; ++k) sshopm_iterate(A, HESSIAN_ENTRIES, x, y, &r, SSHOPM_TABLE_ARGS);
         }
         it += block;
         /* a NaN iterate (vanished y) reaches lambda, which comes from it */
-        if (!isfinite(lambda)) {
+        if (!isfinite(r.lambda)) {
             status = SSHOPM_FAILED;
             break;
         }
 #if SSHOPM_XTOL
-        const int held = met, held_last = met_last;
+        const int held = r.met, held_last = r.met_last;
 #else
-        const int held = step_min <= tol_eff, held_last = step_last <= (VALUE_T)SSHOPM_LAST_SLACK * tol_eff;
+        const int held = r.step_min <= r.tol_eff, held_last = r.step_last <= (VALUE_T)SSHOPM_LAST_SLACK * r.tol_eff;
 #endif
         if (held && (held_last || held_before)) {
             status = SSHOPM_CONVERGED;
@@ -174,6 +207,7 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
         }
         held_before = held;
     }
+    const VALUE_T lambda = r.lambda;
     lambda_out[g] = lambda;
     for (int i = 0; i < DIM; ++i) x_out[g * DIM + i] = x[i];
     info_out[g] = status | (it << 2);
