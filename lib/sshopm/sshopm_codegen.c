@@ -2,7 +2,11 @@
  * and shared monomials. Every degree-(m-1) monomial mu of x is formed once (one multiply from its degree-(m-2)
  * prefix, itself shared), scaled by its literal multinomial (m-1)!/mu!, and feeds one fused multiply-add into each
  * output component: y_j += a[rank(mu + e_j)] * w_mu. The coefficient (m-1)!/(k - e_j)! of entry k in y_j depends only
- * on mu = k - e_j, which is why one scaled monomial serves all n components. */
+ * on mu = k - e_j, which is why one scaled monomial serves all n components.
+ *
+ * Order 4 with private entries takes a cheaper form (emit_order4_private): f = A x^4 = q^T M q over the n(n+1)/2
+ * quadratic monomials q, so y = A x^3 = grad f / 4 = sum_j x_j s_{kj} with s = S q, S = M with its cross rows halved:
+ * (4,3) needs 6 + 24 + 9 operations against the scheme above's 6 + 10 + 30. */
 #include "sshopm_internal.h"
 
 #include <stdarg.h>
@@ -182,6 +186,106 @@ static void emit_hessian_step(text_buf *b, const sshopm_index *idx) {
 #undef H_NAME
 }
 
+/* Order 4, private entries: the nonzeros of S, row by row (rows and columns are the quadratic monomials q_a = x_i x_j,
+ * i <= j, in next_tuple order). Each quartic monomial k is one product q_a q_b: the square of a quadratic monomial
+ * where k's exponents are all even (one nonzero: M_aa = mult a_k), else the first pair found (M_ab = M_ba =
+ * mult a_k / 2); row a of S is halved for a cross monomial (grad of x_i x_j has one term per variable, of x_i^2 two).
+ * Calls visit(ctx, row, col, entry rank, coefficient) in storage order and returns the count. */
+typedef void (*order4_visit)(void *ctx, int row, int col, int entry, double coeff);
+
+static int order4_pairs(int n, int (*pairs)[2]) {
+    int tup[2] = {0, 0}, count = 0;
+    do {
+        pairs[count][0] = tup[0];
+        pairs[count][1] = tup[1];
+        ++count;
+    } while (next_tuple(tup, 2, n));
+    return count;
+}
+
+static int order4_nonzeros(const sshopm_index *idx, order4_visit visit, void *ctx) {
+    const int n = idx->n;
+    int pairs[SSHOPM_MAX_DIM * (SSHOPM_MAX_DIM + 1) / 2][2];
+    const int Q = order4_pairs(n, pairs);
+    int count = 0;
+    for (int a = 0; a < Q; ++a)
+        for (int b = 0; b < Q; ++b) {
+            int k[SSHOPM_MAX_DIM] = {0};
+            k[pairs[a][0]]++, k[pairs[a][1]]++, k[pairs[b][0]]++, k[pairs[b][1]]++;
+            int all_even = 1;
+            for (int i = 0; i < n; ++i)
+                all_even &= k[i] % 2 == 0;
+            /* the pair that represents k: (half, half) when all even, else the first (a', b') with a' < b' */
+            int ra = -1, rb = -1;
+            for (int a2 = 0; a2 < Q && ra < 0; ++a2)
+                for (int b2 = all_even ? a2 : a2 + 1; b2 < (all_even ? a2 + 1 : Q); ++b2) {
+                    int k2[SSHOPM_MAX_DIM] = {0};
+                    k2[pairs[a2][0]]++, k2[pairs[a2][1]]++, k2[pairs[b2][0]]++, k2[pairs[b2][1]]++;
+                    if (!memcmp(k, k2, sizeof k)) {
+                        ra = a2;
+                        rb = b2;
+                        break;
+                    }
+                }
+            if (!((ra == a && rb == b) || (ra == b && rb == a))) continue;
+            const int u = sshopm_rank_mono(4, n, k);
+            const double m_ab = a == b ? idx->mult[u] : idx->mult[u] / 2;
+            const double row_scale = pairs[a][0] == pairs[a][1] ? 1.0 : 0.5;
+            if (visit) visit(ctx, a, b, u, m_ab * row_scale);
+            ++count;
+        }
+    return count;
+}
+
+typedef struct order4_emit {
+    text_buf *b;
+    int pairs[SSHOPM_MAX_DIM * (SSHOPM_MAX_DIM + 1) / 2][2];
+    int next, row;
+    sshopm_op_counts *ops;
+} order4_emit;
+
+static void order4_emit_load(void *ctx, int row, int col, int entry, double coeff) {
+    order4_emit *e = ctx;
+    (void)row;
+    (void)col;
+    if (coeff == 1)
+        emit(e->b, " A[%d] = r%d_;", e->next++, entry);
+    else
+        emit(e->b, " A[%d] = (VALUE_T)%.17g * r%d_;", e->next++, coeff, entry);
+}
+
+static void order4_emit_row(void *ctx, int row, int col, int entry, double coeff) {
+    order4_emit *e = ctx;
+    (void)entry;
+    (void)coeff;
+    const int *r = e->pairs[row], *c = e->pairs[col];
+    if (row != e->row) {
+        emit(e->b, "    VALUE_T s%d%d = A[%d] * p%d%d;\n", r[0], r[1], e->next++, c[0], c[1]);
+        e->ops->mul++;
+        e->row = row;
+    } else {
+        emit(e->b, "    s%d%d = fma(A[%d], p%d%d, s%d%d);\n", r[0], r[1], e->next++, c[0], c[1], r[0], r[1]);
+        e->ops->fma++;
+    }
+}
+
+/* The gradient's body for order 4 with private entries (after x0.. and the quadratic monomials p00..): the rows
+ * s = S q, then y_k = sum_j x_j s_{kj}. */
+static void emit_order4_private(text_buf *b, const sshopm_index *idx, sshopm_op_counts *ops) {
+    const int n = idx->n;
+    order4_emit e = {b, {{0}}, 0, -1, ops};
+    order4_pairs(n, e.pairs);
+    order4_nonzeros(idx, order4_emit_row, &e);
+    for (int k = 0; k < n; ++k) {
+        emit(b, "    y%d = x0 * s%d%d;\n", k, 0 < k ? 0 : k, 0 < k ? k : 0);
+        ops->mul++;
+        for (int j = 1; j < n; ++j) {
+            emit(b, "    y%d = fma(x%d, s%d%d, y%d);\n", k, j, j < k ? j : k, j < k ? k : j, k);
+            ops->fma++;
+        }
+    }
+}
+
 char *sshopm_generate_unrolled(const sshopm_index *idx) { return sshopm_generate_unrolled_counted(idx, NULL); }
 
 char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts out_counts[2]) {
@@ -189,7 +293,7 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
     text_buf b = {0};
     /* ops[0]: the gradient with private (pre-multiplied) entries, ops[1]: with local/global entries; counted as the
      * statements are emitted, so they are what the kernel executes (before any compiler rewriting). */
-    sshopm_op_counts ops[2];
+    sshopm_op_counts ops[3]; /* [2]: the scheme not taken with private entries (order 4), discarded */
     memset(ops, 0, sizeof ops);
     emit(&b,
          "/* Generated by clpk (lib/sshopm/sshopm_codegen.c): SS-HOPM gradient for order %d, dimension %d, %d unique "
@@ -200,13 +304,17 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
     const int M1 = (int)sshopm_multiset_count(n, m - 1);
     /* Private entries are stored pre-multiplied: A[j*M1 + i] = ((m-1)!/mu_i!) a[rank(mu_i + e_j)], so the gradient is
      * pure FMAs on unscaled monomials; ||A||_F^2 comes from the raw entries while loading. */
-    emit(&b, "#define SSHOPM_PRIVATE_COUNT %d\n", n * M1);
+    const int order4 = m == 4;
+    emit(&b, "#define SSHOPM_PRIVATE_COUNT %d\n", order4 ? order4_nonzeros(idx, NULL, NULL) : n * M1);
     emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, RAW, src, frob2) do { __global const VALUE_T *src_ = (src); VALUE_T s_ "
              "= (VALUE_T)0;");
     for (int u = 0; u < U; ++u)
         emit(&b, " const VALUE_T r%d_ = src_[%d]; RAW[%d] = r%d_; s_ = fma((VALUE_T)%.0f * r%d_, r%d_, s_);", u, u, u,
              u, idx->mult[u], u, u);
-    {
+    if (order4) {
+        order4_emit e = {&b, {{0}}, 0, -1, NULL};
+        order4_nonzeros(idx, order4_emit_load, &e);
+    } else {
         int tp[SSHOPM_MAX_ORDER], cnt[SSHOPM_MAX_DIM];
         for (int i = 0; i < m - 1; ++i) tp[i] = 0;
         int mi = 0;
@@ -257,6 +365,13 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
         } while (next_tuple(tup, d, n));
     }
     for (int j = 0; j < n; ++j) emit(&b, "    VALUE_T y%d;\n", j);
+    if (order4) {
+        emit(&b, "#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE\n");
+        emit_order4_private(&b, idx, &ops[0]);
+        emit(&b, "#else\n");
+    }
+    /* the private entries' count comes from emit_order4_private there */
+    sshopm_op_counts *count_private = order4 ? &ops[2] : &ops[0];
     /* Degree m-1 monomials, scaled by (m-1)!/mu!, each feeding one FMA per output component. */
     const int d = m - 1;
     for (int i = 0; i < d; ++i) tup[i] = 0;
@@ -277,7 +392,7 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
         }
         emit(&b, "    {\n#if SSHOPM_ENTRIES == SSHOPM_ENTRIES_PRIVATE\n        const VALUE_T w = %s;\n", product);
         if (d > 1) {
-            ops[0].mul++;
+            count_private->mul++;
             ops[1].mul++;
         }
         if (coeff != 1) ops[1].mul++;
@@ -289,10 +404,10 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
                 emit(&b, "        y%d = fma(A[%d], w, y%d);\n", j, j * M1 + mono_index, j);
             /* the same statement shape in both variants */
             if (mono_index == 0) {
-                ops[0].mul++;
+                count_private->mul++;
                 ops[1].mul++;
             } else {
-                ops[0].fma++;
+                count_private->fma++;
                 ops[1].fma++;
             }
         }
@@ -312,6 +427,7 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
         emit(&b, "#endif\n    }\n");
         ++mono_index;
     } while (next_tuple(tup, d, n));
+    if (order4) emit(&b, "#endif\n");
     for (int j = 0; j < n; ++j) emit(&b, "    y[%d] = y%d;\n", j, j);
     emit(&b, "    VALUE_T lambda = x0 * y0;\n");
     for (int j = 1; j < n; ++j) emit(&b, "    lambda = fma(x%d, y%d, lambda);\n", j, j);
@@ -321,7 +437,7 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
     }
     emit(&b, "    return lambda;\n}\n");
     emit_hessian_step(&b, idx);
-    if (out_counts) memcpy(out_counts, ops, sizeof ops);
+    if (out_counts) memcpy(out_counts, ops, 2 * sizeof ops[0]);
     if (b.failed) {
         free(b.data);
         return NULL;

@@ -102,7 +102,7 @@ static clpk_status resolve_params(clpk_sshopm_plan *plan, const core_resolved *r
         if (profile_private || profile_local) c.entries = ENTRIES_AUTO;
     }
     if (c.entries == ENTRIES_AUTO) {
-        /* private entries are kept pre-multiplied, n * C(m+n-2, m-1) registers: U alone understates them */
+        /* private entries are kept pre-multiplied, up to n * C(m+n-2, m-1) registers: U alone understates them */
         if (plan->generated && terms <= c.private_max)
             plan->entries = ENTRIES_PRIVATE;
         else if (local_bytes <= dev->local_mem_bytes)
