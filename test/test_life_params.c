@@ -264,7 +264,7 @@ int main(void) {
     check_names();
     check_defines();
     check_search_values();
-    param_check_shipped_profiles(T, "life");
+    param_check_shipped_profiles(T, "life", 0);
     clpk_context *ctx = NULL;
     if (clpk_context_create(&ctx, NULL) != CLPK_SUCCESS) {
         printf("no OpenCL device: skipping the device checks\n");

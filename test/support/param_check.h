@@ -21,11 +21,13 @@ int param_check_search_values(const core_param_table *t);
 cJSON *param_check_profile_load(const char *name);
 
 /* Checks that each of the `family` entries of `profile` (read from `name`) has params that are keys of `t` with
- * values its rows accept (so the entries keep applying); returns the number of entries. */
+ * values its rows accept and the table's defaults revision (so the entries keep applying); returns the number of
+ * entries. */
 int param_check_profile_entries(const core_param_table *t, const cJSON *profile, const char *family, const char *name);
 
-/* param_check_profile_entries for every shipped profile; together they must hold some entries of the family. */
-void param_check_shipped_profiles(const core_param_table *t, const char *family);
+/* param_check_profile_entries for every shipped profile; together they must hold some entries of the family unless
+ * may_be_empty (a family whose entries were all dropped as stale until the next re-tune). */
+void param_check_shipped_profiles(const core_param_table *t, const char *family, int may_be_empty);
 
 /* A caller's parameter string core_resolve must refuse, and what its message must name (needle2 may be NULL). */
 typedef struct param_check_refusal {
