@@ -277,7 +277,7 @@ static void emit_order4_private(text_buf *b, const sshopm_index *idx, sshopm_op_
     order4_pairs(n, e.pairs);
     order4_nonzeros(idx, order4_emit_row, &e);
     for (int k = 0; k < n; ++k) {
-        emit(b, "    y%d = x0 * s%d%d;\n", k, 0 < k ? 0 : k, 0 < k ? k : 0);
+        emit(b, "    y%d = x0 * s0%d;\n", k, k);
         ops->mul++;
         for (int j = 1; j < n; ++j) {
             emit(b, "    y%d = fma(x%d, s%d%d, y%d);\n", k, j, j < k ? j : k, j < k ? k : j, k);
@@ -303,7 +303,8 @@ char *sshopm_generate_unrolled_counted(const sshopm_index *idx, sshopm_op_counts
     emit(&b, "#define DIM %d\n#define DIM_CAP %d\n#define SSHOPM_ORDER_EXPR %d\n", n, n, m);
     const int M1 = (int)sshopm_multiset_count(n, m - 1);
     /* Private entries are stored pre-multiplied: A[j*M1 + i] = ((m-1)!/mu_i!) a[rank(mu_i + e_j)], so the gradient is
-     * pure FMAs on unscaled monomials; ||A||_F^2 comes from the raw entries while loading. */
+     * pure FMAs on unscaled monomials (order 4: the nonzeros of S, order4_nonzeros); ||A||_F^2 comes from the raw
+     * entries while loading. */
     const int order4 = m == 4;
     emit(&b, "#define SSHOPM_PRIVATE_COUNT %d\n", order4 ? order4_nonzeros(idx, NULL, NULL) : n * M1);
     emit(&b, "#define SSHOPM_LOAD_PRIVATE(A, RAW, src, frob2) do { __global const VALUE_T *src_ = (src); VALUE_T s_ "
