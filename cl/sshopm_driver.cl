@@ -207,8 +207,7 @@ __kernel void clpk_sshopm(const long T, const int V, SSHOPM_TABLE_PARAMS, __glob
         }
         held_before = held;
     }
-    const VALUE_T lambda = r.lambda;
-    lambda_out[g] = lambda;
+    lambda_out[g] = r.lambda;
     for (int i = 0; i < DIM; ++i) x_out[g * DIM + i] = x[i];
     info_out[g] = status | (it << 2);
 }

@@ -203,6 +203,9 @@ static int order4_pairs(int n, int (*pairs)[2]) {
     return count;
 }
 
+/* The position of x_i x_j (i <= j) in order4_pairs' order. */
+static int pair_index(int n, int i, int j) { return i * n - i * (i - 1) / 2 + (j - i); }
+
 static int order4_nonzeros(const sshopm_index *idx, order4_visit visit, void *ctx) {
     const int n = idx->n;
     int pairs[SSHOPM_MAX_DIM * (SSHOPM_MAX_DIM + 1) / 2][2];
@@ -212,21 +215,15 @@ static int order4_nonzeros(const sshopm_index *idx, order4_visit visit, void *ct
         for (int b = 0; b < Q; ++b) {
             int k[SSHOPM_MAX_DIM] = {0};
             k[pairs[a][0]]++, k[pairs[a][1]]++, k[pairs[b][0]]++, k[pairs[b][1]]++;
-            int all_even = 1;
-            for (int i = 0; i < n; ++i)
+            /* the pair that represents k (its indices sorted, s0 <= s1 <= s2 <= s3): (x_s0 x_s2)^2 when all
+             * exponents are even, else (x_s0 x_s1)(x_s2 x_s3) */
+            int sorted[4], at = 0, all_even = 1;
+            for (int i = 0; i < n; ++i) {
                 all_even &= k[i] % 2 == 0;
-            /* the pair that represents k: (half, half) when all even, else the first (a', b') with a' < b' */
-            int ra = -1, rb = -1;
-            for (int a2 = 0; a2 < Q && ra < 0; ++a2)
-                for (int b2 = all_even ? a2 : a2 + 1; b2 < (all_even ? a2 + 1 : Q); ++b2) {
-                    int k2[SSHOPM_MAX_DIM] = {0};
-                    k2[pairs[a2][0]]++, k2[pairs[a2][1]]++, k2[pairs[b2][0]]++, k2[pairs[b2][1]]++;
-                    if (!memcmp(k, k2, sizeof k)) {
-                        ra = a2;
-                        rb = b2;
-                        break;
-                    }
-                }
+                for (int c = 0; c < k[i]; ++c) sorted[at++] = i;
+            }
+            const int ra = all_even ? pair_index(n, sorted[0], sorted[2]) : pair_index(n, sorted[0], sorted[1]);
+            const int rb = all_even ? ra : pair_index(n, sorted[2], sorted[3]);
             if (!((ra == a && rb == b) || (ra == b && rb == a))) continue;
             const int u = sshopm_rank_mono(4, n, k);
             const double m_ab = a == b ? idx->mult[u] : idx->mult[u] / 2;
