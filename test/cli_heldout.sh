@@ -65,6 +65,26 @@ for r in rows:
         assert r['best_ms'] == min(v for v in r['sets_ms'].values() if v), r['problem']
 " "$TMP/out/heldout.jsonl"
 
+# an xcorr miss of the defaults target where auto and the defaults resolved to different plans counts only after both
+# plans were re-timed in one command, and the chosen plan becomes that command's explicit variant
+check "xcorr defaults misses re-timed before they count" python3 -c "
+import json, sys
+rows = [r for r in map(json.loads, open(sys.argv[1])) if r.get('record') == 'problem' and r.get('family') == 'xcorr']
+for r in rows:
+    if r.get('auto_ms') and not r['meets_defaults'] and not r['same_plan']:
+        c = r.get('confirm_defaults_first')
+        assert c and c['rounds'] == 3, r['problem'] + ': a defaults miss not re-timed'
+" "$TMP/out/heldout.jsonl"
+check "a chosen plan runs as an explicit variant" python3 -c "
+import sys
+sys.path.insert(0, sys.argv[1])
+import heldout
+keys = {'fused-fft': ['wg', 'rows'], 'naive': ['wg']}
+assert heldout.plan_variant('fused-fft {wg=64,rows=2,team=8}', keys) == 'fused-fft:wg=64/rows=2'
+assert heldout.plan_variant('naive', keys) == 'naive'
+assert heldout.plan_variant('', keys) is None
+" "$ROOT/bench"
+
 # rounds merge per problem and precision: an f32 and an f64 row of one matrix stay two rows with their own times
 check "rounds keep precisions apart" python3 -c "
 import sys
