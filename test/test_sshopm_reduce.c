@@ -100,6 +100,76 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
     free(a);
 }
 
+/* Tensors far below unit norm (the default tolerances are absolute below |lambda| = 1): both solve paths give the
+ * pairs of the same tensors at unit norm, lambda times the norm, the same types; without the scaling they came back
+ * as dozens of degenerate pairs a tensor. */
+static void small_norm(clpk_context *ctx, clpk_precision prec, uint64_t *rng) {
+    const int m = 4, n = 3, T = 6, U = clpk_sshopm_unique_count(m, n);
+    double *unit = malloc((size_t)T * U * sizeof *unit), *small = malloc((size_t)T * U * sizeof *small);
+    double norm[6];
+    const double scale = 1e-9;
+    sshopm_index idx;
+    if (!CHECK(sshopm_index_build(m, n, &idx, NULL) == CLPK_SUCCESS, "index")) {
+        free(unit), free(small);
+        return;
+    }
+    for (int t = 0; t < T; ++t) {
+        double *a = unit + (size_t)t * U, s = 0;
+        sshopm_random_tensor(rng, U, a);
+        s = sshopm_ref_frobenius(&idx, a);
+        for (int u = 0; u < U; ++u) {
+            a[u] /= s;
+            small[(size_t)t * U + u] = a[u] * s * scale;
+        }
+        norm[t] = s * scale;
+    }
+    sshopm_index_free(&idx);
+    clpk_sshopm_options o;
+    clpk_sshopm_options_default(&o);
+    o.starts = 32;
+    o.seed = check_rand(rng);
+    clpk_sshopm_plan *plan = NULL;
+    if (!CHECK(clpk_sshopm_plan_create(ctx, m, n, prec, T, &o, &plan) == CLPK_SUCCESS, "small norm plan: %s",
+               clpk_last_error(ctx))) {
+        free(unit), free(small);
+        return;
+    }
+    const double ltol = prec == CLPK_PRECISION_F32 ? 1e-4 : 1e-9;
+    for (int path = 0; path < 2; ++path) {
+        clpk_sshopm_result ru, rs;
+        int ok = path ? clpk_sshopm_solve_device(plan, unit, T, NULL, 0, &ru) == CLPK_SUCCESS
+                      : clpk_sshopm_solve_host(plan, unit, T, NULL, &ru) == CLPK_SUCCESS;
+        ok = ok && (path ? clpk_sshopm_solve_device(plan, small, T, NULL, 0, &rs) == CLPK_SUCCESS
+                         : clpk_sshopm_solve_host(plan, small, T, NULL, &rs) == CLPK_SUCCESS);
+        if (!CHECK(ok, "small norm %s: %s", path ? "device" : "host", clpk_last_error(ctx))) continue;
+        int bad = 0, pairs = 0;
+        for (int t = 0; t < T; ++t) {
+            const clpk_sshopm_tensor_result *u = &ru.tensors[t], *s = &rs.tensors[t];
+            if (u->count != s->count && bad++ < 3)
+                CHECK(0, "small norm %s tensor %d: %d pairs at unit norm, %d at norm %.3g", path ? "device" : "host", t,
+                      u->count, s->count, norm[t]);
+            for (int i = 0; i < u->count && i < s->count; ++i) {
+                const clpk_sshopm_eigenpair *p = &u->pairs[i], *q = &s->pairs[i];
+                ++pairs;
+                if ((fabs(q->lambda / norm[t] - p->lambda) > ltol * fmax(1, fabs(p->lambda)) || p->type != q->type ||
+                     sshopm_xdist(n, p->x, q->x, 1) > 1e-2) &&
+                    bad++ < 3)
+                    CHECK(0, "small norm %s tensor %d pair %d: lambda %.9g (%s) at unit norm, %.9g (%s) / norm",
+                          path ? "device" : "host", t, i, p->lambda, clpk_sshopm_type_name(p->type),
+                          q->lambda / norm[t], clpk_sshopm_type_name(q->type));
+            }
+        }
+        CHECK(bad == 0 && pairs >= T, "small norm %s %s: %d mismatches of %d pairs", clpk_precision_name(prec),
+              path ? "device" : "host", bad, pairs);
+        printf("small norm (1e-9) %s %s: %d pairs as at unit norm\n", clpk_precision_name(prec),
+               path ? "device" : "host", pairs);
+        clpk_sshopm_result_free(&ru);
+        clpk_sshopm_result_free(&rs);
+    }
+    clpk_sshopm_plan_destroy(plan);
+    free(unit), free(small);
+}
+
 /* Direct use: poisoned outputs, every slot written, dropped counted with a small max_pairs. */
 static void poisoned_slots(clpk_context *ctx, uint64_t *rng) {
     const int T = 6, V = 64, K = 2, U = 15, base = 1, slots = base + T;
@@ -191,6 +261,8 @@ int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         compare_case(ctx, &cases[i], &rng);
     poisoned_slots(ctx, &rng);
+    small_norm(ctx, CLPK_PRECISION_F32, &rng);
+    if (fp64) small_norm(ctx, CLPK_PRECISION_F64, &rng);
     clpk_context_destroy(ctx);
     return check_summary();
 }

@@ -137,6 +137,19 @@ int sshopm_add_capped(const sshopm_index *idx, const double *a, const clpk_sshop
 int sshopm_find_cluster(const clpk_sshopm_eigenpair *pairs, int count, int n, int even,
                         const clpk_sshopm_post_options *o, double lambda, const double *x);
 
+/* The default tolerances (tol, lambda_tol, class_tol) are absolute below |lambda| = 1: a tensor far below unit norm
+ * would stop at once and come back as many degenerate pairs. The solve functions take such tensors (0 < ||A||_F <
+ * SSHOPM_UNIT_NORM_BELOW) scaled to unit norm and scale their results back. */
+#define SSHOPM_UNIT_NORM_BELOW 0.5
+
+/* *scaled: a copy of the tensors with those below SSHOPM_UNIT_NORM_BELOW at unit norm, and *scales their norms (1 for
+ * the others); both NULL when no tensor needs it (free both). */
+clpk_status sshopm_scale_small(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
+                               double **scales, clpk_error *err);
+
+/* lambda and residual of every pair of tensor t times scales[t]. */
+void sshopm_unscale_result(clpk_sshopm_result *r, const double *scales);
+
 /* Solves the small dense system M x = b in place (b receives x; M is destroyed) by Gaussian elimination with
  * partial pivoting; 0 when (numerically) singular. Shared by the Newton polish and the dMRI fibre fit. */
 int sshopm_solve_small(int p, double *M, double *b);

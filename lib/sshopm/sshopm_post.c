@@ -268,14 +268,63 @@ void clpk_sshopm_result_free(clpk_sshopm_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+clpk_status sshopm_scale_small(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
+                               double **scales, clpk_error *err) {
+    *scaled = NULL;
+    *scales = NULL;
+    if (!tensors || n_tensors < 1) return CLPK_SUCCESS;
+    const int U = idx->U;
+    for (int64_t t = 0; t < n_tensors; ++t) {
+        const double norm = sshopm_ref_frobenius(idx, tensors + (size_t)t * U);
+        if (!(norm > 0 && norm < SSHOPM_UNIT_NORM_BELOW)) continue;
+        if (!*scaled) {
+            *scaled = malloc((size_t)n_tensors * U * sizeof **scaled);
+            *scales = malloc((size_t)n_tensors * sizeof **scales);
+            if (!*scaled || !*scales) {
+                free(*scaled), free(*scales);
+                *scaled = *scales = NULL;
+                return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "sshopm: out of host memory");
+            }
+            memcpy(*scaled, tensors, (size_t)n_tensors * U * sizeof **scaled);
+            for (int64_t k = 0; k < n_tensors; ++k)
+                (*scales)[k] = 1;
+        }
+        (*scales)[t] = norm;
+        for (int u = 0; u < U; ++u)
+            (*scaled)[(size_t)t * U + u] /= norm;
+    }
+    return CLPK_SUCCESS;
+}
+
+void sshopm_unscale_result(clpk_sshopm_result *r, const double *scales) {
+    for (int64_t t = 0; scales && t < r->n_tensors; ++t)
+        for (int i = 0; i < r->tensors[t].count; ++i) {
+            r->tensors[t].pairs[i].lambda *= scales[t];
+            r->tensors[t].pairs[i].residual *= scales[t];
+        }
+}
+
 clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                    const clpk_sshopm_post_options *post, clpk_sshopm_result *out) {
-    clpk_sshopm_raw raw;
-    CLPK_TRY(clpk_sshopm_run_host(plan, tensors, n_tensors, &raw));
+    if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
+    double *scaled = NULL, *scales = NULL;
     clpk_error err = {0};
-    clpk_status st = clpk_sshopm_postprocess(tensors, &raw, post, out, &err);
-    clpk_sshopm_raw_free(&raw);
-    return st == CLPK_SUCCESS ? st : err.status;
+    if (sshopm_scale_small(&plan->idx, tensors, n_tensors, &scaled, &scales, &err) != CLPK_SUCCESS)
+        return core_fail_from(plan->ctx, &err);
+    const double *a = scaled ? scaled : tensors;
+    clpk_sshopm_raw raw;
+    clpk_status st = clpk_sshopm_run_host(plan, a, n_tensors, &raw);
+    if (st == CLPK_SUCCESS) {
+        st = clpk_sshopm_postprocess(a, &raw, post, out, &err);
+        clpk_sshopm_raw_free(&raw);
+        if (st == CLPK_SUCCESS)
+            sshopm_unscale_result(out, scales);
+        else
+            st = err.status;
+    }
+    free(scaled);
+    free(scales);
+    return st;
 }
 
 clpk_status clpk_sshopm_result_write_json(const char *path, const clpk_sshopm_result *r, clpk_error *err) {

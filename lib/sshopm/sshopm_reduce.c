@@ -176,9 +176,8 @@ static clpk_status collect_capped(clpk_sshopm_plan *plan, int64_t nt, cl_mem lam
     return st;
 }
 
-clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
-                                     const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out) {
-    if (!plan || !tensors || !out) return CLPK_ERROR_INVALID_ARGUMENT;
+static clpk_status solve_device_as_given(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+                                         const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out) {
     memset(out, 0, sizeof *out);
     clpk_context *ctx = plan->ctx;
     if (n_tensors < 1) return core_fail(ctx, CLPK_ERROR_INVALID_ARGUMENT, "sshopm: no tensors");
@@ -330,5 +329,21 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
     free(hm);
     free(hc);
     if (st != CLPK_SUCCESS) clpk_sshopm_result_free(out);
+    return st;
+}
+
+clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
+                                     const clpk_sshopm_post_options *post, int max_pairs, clpk_sshopm_result *out) {
+    if (!plan || !tensors || !out) return CLPK_ERROR_INVALID_ARGUMENT;
+    double *scaled = NULL, *scales = NULL;
+    clpk_error err = {0};
+    if (sshopm_scale_small(&plan->idx, tensors, n_tensors, &scaled, &scales, &err) != CLPK_SUCCESS) {
+        memset(out, 0, sizeof *out);
+        return core_fail_from(plan->ctx, &err);
+    }
+    const clpk_status st = solve_device_as_given(plan, scaled ? scaled : tensors, n_tensors, post, max_pairs, out);
+    if (st == CLPK_SUCCESS) sshopm_unscale_result(out, scales);
+    free(scaled);
+    free(scales);
     return st;
 }
