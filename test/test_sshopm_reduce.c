@@ -100,14 +100,13 @@ static void compare_case(clpk_context *ctx, const reduce_case *c, uint64_t *rng)
     free(a);
 }
 
-/* Tensors far below unit norm (the default tolerances are absolute below |lambda| = 1): both solve paths give the
- * pairs of the same tensors at unit norm, lambda times the norm, the same types; without the scaling they came back
- * as dozens of degenerate pairs a tensor. */
-static void small_norm(clpk_context *ctx, clpk_precision prec, uint64_t *rng) {
+/* Tensors far from unit norm (the default tolerances are absolute below |lambda| = 1; f32 squares overflow near 1e19):
+ * both solve paths give the pairs of the same tensors at unit norm, lambda times the norm, the same types; without
+ * the scaling, at 1e-9 they came back as dozens of degenerate pairs a tensor, at 1e25 in f32 as failed starts. */
+static void far_norm(clpk_context *ctx, clpk_precision prec, double scale, uint64_t *rng) {
     const int m = 4, n = 3, T = 6, U = clpk_sshopm_unique_count(m, n);
     double *unit = malloc((size_t)T * U * sizeof *unit), *small = malloc((size_t)T * U * sizeof *small);
     double norm[6];
-    const double scale = 1e-9;
     sshopm_index idx;
     if (!CHECK(sshopm_index_build(m, n, &idx, NULL) == CLPK_SUCCESS, "index")) {
         free(unit), free(small);
@@ -129,7 +128,7 @@ static void small_norm(clpk_context *ctx, clpk_precision prec, uint64_t *rng) {
     o.starts = 32;
     o.seed = check_rand(rng);
     clpk_sshopm_plan *plan = NULL;
-    if (!CHECK(clpk_sshopm_plan_create(ctx, m, n, prec, T, &o, &plan) == CLPK_SUCCESS, "small norm plan: %s",
+    if (!CHECK(clpk_sshopm_plan_create(ctx, m, n, prec, T, &o, &plan) == CLPK_SUCCESS, "norm %.0e plan: %s", scale,
                clpk_last_error(ctx))) {
         free(unit), free(small);
         return;
@@ -141,27 +140,27 @@ static void small_norm(clpk_context *ctx, clpk_precision prec, uint64_t *rng) {
                       : clpk_sshopm_solve_host(plan, unit, T, NULL, &ru) == CLPK_SUCCESS;
         ok = ok && (path ? clpk_sshopm_solve_device(plan, small, T, NULL, 0, &rs) == CLPK_SUCCESS
                          : clpk_sshopm_solve_host(plan, small, T, NULL, &rs) == CLPK_SUCCESS);
-        if (!CHECK(ok, "small norm %s: %s", path ? "device" : "host", clpk_last_error(ctx))) continue;
+        if (!CHECK(ok, "norm %.0e %s: %s", scale, path ? "device" : "host", clpk_last_error(ctx))) continue;
         int bad = 0, pairs = 0;
         for (int t = 0; t < T; ++t) {
             const clpk_sshopm_tensor_result *u = &ru.tensors[t], *s = &rs.tensors[t];
             if (u->count != s->count && bad++ < 3)
-                CHECK(0, "small norm %s tensor %d: %d pairs at unit norm, %d at norm %.3g", path ? "device" : "host", t,
-                      u->count, s->count, norm[t]);
+                CHECK(0, "norm %.0e %s tensor %d: %d pairs at unit norm, %d at norm %.3g", scale,
+                      path ? "device" : "host", t, u->count, s->count, norm[t]);
             for (int i = 0; i < u->count && i < s->count; ++i) {
                 const clpk_sshopm_eigenpair *p = &u->pairs[i], *q = &s->pairs[i];
                 ++pairs;
                 if ((fabs(q->lambda / norm[t] - p->lambda) > ltol * fmax(1, fabs(p->lambda)) || p->type != q->type ||
                      sshopm_xdist(n, p->x, q->x, 1) > 1e-2) &&
                     bad++ < 3)
-                    CHECK(0, "small norm %s tensor %d pair %d: lambda %.9g (%s) at unit norm, %.9g (%s) / norm",
+                    CHECK(0, "norm %.0e %s tensor %d pair %d: lambda %.9g (%s) at unit norm, %.9g (%s) / norm", scale,
                           path ? "device" : "host", t, i, p->lambda, clpk_sshopm_type_name(p->type),
                           q->lambda / norm[t], clpk_sshopm_type_name(q->type));
             }
         }
-        CHECK(bad == 0 && pairs >= T, "small norm %s %s: %d mismatches of %d pairs", clpk_precision_name(prec),
+        CHECK(bad == 0 && pairs >= T, "norm %.0e %s %s: %d mismatches of %d pairs", scale, clpk_precision_name(prec),
               path ? "device" : "host", bad, pairs);
-        printf("small norm (1e-9) %s %s: %d pairs as at unit norm\n", clpk_precision_name(prec),
+        printf("norm %.0e %s %s: %d pairs as at unit norm\n", scale, clpk_precision_name(prec),
                path ? "device" : "host", pairs);
         clpk_sshopm_result_free(&ru);
         clpk_sshopm_result_free(&rs);
@@ -261,8 +260,11 @@ int main(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         compare_case(ctx, &cases[i], &rng);
     poisoned_slots(ctx, &rng);
-    small_norm(ctx, CLPK_PRECISION_F32, &rng);
-    if (fp64) small_norm(ctx, CLPK_PRECISION_F64, &rng);
+    for (int k = 0; k < 2; ++k) {
+        const double scale = k ? 1e25 : 1e-9;
+        far_norm(ctx, CLPK_PRECISION_F32, scale, &rng);
+        if (fp64) far_norm(ctx, CLPK_PRECISION_F64, scale, &rng);
+    }
     clpk_context_destroy(ctx);
     return check_summary();
 }

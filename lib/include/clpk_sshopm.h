@@ -181,9 +181,9 @@ CLPK_API clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double 
 CLPK_API clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *result, int steps, double class_tol,
                                clpk_error *err);
 
-/* run_host + postprocess. post may be NULL. A tensor of Frobenius norm below 1/2 is solved scaled to unit norm and
- * its lambdas and residuals scaled back (the default tolerances are absolute below |lambda| = 1); so is it by
- * clpk_sshopm_solve_device. */
+/* run_host + postprocess. post may be NULL. A tensor of Frobenius norm below 1/2 or above 2^50 is solved scaled to
+ * unit norm and its lambdas and residuals scaled back (the default tolerances are absolute below |lambda| = 1; f32
+ * squares overflow near 1e19); so is it by clpk_sshopm_solve_device. */
 CLPK_API clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors, int64_t n_tensors,
                                    const clpk_sshopm_post_options *post, clpk_sshopm_result *out);
 

@@ -138,12 +138,14 @@ int sshopm_find_cluster(const clpk_sshopm_eigenpair *pairs, int count, int n, in
                         const clpk_sshopm_post_options *o, double lambda, const double *x);
 
 /* The default tolerances (tol, lambda_tol, class_tol) are absolute below |lambda| = 1: a tensor far below unit norm
- * would stop at once and come back as many degenerate pairs. The solve functions take such tensors (0 < ||A||_F <
- * SSHOPM_UNIT_NORM_BELOW) scaled to unit norm and scale their results back. */
+ * would stop at once and come back as many degenerate pairs; far above it, f32 squares overflow. The solve functions
+ * take tensors of ||A||_F outside [SSHOPM_UNIT_NORM_BELOW, SSHOPM_UNIT_NORM_ABOVE] scaled to unit norm and scale
+ * their results back. */
 #define SSHOPM_UNIT_NORM_BELOW 0.5
+#define SSHOPM_UNIT_NORM_ABOVE 0x1p50
 
-/* *scaled: a copy of the tensors with those below SSHOPM_UNIT_NORM_BELOW at unit norm, and *scales their norms (1 for
- * the others); both NULL when no tensor needs it (free both). */
+/* *scaled: a copy of the tensors with those outside that range at unit norm, and *scales their norms (1 for the
+ * others); both NULL when no tensor needs it (free both). */
 clpk_status sshopm_scale_small(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
                                double **scales, clpk_error *err);
 

@@ -276,7 +276,8 @@ clpk_status sshopm_scale_small(const sshopm_index *idx, const double *tensors, i
     const int U = idx->U;
     for (int64_t t = 0; t < n_tensors; ++t) {
         const double norm = sshopm_ref_frobenius(idx, tensors + (size_t)t * U);
-        if (!(norm > 0 && norm < SSHOPM_UNIT_NORM_BELOW)) continue;
+        if (!(norm > 0 && isfinite(norm)) || (norm >= SSHOPM_UNIT_NORM_BELOW && norm <= SSHOPM_UNIT_NORM_ABOVE))
+            continue;
         if (!*scaled) {
             *scaled = malloc((size_t)n_tensors * U * sizeof **scaled);
             *scales = malloc((size_t)n_tensors * sizeof **scales);
