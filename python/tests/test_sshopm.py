@@ -123,3 +123,19 @@ def test_errors(ctx):
     with pytest.raises(clpk.Error) as e:  # a convex shift cannot find minima
         clpk.sshopm(ctx, np.ones(U), order=4, dim=3, find="min", shift="fixed", alpha=1.0)
     assert "minima" in e.value.message
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e25])
+def test_known_maxima_at_any_scale(ctx, scale):
+    """Kofidis-Regalia's tensor scaled far from unit norm: the same maxima, lambda scaled (the library solves such
+    tensors at unit norm; the default tolerances are absolute below |lambda| = 1)."""
+    d, ref = load("kofidis_regalia_ex1.json")
+    a = np.array(d["unique_entries"], dtype=np.float64)
+    res = clpk.sshopm(ctx, a * scale, order=4, dim=3, starts=64, find="max", seed=7)
+    pairs = res[0]
+    assert pairs.failed == 0 and pairs.converged > 0
+    for want in [p for p in ref if p["type"] == "local max"]:
+        hit = [q for q in pairs if abs(q["lambda"] / scale - want["lambda"]) <= 1e-4 and
+               same_x(q["x"], np.array(want["x"]), True, 5e-3)]
+        assert hit and hit[0]["type"] == "max", "lambda %.6f not found at scale %g" % (want["lambda"], scale)
+    assert all(q["type"] == "max" for q in pairs)
