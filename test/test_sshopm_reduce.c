@@ -134,19 +134,25 @@ static void far_norm(clpk_context *ctx, clpk_precision prec, double scale, uint6
         return;
     }
     const double ltol = prec == CLPK_PRECISION_F32 ? 1e-4 : 1e-9;
-    for (int path = 0; path < 2; ++path) {
+    /* paths: host, device, host then clpk_sshopm_polish (which re-classifies: at unit norm too) */
+    const char *names[] = {"host", "device", "host+polish"};
+    for (int path = 0; path < 3; ++path) {
         clpk_sshopm_result ru, rs;
-        int ok = path ? clpk_sshopm_solve_device(plan, unit, T, NULL, 0, &ru) == CLPK_SUCCESS
-                      : clpk_sshopm_solve_host(plan, unit, T, NULL, &ru) == CLPK_SUCCESS;
-        ok = ok && (path ? clpk_sshopm_solve_device(plan, small, T, NULL, 0, &rs) == CLPK_SUCCESS
-                         : clpk_sshopm_solve_host(plan, small, T, NULL, &rs) == CLPK_SUCCESS);
-        if (!CHECK(ok, "norm %.0e %s: %s", scale, path ? "device" : "host", clpk_last_error(ctx))) continue;
+        clpk_error err = {0};
+        int ok = path == 1 ? clpk_sshopm_solve_device(plan, unit, T, NULL, 0, &ru) == CLPK_SUCCESS
+                           : clpk_sshopm_solve_host(plan, unit, T, NULL, &ru) == CLPK_SUCCESS;
+        ok = ok && (path == 1 ? clpk_sshopm_solve_device(plan, small, T, NULL, 0, &rs) == CLPK_SUCCESS
+                              : clpk_sshopm_solve_host(plan, small, T, NULL, &rs) == CLPK_SUCCESS);
+        if (ok && path == 2)
+            ok = clpk_sshopm_polish(unit, &ru, 3, 0, &err) == CLPK_SUCCESS &&
+                 clpk_sshopm_polish(small, &rs, 3, 0, &err) == CLPK_SUCCESS;
+        if (!CHECK(ok, "norm %.0e %s: %s %s", scale, names[path], clpk_last_error(ctx), err.message)) continue;
         int bad = 0, pairs = 0;
         for (int t = 0; t < T; ++t) {
             const clpk_sshopm_tensor_result *u = &ru.tensors[t], *s = &rs.tensors[t];
             if (u->count != s->count && bad++ < 3)
-                CHECK(0, "norm %.0e %s tensor %d: %d pairs at unit norm, %d at norm %.3g", scale,
-                      path ? "device" : "host", t, u->count, s->count, norm[t]);
+                CHECK(0, "norm %.0e %s tensor %d: %d pairs at unit norm, %d at norm %.3g", scale, names[path], t,
+                      u->count, s->count, norm[t]);
             for (int i = 0; i < u->count && i < s->count; ++i) {
                 const clpk_sshopm_eigenpair *p = &u->pairs[i], *q = &s->pairs[i];
                 ++pairs;
@@ -154,14 +160,13 @@ static void far_norm(clpk_context *ctx, clpk_precision prec, double scale, uint6
                      sshopm_xdist(n, p->x, q->x, 1) > 1e-2) &&
                     bad++ < 3)
                     CHECK(0, "norm %.0e %s tensor %d pair %d: lambda %.9g (%s) at unit norm, %.9g (%s) / norm", scale,
-                          path ? "device" : "host", t, i, p->lambda, clpk_sshopm_type_name(p->type),
-                          q->lambda / norm[t], clpk_sshopm_type_name(q->type));
+                          names[path], t, i, p->lambda, clpk_sshopm_type_name(p->type), q->lambda / norm[t],
+                          clpk_sshopm_type_name(q->type));
             }
         }
         CHECK(bad == 0 && pairs >= T, "norm %.0e %s %s: %d mismatches of %d pairs", scale, clpk_precision_name(prec),
-              path ? "device" : "host", bad, pairs);
-        printf("norm %.0e %s %s: %d pairs as at unit norm\n", scale, clpk_precision_name(prec),
-               path ? "device" : "host", pairs);
+              names[path], bad, pairs);
+        printf("norm %.0e %s %s: %d pairs as at unit norm\n", scale, clpk_precision_name(prec), names[path], pairs);
         clpk_sshopm_result_free(&ru);
         clpk_sshopm_result_free(&rs);
     }

@@ -177,7 +177,8 @@ CLPK_API clpk_sshopm_type clpk_sshopm_classify(int order, int dim, const double 
  * steps at most, each kept only if it lowers the residual): an f32 run then gives pairs accurate to double. Residuals
  * and types are recomputed (class_tol as in the post options, <= 0 for the default), pairs that became the same
  * (|dlambda| <= 1e-9 max(1, |lambda|), ||dx|| <= 1e-7, up to sign for even m) are merged (hits added), and each tensor's
- * pairs re-sorted. `tensors`: n_tensors x U doubles. */
+ * pairs re-sorted. `tensors`: n_tensors x U doubles; a tensor of norm below 1/2 or above 2^50 is polished and
+ * classified at unit norm, as by the solve functions. */
 CLPK_API clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *result, int steps, double class_tol,
                                clpk_error *err);
 

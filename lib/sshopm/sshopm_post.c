@@ -494,11 +494,28 @@ clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *r, int
     sshopm_index idx;
     CLPK_TRY(sshopm_index_build(r->order, r->dim, &idx, err));
     const int n = r->dim, even = r->order % 2 == 0;
+    double *unit = malloc((size_t)idx.U * sizeof *unit);
+    if (!unit) {
+        sshopm_index_free(&idx);
+        return core_error_set(err, CLPK_ERROR_OUT_OF_MEMORY, "sshopm polish: out of memory");
+    }
     for (int64_t t = 0; t < r->n_tensors; ++t) {
         clpk_sshopm_tensor_result *tr = &r->tensors[t];
         const double *a = tensors + (size_t)t * idx.U;
+        /* as the solve functions: a tensor far from unit norm is polished and classified at unit norm */
+        double *scale = NULL, *scaled = NULL;
+        const clpk_status st = sshopm_scale_small(&idx, a, 1, &scaled, &scale, err);
+        if (st != CLPK_SUCCESS) {
+            free(unit);
+            sshopm_index_free(&idx);
+            return st;
+        }
+        const double s = scale ? scale[0] : 1;
+        if (scaled) memcpy(unit, scaled, (size_t)idx.U * sizeof *unit), a = unit;
+        free(scaled), free(scale);
         for (int i = 0; i < tr->count; ++i) {
             clpk_sshopm_eigenpair *p = &tr->pairs[i];
+            p->lambda /= s;
             newton_polish(&idx, a, &p->lambda, p->x, steps);
             if (even) canonical_sign(n, p->x);
             p->type = classify_with(&idx, a, p->lambda, p->x, class_tol, &p->residual);
@@ -523,8 +540,13 @@ clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *r, int
                 tr->pairs[k++] = tr->pairs[i];
         }
         tr->count = k;
+        for (int i = 0; i < k; ++i) {
+            tr->pairs[i].lambda *= s;
+            tr->pairs[i].residual *= s;
+        }
         qsort(tr->pairs, (size_t)k, sizeof *tr->pairs, by_lambda_desc);
     }
+    free(unit);
     sshopm_index_free(&idx);
     return CLPK_SUCCESS;
 }
