@@ -146,8 +146,8 @@ int sshopm_find_cluster(const clpk_sshopm_eigenpair *pairs, int count, int n, in
 
 /* *scaled: a copy of the tensors with those outside that range at unit norm, and *scales their norms (1 for the
  * others); both NULL when no tensor needs it (free both). */
-clpk_status sshopm_scale_small(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
-                               double **scales, clpk_error *err);
+clpk_status sshopm_scale_to_unit(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
+                                 double **scales, clpk_error *err);
 
 /* lambda and residual of every pair of tensor t times scales[t]. */
 void sshopm_unscale_result(clpk_sshopm_result *r, const double *scales);

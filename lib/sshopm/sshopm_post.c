@@ -268,8 +268,8 @@ void clpk_sshopm_result_free(clpk_sshopm_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-clpk_status sshopm_scale_small(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
-                               double **scales, clpk_error *err) {
+clpk_status sshopm_scale_to_unit(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
+                                 double **scales, clpk_error *err) {
     *scaled = NULL;
     *scales = NULL;
     if (!tensors || n_tensors < 1) return CLPK_SUCCESS;
@@ -310,7 +310,7 @@ clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors
     if (!plan) return CLPK_ERROR_INVALID_ARGUMENT;
     double *scaled = NULL, *scales = NULL;
     clpk_error err = {0};
-    if (sshopm_scale_small(&plan->idx, tensors, n_tensors, &scaled, &scales, &err) != CLPK_SUCCESS)
+    if (sshopm_scale_to_unit(&plan->idx, tensors, n_tensors, &scaled, &scales, &err) != CLPK_SUCCESS)
         return core_fail_from(plan->ctx, &err);
     const double *a = scaled ? scaled : tensors;
     clpk_sshopm_raw raw;
@@ -321,7 +321,7 @@ clpk_status clpk_sshopm_solve_host(clpk_sshopm_plan *plan, const double *tensors
         if (st == CLPK_SUCCESS)
             sshopm_unscale_result(out, scales);
         else
-            st = err.status;
+            st = core_fail_from(plan->ctx, &err);
     }
     free(scaled);
     free(scales);
@@ -504,7 +504,7 @@ clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *r, int
         const double *a = tensors + (size_t)t * idx.U;
         /* as the solve functions: a tensor far from unit norm is polished and classified at unit norm */
         double *scale = NULL, *scaled = NULL;
-        const clpk_status st = sshopm_scale_small(&idx, a, 1, &scaled, &scale, err);
+        const clpk_status st = sshopm_scale_to_unit(&idx, a, 1, &scaled, &scale, err);
         if (st != CLPK_SUCCESS) {
             free(unit);
             sshopm_index_free(&idx);

@@ -337,7 +337,7 @@ clpk_status clpk_sshopm_solve_device(clpk_sshopm_plan *plan, const double *tenso
     if (!plan || !tensors || !out) return CLPK_ERROR_INVALID_ARGUMENT;
     double *scaled = NULL, *scales = NULL;
     clpk_error err = {0};
-    if (sshopm_scale_small(&plan->idx, tensors, n_tensors, &scaled, &scales, &err) != CLPK_SUCCESS) {
+    if (sshopm_scale_to_unit(&plan->idx, tensors, n_tensors, &scaled, &scales, &err) != CLPK_SUCCESS) {
         memset(out, 0, sizeof *out);
         return core_fail_from(plan->ctx, &err);
     }
