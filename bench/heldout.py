@@ -453,29 +453,37 @@ def run_xcorr(r, profile, args):
     return rows
 
 
+def retime_against_auto(r, case, g, reps, variant, rounds, tag, what):
+    """auto and `variant` timed together in one command, `rounds` times, alternating which runs first: the medians
+    of each, (auto_ms, variant_ms), every result checked."""
+    base = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", g["patterns"], "--sizes", g["sizes"], "--scale",
+                                                    "%g" % g["scale"], "--precision", g["precision"]] + reps
+    auto_ms, variant_ms = [], []
+    for k in range(rounds):
+        order = ["auto", variant] if k % 2 == 0 else [variant, "auto"]
+        rc, out, _ = r.run(tag, base + ["--variants", ",".join(order), "--json", tag_json(r, tag)], "auto")
+        recs = [x for x in load_jsonl(r.last_json) if x["case"] == case and x.get("status") == "ok"]
+        check_xcorr(recs, rc, out, what)
+        auto_ms += [x["median_ms"] for x in recs if x["variant"] == "auto"]
+        variant_ms += [x["median_ms"] for x in recs if x["variant"] == variant]
+    return auto_ms, variant_ms
+
+
 def confirm_xcorr(r, row, case, g, labels, reps, rounds):
     """Re-times a miss of the best target: auto and the best set alone, alternating which runs first, `rounds` times,
     each keeping its fastest median; again with the next set while another set's single timing is then the best. The
     best of many candidates, each timed once, is biased low by the noise of the one timing that made it the best (the
     winner's curse): at 10-60 us calls one plan timed twice differs by up to 25 %. The row keeps its first timings in
     confirm_first."""
-    base = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", g["patterns"], "--sizes", g["sizes"], "--scale",
-                                                    "%g" % g["scale"], "--precision", g["precision"]] + reps
     first = {"auto_ms": row["auto_ms"], "best_ms": row["best_ms"], "vs_best": row["vs_best"], "rounds": rounds,
              "sets": []}
     auto_ms = []
     while not row["meets_best"] and row["best_set"] in labels and row["best_set"] not in first["sets"]:
         label = row["best_set"]
         first["sets"].append(label)
-        best_ms = []
-        for k in range(rounds):
-            order = ["auto", labels[label]] if k % 2 == 0 else [labels[label], "auto"]
-            rc, out, tag = r.run("xcorr-confirm", base + ["--variants", ",".join(order), "--json",
-                                                          tag_json(r, "xcorr-confirm")], "auto")
-            recs = [x for x in load_jsonl(r.last_json) if x["case"] == case and x.get("status") == "ok"]
-            check_xcorr(recs, rc, out, "confirmation")
-            auto_ms += [x["median_ms"] for x in recs if x["variant"] == "auto"]
-            best_ms += [x["median_ms"] for x in recs if x["variant"] == labels[label]]
+        more_auto, best_ms = retime_against_auto(r, case, g, reps, labels[label], rounds, "xcorr-confirm",
+                                                 "confirmation")
+        auto_ms += more_auto
         if not auto_ms or not best_ms:
             break
         row = problem_row(row["family"], row["problem"], row["precision"], min(auto_ms), row["defaults_ms"],
@@ -505,17 +513,8 @@ def confirm_xcorr_defaults(r, row, case, g, keys, reps, rounds):
     v = plan_variant(row["defaults_plan"], keys)
     if not v:
         return row
-    base = ["clpk-bench-xcorr"] + r.device_args() + ["--patterns", g["patterns"], "--sizes", g["sizes"], "--scale",
-                                                    "%g" % g["scale"], "--precision", g["precision"]] + reps
-    auto_ms, def_ms = [], []
-    for k in range(rounds):
-        order = ["auto", v] if k % 2 == 0 else [v, "auto"]
-        rc, out, tag = r.run("xcorr-confirm-defaults", base + ["--variants", ",".join(order), "--json",
-                                                               tag_json(r, "xcorr-confirm-defaults")], "auto")
-        recs = [x for x in load_jsonl(r.last_json) if x["case"] == case and x.get("status") == "ok"]
-        check_xcorr(recs, rc, out, "confirmation of the defaults")
-        auto_ms += [x["median_ms"] for x in recs if x["variant"] == "auto"]
-        def_ms += [x["median_ms"] for x in recs if x["variant"] == v]
+    auto_ms, def_ms = retime_against_auto(r, case, g, reps, v, rounds, "xcorr-confirm-defaults",
+                                          "confirmation of the defaults")
     if not auto_ms or not def_ms:
         return row
     first = {"auto_ms": row["auto_ms"], "defaults_ms": row["defaults_ms"], "vs_defaults": row["vs_defaults"],
@@ -843,7 +842,8 @@ def write_report(args, rows, summary, meta, failures):
                                                else "**MISS**") + (
                     " (re-timed %dx; first %s)" % (x["confirm_defaults_first"]["rounds"],
                                                    fmt(x["confirm_defaults_first"]["vs_defaults"], ".3f"))
-                    if x.get("confirm_defaults_first") else ""), fmt(x["vs_best"], ".3f"), ("" if x["meets_best"] else "**MISS**") + (
+                    if x.get("confirm_defaults_first") else ""),
+                fmt(x["vs_best"], ".3f"), ("" if x["meets_best"] else "**MISS**") + (
                     " (re-timed %dx; first %s)" % (x["confirm_first"]["rounds"], fmt(x["confirm_first"]["vs_best"],
                                                                                      ".3f"))
                     if x.get("confirm_first") else ""), len(x["sets_ms"]), len(x["refused"])))
