@@ -144,6 +144,9 @@ int sshopm_find_cluster(const clpk_sshopm_eigenpair *pairs, int count, int n, in
 #define SSHOPM_UNIT_NORM_BELOW 0.5
 #define SSHOPM_UNIT_NORM_ABOVE 0x1p50
 
+/* ||A||_F of a tensor to be solved at unit norm (outside that range), else 1. */
+double sshopm_unit_scale(const sshopm_index *idx, const double *a);
+
 /* *scaled: a copy of the tensors with those outside that range at unit norm, and *scales their norms (1 for the
  * others); both NULL when no tensor needs it (free both). */
 clpk_status sshopm_scale_to_unit(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,

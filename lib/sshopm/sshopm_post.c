@@ -268,6 +268,12 @@ void clpk_sshopm_result_free(clpk_sshopm_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+double sshopm_unit_scale(const sshopm_index *idx, const double *a) {
+    const double norm = sshopm_ref_frobenius(idx, a);
+    const int in_range = norm >= SSHOPM_UNIT_NORM_BELOW && norm <= SSHOPM_UNIT_NORM_ABOVE;
+    return norm > 0 && isfinite(norm) && !in_range ? norm : 1;
+}
+
 clpk_status sshopm_scale_to_unit(const sshopm_index *idx, const double *tensors, int64_t n_tensors, double **scaled,
                                  double **scales, clpk_error *err) {
     *scaled = NULL;
@@ -275,9 +281,8 @@ clpk_status sshopm_scale_to_unit(const sshopm_index *idx, const double *tensors,
     if (!tensors || n_tensors < 1) return CLPK_SUCCESS;
     const int U = idx->U;
     for (int64_t t = 0; t < n_tensors; ++t) {
-        const double norm = sshopm_ref_frobenius(idx, tensors + (size_t)t * U);
-        if (!(norm > 0 && isfinite(norm)) || (norm >= SSHOPM_UNIT_NORM_BELOW && norm <= SSHOPM_UNIT_NORM_ABOVE))
-            continue;
+        const double norm = sshopm_unit_scale(idx, tensors + (size_t)t * U);
+        if (norm == 1) continue;
         if (!*scaled) {
             *scaled = malloc((size_t)n_tensors * U * sizeof **scaled);
             *scales = malloc((size_t)n_tensors * sizeof **scales);
@@ -503,16 +508,12 @@ clpk_status clpk_sshopm_polish(const double *tensors, clpk_sshopm_result *r, int
         clpk_sshopm_tensor_result *tr = &r->tensors[t];
         const double *a = tensors + (size_t)t * idx.U;
         /* as the solve functions: a tensor far from unit norm is polished and classified at unit norm */
-        double *scale = NULL, *scaled = NULL;
-        const clpk_status st = sshopm_scale_to_unit(&idx, a, 1, &scaled, &scale, err);
-        if (st != CLPK_SUCCESS) {
-            free(unit);
-            sshopm_index_free(&idx);
-            return st;
+        const double s = sshopm_unit_scale(&idx, a);
+        if (s != 1) {
+            for (int u = 0; u < idx.U; ++u)
+                unit[u] = a[u] / s;
+            a = unit;
         }
-        const double s = scale ? scale[0] : 1;
-        if (scaled) memcpy(unit, scaled, (size_t)idx.U * sizeof *unit), a = unit;
-        free(scaled), free(scale);
         for (int i = 0; i < tr->count; ++i) {
             clpk_sshopm_eigenpair *p = &tr->pairs[i];
             p->lambda /= s;
